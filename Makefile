@@ -1,0 +1,118 @@
+# toytrans — build, test and demo.
+#
+#   make            build build/release/toytrans (installs missing -dev packages first)
+#   make demo       build, then run the main job
+#   make test       build and run the whole test suite
+#   make asan       the whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make valgrind   the whole test suite under valgrind (errors and leaks fail the run)
+#   make deps       install the Debian packages the build needs (apt-get, as root)
+#   make clean      remove build/
+#
+# Every flavour builds into its own directory under build/, so a release build and a
+# sanitizer build never share object files.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+# Fixed flags: the language, warnings as errors, and POSIX.1-2008 for getline/isatty.
+WARN     = -std=c11 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wno-unknown-pragmas
+DEFS     = -D_POSIX_C_SOURCE=200809L
+PKGS     = sqlite3 libutf8proc
+TESTPKGS = cmocka
+DEBPKGS  = libsqlite3-dev libutf8proc-dev libcmocka-dev pkg-config
+
+# Recursively expanded on purpose: pkg-config runs when a recipe needs the flags,
+# which is after `deps` has installed the packages on a fresh machine.
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS))
+TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKGS))
+TEST_LIBS   = $(shell pkg-config --libs $(TESTPKGS))
+
+FLAVOUR ?= release
+B        = build/$(FLAVOUR)
+ALL_CFLAGS = $(WARN) $(DEFS) $(CFLAGS) $(EXTRA_CFLAGS) -Isrc $(PKG_CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
+
+# The library: every module but the command-line front end.
+LIB_SRC = src/status.c src/kernel.c src/rng.c src/attention.c src/selfattn.c \
+          src/matrix.c src/matprint.c
+CLI_SRC = src/main.c src/cli.c src/cli_trace.c
+TESTS   = test_kernel test_rng test_attention test_selfattn test_matrix
+
+LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o)
+CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
+TEST_BIN = $(TESTS:%=$(B)/tests/%)
+BIN      = $(B)/toytrans
+
+.PHONY: all deps demo test check-unit check-cli asan valgrind clean
+.DEFAULT_GOAL := all
+
+all: $(BIN)
+
+# Install what pkg-config cannot find. As root: apt-get; otherwise say what to run.
+deps:
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
+	for p in $(PKGS) $(TESTPKGS); do \
+	  pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: missing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "deps: installing $(DEBPKGS)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBPKGS) >/dev/null || exit 1; \
+	  else \
+	    echo "deps: run this once, then make again:" >&2; \
+	    echo "  sudo apt-get install $(DEBPKGS)" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
+$(B)/obj/%.o: src/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/libtoytrans.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(B)/libtoytrans.a
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(B)/tests/%: tests/%.c $(B)/libtoytrans.a | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests $(ALL_LDFLAGS) -o $@ $< $(B)/libtoytrans.a \
+	  $(PKG_LIBS) $(TEST_LIBS) -lm
+
+demo: $(BIN)
+	./$(BIN) trace
+
+# RUNNER prefixes every test binary (valgrind sets it); a failing binary fails the run
+# only after all of them have run, so one failure does not hide the others.
+RUNNER ?=
+test: check-unit check-cli
+
+check-unit: $(TEST_BIN)
+	@failed=0; for t in $(TEST_BIN); do \
+	  echo "== $$t"; $(RUNNER) ./$$t || failed=$$((failed + 1)); \
+	done; \
+	if [ $$failed -ne 0 ]; then echo "unit tests: $$failed binaries failed"; exit 1; fi
+
+check-cli: $(BIN)
+	@sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
+
+SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+asan:
+	@$(MAKE) --no-print-directory FLAVOUR=asan CFLAGS="-O1 -g" \
+	  EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" test
+
+valgrind:
+	@$(MAKE) --no-print-directory FLAVOUR=valgrind CFLAGS="-O1 -g" \
+	  RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=all --show-leak-kinds=all" \
+	  test
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d)

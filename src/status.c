@@ -1,0 +1,42 @@
+/*
+ * status.c — messages and exit codes for the result codes of status.h.
+ */
+#include "status.h"
+
+const char *status_message(int rc)
+{
+    switch (rc) {
+    case TT_OK:
+        return "success";
+    case TT_ENOMEM:
+        return "out of memory";
+    case TT_EINVAL:
+        return "invalid argument (a zero dimension or shapes that disagree)";
+    case TT_EINPUT:
+        return "malformed input";
+    case TT_EIO:
+        return "input/output error";
+    case TT_EMODEL:
+        return "model file unusable";
+    default:
+        return "unknown error";
+    }
+}
+
+int status_exit_code(int rc)
+{
+    switch (rc) {
+    case TT_OK:
+        return TT_EXIT_OK;
+    case TT_EINVAL:
+        return TT_EXIT_USAGE;
+    case TT_EINPUT:
+        return TT_EXIT_INPUT;
+    case TT_EMODEL:
+        return TT_EXIT_MODEL;
+    case TT_ENOMEM: /* fall through: the run could not finish its I/O */
+    case TT_EIO:
+    default:
+        return TT_EXIT_IO;
+    }
+}
