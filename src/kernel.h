@@ -1,0 +1,31 @@
+/*
+ * kernel.h — the numerical kernels everything else calls.
+ *
+ * All matrices are row-major float arrays. Letters used in the shape comments:
+ *   M rows of the left operand / output, K the shared (inner) dimension, N output columns.
+ * The kernels trust their caller: dimensions are positive and buffers are large enough
+ * (checked with assert). Functions that take input from outside validate it before
+ * they get here. Outputs never alias inputs.
+ */
+#ifndef TOYTRANS_KERNEL_H
+#define TOYTRANS_KERNEL_H
+
+/* out = a · b.
+ * out (M, N), a (M, K), b (K, N). */
+void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int N);
+
+/* out = a · bᵀ + bias: a Linear layer whose weight b is stored [out_features, in_features].
+ * out (M, N), a (M, K), b (N, K), bias (N) or NULL for none. */
+void kernel_matmul_nt(float *out, const float *a, const float *b, const float *bias,
+                      int M, int K, int N);
+
+/* The dot product of two vectors of length n. */
+float kernel_dot(const float *a, const float *b, int n);
+
+/* Softmax of each row in place, numerically stable: the row maximum is subtracted before
+ * exponentiating, so scores of ±1e4 stay finite. Entries equal to -INFINITY (masked)
+ * become exactly 0; a row must hold at least one finite entry.
+ * x (rows, cols). */
+void kernel_softmax_rows(float *x, int rows, int cols);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * testutil.h — helpers shared by the cmocka tests.
+ *
+ * assert_close_array fails the test when any element differs by more than tol, and
+ * always says where the largest difference was, so a numerical failure reads as
+ * "queries: largest |diff| 3.1e-03 at [7] (got 0.1234, want 0.1265)".
+ */
+#ifndef TOYTRANS_TESTUTIL_H
+#define TOYTRANS_TESTUTIL_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* The largest |got[i] - want[i]| over n values; *where receives its index. NaN counts as
+ * an infinite difference. */
+static inline double testutil_max_diff(const float *got, const float *want, size_t n,
+                                       size_t *where)
+{
+    double worst = 0.0;
+    *where = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)got[i] - (double)want[i]);
+        if (isnan(d))
+            d = INFINITY;
+        if (d > worst) {
+            worst = d;
+            *where = i;
+        }
+    }
+    return worst;
+}
+
+#define assert_close_array(name, got, want, n, tol)                                        \
+    do {                                                                                   \
+        size_t at_;                                                                        \
+        double d_ = testutil_max_diff((got), (want), (n), &at_);                           \
+        if (!(d_ <= (tol))) {                                                              \
+            print_error("%s: largest |diff| %.3e at [%zu] (got %.7f, want %.7f), limit "  \
+                        "%.1e\n",                                                          \
+                        (name), d_, at_, (double)(got)[at_], (double)(want)[at_],          \
+                        (double)(tol));                                                    \
+            fail();                                                                        \
+        }                                                                                  \
+    } while (0)
+
+#endif
