@@ -1,0 +1,141 @@
+/*
+ * attention.c — one head over strided views, and multi-head attention built from it.
+ *
+ * Multi-head attention never copies a head out of the projected Q, K, V: a head is a
+ * column slice, addressed through an AttnView whose leading dimension is D. The same
+ * attention_head_forward serves the teaching variants (selfattn.c), encoder and decoder
+ * self-attention (causal or not) and cross-attention.
+ */
+#include "attention.h"
+
+#include "kernel.h"
+#include "status.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int attn_view_ok(AttnView view, int width)
+{
+    return view.data != NULL && view.ld >= width;
+}
+
+int attention_head_forward(float *ctx, int ld_ctx, float *weights, float *scores,
+                           AttnView q, AttnView k, AttnView v, const AttnShape *s)
+{
+    if (!s || !ctx || !weights)
+        return TT_EINVAL;
+    if (s->Tq < 1 || s->Tk < 1 || s->dk < 1 || s->dv < 1 || ld_ctx < s->dv)
+        return TT_EINVAL;
+    if (!attn_view_ok(q, s->dk) || !attn_view_ok(k, s->dk) || !attn_view_ok(v, s->dv))
+        return TT_EINVAL;
+    if (!isfinite(s->scale))
+        return TT_EINVAL;
+    /* Causal: every query row needs at least one visible key, so position 0 must exist. */
+    if (s->causal && (s->q_pos < 0 || s->q_pos >= s->Tk))
+        return TT_EINVAL;
+
+    const int Tq = s->Tq, Tk = s->Tk;
+    for (int r = 0; r < Tq; r++) {
+        const float *qr = q.data + (size_t)r * q.ld;
+        float *wr = weights + (size_t)r * Tk;
+        /* Keys past the query's own position are masked; -inf becomes exactly 0 in
+         * softmax. Positions past Tk do not exist, so the visible range is clamped. */
+        int visible = Tk;
+        if (s->causal && s->q_pos + r + 1 < Tk)
+            visible = s->q_pos + r + 1;
+        for (int j = 0; j < Tk; j++) {
+            float dot = kernel_dot(qr, k.data + (size_t)j * k.ld, s->dk);
+            if (scores)
+                scores[(size_t)r * Tk + j] = dot;
+            wr[j] = j < visible ? dot * s->scale : -INFINITY;
+        }
+    }
+    kernel_softmax_rows(weights, Tq, Tk);
+
+    for (int r = 0; r < Tq; r++) {
+        const float *wr = weights + (size_t)r * Tk;
+        float *cr = ctx + (size_t)r * ld_ctx;
+        memset(cr, 0, sizeof(float) * (size_t)s->dv);
+        for (int j = 0; j < Tk; j++) {
+            const float wj = wr[j];
+            const float *vj = v.data + (size_t)j * v.ld;
+            for (int c = 0; c < s->dv; c++)
+                cr[c] += wj * vj[c];
+        }
+    }
+    return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Multi-head attention
+ */
+
+int mha_acts_init(MhaActs *acts, int max_tq, int max_tk, int d_model, int n_heads)
+{
+    if (!acts)
+        return TT_EINVAL;
+    memset(acts, 0, sizeof *acts);
+    if (max_tq < 1 || max_tk < 1 || d_model < 1 || n_heads < 1 || d_model % n_heads != 0)
+        return TT_EINVAL;
+    acts->max_tq = max_tq;
+    acts->max_tk = max_tk;
+    acts->d_model = d_model;
+    acts->n_heads = n_heads;
+    acts->q = malloc(sizeof(float) * (size_t)max_tq * d_model);
+    acts->k = malloc(sizeof(float) * (size_t)max_tk * d_model);
+    acts->v = malloc(sizeof(float) * (size_t)max_tk * d_model);
+    acts->weights = malloc(sizeof(float) * (size_t)n_heads * max_tq * max_tk);
+    acts->ctx = malloc(sizeof(float) * (size_t)max_tq * d_model);
+    if (!acts->q || !acts->k || !acts->v || !acts->weights || !acts->ctx) {
+        mha_acts_free(acts);
+        return TT_ENOMEM;
+    }
+    return TT_OK;
+}
+
+void mha_acts_free(MhaActs *acts)
+{
+    if (!acts)
+        return;
+    /* Reverse order of allocation. */
+    free(acts->ctx);
+    free(acts->weights);
+    free(acts->v);
+    free(acts->k);
+    free(acts->q);
+    memset(acts, 0, sizeof *acts);
+}
+
+int mha_forward(float *out, MhaActs *acts, const MhaWeights *w,
+                const float *xq, int Tq, const float *xkv, int Tk, int causal)
+{
+    if (!out || !acts || !w || !xq || !xkv)
+        return TT_EINVAL;
+    const int D = w->d_model, H = w->n_heads;
+    if (D < 1 || H < 1 || D % H != 0 || !w->w_query || !w->w_key || !w->w_value || !w->w_out)
+        return TT_EINVAL;
+    if (acts->d_model != D || acts->n_heads != H || Tq < 1 || Tk < 1 || Tq > acts->max_tq ||
+        Tk > acts->max_tk)
+        return TT_EINVAL;
+    const int Dh = D / H;
+
+    kernel_matmul_nt(acts->q, xq, w->w_query, w->b_query, Tq, D, D);
+    kernel_matmul_nt(acts->k, xkv, w->w_key, w->b_key, Tk, D, D);
+    kernel_matmul_nt(acts->v, xkv, w->w_value, w->b_value, Tk, D, D);
+
+    AttnShape shape = {
+        .Tq = Tq, .Tk = Tk, .dk = Dh, .dv = Dh,
+        .scale = 1.0f / sqrtf((float)Dh), .causal = causal, .q_pos = 0,
+    };
+    for (int h = 0; h < H; h++) {
+        const size_t col = (size_t)h * Dh;
+        AttnView qh = {acts->q + col, D}, kh = {acts->k + col, D}, vh = {acts->v + col, D};
+        float *wh = acts->weights + (size_t)h * Tq * Tk;
+        int rc = attention_head_forward(acts->ctx + col, D, wh, NULL, qh, kh, vh, &shape);
+        if (rc != TT_OK)
+            return rc;
+    }
+    kernel_matmul_nt(out, acts->ctx, w->w_out, w->b_out, Tq, D, D);
+    return TT_OK;
+}

@@ -1,0 +1,90 @@
+/*
+ * attention.h — scaled dot-product attention, one head and many.
+ *
+ * The computation, exactly as the classic walk-through teaches it:
+ *     scores  = Q · Kᵀ                         (Tq, Tk)
+ *     weights = softmax(scale · scores) per row (scale = 1/√d_k, d_k = keys' last dim)
+ *     context = weights · V                     (Tq, dv)
+ * Self-attention takes Q, K and V from one sequence; cross-attention takes Q from one
+ * sequence and K, V from another. A causal mask (decoder self-attention) lets the query
+ * at position p see only keys 0..p: the masked weights are exactly zero.
+ *
+ * Letters: Tq query positions, Tk key/value positions, D model width, H heads,
+ * Dh = D / H the width of one head.
+ *
+ * Every call hands back the attention weights it used, so that the commands that show
+ * attention show the very numbers of the forward pass.
+ */
+#ifndef TOYTRANS_ATTENTION_H
+#define TOYTRANS_ATTENTION_H
+
+/* A strided row-major view: row r of the matrix starts at data + r * ld. Heads are
+ * column slices of a (T, D) matrix, so a head's view has ld = D. */
+typedef struct {
+    const float *data;
+    int ld;
+} AttnView;
+
+/* The geometry of one attention call. */
+typedef struct {
+    int Tq;      /* query rows, >= 1 */
+    int Tk;      /* key/value rows, >= 1 */
+    int dk;      /* query/key width, >= 1 */
+    int dv;      /* value width, >= 1 */
+    float scale; /* multiplies the scores before softmax: 1/√dk, or 1 for none */
+    int causal;  /* 1: query row r (at position q_pos + r) sees keys 0..q_pos + r only */
+    int q_pos;   /* position of query row 0 when causal; ignored otherwise */
+} AttnShape;
+
+/* One head. ctx row r = Σ_j weights[r][j] · v row j.
+ *   ctx     (Tq, dv) with leading dimension ld_ctx
+ *   weights (Tq, Tk) contiguous: the softmax output, masked entries exactly 0
+ *   scores  (Tq, Tk) contiguous, the unscaled Q·Kᵀ before masking, or NULL
+ *   q (Tq, dk), k (Tk, dk), v (Tk, dv) as views
+ * Returns TT_EINVAL (and writes nothing) when a dimension is not positive, a pointer is
+ * NULL, a leading dimension is narrower than its row, or the causal mask would leave a
+ * query row with no key. */
+int attention_head_forward(float *ctx, int ld_ctx, float *weights, float *scores,
+                           AttnView q, AttnView k, AttnView v, const AttnShape *shape);
+
+/* The weights of one multi-head attention layer, as views into a parameter block the
+ * caller owns. Linear layers store weight [out, in] and compute y = x · Wᵀ + b. */
+typedef struct {
+    int d_model;            /* D, >= 1 */
+    int n_heads;            /* H, >= 1, divides D */
+    const float *w_query;   /* (D, D) */
+    const float *w_key;     /* (D, D) */
+    const float *w_value;   /* (D, D) */
+    const float *b_query;   /* (D) or NULL: the qkv_bias option */
+    const float *b_key;     /* (D) or NULL */
+    const float *b_value;   /* (D) or NULL */
+    const float *w_out;     /* (D, D) output projection */
+    const float *b_out;     /* (D) or NULL */
+} MhaWeights;
+
+/* Activations of one multi-head call, kept for inspection (and later for backward).
+ * All buffers are owned by the caller; mha_acts_init allocates them for the largest
+ * Tq, Tk a caller will use. */
+typedef struct {
+    int max_tq, max_tk, d_model, n_heads;
+    float *q;       /* (max_tq, D) projected queries, heads side by side */
+    float *k;       /* (max_tk, D) projected keys */
+    float *v;       /* (max_tk, D) projected values */
+    float *weights; /* (H, Tq, Tk) packed for the current Tq, Tk: head h at h*Tq*Tk */
+    float *ctx;     /* (max_tq, D) heads' contexts concatenated, before out_proj */
+} MhaActs;
+
+/* Allocates the buffers of acts. Returns TT_OK, TT_EINVAL or TT_ENOMEM (acts then holds
+ * only NULL pointers). Free with mha_acts_free, which accepts a zeroed or freed acts. */
+int mha_acts_init(MhaActs *acts, int max_tq, int max_tk, int d_model, int n_heads);
+void mha_acts_free(MhaActs *acts);
+
+/* Multi-head attention: out = concat_h(head_h) · W_outᵀ + b_out with
+ * head_h = attention(xq·W_qᵀ+b_q, xkv·W_kᵀ+b_k, xkv·W_vᵀ+b_v) restricted to the h-th
+ * column slice of width Dh, scale 1/√Dh. Self-attention passes xkv == xq.
+ *   out (Tq, D), xq (Tq, D), xkv (Tk, D); causal as in AttnShape with q_pos 0.
+ * Returns TT_EINVAL when shapes disagree with w or acts. */
+int mha_forward(float *out, MhaActs *acts, const MhaWeights *w,
+                const float *xq, int Tq, const float *xkv, int Tk, int causal);
+
+#endif

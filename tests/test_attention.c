@@ -1,0 +1,268 @@
+/*
+ * test_attention.c — one head and multi-head attention: the causal mask, cross-attention,
+ * softmax stability, argument checks, and agreement with PyTorch's nn.MultiheadAttention
+ * (tests/fixtures/attention_ref.h, made by gen_attention_ref.py beside it).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "attention.h"
+#include "fixtures/attention_ref.h"
+#include "rng.h"
+#include "status.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+enum { D = 8, H = 2, DH = D / H, TA = 5, TB = 3 };
+
+static MhaWeights ref_weights(void)
+{
+    return (MhaWeights){
+        .d_model = D, .n_heads = H,
+        .w_query = REF_MHA_WQ, .w_key = REF_MHA_WK, .w_value = REF_MHA_WV,
+        .b_query = REF_MHA_BQ, .b_key = REF_MHA_BK, .b_value = REF_MHA_BV,
+        .w_out = REF_MHA_WO, .b_out = REF_MHA_BO,
+    };
+}
+
+/* Multi-head self-attention equals nn.MultiheadAttention: output and each head's weights. */
+static void test_attention_mha_self_matches_torch(void **state)
+{
+    (void)state;
+    MhaWeights w = ref_weights();
+    MhaActs acts;
+    float out[TA * D];
+    assert_int_equal(mha_acts_init(&acts, TA, TA, D, H), TT_OK);
+    assert_int_equal(mha_forward(out, &acts, &w, REF_MHA_XA, TA, REF_MHA_XA, TA, 0), TT_OK);
+    assert_close_array("self out", out, REF_MHA_SELF_OUT, TA * D, 1e-5);
+    assert_close_array("self weights", acts.weights, REF_MHA_SELF_WEIGHTS, H * TA * TA, 1e-6);
+    mha_acts_free(&acts);
+}
+
+/* The causal mask (decoder self-attention) equals PyTorch's with a -inf upper triangle,
+ * and puts exactly zero weight on every future position. */
+static void test_attention_mha_causal_matches_torch(void **state)
+{
+    (void)state;
+    MhaWeights w = ref_weights();
+    MhaActs acts;
+    float out[TA * D];
+    assert_int_equal(mha_acts_init(&acts, TA, TA, D, H), TT_OK);
+    assert_int_equal(mha_forward(out, &acts, &w, REF_MHA_XA, TA, REF_MHA_XA, TA, 1), TT_OK);
+    assert_close_array("causal out", out, REF_MHA_CAUSAL_OUT, TA * D, 1e-5);
+    assert_close_array("causal weights", acts.weights, REF_MHA_CAUSAL_WEIGHTS, H * TA * TA, 1e-6);
+    for (int h = 0; h < H; h++)
+        for (int r = 0; r < TA; r++) {
+            double sum = 0;
+            for (int j = 0; j < TA; j++) {
+                float x = acts.weights[(h * TA + r) * TA + j];
+                if (j > r)
+                    assert_true(x == 0.0f);
+                sum += x;
+            }
+            assert_float_equal(sum, 1.0, 1e-6);
+        }
+    mha_acts_free(&acts);
+}
+
+/* Cross-attention (3 queries from one sequence, 5 keys and values from another) equals
+ * PyTorch's, shapes [Tq, D] out and [H, Tq, Tk] weights. */
+static void test_attention_mha_cross_matches_torch(void **state)
+{
+    (void)state;
+    MhaWeights w = ref_weights();
+    MhaActs acts;
+    float out[TB * D];
+    assert_int_equal(mha_acts_init(&acts, TB, TA, D, H), TT_OK);
+    assert_int_equal(mha_forward(out, &acts, &w, REF_MHA_XB, TB, REF_MHA_XA, TA, 0), TT_OK);
+    assert_close_array("cross out", out, REF_MHA_CROSS_OUT, TB * D, 1e-5);
+    assert_close_array("cross weights", acts.weights, REF_MHA_CROSS_WEIGHTS, H * TB * TA, 1e-6);
+    mha_acts_free(&acts);
+}
+
+/* A causal query computed alone at position p (q_pos = p, as incremental decoding will)
+ * equals row p of the full causal computation. */
+static void test_attention_causal_single_query_equals_row(void **state)
+{
+    (void)state;
+    enum { T = 7, DK = 4, DV = 3 };
+    float q[T * DK], k[T * DK], v[T * DV];
+    Rng rng;
+    rng_seed(&rng, 5);
+    rng_fill_uniform(&rng, q, T * DK, -2, 2);
+    rng_fill_uniform(&rng, k, T * DK, -2, 2);
+    rng_fill_uniform(&rng, v, T * DV, -2, 2);
+    float ctx[T * DV], w[T * T], scores[T * T];
+    AttnShape s = {.Tq = T, .Tk = T, .dk = DK, .dv = DV, .scale = 0.5f, .causal = 1};
+    assert_int_equal(attention_head_forward(ctx, DV, w, scores, (AttnView){q, DK},
+                                            (AttnView){k, DK}, (AttnView){v, DV}, &s),
+                     TT_OK);
+    for (int p = 0; p < T; p++) {
+        float c1[DV], w1[T];
+        /* Keys beyond p exist in memory but must not be seen. */
+        AttnShape one = {.Tq = 1, .Tk = T, .dk = DK, .dv = DV, .scale = 0.5f, .causal = 1,
+                         .q_pos = p};
+        assert_int_equal(attention_head_forward(c1, DV, w1, NULL, (AttnView){q + p * DK, DK},
+                                                (AttnView){k, DK}, (AttnView){v, DV}, &one),
+                         TT_OK);
+        assert_close_array("causal row alone", c1, ctx + p * DV, DV, 1e-6);
+        assert_close_array("causal weights alone", w1, w + p * T, T, 1e-6);
+    }
+    /* The unscaled scores are kept for every pair, masked or not. */
+    assert_float_equal(scores[0 * T + 6], q[0] * k[6 * DK] + q[1] * k[6 * DK + 1] +
+                                              q[2] * k[6 * DK + 2] + q[3] * k[6 * DK + 3],
+                       1e-5);
+}
+
+/* Huge scores (±1e4 after scaling) give finite weights that still sum to 1. */
+static void test_attention_huge_scores_stay_finite(void **state)
+{
+    (void)state;
+    float q[2] = {100.0f, -100.0f}, k[3 * 2] = {100.0f, 0.0f, -100.0f, 0.0f, 0.0f, 100.0f};
+    float v[3] = {1.0f, 2.0f, 3.0f}, ctx[2], w[2 * 3];
+    /* Two queries of width 1 taken as rows of a strided view: q0 = 100, q1 = -100. */
+    AttnShape s = {.Tq = 2, .Tk = 3, .dk = 1, .dv = 1, .scale = 1.0f};
+    assert_int_equal(attention_head_forward(ctx, 1, w, NULL, (AttnView){q, 1},
+                                            (AttnView){k, 2}, (AttnView){v, 1}, &s),
+                     TT_OK);
+    for (int i = 0; i < 6; i++)
+        assert_true(isfinite(w[i]));
+    /* scores: q0·k = [1e4, -1e4, 0] → all weight on key 0; q1 → all on key 1. */
+    assert_float_equal(w[0], 1.0, 1e-7);
+    assert_float_equal(w[4], 1.0, 1e-7);
+    assert_float_equal(ctx[0], 1.0, 1e-6);
+    assert_float_equal(ctx[1], 2.0, 1e-6);
+}
+
+/* Zero dimensions, NULL pointers, narrow strides, impossible causal positions and
+ * mismatched shapes are refused with TT_EINVAL, never a crash. */
+static void test_attention_bad_arguments(void **state)
+{
+    (void)state;
+    float buf[64] = {0}, w[16];
+    AttnView view = {buf, 4};
+    AttnShape ok = {.Tq = 2, .Tk = 2, .dk = 4, .dv = 4, .scale = 1.0f};
+    assert_int_equal(attention_head_forward(buf, 4, w, NULL, view, view, view, &ok), TT_OK);
+
+    AttnShape s = ok;
+    s.Tq = 0;
+    assert_int_equal(attention_head_forward(buf, 4, w, NULL, view, view, view, &s), TT_EINVAL);
+    s = ok, s.Tk = 0;
+    assert_int_equal(attention_head_forward(buf, 4, w, NULL, view, view, view, &s), TT_EINVAL);
+    s = ok, s.dk = 0;
+    assert_int_equal(attention_head_forward(buf, 4, w, NULL, view, view, view, &s), TT_EINVAL);
+    s = ok, s.dv = -1;
+    assert_int_equal(attention_head_forward(buf, 4, w, NULL, view, view, view, &s), TT_EINVAL);
+    s = ok, s.scale = NAN;
+    assert_int_equal(attention_head_forward(buf, 4, w, NULL, view, view, view, &s), TT_EINVAL);
+    s = ok, s.causal = 1, s.q_pos = 2;
+    assert_int_equal(attention_head_forward(buf, 4, w, NULL, view, view, view, &s), TT_EINVAL);
+    s = ok, s.causal = 1, s.q_pos = -1;
+    assert_int_equal(attention_head_forward(buf, 4, w, NULL, view, view, view, &s), TT_EINVAL);
+    AttnView narrow = {buf, 3};
+    assert_int_equal(attention_head_forward(buf, 4, w, NULL, narrow, view, view, &ok), TT_EINVAL);
+    AttnView null_view = {NULL, 4};
+    assert_int_equal(attention_head_forward(buf, 4, w, NULL, view, null_view, view, &ok), TT_EINVAL);
+    assert_int_equal(attention_head_forward(buf, 3, w, NULL, view, view, view, &ok), TT_EINVAL);
+    assert_int_equal(attention_head_forward(NULL, 4, w, NULL, view, view, view, &ok), TT_EINVAL);
+    assert_int_equal(attention_head_forward(buf, 4, NULL, NULL, view, view, view, &ok), TT_EINVAL);
+    assert_int_equal(attention_head_forward(buf, 4, w, NULL, view, view, view, NULL), TT_EINVAL);
+
+    MhaActs acts;
+    assert_int_equal(mha_acts_init(&acts, 2, 2, 6, 4), TT_EINVAL); /* 4 does not divide 6 */
+    assert_null(acts.q);
+    assert_int_equal(mha_acts_init(&acts, 0, 2, 8, 2), TT_EINVAL);
+    assert_int_equal(mha_acts_init(&acts, 2, 2, 8, 0), TT_EINVAL);
+
+    MhaWeights mw = ref_weights();
+    float out[TA * D];
+    assert_int_equal(mha_acts_init(&acts, 2, TA, D, H), TT_OK);
+    /* more queries than the buffers hold */
+    assert_int_equal(mha_forward(out, &acts, &mw, REF_MHA_XA, TA, REF_MHA_XA, TA, 0), TT_EINVAL);
+    assert_int_equal(mha_forward(out, &acts, &mw, REF_MHA_XA, 0, REF_MHA_XA, TA, 0), TT_EINVAL);
+    MhaWeights wrong = mw;
+    wrong.n_heads = 4; /* disagrees with acts */
+    assert_int_equal(mha_forward(out, &acts, &wrong, REF_MHA_XA, 2, REF_MHA_XA, TA, 0), TT_EINVAL);
+    wrong = mw;
+    wrong.w_key = NULL;
+    assert_int_equal(mha_forward(out, &acts, &wrong, REF_MHA_XA, 2, REF_MHA_XA, TA, 0), TT_EINVAL);
+    assert_int_equal(mha_forward(out, &acts, &mw, REF_MHA_XA, 2, REF_MHA_XA, TA, 0), TT_OK);
+    mha_acts_free(&acts);
+    mha_acts_free(&acts); /* twice is safe */
+    mha_acts_free(NULL);
+}
+
+/* One head of width D and no biases is plain single-head attention with 1/√D scaling. */
+static void test_attention_mha_one_head_is_single_head(void **state)
+{
+    (void)state;
+    enum { T = 4, DM = 6 };
+    float x[T * DM], wq[DM * DM], wk[DM * DM], wv[DM * DM], wo[DM * DM] = {0};
+    Rng rng;
+    rng_seed(&rng, 11);
+    rng_fill_uniform(&rng, x, T * DM, -1, 1);
+    rng_fill_uniform(&rng, wq, DM * DM, -1, 1);
+    rng_fill_uniform(&rng, wk, DM * DM, -1, 1);
+    rng_fill_uniform(&rng, wv, DM * DM, -1, 1);
+    for (int i = 0; i < DM; i++)
+        wo[i * DM + i] = 1.0f; /* identity output projection */
+    MhaWeights w = {.d_model = DM, .n_heads = 1, .w_query = wq, .w_key = wk, .w_value = wv,
+                    .w_out = wo};
+    MhaActs acts;
+    float out[T * DM];
+    assert_int_equal(mha_acts_init(&acts, T, T, DM, 1), TT_OK);
+    assert_int_equal(mha_forward(out, &acts, &w, x, T, x, T, 0), TT_OK);
+
+    /* The same in double, straight from the definition. */
+    double q[T][DM], k[T][DM], v[T][DM];
+    for (int t = 0; t < T; t++)
+        for (int o = 0; o < DM; o++) {
+            q[t][o] = k[t][o] = v[t][o] = 0;
+            for (int i = 0; i < DM; i++) {
+                q[t][o] += (double)x[t * DM + i] * wq[o * DM + i];
+                k[t][o] += (double)x[t * DM + i] * wk[o * DM + i];
+                v[t][o] += (double)x[t * DM + i] * wv[o * DM + i];
+            }
+        }
+    float want[T * DM];
+    for (int r = 0; r < T; r++) {
+        double s[T], max = -INFINITY, sum = 0;
+        for (int j = 0; j < T; j++) {
+            s[j] = 0;
+            for (int c = 0; c < DM; c++)
+                s[j] += q[r][c] * k[j][c];
+            s[j] /= sqrt((double)DM);
+            if (s[j] > max)
+                max = s[j];
+        }
+        for (int j = 0; j < T; j++)
+            sum += (s[j] = exp(s[j] - max));
+        for (int c = 0; c < DM; c++) {
+            double acc = 0;
+            for (int j = 0; j < T; j++)
+                acc += s[j] / sum * v[j][c];
+            want[r * DM + c] = (float)acc;
+        }
+    }
+    assert_close_array("one-head mha", out, want, T * DM, 1e-5);
+    mha_acts_free(&acts);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_attention_mha_self_matches_torch),
+        cmocka_unit_test(test_attention_mha_causal_matches_torch),
+        cmocka_unit_test(test_attention_mha_cross_matches_torch),
+        cmocka_unit_test(test_attention_causal_single_query_equals_row),
+        cmocka_unit_test(test_attention_huge_scores_stay_finite),
+        cmocka_unit_test(test_attention_bad_arguments),
+        cmocka_unit_test(test_attention_mha_one_head_is_single_head),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
