@@ -1,0 +1,71 @@
+/*
+ * cli.c — option-value parsing and messages shared by the subcommands.
+ *
+ * Numbers go through strtol/strtoull with an end pointer and a range check: "12abc",
+ * "", " 5" and out-of-range values are refused with a message that names the option.
+ */
+#include "cli.h"
+
+#include "status.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "toytrans %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'toytrans %s --help'.\n", cmd);
+    return TT_EXIT_USAGE;
+}
+
+int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max,
+                   long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end != '\0' || isspace((unsigned char)arg[0]))
+        return cli_usage_error(cmd, "%s: '%s' is not a whole number", opt, arg);
+    if (errno == ERANGE || v < min || v > max)
+        return cli_usage_error(cmd, "%s: %s is out of range (%ld to %ld)", opt, arg, min, max);
+    *out = v;
+    return 0;
+}
+
+int cli_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    /* strtoull accepts "-1" and wraps it; a seed must be written as a plain number. */
+    if (!isdigit((unsigned char)arg[0]))
+        return cli_usage_error(cmd, "%s: '%s' is not a non-negative whole number", opt, arg);
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (*end != '\0')
+        return cli_usage_error(cmd, "%s: '%s' is not a non-negative whole number", opt, arg);
+    if (errno == ERANGE || v > UINT64_MAX)
+        return cli_usage_error(cmd, "%s: %s is out of range (0 to %llu)", opt, arg,
+                               (unsigned long long)UINT64_MAX);
+    *out = (uint64_t)v;
+    return 0;
+}
+
+void cli_print_exit_codes(void)
+{
+    fputs("Exit codes of every toytrans command:\n"
+          "    0  success\n"
+          "    1  a check or comparison failed (e.g. trace's single-token check)\n"
+          "    2  usage: a bad command line (unknown option, missing or malformed value)\n"
+          "    3  model file unusable (missing, damaged, wrong format)\n"
+          "    4  invalid input text or input file (the message names file, line, byte)\n"
+          "    5  I/O error, disk full, or out of memory\n"
+          "    6  training diverged (NaN or Inf); the last good checkpoint is kept\n"
+          "  130  interrupted (Ctrl-C) after a clean save\n",
+          stdout);
+}

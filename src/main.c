@@ -1,0 +1,111 @@
+/*
+ * main.c — the `toytrans` binary: finds the subcommand and runs it.
+ *
+ * git-style: `toytrans COMMAND [OPTIONS] [ARGS]`. Every command parses its own options
+ * (getopt_long), and every command's output goes through stdout, whose final flush and
+ * close are checked here: a full disk or a closed pipe is an error, not a silent success.
+ */
+#include "cli.h"
+#include "status.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static int cli_help(int argc, char **argv);
+
+typedef struct {
+    const char *name;
+    CliCommandFn run;
+    const char *summary;
+} Command;
+
+static const Command COMMANDS[] = {
+    {"trace", cli_trace, "walk through self-attention stage by stage"},
+    {"help", cli_help, "show help for toytrans, a command, or 'exit-codes'"},
+};
+enum { N_COMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
+
+static void print_usage(FILE *out)
+{
+    fputs("Usage: toytrans COMMAND [OPTIONS] [ARGS]\n"
+          "       toytrans --help | --version\n"
+          "\n"
+          "toytrans is a small English→German Transformer translator that shows its work.\n"
+          "\n"
+          "Commands:\n",
+          out);
+    for (int i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fputs("\n"
+          "'toytrans COMMAND --help' describes a command's options;\n"
+          "'toytrans help exit-codes' lists what the exit status means.\n",
+          out);
+}
+
+static const Command *find_command(const char *name)
+{
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (strcmp(COMMANDS[i].name, name) == 0)
+            return &COMMANDS[i];
+    return NULL;
+}
+
+static int cli_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stdout);
+        return TT_EXIT_OK;
+    }
+    if (argc > 2)
+        return cli_usage_error("help", "expected one topic, got %d", argc - 1);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs("Usage: toytrans help [COMMAND | exit-codes]\n"
+              "Shows the list of commands, one command's help, or the exit-code table.\n",
+              stdout);
+        return TT_EXIT_OK;
+    }
+    if (strcmp(argv[1], "exit-codes") == 0) {
+        cli_print_exit_codes();
+        return TT_EXIT_OK;
+    }
+    const Command *cmd = find_command(argv[1]);
+    if (!cmd || cmd->run == cli_help)
+        return cli_usage_error("help", "no help topic '%s' (commands: see 'toytrans help')",
+                               argv[1]);
+    char *sub_argv[] = {argv[1], "--help", NULL};
+    return cmd->run(2, sub_argv);
+}
+
+/* Flushes and closes stdout; a failure there turns success into an I/O error. */
+static int finish_stdout(int code)
+{
+    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+        fprintf(stderr, "toytrans: error writing standard output: %s\n", strerror(errno));
+        return code == TT_EXIT_OK ? TT_EXIT_IO : code;
+    }
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return TT_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        print_usage(stdout);
+        return finish_stdout(TT_EXIT_OK);
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        printf("toytrans %s\n", TOYTRANS_VERSION);
+        return finish_stdout(TT_EXIT_OK);
+    }
+    const Command *cmd = find_command(name);
+    if (!cmd) {
+        fprintf(stderr, "toytrans: '%s' is not a command. See 'toytrans help'.\n", name);
+        return TT_EXIT_USAGE;
+    }
+    return finish_stdout(cmd->run(argc - 1, argv + 1));
+}

@@ -1,0 +1,307 @@
+#!/bin/sh
+# test_cli.sh — the command-line behaviour of toytrans: exit codes, which stream gets
+# what, and a few values of the walk-through that a reader would check by hand.
+#
+#   sh tests/test_cli.sh BIN [RUNNER]
+#
+# BIN is the toytrans binary; RUNNER, if not empty, is a command prefix (valgrind ...)
+# put before every run of BIN. It is split on blanks on purpose, so it may carry options.
+# Prints "ok - ..." or "FAIL - ..." per check and ends with "N passed, M failed";
+# exits 1 if any check failed.
+#
+# Exit codes (toytrans help exit-codes): 0 ok, 1 check failed, 2 usage, 4 invalid
+# input file, 5 I/O error.
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+    echo "usage: sh tests/test_cli.sh BIN [RUNNER]" >&2
+    exit 2
+fi
+BIN=$1
+RUNNER=${2-}
+if [ ! -x "$BIN" ]; then
+    echo "test_cli.sh: '$BIN' is not an executable" >&2
+    exit 2
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/toytrans-cli.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' HUP INT TERM
+
+OUT=$TMP/stdout
+ERR=$TMP/stderr
+passed=0
+failed=0
+CODE=0 # exit status of the last run
+
+# ---------------------------------------------------------------------------------------
+# Helpers
+
+# run ARGS...: runs BIN (under RUNNER) with stdout to $OUT, stderr to $ERR; sets CODE.
+run() {
+    # RUNNER is unquoted on purpose: it is a command prefix with its own words.
+    # shellcheck disable=SC2086
+    $RUNNER "$BIN" "$@" >"$OUT" 2>"$ERR"
+    CODE=$?
+}
+
+# run_to FILE ARGS...: as run, but stdout goes to FILE (such as /dev/full).
+run_to() {
+    target=$1
+    shift
+    # shellcheck disable=SC2086
+    $RUNNER "$BIN" "$@" >"$target" 2>"$ERR"
+    CODE=$?
+}
+
+pass() {
+    passed=$((passed + 1))
+    printf 'ok - %s\n' "$1"
+}
+
+fail() {
+    failed=$((failed + 1))
+    printf 'FAIL - %s: %s\n' "$1" "$2"
+}
+
+# First lines of a file, indented, for a failure report.
+show() {
+    if [ -s "$1" ]; then
+        sed -n '1,5s/^/    | /p' "$1"
+    else
+        echo "    | (empty)"
+    fi
+}
+
+# expect_code DESC WANT: the last run's exit status is WANT.
+expect_code() {
+    if [ "$CODE" -eq "$2" ]; then
+        pass "$1"
+    else
+        fail "$1" "expected exit $2, got $CODE"
+        echo "    stderr:"
+        show "$ERR"
+    fi
+}
+
+# expect_in DESC FILE TEXT: FILE contains the fixed string TEXT.
+expect_in() {
+    if grep -F -e "$3" "$2" >/dev/null 2>&1; then
+        pass "$1"
+    else
+        fail "$1" "expected \"$3\" in $(basename "$2")"
+        show "$2"
+    fi
+}
+
+# expect_not_in DESC FILE TEXT: FILE does not contain the fixed string TEXT.
+expect_not_in() {
+    if grep -F -e "$3" "$2" >/dev/null 2>&1; then
+        fail "$1" "did not expect \"$3\" in $(basename "$2")"
+        show "$2"
+    else
+        pass "$1"
+    fi
+}
+
+# expect_empty DESC FILE: FILE is empty.
+expect_empty() {
+    if [ -s "$2" ]; then
+        fail "$1" "expected empty $(basename "$2"), got $(wc -c <"$2" | tr -d ' ') bytes"
+        show "$2"
+    else
+        pass "$1"
+    fi
+}
+
+# expect_nonempty DESC FILE: FILE is not empty.
+expect_nonempty() {
+    if [ -s "$2" ]; then
+        pass "$1"
+    else
+        fail "$1" "expected output on $(basename "$2"), got none"
+    fi
+}
+
+# expect_first_line DESC FILE PREFIX: FILE's first line begins with PREFIX.
+expect_first_line() {
+    first=$(sed -n '1p' "$2")
+    case $first in
+    "$3"*) pass "$1" ;;
+    *) fail "$1" "expected first line to begin with '$3', got '$first'" ;;
+    esac
+}
+
+# expect_usage_error DESC ARGS...: a bad command line — exit 2, a message on stderr,
+# nothing on stdout.
+expect_usage_error() {
+    desc=$1
+    shift
+    run "$@"
+    expect_code "$desc: exit 2" 2
+    expect_nonempty "$desc: message on stderr" "$ERR"
+    expect_empty "$desc: nothing on stdout" "$OUT"
+}
+
+# ---------------------------------------------------------------------------------------
+# toytrans itself
+
+run
+expect_code "no arguments: exit 2" 2
+expect_in "no arguments: usage on stderr" "$ERR" "Usage: toytrans"
+expect_empty "no arguments: nothing on stdout" "$OUT"
+
+for h in --help -h help; do
+    run "$h"
+    expect_code "$h: exit 0" 0
+    expect_in "$h: usage on stdout" "$OUT" "Usage: toytrans COMMAND"
+    expect_empty "$h: nothing on stderr" "$ERR"
+done
+
+run --version
+expect_code "--version: exit 0" 0
+expect_first_line "--version: prints 'toytrans VERSION'" "$OUT" "toytrans "
+if grep -E '^toytrans [0-9]+\.[0-9]+' "$OUT" >/dev/null 2>&1; then
+    pass "--version: the version is a number"
+else
+    fail "--version: the version is a number" "got '$(sed -n 1p "$OUT")'"
+fi
+
+run frobnicate
+expect_code "unknown command: exit 2" 2
+expect_in "unknown command: the message names it" "$ERR" "'frobnicate'"
+expect_empty "unknown command: nothing on stdout" "$OUT"
+
+# ---------------------------------------------------------------------------------------
+# help topics
+
+run help exit-codes
+expect_code "help exit-codes: exit 0" 0
+for c in 0 1 2 3 4 5 6 130; do
+    if grep -E "^ *$c  " "$OUT" >/dev/null 2>&1; then
+        pass "help exit-codes: lists $c"
+    else
+        fail "help exit-codes: lists $c" "no line for exit code $c"
+        show "$OUT"
+    fi
+done
+
+run help trace
+expect_code "help trace: exit 0" 0
+expect_first_line "help trace: trace's usage on stdout" "$OUT" "Usage: toytrans trace"
+
+run trace --help
+expect_code "trace --help: exit 0" 0
+expect_first_line "trace --help: trace's usage on stdout" "$OUT" "Usage: toytrans trace"
+expect_empty "trace --help: nothing on stderr" "$ERR"
+
+run help nosuch
+expect_code "help nosuch: exit 2" 2
+expect_in "help nosuch: the message names it" "$ERR" "'nosuch'"
+expect_empty "help nosuch: nothing on stdout" "$OUT"
+
+# ---------------------------------------------------------------------------------------
+# trace: the walk-through's numbers
+
+run trace
+expect_code "trace: exit 0" 0
+expect_in "trace: v1 context row of journey" "$OUT" "journey  0.3061  0.8210"
+expect_in "trace: the single-token check agrees" "$OUT" "they agree"
+expect_empty "trace: nothing on stderr" "$ERR"
+
+run trace --variant v2 --token 3
+expect_code "trace --variant v2 --token 3: exit 0" 0
+expect_in "trace --variant v2 --token 3: checks token 3" "$OUT" "token 3"
+expect_in "trace --variant v2 --token 3: they agree" "$OUT" "they agree"
+
+run trace --variant v2
+expect_code "trace --variant v2: exit 0" 0
+expect_in "trace --variant v2: context row of Your" "$OUT" "Your     -0.0739   0.0713"
+
+run trace --variant simple
+expect_code "trace --variant simple: exit 0" 0
+expect_in "trace --variant simple: weights row of journey" "$OUT" \
+    "journey   0.1385   0.2379   0.2333   0.1240   0.1082   0.1581"
+expect_in "trace --variant simple: context row of journey" "$OUT" "journey  0.4419  0.6515  0.5683"
+
+run trace --precision 2
+expect_code "trace --precision 2: exit 0" 0
+expect_in "trace --precision 2: two decimals" "$OUT" "journey  0.31  0.82"
+expect_not_in "trace --precision 2: no four-decimal values" "$OUT" "0.3061"
+
+# ---------------------------------------------------------------------------------------
+# trace: bad command lines
+
+expect_usage_error "trace --variant v3" trace --variant v3
+expect_in "trace --variant v3: the message names the value" "$ERR" "'v3'"
+expect_usage_error "trace --d-out 0" trace --d-out 0
+expect_usage_error "trace --d-out abc" trace --d-out abc
+expect_usage_error "trace --d-out 12x" trace --d-out 12x
+expect_in "trace --d-out 12x: the message names the option" "$ERR" "--d-out"
+expect_usage_error "trace --token 0" trace --token 0
+expect_usage_error "trace --token 7 (6 tokens)" trace --token 7
+expect_in "trace --token 7: the message gives the token count" "$ERR" "only 6 tokens"
+expect_usage_error "trace --seed -1" trace --seed -1
+expect_usage_error "trace --precision 10" trace --precision 10
+expect_usage_error "trace --qkv-bias with v1" trace --qkv-bias
+expect_usage_error "trace --variant simple --d-out 3" trace --variant simple --d-out 3
+expect_usage_error "trace with a positional argument" trace extra
+expect_in "trace with a positional argument: the message names it" "$ERR" "'extra'"
+expect_usage_error "trace --bogus" trace --bogus
+expect_in "trace --bogus: the message names the option" "$ERR" "'--bogus'"
+expect_usage_error "trace -xy" trace -xy
+expect_in "trace -xy: the message names the option -x" "$ERR" "'-x'"
+expect_usage_error "trace --input without a value" trace --input
+expect_in "trace --input without a value: the message names it" "$ERR" "--input"
+
+# ---------------------------------------------------------------------------------------
+# trace --input
+
+run trace --input "$TMP/does-not-exist.txt"
+expect_code "trace --input missing file: exit 5" 5
+expect_in "trace --input missing file: the message names it" "$ERR" "does-not-exist.txt"
+expect_empty "trace --input missing file: nothing on stdout" "$OUT"
+
+printf '%s\n' "1 2 3" "4 oops 6" > "$TMP/bad.txt"
+run trace --input "$TMP/bad.txt"
+expect_code "trace --input malformed file: exit 4" 4
+expect_in "trace --input malformed file: names the file and line 2" "$ERR" "bad.txt:2:"
+expect_in "trace --input malformed file: names the field" "$ERR" "'oops'"
+expect_empty "trace --input malformed file: nothing on stdout" "$OUT"
+
+run trace --input "$TMP"
+expect_code "trace --input a directory: exit 5" 5
+expect_empty "trace --input a directory: nothing on stdout" "$OUT"
+
+cat > "$TMP/x.txt" <<'EOF'
+# four tokens, five dimensions
+Der      0.10  0.20  0.30  0.40  0.50
+Mädchen  0.50 -0.40  0.30 -0.20  0.10
+liest    1e-1  2e-1  3e-1  4e-1  5e-1
+gern     0.90  0.80  0.70  0.60  0.50
+EOF
+run trace --input "$TMP/x.txt" --variant v2 --d-out 3 --token 4
+expect_code "trace --input 4×5 file --variant v2 --d-out 3 --token 4: exit 0" 0
+expect_in "trace --input 4×5 file: 4 tokens, d_in 5, d_out 3" "$OUT" \
+    "4 tokens, d_in = 5, d_out = 3"
+expect_in "trace --input 4×5 file: labels become token names" "$OUT" "Mädchen"
+expect_in "trace --input 4×5 file: checks token 4" "$OUT" "token 4 (\"gern\")"
+expect_in "trace --input 4×5 file: they agree" "$OUT" "they agree"
+
+# ---------------------------------------------------------------------------------------
+# Output errors
+
+if [ -w /dev/full ]; then
+    run_to /dev/full trace
+    expect_code "trace > /dev/full: exit 5" 5
+    expect_in "trace > /dev/full: says writing failed" "$ERR" "standard output"
+    run_to /dev/full --help
+    expect_code "--help > /dev/full: exit 5" 5
+else
+    echo "# skipped: /dev/full does not exist"
+fi
+
+echo "$passed passed, $failed failed"
+if [ "$failed" -ne 0 ]; then
+    exit 1
+fi
+exit 0
