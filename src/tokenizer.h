@@ -1,0 +1,62 @@
+/*
+ * tokenizer.h — text to tokens and back, through utf8proc.
+ *
+ * The rules, in the order they apply:
+ *   1. Validation. The input must be UTF-8 without NUL bytes. Overlong forms (including
+ *      the bytes 0xC0 and 0xC1), UTF-16 surrogates (U+D800..U+DFFF), code points above
+ *      U+10FFFF (and the bytes 0xF5..0xFF), stray continuation bytes and truncated
+ *      sequences are errors that name the byte offset; nothing is silently replaced.
+ *   2. Normalisation to NFC, so "Mädchen" typed with a combining diaeresis is the same
+ *      token as the precomposed one. The source (English) side is also case-folded
+ *      ("This" and "this" are one token); the target (German) side keeps its case.
+ *   3. Splitting. Unicode whitespace (categories Zs, Zl, Zp) and control characters
+ *      (Cc: tab, newline, carriage return, …) separate tokens. Every punctuation
+ *      character (categories Pc, Pd, Ps, Pe, Pi, Pf, Po) is a token of its own, except
+ *      an apostrophe (' ’) or a hyphen (- ‐ ‑) between two word characters, which stays
+ *      inside the word: "don't", "well-known". Everything else is word material.
+ *
+ * The detokenizer joins German output for reading: tokens are separated by one space,
+ * except none before closing punctuation (. , ; : ! ? … ) ] } and the German closing
+ * quotes “ ‘ «) and none after opening brackets and quotes (( [ { „ ‚ »):
+ * "Das ist ein Beispiel ." becomes "Das ist ein Beispiel.".
+ */
+#ifndef TOYTRANS_TOKENIZER_H
+#define TOYTRANS_TOKENIZER_H
+
+#include <stddef.h>
+
+typedef enum {
+    TOK_SRC = 0, /* English: NFC, case-folded */
+    TOK_TGT = 1, /* German: NFC, case kept */
+} TokLang;
+
+/* The tokens of one text. */
+typedef struct {
+    int n;              /* number of tokens, >= 0 */
+    const char **tok;   /* n NUL-terminated NFC UTF-8 strings, pointing into text */
+    char *text;         /* storage for all tokens, owned */
+    int cap;            /* slots allocated in tok */
+} TokenList;
+
+/* Where and why a text was refused. */
+typedef struct {
+    size_t offset;     /* byte offset of the offending byte in the input */
+    char message[128]; /* e.g. "invalid UTF-8 at byte 3: overlong encoding (0xC0 0xAF)" */
+} TokError;
+
+/* Tokenizes len bytes of text (no terminator needed). Returns TT_OK; TT_EINPUT for
+ * invalid UTF-8 or a NUL byte (err says where and what, if err is not NULL);
+ * TT_ENOMEM. On failure out holds no tokens and owns nothing. Free with
+ * tokenlist_free, which accepts a zeroed or freed list. */
+int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokError *err);
+void tokenlist_free(TokenList *list);
+
+/* Checks that len bytes of text are UTF-8 without NUL bytes. Returns TT_OK, or
+ * TT_EINPUT with err filled (if not NULL). */
+int tokenizer_validate(const char *text, size_t len, TokError *err);
+
+/* Joins n tokens into a newly allocated NUL-terminated string, *out, owned by the caller
+ * (free()). Returns TT_OK, TT_EINVAL (n < 0, NULL tokens) or TT_ENOMEM (*out NULL). */
+int detokenize(char **out, const char *const *tokens, int n);
+
+#endif
