@@ -1,0 +1,45 @@
+/*
+ * config.h — a model's hyper-parameters, as the meta table of the model file holds them.
+ *
+ * The meta keys and their ranges are part of the model-file contract
+ * (docs/model-format.md). config_read checks every one, so that a model whose numbers
+ * lie is refused before anything is allocated from them.
+ */
+#ifndef TOYTRANS_CONFIG_H
+#define TOYTRANS_CONFIG_H
+
+#include "store.h"
+
+#define CONFIG_MAX_D_MODEL 4096
+#define CONFIG_MAX_LAYERS 64
+#define CONFIG_MAX_D_FF 65536
+#define CONFIG_MAX_LEN 4096
+
+typedef struct {
+    int d_model;          /* D, 1..CONFIG_MAX_D_MODEL, a multiple of n_heads */
+    int n_heads;          /* H, 1..D */
+    int n_encoder_layers; /* 1..CONFIG_MAX_LAYERS */
+    int n_decoder_layers; /* 1..CONFIG_MAX_LAYERS */
+    int d_ff;             /* feed-forward width, 1..CONFIG_MAX_D_FF */
+    int max_len;          /* longest sequence in tokens, </s> included, 2..CONFIG_MAX_LEN */
+    int qkv_bias;         /* 0 or 1: the attention projections have biases */
+    double layer_norm_eps; /* > 0 and < 1 */
+    char src_lang[16];    /* "en" */
+    char tgt_lang[16];    /* "de" */
+} ModelConfig;
+
+/* The defaults: d_model 64, 4 heads, 2 + 2 layers, d_ff 256, max_len 32, no qkv bias,
+ * eps 1e-5, en → de. */
+void config_defaults(ModelConfig *c);
+
+/* TT_OK if every field is in range, else TT_EINVAL with err naming the field. */
+int config_check(const ModelConfig *c, char *err, size_t errlen);
+
+/* Writes every key (with activation=relu and norm=pre) into meta; inside the caller's
+ * transaction. */
+int config_write(Store *s, const ModelConfig *c, char *err, size_t errlen);
+
+/* Reads and checks every key; TT_EMODEL with a message naming the key on any problem. */
+int config_read(Store *s, ModelConfig *c, char *err, size_t errlen);
+
+#endif

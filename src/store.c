@@ -1,0 +1,853 @@
+/*
+ * store.c — reading and writing the SQLite model file (see store.h and
+ * docs/model-format.md).
+ *
+ * Every statement follows prepare_v2 → bind → step → finalize with each result code
+ * checked; a failure becomes one message that names the file and what was being read.
+ * Floats are stored little-endian whatever the host's byte order.
+ */
+#include "store.h"
+
+#include "status.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct Store {
+    sqlite3 *db;
+    StoreMode mode;
+    char *path;      /* as given, owned */
+    char *tmp_path;  /* the file being built (CREATE, REPLACE), else NULL; owned */
+    int committed;   /* a new model: 1 once a transaction committed, 0 after a failure */
+    int in_txn;      /* 1 between store_begin and store_commit/rollback */
+};
+
+static const char SCHEMA[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE vocab(lang TEXT NOT NULL CHECK(lang IN ('src','tgt')),"
+    " id INTEGER NOT NULL, token TEXT NOT NULL, count INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY(lang,id), UNIQUE(lang,token));"
+    "CREATE TABLE embedding(lang TEXT NOT NULL, id INTEGER NOT NULL,"
+    " vector BLOB NOT NULL, PRIMARY KEY(lang,id));"
+    "CREATE TABLE tensor(name TEXT PRIMARY KEY, shape TEXT NOT NULL, data BLOB NOT NULL);";
+
+static const char *const TABLES[] = {"meta", "vocab", "embedding", "tensor"};
+
+/* ---------------------------------------------------------------------------------------
+ * Messages
+ */
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* Turns an SQLite failure into a result code and a message naming the file. */
+static int sql_fail(const Store *s, int sqlrc, const char *what, char *err, size_t errlen)
+{
+    const char *msg = s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(sqlrc);
+    const char *path = s ? s->path : "model";
+    switch (sqlrc & 0xff) {
+    case SQLITE_NOTADB:
+        set_err(err, errlen, "%s: not an SQLite database (%s)", path, what);
+        return TT_EMODEL;
+    case SQLITE_CORRUPT:
+        set_err(err, errlen, "%s: the database is damaged (%s: %s)", path, what, msg);
+        return TT_EMODEL;
+    case SQLITE_NOMEM:
+        set_err(err, errlen, "%s: out of memory (%s)", path, what);
+        return TT_ENOMEM;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        set_err(err, errlen, "%s: locked by another process for more than %d ms (%s)", path,
+                STORE_BUSY_TIMEOUT_MS, what);
+        return TT_EIO;
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+        set_err(err, errlen, "%s: %s (%s)", path, msg, what);
+        return TT_EIO;
+    default:
+        set_err(err, errlen, "%s: %s (%s)", path, msg, what);
+        return TT_EMODEL;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Little-endian floats
+ */
+
+static int host_is_little_endian(void)
+{
+    const uint32_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+/* Converts n floats between host order and little-endian, in place. */
+static void swap_to_le(float *x, size_t n)
+{
+    if (host_is_little_endian())
+        return;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b[4], r[4];
+        memcpy(b, &x[i], 4);
+        r[0] = b[3], r[1] = b[2], r[2] = b[1], r[3] = b[0];
+        memcpy(&x[i], r, 4);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Small statement helpers
+ */
+
+/* Runs sql, which returns no rows. */
+static int exec(Store *s, const char *sql, const char *what, char *err, size_t errlen)
+{
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? TT_OK : sql_fail(s, rc, what, err, errlen);
+}
+
+/* Runs a query whose first row's first column is an integer, into *out. */
+static int query_int(Store *s, const char *sql, long long *out, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    int result;
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        result = TT_OK;
+    } else {
+        result = sql_fail(s, rc == SQLITE_DONE ? SQLITE_ERROR : rc, sql, err, errlen);
+    }
+    sqlite3_finalize(st);
+    return result;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Opening and closing
+ */
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* Removes a database file and its WAL companions. */
+static void remove_db_files(const char *path)
+{
+    char buf[4200];
+    remove(path);
+    snprintf(buf, sizeof buf, "%s-wal", path);
+    remove(buf);
+    snprintf(buf, sizeof buf, "%s-shm", path);
+    remove(buf);
+    snprintf(buf, sizeof buf, "%s-journal", path);
+    remove(buf);
+}
+
+/* Locks the connection down: the file is input, not code. */
+static int harden(Store *s, char *err, size_t errlen)
+{
+    int rc = sqlite3_db_config(s->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_db_config(s->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_db_config(s->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_db_config(s->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
+    if (rc != SQLITE_OK)
+        return sql_fail(s, rc, "configuring SQLite's defensive mode", err, errlen);
+    sqlite3_limit(s->db, SQLITE_LIMIT_LENGTH, STORE_MAX_BLOB);
+    sqlite3_limit(s->db, SQLITE_LIMIT_SQL_LENGTH, 100000);
+    sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, 0);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+    sqlite3_extended_result_codes(s->db, 1);
+    return TT_OK;
+}
+
+/* Checks an existing file against the contract, cheapest and most telling checks first. */
+static int validate(Store *s, char *err, size_t errlen)
+{
+    long long v;
+    /* SQLite opens random bytes and empty files without complaint; this is the first
+     * read of the header. */
+    int rc = query_int(s, "PRAGMA application_id", &v, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    if (v != STORE_APPLICATION_ID) {
+        set_err(err, errlen, "%s: an SQLite database but not a toytrans model (application_id "
+                             "%lld, expected %d)", s->path, v, STORE_APPLICATION_ID);
+        return TT_EMODEL;
+    }
+    if ((rc = query_int(s, "PRAGMA user_version", &v, err, errlen)) != TT_OK)
+        return rc;
+    if (v != STORE_FORMAT_VERSION) {
+        set_err(err, errlen, "%s: format_version %lld %s (this toytrans reads version %d)",
+                s->path, v, v > STORE_FORMAT_VERSION ? "is newer than this toytrans" : "is unknown",
+                STORE_FORMAT_VERSION);
+        return TT_EMODEL;
+    }
+
+    sqlite3_stmt *st = NULL;
+    int sqlrc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL);
+    if (sqlrc == SQLITE_OK && (sqlrc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *res = (const char *)sqlite3_column_text(st, 0);
+        if (!res || strcmp(res, "ok") != 0) {
+            set_err(err, errlen, "%s: the database is damaged (quick_check: %s)", s->path,
+                    res ? res : "no answer");
+            sqlite3_finalize(st);
+            return TT_EMODEL;
+        }
+        sqlrc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    if (sqlrc != SQLITE_OK)
+        return sql_fail(s, sqlrc, "PRAGMA quick_check", err, errlen);
+
+    /* SQLite reads missing bytes at the end of a file as zeros, and quick_check does not
+     * notice a cut inside the last page: compare the file's size with the pages it
+     * claims. (Pages may still sit in a WAL file beside it; then the WAL holds them.) */
+    long long pages, page_size;
+    if ((rc = query_int(s, "PRAGMA page_count", &pages, err, errlen)) != TT_OK ||
+        (rc = query_int(s, "PRAGMA page_size", &page_size, err, errlen)) != TT_OK)
+        return rc;
+    struct stat sb, wal;
+    char wal_path[4200];
+    snprintf(wal_path, sizeof wal_path, "%s-wal", s->path);
+    int has_wal = stat(wal_path, &wal) == 0 && wal.st_size > 0;
+    if (stat(s->path, &sb) == 0 && !has_wal && (long long)sb.st_size < pages * page_size) {
+        set_err(err, errlen, "%s: the database is damaged (truncated: %lld bytes, the header "
+                             "promises %lld pages of %lld)", s->path, (long long)sb.st_size,
+                pages, page_size);
+        return TT_EMODEL;
+    }
+
+    for (size_t i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND "
+                                  "name='%s'", TABLES[i]);
+        if ((rc = query_int(s, sql, &v, err, errlen)) != TT_OK)
+            return rc;
+        if (v != 1) {
+            set_err(err, errlen, "%s: table '%s' is missing", s->path, TABLES[i]);
+            return TT_EMODEL;
+        }
+    }
+    char buf[64];
+    if ((rc = store_meta_get(s, "format", buf, sizeof buf, err, errlen)) != TT_OK)
+        return rc;
+    if (strcmp(buf, STORE_FORMAT_NAME) != 0) {
+        set_err(err, errlen, "%s: meta format is '%s', expected '%s'", s->path, buf,
+                STORE_FORMAT_NAME);
+        return TT_EMODEL;
+    }
+    long fv;
+    if ((rc = store_meta_get_long(s, "format_version", 0, 1000000, &fv, err, errlen)) != TT_OK)
+        return rc;
+    if (fv != STORE_FORMAT_VERSION) {
+        set_err(err, errlen, "%s: meta format_version is %ld but user_version is %d", s->path,
+                fv, STORE_FORMAT_VERSION);
+        return TT_EMODEL;
+    }
+    return TT_OK;
+}
+
+/* Creates the schema and format meta of a new model, in one transaction. */
+static int create_schema(Store *s, char *err, size_t errlen)
+{
+    char pragmas[160];
+    snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+             STORE_APPLICATION_ID, STORE_FORMAT_VERSION);
+    int rc = exec(s, "PRAGMA journal_mode = WAL", "setting WAL journal mode", err, errlen);
+    if (rc == TT_OK)
+        rc = store_begin(s, err, errlen);
+    if (rc == TT_OK)
+        rc = exec(s, pragmas, "writing the file header", err, errlen);
+    if (rc == TT_OK)
+        rc = exec(s, SCHEMA, "creating the tables", err, errlen);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "format", STORE_FORMAT_NAME, err, errlen);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "format_version", "1", err, errlen);
+    if (rc == TT_OK)
+        rc = store_commit(s, err, errlen);
+    if (rc != TT_OK)
+        store_rollback(s);
+    return rc;
+}
+
+int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!out)
+        return TT_EINVAL;
+    *out = NULL;
+    if (!path || !*path || mode < STORE_READ || mode > STORE_REPLACE) {
+        set_err(err, errlen, "no model path given");
+        return TT_EINVAL;
+    }
+    const int creating = mode == STORE_CREATE || mode == STORE_REPLACE;
+    struct stat sb;
+    if (!creating) {
+        if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+            set_err(err, errlen, "%s: is a symbolic link; open the model file itself", path);
+            return TT_EMODEL;
+        }
+        if (stat(path, &sb) != 0) {
+            set_err(err, errlen, "%s: %s", path, errno == ENOENT ? "no such model file"
+                                                                 : strerror(errno));
+            return errno == ENOENT ? TT_EMODEL : TT_EIO;
+        }
+        if (!S_ISREG(sb.st_mode)) {
+            set_err(err, errlen, "%s: not a regular file", path);
+            return TT_EMODEL;
+        }
+        if (sb.st_size == 0) {
+            set_err(err, errlen, "%s: empty file (0 bytes), not a model", path);
+            return TT_EMODEL;
+        }
+    } else if (mode == STORE_CREATE && stat(path, &sb) == 0) {
+        set_err(err, errlen, "%s: already exists; not replaced", path);
+        return TT_EIO;
+    }
+
+    Store *s = calloc(1, sizeof *s);
+    if (!s)
+        return TT_ENOMEM;
+    s->mode = mode;
+    int rc = TT_ENOMEM;
+    if (!(s->path = dup_str(path)))
+        goto fail;
+    const char *open_path = path;
+    if (creating) {
+        size_t n = strlen(path) + 8;
+        if (!(s->tmp_path = malloc(n)))
+            goto fail;
+        snprintf(s->tmp_path, n, "%s.tmp", path);
+        remove_db_files(s->tmp_path); /* left by an earlier crash */
+        open_path = s->tmp_path;
+    }
+    int flags = SQLITE_OPEN_NOFOLLOW;
+    flags |= mode == STORE_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    if (creating)
+        flags |= SQLITE_OPEN_CREATE;
+    int sqlrc = sqlite3_open_v2(open_path, &s->db, flags, NULL);
+    if (sqlrc != SQLITE_OK) {
+        rc = sql_fail(s, sqlrc, "opening", err, errlen);
+        goto fail;
+    }
+    if ((rc = harden(s, err, errlen)) != TT_OK)
+        goto fail;
+    rc = creating ? create_schema(s, err, errlen) : validate(s, err, errlen);
+    if (rc != TT_OK)
+        goto fail;
+    /* A new model appears at its path only once the caller commits its contents. */
+    s->committed = 0;
+    if (mode == STORE_WRITE &&
+        (rc = exec(s, "PRAGMA journal_mode = WAL", "setting WAL journal mode", err, errlen)) != TT_OK)
+        goto fail;
+    *out = s;
+    return TT_OK;
+fail:
+    s->committed = 0;
+    store_close(s, NULL, 0);
+    return rc;
+}
+
+const char *store_path(const Store *s)
+{
+    return s ? s->path : NULL;
+}
+
+int store_close(Store *s, char *err, size_t errlen)
+{
+    if (!s)
+        return TT_OK;
+    int rc = TT_OK;
+    if (s->in_txn)
+        store_rollback(s);
+    if (s->db && s->tmp_path && s->committed) {
+        /* Fold the WAL into the file, so the model is one self-contained file. */
+        rc = exec(s, "PRAGMA journal_mode = DELETE", "finishing the file", err, errlen);
+    }
+    if (s->db && sqlite3_close(s->db) != SQLITE_OK && rc == TT_OK) {
+        set_err(err, errlen, "%s: cannot close: %s", s->path, sqlite3_errmsg(s->db));
+        rc = TT_EIO;
+    }
+    if (s->tmp_path) {
+        if (rc == TT_OK && s->committed) {
+            int moved = s->mode == STORE_CREATE ? link(s->tmp_path, s->path) == 0 &&
+                                                      remove(s->tmp_path) == 0
+                                                : rename(s->tmp_path, s->path) == 0;
+            if (!moved) {
+                set_err(err, errlen, "%s: cannot move the new model into place: %s", s->path,
+                        strerror(errno));
+                rc = TT_EIO;
+            }
+        }
+        remove_db_files(s->tmp_path);
+    }
+    free(s->tmp_path);
+    free(s->path);
+    free(s);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Transactions
+ */
+
+int store_begin(Store *s, char *err, size_t errlen)
+{
+    int rc = exec(s, "BEGIN IMMEDIATE", "starting a transaction", err, errlen);
+    if (rc == TT_OK)
+        s->in_txn = 1;
+    return rc;
+}
+
+int store_commit(Store *s, char *err, size_t errlen)
+{
+    int rc = exec(s, "COMMIT", "committing", err, errlen);
+    if (rc == TT_OK) {
+        s->in_txn = 0;
+        s->committed = 1;
+    } else {
+        store_rollback(s);
+    }
+    return rc;
+}
+
+void store_rollback(Store *s)
+{
+    if (s && s->db && !sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    if (s) {
+        s->in_txn = 0;
+        s->committed = 0;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * meta
+ */
+
+int store_meta_set(Store *s, const char *key, const char *value, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return sql_fail(s, rc, "writing meta", err, errlen);
+    return TT_OK;
+}
+
+int store_meta_get(Store *s, const char *key, char *buf, size_t size, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    int result = TT_OK;
+    if (rc == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 0);
+        int n = sqlite3_column_bytes(st, 0);
+        if (!v || (size_t)n >= size) {
+            set_err(err, errlen, "%s: meta '%s' is %s", s->path, key,
+                    v ? "too long" : "not text");
+            result = TT_EMODEL;
+        } else {
+            memcpy(buf, v, (size_t)n + 1);
+        }
+    } else if (rc == SQLITE_DONE) {
+        set_err(err, errlen, "%s: meta '%s' is missing", s->path, key);
+        result = TT_EMODEL;
+    } else {
+        result = sql_fail(s, rc, "reading meta", err, errlen);
+    }
+    sqlite3_finalize(st);
+    return result;
+}
+
+int store_meta_get_long(Store *s, const char *key, long min, long max, long *out, char *err,
+                        size_t errlen)
+{
+    char buf[64], *end;
+    int rc = store_meta_get(s, key, buf, sizeof buf, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    errno = 0;
+    long v = strtol(buf, &end, 10);
+    /* strtol would also take " 7" and "+7": the contract's numbers are plain digits. */
+    int plain = buf[0] == '-' || (buf[0] >= '0' && buf[0] <= '9');
+    if (!plain || end == buf || *end != '\0' || errno == ERANGE || v < min || v > max) {
+        set_err(err, errlen, "%s: meta '%s' = '%s' is not a whole number from %ld to %ld",
+                s->path, key, buf, min, max);
+        return TT_EMODEL;
+    }
+    *out = v;
+    return TT_OK;
+}
+
+int store_meta_get_double(Store *s, const char *key, double *out, char *err, size_t errlen)
+{
+    char buf[64], *end;
+    int rc = store_meta_get(s, key, buf, sizeof buf, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (end == buf || *end != '\0' || !isfinite(v)) {
+        set_err(err, errlen, "%s: meta '%s' = '%s' is not a finite number", s->path, key, buf);
+        return TT_EMODEL;
+    }
+    *out = v;
+    return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * vocab
+ */
+
+static int check_lang(const Store *s, const char *lang, char *err, size_t errlen)
+{
+    if (lang && (strcmp(lang, "src") == 0 || strcmp(lang, "tgt") == 0))
+        return TT_OK;
+    set_err(err, errlen, "%s: language must be 'src' or 'tgt'", s->path);
+    return TT_EINVAL;
+}
+
+int store_vocab_write(Store *s, const char *lang, const Vocab *v, char *err, size_t errlen)
+{
+    int rc = check_lang(s, lang, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    sqlite3_stmt *st = NULL;
+    int sqlrc = sqlite3_prepare_v2(s->db, "DELETE FROM vocab WHERE lang = ?1", -1, &st, NULL);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = sqlite3_bind_text(st, 1, lang, -1, SQLITE_STATIC);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (sqlrc != SQLITE_DONE)
+        return sql_fail(s, sqlrc, "clearing vocab", err, errlen);
+    sqlrc = sqlite3_prepare_v2(s->db, "INSERT INTO vocab(lang, id, token, count) "
+                                      "VALUES(?1, ?2, ?3, ?4)", -1, &st, NULL);
+    if (sqlrc != SQLITE_OK)
+        return sql_fail(s, sqlrc, "writing vocab", err, errlen);
+    for (int i = 0; i < v->size && sqlrc == SQLITE_OK; i++) {
+        sqlite3_reset(st);
+        sqlrc = sqlite3_bind_text(st, 1, lang, -1, SQLITE_STATIC);
+        if (sqlrc == SQLITE_OK)
+            sqlrc = sqlite3_bind_int(st, 2, i);
+        if (sqlrc == SQLITE_OK)
+            sqlrc = sqlite3_bind_text(st, 3, v->tokens[i], -1, SQLITE_STATIC);
+        if (sqlrc == SQLITE_OK)
+            sqlrc = sqlite3_bind_int64(st, 4, v->counts[i]);
+        if (sqlrc == SQLITE_OK)
+            sqlrc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(s->db);
+    }
+    sqlite3_finalize(st);
+    return sqlrc == SQLITE_OK ? TT_OK : sql_fail(s, sqlrc, "writing vocab", err, errlen);
+}
+
+int store_vocab_read(Store *s, const char *lang, Vocab *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int rc = check_lang(s, lang, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    long long n;
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM vocab WHERE lang = '%s'", lang);
+    if ((rc = query_int(s, sql, &n, err, errlen)) != TT_OK)
+        return rc;
+    if (n < VOCAB_N_SPECIAL || n > VOCAB_MAX_SIZE) {
+        set_err(err, errlen, "%s: vocab '%s' has %lld entries (needs %d to %d)", s->path, lang,
+                n, VOCAB_N_SPECIAL, VOCAB_MAX_SIZE);
+        return TT_EMODEL;
+    }
+    char **tokens = calloc((size_t)n, sizeof(char *));
+    int64_t *counts = calloc((size_t)n, sizeof(int64_t));
+    sqlite3_stmt *st = NULL;
+    if (!tokens || !counts) {
+        rc = TT_ENOMEM;
+        goto done;
+    }
+    int sqlrc = sqlite3_prepare_v2(s->db, "SELECT id, token, count FROM vocab WHERE lang = ?1 "
+                                          "ORDER BY id", -1, &st, NULL);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = sqlite3_bind_text(st, 1, lang, -1, SQLITE_STATIC);
+    long long i = 0;
+    while (sqlrc == SQLITE_OK && (sqlrc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (i >= n) {
+            sqlrc = SQLITE_OK; /* rows appeared under us: cannot happen in one read txn */
+            break;
+        }
+        if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || sqlite3_column_int64(st, 0) != i) {
+            set_err(err, errlen, "%s: vocab '%s' ids must be 0..%lld without gaps; id %lld is "
+                                 "missing", s->path, lang, n - 1, i);
+            rc = TT_EMODEL;
+            goto done;
+        }
+        const char *t = (const char *)sqlite3_column_text(st, 1);
+        if (!t || !(tokens[i] = malloc((size_t)sqlite3_column_bytes(st, 1) + 1))) {
+            rc = t ? TT_ENOMEM : TT_EMODEL;
+            set_err(err, errlen, "%s: vocab '%s' id %lld has no token", s->path, lang, i);
+            goto done;
+        }
+        memcpy(tokens[i], t, (size_t)sqlite3_column_bytes(st, 1) + 1);
+        counts[i] = sqlite3_column_int64(st, 2);
+        i++;
+        sqlrc = SQLITE_OK;
+    }
+    if (sqlrc != SQLITE_DONE) {
+        rc = sql_fail(s, sqlrc, "reading vocab", err, errlen);
+        goto done;
+    }
+    char why[200];
+    rc = vocab_from_tokens(out, (const char *const *)tokens, counts, (int)n, why, sizeof why);
+    if (rc == TT_EINPUT) {
+        set_err(err, errlen, "%s: vocab '%s': %s", s->path, lang, why);
+        rc = TT_EMODEL;
+    }
+done:
+    sqlite3_finalize(st);
+    if (tokens)
+        for (long long k = 0; k < n; k++)
+            free(tokens[k]);
+    free(tokens);
+    free(counts);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Blobs of floats
+ */
+
+/* Binds n floats as a little-endian blob to parameter idx; scratch holds n floats. */
+static int bind_floats(sqlite3_stmt *st, int idx, const float *x, size_t n, float *scratch)
+{
+    memcpy(scratch, x, n * sizeof(float));
+    swap_to_le(scratch, n);
+    return sqlite3_bind_blob(st, idx, scratch, (int)(n * sizeof(float)), SQLITE_STATIC);
+}
+
+/* Copies a blob column of exactly n floats into dst (host order), checking every value is
+ * finite. what names the blob in messages. */
+static int read_floats(const Store *s, sqlite3_stmt *st, int col, float *dst, size_t n,
+                       const char *what, char *err, size_t errlen)
+{
+    const void *blob = sqlite3_column_blob(st, col);
+    size_t bytes = (size_t)sqlite3_column_bytes(st, col);
+    if (sqlite3_column_type(st, col) != SQLITE_BLOB) {
+        set_err(err, errlen, "%s: %s is not a blob", s->path, what);
+        return TT_EMODEL;
+    }
+    if (bytes != n * sizeof(float)) {
+        set_err(err, errlen, "%s: %s holds %zu bytes, expected %zu (%zu float32 values)",
+                s->path, what, bytes, n * sizeof(float), n);
+        return TT_EMODEL;
+    }
+    memcpy(dst, blob, bytes);
+    swap_to_le(dst, n);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(dst[i])) {
+            set_err(err, errlen, "%s: %s has a non-finite value (%s) at index %zu", s->path,
+                    what, isnan(dst[i]) ? "NaN" : "Inf", i);
+            return TT_EMODEL;
+        }
+    return TT_OK;
+}
+
+int store_embedding_write(Store *s, const char *lang, const float *table, int V, int D,
+                          char *err, size_t errlen)
+{
+    int rc = check_lang(s, lang, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    if (!table || V < 1 || D < 1)
+        return TT_EINVAL;
+    float *scratch = malloc(sizeof(float) * (size_t)D);
+    if (!scratch)
+        return TT_ENOMEM;
+    sqlite3_stmt *st = NULL;
+    int sqlrc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO embedding(lang, id, vector) "
+                                          "VALUES(?1, ?2, ?3)", -1, &st, NULL);
+    for (int i = 0; i < V && sqlrc == SQLITE_OK; i++) {
+        sqlite3_reset(st);
+        sqlrc = sqlite3_bind_text(st, 1, lang, -1, SQLITE_STATIC);
+        if (sqlrc == SQLITE_OK)
+            sqlrc = sqlite3_bind_int(st, 2, i);
+        if (sqlrc == SQLITE_OK)
+            sqlrc = bind_floats(st, 3, table + (size_t)i * D, (size_t)D, scratch);
+        if (sqlrc == SQLITE_OK)
+            sqlrc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(s->db);
+    }
+    sqlite3_finalize(st);
+    free(scratch);
+    return sqlrc == SQLITE_OK ? TT_OK : sql_fail(s, sqlrc, "writing embedding", err, errlen);
+}
+
+int store_embedding_read(Store *s, const char *lang, float *table, int V, int D, char *err,
+                         size_t errlen)
+{
+    int rc = check_lang(s, lang, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    if (!table || V < 1 || D < 1)
+        return TT_EINVAL;
+    long long n;
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM embedding WHERE lang = '%s'", lang);
+    if ((rc = query_int(s, sql, &n, err, errlen)) != TT_OK)
+        return rc;
+    if (n != V) {
+        set_err(err, errlen, "%s: embedding '%s' has %lld rows but the vocabulary has %d",
+                s->path, lang, n, V);
+        return TT_EMODEL;
+    }
+    sqlite3_stmt *st = NULL;
+    int sqlrc = sqlite3_prepare_v2(s->db, "SELECT id, vector FROM embedding WHERE lang = ?1 "
+                                          "ORDER BY id", -1, &st, NULL);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = sqlite3_bind_text(st, 1, lang, -1, SQLITE_STATIC);
+    int i = 0;
+    while (sqlrc == SQLITE_OK && (sqlrc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (i >= V || sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+            sqlite3_column_int64(st, 0) != i) {
+            set_err(err, errlen, "%s: embedding '%s' ids must be 0..%d without gaps; id %d is "
+                                 "missing", s->path, lang, V - 1, i);
+            rc = TT_EMODEL;
+            break;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "embedding '%s' id %d", lang, i);
+        if ((rc = read_floats(s, st, 1, table + (size_t)i * D, (size_t)D, what, err, errlen)))
+            break;
+        i++;
+        sqlrc = SQLITE_OK;
+    }
+    if (rc == TT_OK && sqlrc != SQLITE_DONE)
+        rc = sql_fail(s, sqlrc, "reading embedding", err, errlen);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * tensor
+ */
+
+/* Writes dims as "rows,cols" or "n". Returns the element count, or 0 if invalid. */
+static size_t format_shape(char *buf, size_t size, const int *dims, int ndim)
+{
+    if (!dims || ndim < 1 || ndim > 2 || dims[0] < 1 || (ndim == 2 && dims[1] < 1))
+        return 0;
+    if (ndim == 1) {
+        snprintf(buf, size, "%d", dims[0]);
+        return (size_t)dims[0];
+    }
+    snprintf(buf, size, "%d,%d", dims[0], dims[1]);
+    return (size_t)dims[0] * (size_t)dims[1];
+}
+
+int store_tensor_write(Store *s, const char *name, const int *dims, int ndim,
+                       const float *data, char *err, size_t errlen)
+{
+    char shape[48];
+    size_t n = format_shape(shape, sizeof shape, dims, ndim);
+    if (!name || !data || n == 0 || n * sizeof(float) > STORE_MAX_BLOB) {
+        set_err(err, errlen, "%s: tensor '%s': invalid shape", s->path, name ? name : "?");
+        return TT_EINVAL;
+    }
+    float *scratch = malloc(n * sizeof(float));
+    if (!scratch)
+        return TT_ENOMEM;
+    sqlite3_stmt *st = NULL;
+    int sqlrc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO tensor(name, shape, data) "
+                                          "VALUES(?1, ?2, ?3)", -1, &st, NULL);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = sqlite3_bind_text(st, 2, shape, -1, SQLITE_STATIC);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = bind_floats(st, 3, data, n, scratch);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(s->db);
+    sqlite3_finalize(st);
+    free(scratch);
+    if (sqlrc != SQLITE_OK) {
+        char what[300];
+        snprintf(what, sizeof what, "writing tensor '%s'", name);
+        return sql_fail(s, sqlrc, what, err, errlen);
+    }
+    return TT_OK;
+}
+
+int store_tensor_read(Store *s, const char *name, const int *dims, int ndim, float *dst,
+                      char *err, size_t errlen)
+{
+    char want[48];
+    size_t n = format_shape(want, sizeof want, dims, ndim);
+    if (!name || !dst || n == 0)
+        return TT_EINVAL;
+    sqlite3_stmt *st = NULL;
+    int sqlrc = sqlite3_prepare_v2(s->db, "SELECT shape, data FROM tensor WHERE name = ?1", -1,
+                                   &st, NULL);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = sqlite3_step(st);
+    int rc;
+    if (sqlrc == SQLITE_ROW) {
+        const char *shape = (const char *)sqlite3_column_text(st, 0);
+        char what[300];
+        snprintf(what, sizeof what, "tensor '%s'", name);
+        if (!shape || strcmp(shape, want) != 0) {
+            set_err(err, errlen, "%s: tensor '%s' has shape '%s' but the model needs '%s'",
+                    s->path, name, shape ? shape : "", want);
+            rc = TT_EMODEL;
+        } else {
+            rc = read_floats(s, st, 1, dst, n, what, err, errlen);
+        }
+    } else if (sqlrc == SQLITE_DONE) {
+        set_err(err, errlen, "%s: tensor '%s' is missing", s->path, name);
+        rc = TT_EMODEL;
+    } else {
+        rc = sql_fail(s, sqlrc, "reading a tensor", err, errlen);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

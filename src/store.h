@@ -1,0 +1,96 @@
+/*
+ * store.h — the model file: one SQLite database, format_version 1.
+ *
+ * The contract is written out in docs/model-format.md; in short:
+ *   PRAGMA application_id = 1954116722 ("tytr"), PRAGMA user_version = 1
+ *   meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)
+ *   vocab(lang, id, token, count)          lang 'src' | 'tgt', ids 0..V-1
+ *   embedding(lang, id, vector BLOB)       one row per vocabulary entry, d_model float32 LE
+ *   tensor(name TEXT PRIMARY KEY, shape TEXT, data BLOB)   float32 LE, row-major
+ *
+ * A model file is untrusted input: whoever wrote it, it must load only if it follows the
+ * contract, and be refused with a message that says what is wrong otherwise. Reading
+ * opens the file read-only without following symbolic links, in SQLite's defensive mode
+ * with triggers, views and untrusted schema functions off, bounds blob sizes, and runs
+ * PRAGMA quick_check before trusting anything.
+ *
+ * Writing happens in transactions (store_begin/store_commit), so a crash never leaves
+ * half a model, in WAL journal mode. A new file is built under a temporary name beside
+ * the target and renamed into place by store_close only after everything committed.
+ *
+ * Errors: every function returns TT_OK or a negative code (TT_EMODEL for a file that
+ * breaks the contract, TT_EIO for a file that cannot be read or written, TT_ENOMEM,
+ * TT_EINVAL for a caller's mistake) and writes a message naming the file and the table,
+ * row or tensor into err (errlen bytes, always NUL-terminated; err may be NULL).
+ */
+#ifndef TOYTRANS_STORE_H
+#define TOYTRANS_STORE_H
+
+#include "vocab.h"
+
+#include <stddef.h>
+
+#define STORE_APPLICATION_ID 1954116722 /* 0x74797472, "tytr" */
+#define STORE_FORMAT_VERSION 1
+#define STORE_FORMAT_NAME "toytrans-model"
+#define STORE_MAX_BLOB (256 * 1024 * 1024) /* bytes one blob may hold */
+#define STORE_BUSY_TIMEOUT_MS 5000        /* wait this long for another writer */
+
+typedef struct Store Store;
+
+typedef enum {
+    STORE_READ = 0,   /* an existing model, read-only: inference */
+    STORE_WRITE = 1,  /* an existing model, read-write: checkpoints */
+    STORE_CREATE = 2, /* a new model: refuses to replace an existing file */
+    STORE_REPLACE = 3 /* a new model that replaces any existing file on close */
+} StoreMode;
+
+/* Opens path. READ and WRITE validate the file (SQLite, application_id, user_version,
+ * quick_check, tables, meta format); CREATE and REPLACE start an empty model with the
+ * schema and format meta under a temporary name. *out is owned by the caller (close with
+ * store_close) and NULL on failure. */
+int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t errlen);
+
+/* Closes s; for a new model, moves the file into place if the last transaction
+ * committed and removes it otherwise. Returns TT_OK or TT_EIO (err says why). NULL is
+ * accepted. */
+int store_close(Store *s, char *err, size_t errlen);
+
+/* The path given to store_open. */
+const char *store_path(const Store *s);
+
+/* Transactions: everything written between begin and commit lands together or not at
+ * all. rollback undoes an open transaction (a no-op without one). */
+int store_begin(Store *s, char *err, size_t errlen);
+int store_commit(Store *s, char *err, size_t errlen);
+void store_rollback(Store *s);
+
+/* meta: set replaces; get copies the value into buf (size bytes) and fails with
+ * TT_EMODEL when the key is missing or the value does not fit. The typed getters also
+ * check the value is a whole number in [min, max] or a finite real. */
+int store_meta_set(Store *s, const char *key, const char *value, char *err, size_t errlen);
+int store_meta_get(Store *s, const char *key, char *buf, size_t size, char *err, size_t errlen);
+int store_meta_get_long(Store *s, const char *key, long min, long max, long *out, char *err,
+                        size_t errlen);
+int store_meta_get_double(Store *s, const char *key, double *out, char *err, size_t errlen);
+
+/* The vocabulary of one side, "src" or "tgt". read checks ids are exactly 0..V-1 and the
+ * first four are the specials. */
+int store_vocab_write(Store *s, const char *lang, const Vocab *v, char *err, size_t errlen);
+int store_vocab_read(Store *s, const char *lang, Vocab *out, char *err, size_t errlen);
+
+/* The embedding table of one side: table (V, D) row-major. read fills a caller-owned
+ * (V, D) table, checking one row per id 0..V-1, D floats per blob, all finite. */
+int store_embedding_write(Store *s, const char *lang, const float *table, int V, int D,
+                          char *err, size_t errlen);
+int store_embedding_read(Store *s, const char *lang, float *table, int V, int D, char *err,
+                         size_t errlen);
+
+/* A named tensor of ndim (1 or 2) dimensions dims. read checks the stored shape equals
+ * dims, the blob holds exactly that many floats and all are finite, then fills dst. */
+int store_tensor_write(Store *s, const char *name, const int *dims, int ndim,
+                       const float *data, char *err, size_t errlen);
+int store_tensor_read(Store *s, const char *name, const int *dims, int ndim, float *dst,
+                      char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * tsv.c — the line reader behind `vocab`, training and evaluation.
+ */
+#include "tsv.h"
+
+#include "status.h"
+#include "tokenizer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+int tsv_open(TsvReader *r, const char *path, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    if (strcmp(path, "-") == 0) {
+        r->f = stdin;
+        r->name = "<stdin>";
+        return TT_OK;
+    }
+    r->f = fopen(path, "rb");
+    if (!r->f) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return TT_EIO;
+    }
+    r->owns_file = 1;
+    r->name = path;
+    return TT_OK;
+}
+
+void tsv_close(TsvReader *r)
+{
+    if (!r)
+        return;
+    if (r->owns_file && r->f)
+        fclose(r->f);
+    free(r->line);
+    memset(r, 0, sizeof *r);
+}
+
+static int is_blank_text(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+            return 0;
+    return 1;
+}
+
+int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen)
+{
+    for (;;) {
+        ssize_t len = getline(&r->line, &r->cap, r->f);
+        if (len < 0) {
+            if (ferror(r->f)) {
+                snprintf(err, errlen, "%s: read error after line %ld: %s", r->name, r->line_no,
+                         strerror(errno));
+                return TT_EIO;
+            }
+            return TSV_END;
+        }
+        r->line_no++;
+        r->offset = r->next_offset;
+        r->next_offset += (long)len;
+        size_t n = (size_t)len;
+        if (n > 0 && r->line[n - 1] == '\n')
+            n--;
+        if (n > 0 && r->line[n - 1] == '\r')
+            n--;
+        r->line[n] = '\0';
+        if (is_blank_text(r->line, n))
+            continue;
+
+        TokError te;
+        if (tokenizer_validate(r->line, n, &te) != TT_OK) {
+            snprintf(err, errlen, "%s:%ld: %s (byte %ld of the file)", r->name, r->line_no,
+                     te.message, r->offset + (long)te.offset);
+            return TT_EINPUT;
+        }
+        char *tab = memchr(r->line, '\t', n);
+        if (!tab) {
+            snprintf(err, errlen, "%s:%ld: no TAB between source and target (byte %ld)",
+                     r->name, r->line_no, r->offset);
+            return TT_EINPUT;
+        }
+        char *second = memchr(tab + 1, '\t', n - (size_t)(tab + 1 - r->line));
+        if (second) {
+            snprintf(err, errlen, "%s:%ld: more than one TAB (byte %ld)", r->name, r->line_no,
+                     r->offset + (long)(second - r->line));
+            return TT_EINPUT;
+        }
+        *tab = '\0';
+        pair->src = r->line;
+        pair->src_len = (size_t)(tab - r->line);
+        pair->tgt = tab + 1;
+        pair->tgt_len = n - pair->src_len - 1;
+        pair->line_no = r->line_no;
+        if (is_blank_text(pair->src, pair->src_len) || is_blank_text(pair->tgt, pair->tgt_len)) {
+            snprintf(err, errlen, "%s:%ld: empty %s side (byte %ld)", r->name, r->line_no,
+                     is_blank_text(pair->src, pair->src_len) ? "source" : "target",
+                     r->offset + (is_blank_text(pair->src, pair->src_len) ? 0L : (long)(tab - r->line) + 1));
+            return TT_EINPUT;
+        }
+        return TT_OK;
+    }
+}

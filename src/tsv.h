@@ -1,0 +1,47 @@
+/*
+ * tsv.h — reading a parallel corpus: one "source<TAB>target" pair per line.
+ *
+ * A line is valid when it holds exactly one TAB, both sides are non-blank, and it is
+ * UTF-8 without NUL bytes. A trailing CR (CRLF line ends) is dropped, and so is the
+ * newline; a last line without a newline is read like any other. Blank lines are
+ * skipped. A bad line is reported (file, line, byte offset in the file) and the reader
+ * can go on with the next one, so a caller decides whether one bad line stops the run.
+ */
+#ifndef TOYTRANS_TSV_H
+#define TOYTRANS_TSV_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum { TSV_END = 1 }; /* tsv_next: no more lines */
+
+typedef struct {
+    FILE *f;          /* owned when opened by path */
+    int owns_file;
+    const char *name; /* for messages; not owned */
+    long line_no;     /* of the line last read, 1-based */
+    long offset;      /* byte offset of that line's start in the file */
+    long next_offset; /* byte offset of the next line */
+    char *line;       /* the current line, owned; the pair points into it */
+    size_t cap;
+} TsvReader;
+
+typedef struct {
+    const char *src; /* NUL-terminated, points into the reader's line */
+    size_t src_len;
+    const char *tgt; /* NUL-terminated, points into the reader's line */
+    size_t tgt_len;
+    long line_no;    /* 1-based */
+} TsvPair;
+
+/* Opens path for reading ("-" reads standard input). Returns TT_OK or TT_EIO (err says
+ * why). Close with tsv_close, which accepts a zeroed or closed reader. */
+int tsv_open(TsvReader *r, const char *path, char *err, size_t errlen);
+void tsv_close(TsvReader *r);
+
+/* Reads the next pair. Returns TT_OK (pair valid until the next call), TSV_END,
+ * TT_EINPUT for a malformed line (err: "file:line: … (byte N)"; the next call goes on
+ * after it), TT_EIO or TT_ENOMEM. */
+int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen);
+
+#endif

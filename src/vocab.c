@@ -1,0 +1,290 @@
+/*
+ * vocab.c — counting, ordering and looking up tokens.
+ *
+ * Both the counter and the vocabulary use open addressing with linear probing over a
+ * power-of-two table kept under half full; lookups are one hash and a few string
+ * compares. FNV-1a is the hash: simple, and good enough for short words.
+ */
+#include "vocab.h"
+
+#include "status.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const VOCAB_SPECIAL[VOCAB_N_SPECIAL] = {"<pad>", "<unk>", "<s>", "</s>"};
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211u;
+    }
+    return h;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* Finds the slot of key in slots (entry + 1 values naming strings in names), or the
+ * empty slot where it would go. */
+static size_t probe(const int *slots, size_t n_slots, char *const *names, const char *key)
+{
+    size_t mask = n_slots - 1, i = (size_t)hash_str(key) & mask;
+    while (slots[i] != 0 && strcmp(names[slots[i] - 1], key) != 0)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Rebuilds a slot table of n_slots for n names. */
+static int reindex(int **slots, size_t *n_slots, size_t want, char *const *names, int n)
+{
+    int *s = calloc(want, sizeof(int));
+    if (!s)
+        return TT_ENOMEM;
+    for (int e = 0; e < n; e++)
+        s[probe(s, want, names, names[e])] = e + 1;
+    free(*slots);
+    *slots = s;
+    *n_slots = want;
+    return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Counting
+ */
+
+void vocab_counter_init(VocabCounter *c)
+{
+    memset(c, 0, sizeof *c);
+}
+
+void vocab_counter_free(VocabCounter *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->n; i++)
+        free(c->tokens[i]);
+    free(c->tokens);
+    free(c->counts);
+    free(c->slots);
+    memset(c, 0, sizeof *c);
+}
+
+int vocab_counter_add(VocabCounter *c, const char *token)
+{
+    if (!c || !token)
+        return TT_EINVAL;
+    if (c->n_slots == 0 || (size_t)(c->n + 1) * 2 > c->n_slots) {
+        int rc = reindex(&c->slots, &c->n_slots, c->n_slots ? c->n_slots * 2 : 64, c->tokens,
+                         c->n);
+        if (rc != TT_OK)
+            return rc;
+    }
+    size_t i = probe(c->slots, c->n_slots, c->tokens, token);
+    if (c->slots[i] != 0) {
+        c->counts[c->slots[i] - 1]++;
+        return TT_OK;
+    }
+    if (c->n >= VOCAB_MAX_SIZE)
+        return TT_EINVAL;
+    if (c->n == c->cap) {
+        int cap = c->cap ? c->cap * 2 : 64;
+        char **t = realloc(c->tokens, sizeof(char *) * (size_t)cap);
+        if (!t)
+            return TT_ENOMEM;
+        c->tokens = t;
+        int64_t *k = realloc(c->counts, sizeof(int64_t) * (size_t)cap);
+        if (!k)
+            return TT_ENOMEM;
+        c->counts = k;
+        c->cap = cap;
+    }
+    char *copy = dup_str(token);
+    if (!copy)
+        return TT_ENOMEM;
+    c->tokens[c->n] = copy;
+    c->counts[c->n] = 1;
+    c->n++;
+    c->slots[i] = c->n;
+    return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The vocabulary
+ */
+
+void vocab_free(Vocab *v)
+{
+    if (!v)
+        return;
+    if (v->tokens)
+        for (int i = 0; i < v->size; i++)
+            free(v->tokens[i]);
+    free(v->tokens);
+    free(v->counts);
+    free(v->slots);
+    memset(v, 0, sizeof *v);
+}
+
+static int vocab_alloc(Vocab *v, int size)
+{
+    memset(v, 0, sizeof *v);
+    v->tokens = calloc((size_t)size, sizeof(char *));
+    v->counts = calloc((size_t)size, sizeof(int64_t));
+    if (!v->tokens || !v->counts) {
+        vocab_free(v);
+        return TT_ENOMEM;
+    }
+    v->size = size; /* entries are NULL until filled; vocab_free copes */
+    return TT_OK;
+}
+
+static int vocab_index(Vocab *v)
+{
+    size_t want = 64;
+    while (want < (size_t)v->size * 2 + 1)
+        want *= 2;
+    return reindex(&v->slots, &v->n_slots, want, v->tokens, v->size);
+}
+
+/* Order for vocab_build: descending count, then byte order. */
+typedef struct {
+    const char *token;
+    int64_t count;
+} Entry;
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+    const Entry *a = pa, *b = pb;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    return strcmp(a->token, b->token);
+}
+
+static int is_special(const char *t)
+{
+    for (int i = 0; i < VOCAB_N_SPECIAL; i++)
+        if (strcmp(t, VOCAB_SPECIAL[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int vocab_build(Vocab *v, const VocabCounter *c, int64_t min_count)
+{
+    if (!v)
+        return TT_EINVAL;
+    memset(v, 0, sizeof *v);
+    if (!c || min_count < 1)
+        return TT_EINVAL;
+    Entry *e = malloc(sizeof(Entry) * (size_t)(c->n ? c->n : 1));
+    if (!e)
+        return TT_ENOMEM;
+    int n = 0;
+    for (int i = 0; i < c->n; i++)
+        if (c->counts[i] >= min_count && !is_special(c->tokens[i]))
+            e[n++] = (Entry){c->tokens[i], c->counts[i]};
+    qsort(e, (size_t)n, sizeof(Entry), entry_cmp);
+
+    int rc = vocab_alloc(v, VOCAB_N_SPECIAL + n);
+    for (int i = 0; rc == TT_OK && i < v->size; i++) {
+        const char *t = i < VOCAB_N_SPECIAL ? VOCAB_SPECIAL[i] : e[i - VOCAB_N_SPECIAL].token;
+        v->counts[i] = i < VOCAB_N_SPECIAL ? 0 : e[i - VOCAB_N_SPECIAL].count;
+        if (!(v->tokens[i] = dup_str(t)))
+            rc = TT_ENOMEM;
+    }
+    free(e);
+    if (rc == TT_OK)
+        rc = vocab_index(v);
+    if (rc != TT_OK)
+        vocab_free(v);
+    return rc;
+}
+
+int vocab_from_tokens(Vocab *v, const char *const *tokens, const int64_t *counts, int size,
+                      char *err, size_t errlen)
+{
+    if (!v)
+        return TT_EINVAL;
+    memset(v, 0, sizeof *v);
+    if (!tokens || size < VOCAB_N_SPECIAL || size > VOCAB_MAX_SIZE) {
+        snprintf(err, errlen, "a vocabulary needs %d to %d entries, not %d", VOCAB_N_SPECIAL,
+                 VOCAB_MAX_SIZE, size);
+        return TT_EINPUT;
+    }
+    for (int i = 0; i < VOCAB_N_SPECIAL; i++)
+        if (!tokens[i] || strcmp(tokens[i], VOCAB_SPECIAL[i]) != 0) {
+            snprintf(err, errlen, "id %d must be %s, found '%s'", i, VOCAB_SPECIAL[i],
+                     tokens[i] ? tokens[i] : "(null)");
+            return TT_EINPUT;
+        }
+    int rc = vocab_alloc(v, size);
+    for (int i = 0; rc == TT_OK && i < size; i++) {
+        if (!tokens[i] || !tokens[i][0]) {
+            snprintf(err, errlen, "id %d has an empty token", i);
+            rc = TT_EINPUT;
+        } else if (!(v->tokens[i] = dup_str(tokens[i]))) {
+            rc = TT_ENOMEM;
+        } else {
+            v->counts[i] = counts ? counts[i] : 0;
+        }
+    }
+    if (rc == TT_OK)
+        rc = vocab_index(v);
+    /* A repeated token would make two ids for one string. */
+    for (int i = 0; rc == TT_OK && i < size; i++)
+        if (vocab_lookup(v, v->tokens[i]) != i) {
+            snprintf(err, errlen, "token '%s' appears twice (ids %d and %d)", v->tokens[i],
+                     vocab_lookup(v, v->tokens[i]), i);
+            rc = TT_EINPUT;
+        }
+    if (rc != TT_OK)
+        vocab_free(v);
+    return rc;
+}
+
+int vocab_lookup(const Vocab *v, const char *token)
+{
+    if (!v || !v->slots || !token)
+        return VOCAB_UNK;
+    size_t i = probe(v->slots, v->n_slots, v->tokens, token);
+    return v->slots[i] ? v->slots[i] - 1 : VOCAB_UNK;
+}
+
+int vocab_write_tsv(const Vocab *v, const char *path, char *err, size_t errlen)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        snprintf(err, errlen, "%s: path too long", path);
+        return TT_EIO;
+    }
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        return TT_EIO;
+    }
+    fputs("id\ttoken\tcount\n", f);
+    for (int i = 0; i < v->size; i++)
+        fprintf(f, "%d\t%s\t%lld\n", i, v->tokens[i], (long long)v->counts[i]);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        remove(tmp);
+        return TT_EIO;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        remove(tmp);
+        return TT_EIO;
+    }
+    return TT_OK;
+}
