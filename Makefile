@@ -34,17 +34,46 @@ ALL_CFLAGS = $(WARN) $(DEFS) $(CFLAGS) $(EXTRA_CFLAGS) -Isrc $(PKG_CFLAGS) -MMD 
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 # The library: every module but the command-line front end.
-LIB_SRC = src/status.c src/kernel.c src/rng.c src/attention.c src/selfattn.c \
-          src/matrix.c src/matprint.c
-CLI_SRC = src/main.c src/cli.c src/cli_trace.c
-TESTS   = test_kernel test_rng test_attention test_selfattn test_matrix
+# One entry per line, so that adding a module is a one-line change.
+LIB_SRC = \
+    src/status.c \
+    src/kernel.c \
+    src/rng.c \
+    src/corpus.c \
+    src/attention.c \
+    src/selfattn.c \
+    src/matrix.c \
+    src/matprint.c \
+    src/tokenizer.c \
+    src/vocab.c \
+    src/store.c \
+    src/tsv.c \
+    src/config.c
+CLI_SRC = \
+    src/main.c \
+    src/cli.c \
+    src/cli_corpus.c \
+    src/cli_trace.c \
+    src/cli_tokenize.c \
+    src/cli_vocab.c
+TESTS = \
+    test_kernel \
+    test_rng \
+    test_store \
+    test_corpus \
+    test_grammar \
+    test_attention \
+    test_selfattn \
+    test_matrix \
+    test_tokenizer \
+    test_vocab
 
 LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o)
 CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all deps demo test check-unit check-cli asan valgrind clean
+.PHONY: all deps demo corpus test check-unit check-cli asan valgrind clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -87,6 +116,9 @@ $(B)/tests/%: tests/%.c $(B)/libtoytrans.a | deps
 
 demo: $(BIN)
 	./$(BIN) trace
+
+corpus: $(BIN)
+	./$(BIN) corpus --out-dir data
 
 # RUNNER prefixes every test binary (valgrind sets it); a failing binary fails the run
 # only after all of them have run, so one failure does not hide the others.

@@ -13,6 +13,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -68,4 +70,42 @@ void cli_print_exit_codes(void)
           "    6  training diverged (NaN or Inf); the last good checkpoint is kept\n"
           "  130  interrupted (Ctrl-C) after a clean save\n",
           stdout);
+}
+
+int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
+{
+    int first = 0;
+    if (argc > 0) {
+        for (int i = 0; i < argc; i++) {
+            int code = fn(argv[i], strlen(argv[i]), i + 1, ctx);
+            if (code != 0 && first == 0)
+                first = code;
+            fflush(stdout);
+        }
+        return first;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long line_no = 0;
+    while ((len = getline(&line, &cap, stdin)) >= 0) {
+        line_no++;
+        size_t n = (size_t)len;
+        if (n > 0 && line[n - 1] == '\n')
+            n--;
+        if (n > 0 && line[n - 1] == '\r')
+            n--;
+        int code = fn(line, n, line_no, ctx);
+        if (code != 0 && first == 0)
+            first = code;
+        fflush(stdout);
+    }
+    if (ferror(stdin)) {
+        fprintf(stderr, "toytrans: error reading standard input after line %ld: %s\n", line_no,
+                strerror(errno));
+        if (first == 0)
+            first = TT_EXIT_IO;
+    }
+    free(line);
+    return first;
 }

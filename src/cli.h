@@ -9,6 +9,7 @@
 #ifndef TOYTRANS_CLI_H
 #define TOYTRANS_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TOYTRANS_VERSION "0.1.0"
@@ -33,8 +34,22 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
+/* Called once per input text: text is len bytes (not NUL-terminated in general), line_no
+ * is the 1-based line of standard input, or the 1-based argument index. Returns an exit
+ * code (0 for success). */
+typedef int (*CliInputFn)(const char *text, size_t len, long line_no, void *ctx);
+
+/* Feeds fn every argument argv[0..argc), or, when there are none, every line of standard
+ * input (newline and a CR before it removed; a last line without newline included),
+ * flushing stdout after each. A failing text never stops the others. Returns 0, or the
+ * first non-zero exit code fn returned (TT_EXIT_IO if standard input failed). */
+int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx);
+
 /* The subcommands. */
 int cli_trace(int argc, char **argv);
+int cli_corpus(int argc, char **argv);
+int cli_tokenize(int argc, char **argv);
+int cli_vocab(int argc, char **argv);
 
 /* Prints the exit-code table (`toytrans help exit-codes`) to stdout. */
 void cli_print_exit_codes(void);

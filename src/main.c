@@ -22,6 +22,9 @@ typedef struct {
 
 static const Command COMMANDS[] = {
     {"trace", cli_trace, "walk through self-attention stage by stage"},
+    {"corpus", cli_corpus, "write the English→German corpus (train, valid, test .tsv)"},
+    {"tokenize", cli_tokenize, "show the tokens (and ids) a text becomes"},
+    {"vocab", cli_vocab, "count a corpus's tokens and start a model file"},
     {"help", cli_help, "show help for toytrans, a command, or 'exit-codes'"},
 };
 enum { N_COMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };

@@ -53,6 +53,25 @@ run_to() {
     CODE=$?
 }
 
+# run_in FILE ARGS...: as run, with standard input from FILE.
+run_in() {
+    source=$1
+    shift
+    # shellcheck disable=SC2086
+    $RUNNER "$BIN" "$@" <"$source" >"$OUT" 2>"$ERR"
+    CODE=$?
+}
+
+# expect_file_eq DESC FILE TEXT: FILE holds exactly TEXT (plus a final newline).
+expect_file_eq() {
+    if [ "$(cat "$2")" = "$3" ]; then
+        pass "$1"
+    else
+        fail "$1" "expected '$3'"
+        show "$2"
+    fi
+}
+
 pass() {
     passed=$((passed + 1))
     printf 'ok - %s\n' "$1"
@@ -286,6 +305,89 @@ expect_in "trace --input 4×5 file: 4 tokens, d_in 5, d_out 3" "$OUT" \
 expect_in "trace --input 4×5 file: labels become token names" "$OUT" "Mädchen"
 expect_in "trace --input 4×5 file: checks token 4" "$OUT" "token 4 (\"gern\")"
 expect_in "trace --input 4×5 file: they agree" "$OUT" "they agree"
+
+# ---------------------------------------------------------------------------------------
+# tokenize
+
+run tokenize "This is an example." "Don't stop, well-known!"
+expect_code "tokenize two texts: exit 0" 0
+expect_file_eq "tokenize: one line per text, case-folded, punctuation split" "$OUT" \
+"this is an example .
+don't stop , well-known !"
+run tokenize --lang tgt "Das Mädchen öffnet die Tür."
+expect_file_eq "tokenize --lang tgt: case and umlauts kept" "$OUT" "Das Mädchen öffnet die Tür ."
+printf 'Ma\314\210dchen\n' >"$TMP/nfd.txt"
+run_in "$TMP/nfd.txt" tokenize --lang tgt
+expect_file_eq "tokenize: NFD input comes out NFC" "$OUT" "Mädchen"
+printf 'good one\r\n\300\257bad\nstill fine\nlast without newline' >"$TMP/mixed.txt"
+run_in "$TMP/mixed.txt" tokenize
+expect_code "tokenize stdin with an invalid line: exit 4" 4
+expect_file_eq "tokenize stdin: every good line still tokenized, in order" "$OUT" \
+"good one
+
+still fine
+last without newline"
+expect_in "tokenize stdin: names the bad line" "$ERR" "input 2"
+expect_in "tokenize stdin: names the byte offset" "$ERR" "at byte 0"
+expect_usage_error "tokenize --lang xx" tokenize --lang xx hello
+run tokenize --model "$TMP/missing.db" hello
+expect_code "tokenize --model missing: exit 3" 3
+expect_in "tokenize --model missing: says so" "$ERR" "no such model file"
+
+# ---------------------------------------------------------------------------------------
+# vocab
+
+printf 'This is an example\tDas ist ein Beispiel\nThe dog is big.\tDer Hund ist gro\303\237.\nthe dog is small\tDer Hund ist klein\n' >"$TMP/c.tsv"
+mkdir "$TMP/v1" "$TMP/v2"
+run vocab --train "$TMP/c.tsv" --out "$TMP/m1.db" --vocab-dir "$TMP/v1"
+expect_code "vocab: exit 0" 0
+expect_in "vocab: summary names the counts" "$OUT" "13 source and 13 target tokens"
+expect_file_eq "vocab: en.tsv ids by count, ties in byte order" "$TMP/v1/en.tsv" \
+"id	token	count
+0	<pad>	0
+1	<unk>	0
+2	<s>	0
+3	</s>	0
+4	is	3
+5	dog	2
+6	the	2
+7	.	1
+8	an	1
+9	big	1
+10	example	1
+11	small	1
+12	this	1"
+run vocab --train "$TMP/c.tsv" --out "$TMP/m2.db" --vocab-dir "$TMP/v2"
+if cmp -s "$TMP/v1/en.tsv" "$TMP/v2/en.tsv" && cmp -s "$TMP/v1/de.tsv" "$TMP/v2/de.tsv" &&
+    cmp -s "$TMP/m1.db" "$TMP/m2.db"; then
+    pass "vocab: the same corpus gives byte-identical lists and model file"
+else
+    fail "vocab: the same corpus gives byte-identical lists and model file" "files differ"
+fi
+run tokenize --model "$TMP/m1.db" "The cat is big"
+expect_file_eq "tokenize --model: ids, unknown words marked" "$OUT" "the:6 cat:<unk> is:4 big:9"
+run vocab --train "$TMP/c.tsv" --out "$TMP/m1.db" --no-lists
+expect_code "vocab onto an existing model: exit 5" 5
+expect_in "vocab onto an existing model: suggests --force" "$ERR" "--force"
+run vocab --train "$TMP/c.tsv" --out "$TMP/m1.db" --no-lists --force --min-count 2
+expect_code "vocab --force --min-count 2: exit 0" 0
+expect_in "vocab --min-count 2: rare tokens dropped" "$OUT" "7 source and 7 target tokens"
+printf 'good\tgut\nno tab here\nalso good\tauch gut\n' >"$TMP/bad.tsv"
+run vocab --train "$TMP/bad.tsv" --out "$TMP/m3.db" --no-lists
+expect_code "vocab on a malformed corpus: exit 4" 4
+expect_in "vocab on a malformed corpus: names file and line" "$ERR" "bad.tsv:2: no TAB"
+if [ -e "$TMP/m3.db" ]; then
+    fail "vocab on a malformed corpus: no model file left" "m3.db exists"
+else
+    pass "vocab on a malformed corpus: no model file left"
+fi
+run vocab --train "$TMP/bad.tsv" --out "$TMP/m3.db" --no-lists --skip-bad-lines
+expect_code "vocab --skip-bad-lines: exit 0" 0
+expect_in "vocab --skip-bad-lines: reports the skipped line" "$ERR" "skipped 1 malformed line"
+run vocab --train "$TMP/nothing.tsv" --out "$TMP/m4.db"
+expect_code "vocab on a missing corpus: exit 5" 5
+expect_usage_error "vocab without --out" vocab --train "$TMP/c.tsv"
+expect_usage_error "vocab --min-count 0" vocab --train "$TMP/c.tsv" --out "$TMP/x.db" --min-count 0
 
 # ---------------------------------------------------------------------------------------
 # Output errors

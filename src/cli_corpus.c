@@ -1,0 +1,143 @@
+/*
+ * cli_corpus.c — `toytrans corpus`: write the English→German corpus of docs/corpus.md.
+ *
+ * The command only parses, calls corpus_write and prints a summary; the grammar, the
+ * sampling and the all-or-nothing file writing live in corpus.c.
+ */
+#include "cli.h"
+#include "corpus.h"
+#include "status.h"
+
+#include <getopt.h>
+#include <stdio.h>
+
+typedef struct {
+    const char *out_dir; /* --out-dir, default "data"; points into argv */
+    uint64_t seed;       /* --seed, default CORPUS_DEFAULT_SEED */
+    long n_train;        /* --train, 1..CORPUS_MAX_PAIRS */
+    long n_valid;        /* --valid, 0..CORPUS_MAX_PAIRS */
+    long n_test;         /* --test, 0..CORPUS_MAX_PAIRS; the three sum to <= CORPUS_MAX_PAIRS */
+} CorpusOptions;
+
+static void corpus_usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: toytrans corpus [OPTIONS]\n"
+            "\n"
+            "Writes the English→German corpus of docs/corpus.md: DIR/train.tsv,\n"
+            "DIR/valid.tsv and DIR/test.tsv, one \"English<TAB>German\" pair per line.\n"
+            "The sentences are distinct across the three files (compared without their\n"
+            "final punctuation), train.tsv starts with the pair\n"
+            "    %s<TAB>%s\n"
+            "and the same options always write byte-identical files.\n"
+            "\n"
+            "Options:\n"
+            "  --out-dir DIR   where to write (default: data; created if missing)\n"
+            "  --seed N        seed of the MT19937 generator (default %u)\n"
+            "  --train N       pairs in train.tsv, the seed pair included (default %d)\n"
+            "  --valid N       pairs in valid.tsv (default %d)\n"
+            "  --test N        pairs in test.tsv (default %d)\n"
+            "                  (at most %d pairs in all)\n"
+            "  -h, --help      show this help\n"
+            "\n"
+            "Exit status: 0 on success, 2 for a bad command line, 5 when a file cannot be\n"
+            "written (no partial file is left behind). See 'toytrans help exit-codes'.\n",
+            CORPUS_SEED_EN, CORPUS_SEED_DE, CORPUS_DEFAULT_SEED, CORPUS_DEFAULT_TRAIN,
+            CORPUS_DEFAULT_VALID, CORPUS_DEFAULT_TEST, CORPUS_MAX_PAIRS);
+}
+
+/* Parses argv into opts. Returns 0 to go on, or the exit code to end with (-1 for a
+ * --help that was printed: exit 0). */
+static int corpus_parse(CorpusOptions *opts, int argc, char **argv)
+{
+    enum { OPT_OUT_DIR = 256, OPT_SEED, OPT_TRAIN, OPT_VALID, OPT_TEST };
+    static const struct option LONG_OPTS[] = {
+        {"out-dir", required_argument, NULL, OPT_OUT_DIR},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"train", required_argument, NULL, OPT_TRAIN},
+        {"valid", required_argument, NULL, OPT_VALID},
+        {"test", required_argument, NULL, OPT_TEST},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *opts = (CorpusOptions){.out_dir = "data", .seed = CORPUS_DEFAULT_SEED,
+                            .n_train = CORPUS_DEFAULT_TRAIN, .n_valid = CORPUS_DEFAULT_VALID,
+                            .n_test = CORPUS_DEFAULT_TEST};
+    optind = 1;
+    opterr = 0;
+    int c, rc;
+    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+        switch (c) {
+        case OPT_OUT_DIR:
+            if (optarg[0] == '\0')
+                return cli_usage_error("corpus", "--out-dir: the directory name is empty");
+            opts->out_dir = optarg;
+            break;
+        case OPT_SEED:
+            if ((rc = cli_parse_u64("corpus", "--seed", optarg, &opts->seed)))
+                return rc;
+            break;
+        case OPT_TRAIN:
+            if ((rc = cli_parse_long("corpus", "--train", optarg, 1, CORPUS_MAX_PAIRS,
+                                     &opts->n_train)))
+                return rc;
+            break;
+        case OPT_VALID:
+            if ((rc = cli_parse_long("corpus", "--valid", optarg, 0, CORPUS_MAX_PAIRS,
+                                     &opts->n_valid)))
+                return rc;
+            break;
+        case OPT_TEST:
+            if ((rc = cli_parse_long("corpus", "--test", optarg, 0, CORPUS_MAX_PAIRS,
+                                     &opts->n_test)))
+                return rc;
+            break;
+        case 'h':
+            corpus_usage(stdout);
+            return -1;
+        case ':':
+            return cli_usage_error("corpus", "%s needs a value", argv[optind - 1]);
+        default:
+            /* optopt names a bad short option; a bad long one is the last word read. */
+            if (optopt)
+                return cli_usage_error("corpus", "unknown option '-%c'", optopt);
+            return cli_usage_error("corpus", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("corpus", "unexpected argument '%s'", argv[optind]);
+    const long total = opts->n_train + opts->n_valid + opts->n_test;
+    if (total > CORPUS_MAX_PAIRS)
+        return cli_usage_error("corpus", "--train + --valid + --test is %ld, more than %d",
+                               total, CORPUS_MAX_PAIRS);
+    return 0;
+}
+
+int cli_corpus(int argc, char **argv)
+{
+    CorpusOptions opts;
+    int code = corpus_parse(&opts, argc, argv);
+    if (code != 0)
+        return code < 0 ? TT_EXIT_OK : code;
+
+    CorpusStats stats;
+    char err[512];
+    int rc = corpus_write(opts.out_dir, opts.seed, (int)opts.n_train, (int)opts.n_valid,
+                          (int)opts.n_test, &stats, err, sizeof err);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans corpus: %s\n", err[0] ? err : status_message(rc));
+        return status_exit_code(rc);
+    }
+    long total = 0;
+    for (int t = 0; t < CORPUS_N_TYPES; t++)
+        total += stats.pairs[t];
+    printf("toytrans corpus: seed %llu, %ld pairs with distinct cores (%ld sentences drawn)\n",
+           (unsigned long long)opts.seed, total, stats.draws);
+    printf("  %s/train.tsv  %7ld pairs\n", opts.out_dir, opts.n_train);
+    printf("  %s/valid.tsv  %7ld pairs\n", opts.out_dir, opts.n_valid);
+    printf("  %s/test.tsv   %7ld pairs\n", opts.out_dir, opts.n_test);
+    for (int t = 0; t < CORPUS_N_TYPES; t++)
+        printf("  %-11s %7ld pairs (%4.1f%%)\n", corpus_type_name((CorpusType)t),
+               stats.pairs[t], 100.0 * (double)stats.pairs[t] / (double)total);
+    return TT_EXIT_OK;
+}

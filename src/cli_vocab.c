@@ -1,0 +1,312 @@
+/*
+ * cli_vocab.c — `toytrans vocab`: count a corpus's tokens and start a model file.
+ *
+ * The model file it writes already follows the whole contract: format meta, the
+ * hyper-parameters, both vocabularies and an embedding row for every entry (Xavier
+ * uniform, from --seed). It also writes the human-readable lists vocab/en.tsv and
+ * vocab/de.tsv, so a change in the vocabulary shows in review.
+ */
+#include "cli.h"
+#include "config.h"
+#include "rng.h"
+#include "status.h"
+#include "store.h"
+#include "tokenizer.h"
+#include "tsv.h"
+#include "vocab.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *train;
+    const char *out;
+    const char *vocab_dir; /* NULL: do not write the lists */
+    long min_count;
+    uint64_t seed;
+    int force;
+    int skip_bad;
+    ModelConfig config;
+} VocabOptions;
+
+static void vocab_usage(FILE *out)
+{
+    fputs("Usage: toytrans vocab --train FILE --out MODEL.db [OPTIONS]\n"
+          "\n"
+          "Counts the tokens of each side of a parallel corpus (source TAB target, one\n"
+          "pair per line), assigns ids — 0 <pad>, 1 <unk>, 2 <s>, 3 </s>, then by\n"
+          "descending count, ties in byte order — and writes a new model file with both\n"
+          "vocabularies and randomly initialised embeddings, plus the readable lists\n"
+          "en.tsv and de.tsv (id, token, count).\n"
+          "\n"
+          "Options:\n"
+          "  --train FILE       the corpus (required)\n"
+          "  --out MODEL.db     the model file to create (required)\n"
+          "  --min-count N      keep tokens seen at least N times (default 1)\n"
+          "  --vocab-dir DIR    where en.tsv and de.tsv go (default: vocab)\n"
+          "  --no-lists         do not write en.tsv and de.tsv\n"
+          "  --d-model N        embedding width (default 64)\n"
+          "  --seed N           seed of the embedding initialisation (default 1)\n"
+          "  --force            replace MODEL.db if it exists\n"
+          "  --skip-bad-lines   report malformed corpus lines and go on (default: stop)\n"
+          "  -h, --help         show this help\n"
+          "\n"
+          "Exit status: 0 ok, 2 bad command line, 4 malformed corpus line (its file, line\n"
+          "and byte are named), 5 a file cannot be read or written.\n",
+          out);
+}
+
+static int vocab_parse(VocabOptions *o, int argc, char **argv)
+{
+    enum { O_TRAIN = 256, O_OUT, O_MIN, O_DIR, O_NOLISTS, O_DMODEL, O_SEED, O_FORCE, O_SKIP };
+    static const struct option LONG_OPTS[] = {
+        {"train", required_argument, NULL, O_TRAIN},
+        {"out", required_argument, NULL, O_OUT},
+        {"min-count", required_argument, NULL, O_MIN},
+        {"vocab-dir", required_argument, NULL, O_DIR},
+        {"no-lists", no_argument, NULL, O_NOLISTS},
+        {"d-model", required_argument, NULL, O_DMODEL},
+        {"seed", required_argument, NULL, O_SEED},
+        {"force", no_argument, NULL, O_FORCE},
+        {"skip-bad-lines", no_argument, NULL, O_SKIP},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->vocab_dir = "vocab";
+    o->min_count = 1;
+    o->seed = 1;
+    config_defaults(&o->config);
+    optind = 1;
+    opterr = 0;
+    int c, rc;
+    long v;
+    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+        switch (c) {
+        case O_TRAIN:
+            o->train = optarg;
+            break;
+        case O_OUT:
+            o->out = optarg;
+            break;
+        case O_MIN:
+            if ((rc = cli_parse_long("vocab", "--min-count", optarg, 1, 1000000000, &o->min_count)))
+                return rc;
+            break;
+        case O_DIR:
+            o->vocab_dir = optarg;
+            break;
+        case O_NOLISTS:
+            o->vocab_dir = NULL;
+            break;
+        case O_DMODEL:
+            if ((rc = cli_parse_long("vocab", "--d-model", optarg, 1, CONFIG_MAX_D_MODEL, &v)))
+                return rc;
+            o->config.d_model = (int)v;
+            break;
+        case O_SEED:
+            if ((rc = cli_parse_u64("vocab", "--seed", optarg, &o->seed)))
+                return rc;
+            break;
+        case O_FORCE:
+            o->force = 1;
+            break;
+        case O_SKIP:
+            o->skip_bad = 1;
+            break;
+        case 'h':
+            vocab_usage(stdout);
+            return -1;
+        case ':':
+            return cli_usage_error("vocab", "%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return cli_usage_error("vocab", "unknown option '-%c'", optopt);
+            return cli_usage_error("vocab", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("vocab", "unexpected argument '%s'", argv[optind]);
+    if (!o->train || !o->out)
+        return cli_usage_error("vocab", "--train and --out are required");
+    /* Heads must divide d_model; with a custom width, fall back to one head if needed. */
+    if (o->config.d_model % o->config.n_heads != 0)
+        o->config.n_heads = 1;
+    return 0;
+}
+
+/* Counts both sides of the corpus. Returns an exit code; *pairs gets the pairs read. */
+static int vocab_count(const VocabOptions *o, VocabCounter *src, VocabCounter *tgt,
+                       long *pairs, uint64_t *checksum)
+{
+    char err[512];
+    TsvReader r;
+    if (tsv_open(&r, o->train, err, sizeof err) != TT_OK) {
+        fprintf(stderr, "toytrans vocab: %s\n", err);
+        return TT_EXIT_IO;
+    }
+    int code = 0, bad = 0;
+    TsvPair p;
+    int rc;
+    *pairs = 0;
+    while ((rc = tsv_next(&r, &p, err, sizeof err)) != TSV_END) {
+        if (rc == TT_EINPUT) {
+            fprintf(stderr, "toytrans vocab: %s\n", err);
+            bad++;
+            if (!o->skip_bad) {
+                code = TT_EXIT_INPUT;
+                break;
+            }
+            continue;
+        }
+        if (rc != TT_OK) {
+            fprintf(stderr, "toytrans vocab: %s\n", err[0] ? err : status_message(rc));
+            code = status_exit_code(rc);
+            break;
+        }
+        /* The checksum identifies the exact pairs the vocabulary came from. */
+        for (const char *s = p.src; *s; s++)
+            *checksum = (*checksum ^ (unsigned char)*s) * 1099511628211u;
+        *checksum = (*checksum ^ '\t') * 1099511628211u;
+        for (const char *s = p.tgt; *s; s++)
+            *checksum = (*checksum ^ (unsigned char)*s) * 1099511628211u;
+        *checksum = (*checksum ^ '\n') * 1099511628211u;
+
+        const struct { const char *text; size_t len; TokLang lang; VocabCounter *c; } sides[2] = {
+            {p.src, p.src_len, TOK_SRC, src}, {p.tgt, p.tgt_len, TOK_TGT, tgt}};
+        for (int s = 0; s < 2 && code == 0; s++) {
+            TokenList list;
+            TokError te;
+            rc = tokenize(&list, sides[s].text, sides[s].len, sides[s].lang, &te);
+            for (int i = 0; rc == TT_OK && i < list.n; i++)
+                rc = vocab_counter_add(sides[s].c, list.tok[i]);
+            tokenlist_free(&list);
+            if (rc != TT_OK) {
+                fprintf(stderr, "toytrans vocab: %s:%ld: %s\n", r.name, p.line_no,
+                        status_message(rc));
+                code = status_exit_code(rc);
+            }
+        }
+        if (code)
+            break;
+        (*pairs)++;
+    }
+    tsv_close(&r);
+    if (bad && o->skip_bad)
+        fprintf(stderr, "toytrans vocab: skipped %d malformed line%s\n", bad, bad == 1 ? "" : "s");
+    return code;
+}
+
+/* Writes the model file. Returns an exit code. */
+static int vocab_write_model(const VocabOptions *o, const Vocab *src, const Vocab *tgt,
+                             long pairs, uint64_t checksum)
+{
+    char err[512] = "";
+    Store *s = NULL;
+    const int D = o->config.d_model;
+    const int sizes[2] = {src->size, tgt->size};
+    float *emb = malloc(sizeof(float) * (size_t)(sizes[0] > sizes[1] ? sizes[0] : sizes[1]) * D);
+    if (!emb) {
+        fprintf(stderr, "toytrans vocab: %s\n", status_message(TT_ENOMEM));
+        return TT_EXIT_IO;
+    }
+    int rc = store_open(&s, o->out, o->force ? STORE_REPLACE : STORE_CREATE, err, sizeof err);
+    if (rc == TT_OK)
+        rc = store_begin(s, err, sizeof err);
+    if (rc == TT_OK)
+        rc = config_write(s, &o->config, err, sizeof err);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%ld", o->min_count);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "vocab_min_count", buf, err, sizeof err);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "vocab_corpus", o->train, err, sizeof err);
+    snprintf(buf, sizeof buf, "%ld", pairs);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "vocab_corpus_pairs", buf, err, sizeof err);
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)checksum);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "vocab_corpus_fnv1a64", buf, err, sizeof err);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "created_by", "toytrans " TOYTRANS_VERSION " vocab", err, sizeof err);
+    if (rc == TT_OK)
+        rc = store_vocab_write(s, "src", src, err, sizeof err);
+    if (rc == TT_OK)
+        rc = store_vocab_write(s, "tgt", tgt, err, sizeof err);
+    /* Xavier/Glorot uniform: U(±√(6 / (V + D))), source table first. */
+    Rng rng;
+    rng_seed(&rng, o->seed);
+    const char *langs[2] = {"src", "tgt"};
+    for (int side = 0; side < 2 && rc == TT_OK; side++) {
+        const float bound = (float)sqrt(6.0 / (double)(sizes[side] + D));
+        rng_fill_uniform(&rng, emb, (size_t)sizes[side] * D, -bound, bound);
+        rc = store_embedding_write(s, langs[side], emb, sizes[side], D, err, sizeof err);
+    }
+    if (rc == TT_OK)
+        rc = store_commit(s, err, sizeof err);
+    int close_rc = store_close(s, rc == TT_OK ? err : NULL, sizeof err);
+    if (rc == TT_OK)
+        rc = close_rc;
+    free(emb);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans vocab: %s%s\n", err[0] ? err : status_message(rc),
+                strstr(err, "already exists") ? " (--force replaces it)" : "");
+        return status_exit_code(rc);
+    }
+    return 0;
+}
+
+int cli_vocab(int argc, char **argv)
+{
+    VocabOptions o;
+    int code = vocab_parse(&o, argc, argv);
+    if (code != 0)
+        return code < 0 ? TT_EXIT_OK : code;
+
+    VocabCounter csrc, ctgt;
+    vocab_counter_init(&csrc);
+    vocab_counter_init(&ctgt);
+    Vocab src = {0}, tgt = {0};
+    long pairs = 0;
+    uint64_t checksum = 1469598103934665603u;
+    code = vocab_count(&o, &csrc, &ctgt, &pairs, &checksum);
+    if (code == 0 && pairs == 0) {
+        fprintf(stderr, "toytrans vocab: %s holds no sentence pairs\n", o.train);
+        code = TT_EXIT_INPUT;
+    }
+    if (code == 0) {
+        int rc = vocab_build(&src, &csrc, o.min_count);
+        if (rc == TT_OK)
+            rc = vocab_build(&tgt, &ctgt, o.min_count);
+        if (rc != TT_OK) {
+            fprintf(stderr, "toytrans vocab: %s\n", status_message(rc));
+            code = status_exit_code(rc);
+        }
+    }
+    if (code == 0)
+        code = vocab_write_model(&o, &src, &tgt, pairs, checksum);
+    if (code == 0 && o.vocab_dir) {
+        const struct { const Vocab *v; const char *file; } lists[2] = {{&src, "en.tsv"},
+                                                                       {&tgt, "de.tsv"}};
+        for (int i = 0; i < 2 && code == 0; i++) {
+            char path[4096], err[512];
+            snprintf(path, sizeof path, "%s/%s", o.vocab_dir, lists[i].file);
+            if (vocab_write_tsv(lists[i].v, path, err, sizeof err) != TT_OK) {
+                fprintf(stderr, "toytrans vocab: %s\n", err);
+                code = TT_EXIT_IO;
+            }
+        }
+    }
+    if (code == 0)
+        printf("%s: %d source and %d target tokens (min count %ld) from %ld pairs of %s%s%s\n",
+               o.out, src.size, tgt.size, o.min_count, pairs, o.train,
+               o.vocab_dir ? "; lists in " : "", o.vocab_dir ? o.vocab_dir : "");
+    vocab_free(&tgt);
+    vocab_free(&src);
+    vocab_counter_free(&ctgt);
+    vocab_counter_free(&csrc);
+    return code;
+}
