@@ -73,7 +73,7 @@ CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all deps demo corpus test check-unit check-cli asan valgrind clean
+.PHONY: all deps demo corpus vocab test check-unit check-cli asan valgrind clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -119,6 +119,11 @@ demo: $(BIN)
 
 corpus: $(BIN)
 	./$(BIN) corpus --out-dir data
+
+# The committed vocabulary lists, from the committed corpus. The model file made on the
+# way is only a by-product here (the trained model comes from `make model`).
+vocab: $(BIN)
+	./$(BIN) vocab --train data/train.tsv --out $(B)/vocab.db --force --vocab-dir vocab
 
 # RUNNER prefixes every test binary (valgrind sets it); a failing binary fails the run
 # only after all of them have run, so one failure does not hide the others.

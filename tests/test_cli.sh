@@ -390,6 +390,33 @@ expect_usage_error "vocab without --out" vocab --train "$TMP/c.tsv"
 expect_usage_error "vocab --min-count 0" vocab --train "$TMP/c.tsv" --out "$TMP/x.db" --min-count 0
 
 # ---------------------------------------------------------------------------------------
+# The committed corpus and vocabulary lists are what the commands make today
+
+if [ -f data/train.tsv ] && [ -f vocab/en.tsv ]; then
+    mkdir "$TMP/corpus" "$TMP/lists"
+    run corpus --out-dir "$TMP/corpus"
+    expect_code "corpus: exit 0" 0
+    same=1
+    for f in train.tsv valid.tsv test.tsv; do
+        cmp -s "data/$f" "$TMP/corpus/$f" || same=0
+    done
+    if [ $same = 1 ]; then
+        pass "corpus: regenerates data/*.tsv byte for byte"
+    else
+        fail "corpus: regenerates data/*.tsv byte for byte" "files differ (run make corpus?)"
+    fi
+    run vocab --train data/train.tsv --out "$TMP/lists/m.db" --vocab-dir "$TMP/lists"
+    expect_code "vocab on data/train.tsv: exit 0" 0
+    if cmp -s vocab/en.tsv "$TMP/lists/en.tsv" && cmp -s vocab/de.tsv "$TMP/lists/de.tsv"; then
+        pass "vocab: regenerates vocab/en.tsv and vocab/de.tsv byte for byte"
+    else
+        fail "vocab: regenerates vocab/*.tsv byte for byte" "lists differ (run make vocab?)"
+    fi
+else
+    fail "committed corpus and vocabulary lists" "data/train.tsv or vocab/en.tsv is missing"
+fi
+
+# ---------------------------------------------------------------------------------------
 # Output errors
 
 if [ -w /dev/full ]; then
