@@ -12,7 +12,6 @@
 #include "status.h"
 #include "store.h"
 #include "tokenizer.h"
-#include "tsv.h"
 #include "vocab.h"
 
 #include <getopt.h>
@@ -138,68 +137,6 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
     return 0;
 }
 
-/* Counts both sides of the corpus. Returns an exit code; *pairs gets the pairs read. */
-static int vocab_count(const VocabOptions *o, VocabCounter *src, VocabCounter *tgt,
-                       long *pairs, uint64_t *checksum)
-{
-    char err[512];
-    TsvReader r;
-    if (tsv_open(&r, o->train, err, sizeof err) != TT_OK) {
-        fprintf(stderr, "toytrans vocab: %s\n", err);
-        return TT_EXIT_IO;
-    }
-    int code = 0, bad = 0;
-    TsvPair p;
-    int rc;
-    *pairs = 0;
-    while ((rc = tsv_next(&r, &p, err, sizeof err)) != TSV_END) {
-        if (rc == TT_EINPUT) {
-            fprintf(stderr, "toytrans vocab: %s\n", err);
-            bad++;
-            if (!o->skip_bad) {
-                code = TT_EXIT_INPUT;
-                break;
-            }
-            continue;
-        }
-        if (rc != TT_OK) {
-            fprintf(stderr, "toytrans vocab: %s\n", err[0] ? err : status_message(rc));
-            code = status_exit_code(rc);
-            break;
-        }
-        /* The checksum identifies the exact pairs the vocabulary came from. */
-        for (const char *s = p.src; *s; s++)
-            *checksum = (*checksum ^ (unsigned char)*s) * 1099511628211u;
-        *checksum = (*checksum ^ '\t') * 1099511628211u;
-        for (const char *s = p.tgt; *s; s++)
-            *checksum = (*checksum ^ (unsigned char)*s) * 1099511628211u;
-        *checksum = (*checksum ^ '\n') * 1099511628211u;
-
-        const struct { const char *text; size_t len; TokLang lang; VocabCounter *c; } sides[2] = {
-            {p.src, p.src_len, TOK_SRC, src}, {p.tgt, p.tgt_len, TOK_TGT, tgt}};
-        for (int s = 0; s < 2 && code == 0; s++) {
-            TokenList list;
-            TokError te;
-            rc = tokenize(&list, sides[s].text, sides[s].len, sides[s].lang, &te);
-            for (int i = 0; rc == TT_OK && i < list.n; i++)
-                rc = vocab_counter_add(sides[s].c, list.tok[i]);
-            tokenlist_free(&list);
-            if (rc != TT_OK) {
-                fprintf(stderr, "toytrans vocab: %s:%ld: %s\n", r.name, p.line_no,
-                        status_message(rc));
-                code = status_exit_code(rc);
-            }
-        }
-        if (code)
-            break;
-        (*pairs)++;
-    }
-    tsv_close(&r);
-    if (bad && o->skip_bad)
-        fprintf(stderr, "toytrans vocab: skipped %d malformed line%s\n", bad, bad == 1 ? "" : "s");
-    return code;
-}
-
 /* Writes the model file. Returns an exit code. */
 static int vocab_write_model(const VocabOptions *o, const Vocab *src, const Vocab *tgt,
                              long pairs, uint64_t checksum)
@@ -270,13 +207,19 @@ int cli_vocab(int argc, char **argv)
     vocab_counter_init(&csrc);
     vocab_counter_init(&ctgt);
     Vocab src = {0}, tgt = {0};
-    long pairs = 0;
-    uint64_t checksum = 1469598103934665603u;
-    code = vocab_count(&o, &csrc, &ctgt, &pairs, &checksum);
-    if (code == 0 && pairs == 0) {
-        fprintf(stderr, "toytrans vocab: %s holds no sentence pairs\n", o.train);
-        code = TT_EXIT_INPUT;
+    CorpusCount count;
+    char err[512];
+    int crc = vocab_count_corpus(o.train, o.skip_bad, &csrc, &ctgt, &count, stderr, err,
+                                 sizeof err);
+    if (crc != TT_OK) {
+        fprintf(stderr, "toytrans vocab: %s\n", err);
+        code = status_exit_code(crc);
+    } else if (count.bad_lines) {
+        fprintf(stderr, "toytrans vocab: skipped %ld malformed line%s\n", count.bad_lines,
+                count.bad_lines == 1 ? "" : "s");
     }
+    const long pairs = count.pairs;
+    const uint64_t checksum = count.checksum;
     if (code == 0) {
         int rc = vocab_build(&src, &csrc, o.min_count);
         if (rc == TT_OK)
@@ -292,7 +235,7 @@ int cli_vocab(int argc, char **argv)
         const struct { const Vocab *v; const char *file; } lists[2] = {{&src, "en.tsv"},
                                                                        {&tgt, "de.tsv"}};
         for (int i = 0; i < 2 && code == 0; i++) {
-            char path[4096], err[512];
+            char path[4096];
             snprintf(path, sizeof path, "%s/%s", o.vocab_dir, lists[i].file);
             if (vocab_write_tsv(lists[i].v, path, err, sizeof err) != TT_OK) {
                 fprintf(stderr, "toytrans vocab: %s\n", err);

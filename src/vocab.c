@@ -8,6 +8,8 @@
 #include "vocab.h"
 
 #include "status.h"
+#include "tokenizer.h"
+#include "tsv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -287,4 +289,71 @@ int vocab_write_tsv(const Vocab *v, const char *path, char *err, size_t errlen)
         return TT_EIO;
     }
     return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Counting a corpus
+ */
+
+static uint64_t fnv_add(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabCounter *tgt,
+                       CorpusCount *out, FILE *report, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->checksum = 1469598103934665603u;
+    TsvReader r;
+    int rc = tsv_open(&r, path, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    TsvPair p;
+    char line_err[512];
+    while ((rc = tsv_next(&r, &p, line_err, sizeof line_err)) != TSV_END) {
+        if (rc == TT_EINPUT) {
+            if (!skip_bad) {
+                snprintf(err, errlen, "%s", line_err);
+                break;
+            }
+            if (report)
+                fprintf(report, "%s (skipped)\n", line_err);
+            out->bad_lines++;
+            rc = TT_OK;
+            continue;
+        }
+        if (rc != TT_OK) {
+            snprintf(err, errlen, "%s", line_err);
+            break;
+        }
+        out->checksum = fnv_add(out->checksum, p.src, p.src_len);
+        out->checksum = fnv_add(out->checksum, "\t", 1);
+        out->checksum = fnv_add(out->checksum, p.tgt, p.tgt_len);
+        out->checksum = fnv_add(out->checksum, "\n", 1);
+        const struct { const char *text; size_t len; TokLang lang; VocabCounter *c; } side[2] = {
+            {p.src, p.src_len, TOK_SRC, src}, {p.tgt, p.tgt_len, TOK_TGT, tgt}};
+        for (int k = 0; k < 2 && rc == TT_OK; k++) {
+            TokenList list;
+            rc = tokenize(&list, side[k].text, side[k].len, side[k].lang, NULL);
+            for (int i = 0; rc == TT_OK && i < list.n; i++)
+                rc = vocab_counter_add(side[k].c, list.tok[i]);
+            tokenlist_free(&list);
+        }
+        if (rc != TT_OK) {
+            snprintf(err, errlen, "%s:%ld: %s", r.name, p.line_no, status_message(rc));
+            break;
+        }
+        out->pairs++;
+    }
+    tsv_close(&r);
+    if (rc == TSV_END)
+        rc = TT_OK;
+    if (rc == TT_OK && out->pairs == 0) {
+        snprintf(err, errlen, "%s holds no sentence pairs", path);
+        rc = TT_EINPUT;
+    }
+    return rc;
 }

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum {
     VOCAB_PAD = 0,
@@ -66,6 +67,21 @@ void vocab_free(Vocab *v);
 
 /* The id of token, or VOCAB_UNK. */
 int vocab_lookup(const Vocab *v, const char *token);
+
+/* What vocab_count_corpus read. */
+typedef struct {
+    long pairs;        /* pairs counted */
+    long bad_lines;    /* malformed lines skipped (only with skip_bad) */
+    uint64_t checksum; /* FNV-1a 64 over the pairs counted, as "src TAB tgt LF" */
+} CorpusCount;
+
+/* Counts the tokens of both sides of a parallel corpus file (source TAB target lines;
+ * see tsv.h), the source side with the source tokenizer rules, the target side with the
+ * target rules. A malformed line stops the count with TT_EINPUT and err naming its file,
+ * line and byte; with skip_bad it is reported to report (if not NULL) and skipped.
+ * Returns TT_OK, TT_EINPUT, TT_EIO or TT_ENOMEM (err says why). */
+int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabCounter *tgt,
+                       CorpusCount *out, FILE *report, char *err, size_t errlen);
 
 /* Writes "id<TAB>token<TAB>count" lines (with a header line) to path, atomically: a
  * temporary file renamed into place. Returns TT_OK or TT_EIO (err says why). */
