@@ -1,0 +1,32 @@
+/*
+ * layers.h — the small layers of the encoder-decoder: LayerNorm, the feed-forward block,
+ * and the embedding with positional encoding.
+ *
+ * Rows are positions: N rows of width D (or F). Outputs never alias inputs unless a
+ * function says so.
+ */
+#ifndef TOYTRANS_LAYERS_H
+#define TOYTRANS_LAYERS_H
+
+/* LayerNorm over each row: out = (x − mean) / √(var + eps) · w + b, with the biased
+ * variance, as torch.nn.LayerNorm.
+ * out (N, D), x (N, D), w (D), b (D). */
+void layernorm_forward(float *out, const float *x, const float *w, const float *b, int N, int D,
+                       float eps);
+
+/* The position-wise feed-forward block: out = relu(x·W1ᵀ + b1)·W2ᵀ + b2.
+ * out (N, D), hidden (N, F) scratch that keeps relu's output, x (N, D),
+ * w1 (F, D), b1 (F), w2 (D, F), b2 (D). */
+void ffn_forward(float *out, float *hidden, const float *x, const float *w1, const float *b1,
+                 const float *w2, const float *b2, int N, int D, int F);
+
+/* Token embeddings scaled by √D plus sinusoidal positions:
+ * out[i] = table[ids[i]] · √D + pe[pos0 + i].
+ * out (N, D), table (V, D), pe (max_len, D); ids must be in 0..V-1. */
+void embed_forward(float *out, const float *table, const float *pe, const int *ids, int N,
+                   int pos0, int D);
+
+/* x += y, n values. */
+void residual_add(float *x, const float *y, int n);
+
+#endif

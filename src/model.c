@@ -1,0 +1,315 @@
+/*
+ * model.c — the parameter table, the block, and moving both to and from a model file.
+ *
+ * The architecture is walked in exactly one place, model_layout. Each parameter it meets
+ * is appended to the spec table (name, shape, storage, initialisation) and, when views
+ * are wanted, the matching pointer of ModelWeights is set to its place in the block.
+ * Loading, saving, initialising and mapping all follow that one walk, so they cannot
+ * disagree about names, shapes or order.
+ */
+#include "model.h"
+
+#include "status.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    ParamSpec *specs;    /* NULL: count only */
+    int n;
+    size_t total;        /* floats so far */
+    ModelWeights *w;     /* NULL: no views */
+    const float *block;
+} Layout;
+
+static void add(Layout *lo, const char *name, int rows, int cols, ParamStorage storage,
+                ParamInit init, const float **slot)
+{
+    if (lo->specs) {
+        ParamSpec *p = &lo->specs[lo->n];
+        size_t len = strlen(name);
+        assert(len < sizeof p->name); /* the longest name has about 45 characters */
+        memcpy(p->name, name, len + 1);
+        p->rows = rows;
+        p->cols = cols;
+        p->offset = lo->total;
+        p->storage = storage;
+        p->init = init;
+    }
+    if (lo->w && slot)
+        *slot = lo->block + lo->total;
+    lo->n++;
+    lo->total += (size_t)rows * (size_t)(cols ? cols : 1);
+}
+
+/* dst = a "." b; names are short and fixed, so a name that does not fit is a bug. */
+static void join(char *dst, size_t size, const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    assert(la + 1 + lb < size);
+    if (la + 1 + lb >= size) {
+        dst[0] = '\0';
+        return;
+    }
+    memcpy(dst, a, la);
+    dst[la] = '.';
+    memcpy(dst + la + 1, b, lb + 1);
+}
+
+/* Adds "prefix.suffix". */
+static void addf(Layout *lo, const char *prefix, const char *suffix, int rows, int cols,
+                 ParamInit init, const float **slot)
+{
+    char name[MODEL_NAME_MAX];
+    join(name, sizeof name, prefix, suffix);
+    add(lo, name, rows, cols, PARAM_TENSOR, init, slot);
+}
+
+#define SLOT(ptr, field) ((ptr) ? &(ptr)->field : NULL)
+
+static void add_mha(Layout *lo, const char *prefix, const ModelConfig *c, MhaWeights *mw)
+{
+    const int D = c->d_model;
+    if (mw) {
+        memset(mw, 0, sizeof *mw);
+        mw->d_model = D;
+        mw->n_heads = c->n_heads;
+    }
+    addf(lo, prefix, "W_query.weight", D, D, INIT_XAVIER, SLOT(mw, w_query));
+    if (c->qkv_bias)
+        addf(lo, prefix, "W_query.bias", D, 0, INIT_ZERO, SLOT(mw, b_query));
+    addf(lo, prefix, "W_key.weight", D, D, INIT_XAVIER, SLOT(mw, w_key));
+    if (c->qkv_bias)
+        addf(lo, prefix, "W_key.bias", D, 0, INIT_ZERO, SLOT(mw, b_key));
+    addf(lo, prefix, "W_value.weight", D, D, INIT_XAVIER, SLOT(mw, w_value));
+    if (c->qkv_bias)
+        addf(lo, prefix, "W_value.bias", D, 0, INIT_ZERO, SLOT(mw, b_value));
+    addf(lo, prefix, "out_proj.weight", D, D, INIT_XAVIER, SLOT(mw, w_out));
+    addf(lo, prefix, "out_proj.bias", D, 0, INIT_ZERO, SLOT(mw, b_out));
+}
+
+static void add_norm(Layout *lo, const char *prefix, const float **w, const float **b, int D)
+{
+    addf(lo, prefix, "weight", D, 0, INIT_ONE, w);
+    addf(lo, prefix, "bias", D, 0, INIT_ZERO, b);
+}
+
+static void add_ffn(Layout *lo, const char *prefix, int D, int F, const float **w1,
+                    const float **b1, const float **w2, const float **b2)
+{
+    char name[MODEL_NAME_MAX];
+    join(name, sizeof name, prefix, "linear1");
+    addf(lo, name, "weight", F, D, INIT_XAVIER, w1);
+    addf(lo, name, "bias", F, 0, INIT_ZERO, b1);
+    join(name, sizeof name, prefix, "linear2");
+    addf(lo, name, "weight", D, F, INIT_XAVIER, w2);
+    addf(lo, name, "bias", D, 0, INIT_ZERO, b2);
+}
+
+/* The one walk over the architecture. */
+static void model_layout(Layout *lo, const ModelConfig *c, int V_src, int V_tgt)
+{
+    const int D = c->d_model, F = c->d_ff;
+    ModelWeights *w = lo->w;
+    add(lo, "embedding.src", V_src, D, PARAM_EMBED_SRC, INIT_XAVIER, SLOT(w, emb_src));
+    add(lo, "embedding.tgt", V_tgt, D, PARAM_EMBED_TGT, INIT_XAVIER, SLOT(w, emb_tgt));
+    char p[MODEL_NAME_MAX], q[MODEL_NAME_MAX];
+    for (int l = 0; l < c->n_encoder_layers; l++) {
+        EncoderLayer *e = w ? &w->enc[l] : NULL;
+        snprintf(p, sizeof p, "encoder.layers.%d", l);
+        join(q, sizeof q, p, "self_attn");
+        add_mha(lo, q, c, SLOT(e, self_attn));
+        add_ffn(lo, p, D, F, SLOT(e, lin1_w), SLOT(e, lin1_b), SLOT(e, lin2_w), SLOT(e, lin2_b));
+        join(q, sizeof q, p, "norm1");
+        add_norm(lo, q, SLOT(e, norm1_w), SLOT(e, norm1_b), D);
+        join(q, sizeof q, p, "norm2");
+        add_norm(lo, q, SLOT(e, norm2_w), SLOT(e, norm2_b), D);
+    }
+    add_norm(lo, "encoder.norm", SLOT(w, enc_norm_w), SLOT(w, enc_norm_b), D);
+    for (int l = 0; l < c->n_decoder_layers; l++) {
+        DecoderLayer *d = w ? &w->dec[l] : NULL;
+        snprintf(p, sizeof p, "decoder.layers.%d", l);
+        join(q, sizeof q, p, "self_attn");
+        add_mha(lo, q, c, SLOT(d, self_attn));
+        join(q, sizeof q, p, "cross_attn");
+        add_mha(lo, q, c, SLOT(d, cross_attn));
+        add_ffn(lo, p, D, F, SLOT(d, lin1_w), SLOT(d, lin1_b), SLOT(d, lin2_w), SLOT(d, lin2_b));
+        join(q, sizeof q, p, "norm1");
+        add_norm(lo, q, SLOT(d, norm1_w), SLOT(d, norm1_b), D);
+        join(q, sizeof q, p, "norm2");
+        add_norm(lo, q, SLOT(d, norm2_w), SLOT(d, norm2_b), D);
+        join(q, sizeof q, p, "norm3");
+        add_norm(lo, q, SLOT(d, norm3_w), SLOT(d, norm3_b), D);
+    }
+    add_norm(lo, "decoder.norm", SLOT(w, dec_norm_w), SLOT(w, dec_norm_b), D);
+    add(lo, "generator.weight", V_tgt, D, PARAM_TENSOR, INIT_XAVIER, SLOT(w, gen_w));
+    add(lo, "generator.bias", V_tgt, 0, PARAM_TENSOR, INIT_ZERO, SLOT(w, gen_b));
+}
+
+int model_param_specs(const ModelConfig *c, int V_src, int V_tgt, ParamSpec **specs, int *n,
+                      size_t *total)
+{
+    *specs = NULL;
+    Layout count = {0};
+    model_layout(&count, c, V_src, V_tgt);
+    ParamSpec *s = calloc((size_t)count.n, sizeof *s);
+    if (!s)
+        return TT_ENOMEM;
+    Layout fill = {.specs = s};
+    model_layout(&fill, c, V_src, V_tgt);
+    *specs = s;
+    *n = fill.n;
+    *total = fill.total;
+    return TT_OK;
+}
+
+void model_map(ModelWeights *w, const ModelConfig *c, const ParamSpec *specs, int n_specs,
+               const float *block)
+{
+    /* The vocabulary sizes are the embeddings' rows, the first two specs. */
+    (void)n_specs;
+    Layout lo = {.w = w, .block = block};
+    memset(w, 0, sizeof *w);
+    model_layout(&lo, c, specs[0].rows, specs[1].rows);
+}
+
+void model_free(Model *m)
+{
+    if (!m)
+        return;
+    free(m->pe);
+    free(m->params);
+    free(m->specs);
+    vocab_free(&m->tgt_vocab);
+    vocab_free(&m->src_vocab);
+    memset(m, 0, sizeof *m);
+}
+
+int model_init(Model *m, const ModelConfig *c, Vocab *src, Vocab *tgt, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    int rc = config_check(c, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    if (!src || !tgt || src->size < VOCAB_N_SPECIAL || tgt->size < VOCAB_N_SPECIAL) {
+        snprintf(err, errlen, "a model needs both vocabularies");
+        return TT_EINVAL;
+    }
+    m->config = *c;
+    if ((rc = model_param_specs(c, src->size, tgt->size, &m->specs, &m->n_specs,
+                                &m->n_params)) != TT_OK)
+        goto fail;
+    rc = TT_ENOMEM;
+    const int D = c->d_model;
+    m->params = calloc(m->n_params, sizeof(float));
+    m->pe = malloc(sizeof(float) * (size_t)c->max_len * (size_t)D);
+    if (!m->params || !m->pe)
+        goto fail;
+    /* PE[pos, 2i] = sin(pos / 10000^(2i/D)), PE[pos, 2i+1] = cos(same), in double. */
+    for (int pos = 0; pos < c->max_len; pos++)
+        for (int i = 0; i < D; i++) {
+            double angle = pos / pow(10000.0, (double)(i - i % 2) / D);
+            m->pe[(size_t)pos * D + i] = (float)(i % 2 ? cos(angle) : sin(angle));
+        }
+    model_map(&m->w, c, m->specs, m->n_specs, m->params);
+    m->src_vocab = *src;
+    m->tgt_vocab = *tgt;
+    memset(src, 0, sizeof *src);
+    memset(tgt, 0, sizeof *tgt);
+    return TT_OK;
+fail:
+    free(m->pe);
+    free(m->params);
+    free(m->specs);
+    memset(m, 0, sizeof *m);
+    return rc;
+}
+
+void model_randomize(Model *m, Rng *rng)
+{
+    for (int i = 0; i < m->n_specs; i++) {
+        const ParamSpec *p = &m->specs[i];
+        float *x = m->params + p->offset;
+        size_t n = (size_t)p->rows * (size_t)(p->cols ? p->cols : 1);
+        switch (p->init) {
+        case INIT_XAVIER: {
+            const float bound = (float)sqrt(6.0 / (double)(p->rows + p->cols));
+            rng_fill_uniform(rng, x, n, -bound, bound);
+            break;
+        }
+        case INIT_ZERO:
+            memset(x, 0, n * sizeof(float));
+            break;
+        case INIT_ONE:
+            for (size_t k = 0; k < n; k++)
+                x[k] = 1.0f;
+            break;
+        }
+    }
+}
+
+int model_load(Model *m, Store *s, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    ModelConfig c;
+    Vocab src = {0}, tgt = {0};
+    int rc = config_read(s, &c, err, errlen);
+    if (rc == TT_OK)
+        rc = store_vocab_read(s, "src", &src, err, errlen);
+    if (rc == TT_OK)
+        rc = store_vocab_read(s, "tgt", &tgt, err, errlen);
+    if (rc == TT_OK)
+        rc = model_init(m, &c, &src, &tgt, err, errlen);
+    vocab_free(&src); /* zeroed if model_init took it */
+    vocab_free(&tgt);
+    for (int i = 0; rc == TT_OK && i < m->n_specs; i++) {
+        const ParamSpec *p = &m->specs[i];
+        float *dst = m->params + p->offset;
+        if (p->storage == PARAM_TENSOR) {
+            int dims[2] = {p->rows, p->cols};
+            rc = store_tensor_read(s, p->name, dims, p->cols ? 2 : 1, dst, err, errlen);
+        } else {
+            rc = store_embedding_read(s, p->storage == PARAM_EMBED_SRC ? "src" : "tgt", dst,
+                                      p->rows, p->cols, err, errlen);
+        }
+    }
+    if (rc != TT_OK)
+        model_free(m);
+    return rc;
+}
+
+int model_load_file(Model *m, const char *path, char *err, size_t errlen)
+{
+    Store *s = NULL;
+    int rc = store_open(&s, path, STORE_READ, err, errlen);
+    if (rc == TT_OK)
+        rc = model_load(m, s, err, errlen);
+    else
+        memset(m, 0, sizeof *m);
+    store_close(s, NULL, 0);
+    return rc;
+}
+
+int model_save(const Model *m, Store *s, char *err, size_t errlen)
+{
+    int rc = config_write(s, &m->config, err, errlen);
+    if (rc == TT_OK)
+        rc = store_vocab_write(s, "src", &m->src_vocab, err, errlen);
+    if (rc == TT_OK)
+        rc = store_vocab_write(s, "tgt", &m->tgt_vocab, err, errlen);
+    for (int i = 0; rc == TT_OK && i < m->n_specs; i++) {
+        const ParamSpec *p = &m->specs[i];
+        const float *x = m->params + p->offset;
+        if (p->storage == PARAM_TENSOR) {
+            int dims[2] = {p->rows, p->cols};
+            rc = store_tensor_write(s, p->name, dims, p->cols ? 2 : 1, x, err, errlen);
+        } else {
+            rc = store_embedding_write(s, p->storage == PARAM_EMBED_SRC ? "src" : "tgt", x,
+                                       p->rows, p->cols, err, errlen);
+        }
+    }
+    return rc;
+}

@@ -1,0 +1,127 @@
+/*
+ * model.h — the encoder-decoder's parameters: one block, one table, views into both.
+ *
+ * Every parameter lives in one float allocation. A single walk over the architecture
+ * (model_layout in model.c) names each tensor, gives its shape and its place in the
+ * block; that table drives loading, saving, initialisation and tests, and later the
+ * gradients and the optimiser, which share the layout.
+ *
+ * Letters: D d_model, H heads, F d_ff, L layers, V vocabulary, S source positions,
+ * T target positions.
+ *
+ * The exact computation is written out in docs/model.md.
+ */
+#ifndef TOYTRANS_MODEL_H
+#define TOYTRANS_MODEL_H
+
+#include "attention.h"
+#include "config.h"
+#include "rng.h"
+#include "store.h"
+#include "vocab.h"
+
+#include <stddef.h>
+
+#define MODEL_NAME_MAX 64
+
+/* Where a parameter lives in a model file. */
+typedef enum {
+    PARAM_TENSOR = 0,     /* a row of the tensor table, by name */
+    PARAM_EMBED_SRC = 1,  /* the embedding table, lang 'src' */
+    PARAM_EMBED_TGT = 2,  /* the embedding table, lang 'tgt' */
+} ParamStorage;
+
+/* What init draws for a parameter. */
+typedef enum {
+    INIT_XAVIER = 0, /* U(±√(6 / (rows + cols))) */
+    INIT_ZERO = 1,
+    INIT_ONE = 2,
+} ParamInit;
+
+typedef struct {
+    char name[MODEL_NAME_MAX]; /* e.g. "encoder.layers.0.linear1.weight" */
+    int rows;                  /* >= 1 */
+    int cols;                  /* >= 1 for a matrix, 0 for a vector of rows values */
+    size_t offset;             /* into the block, in floats */
+    ParamStorage storage;
+    ParamInit init;
+} ParamSpec;
+
+typedef struct {
+    MhaWeights self_attn;
+    const float *norm1_w, *norm1_b; /* (D) */
+    const float *norm2_w, *norm2_b; /* (D) */
+    const float *lin1_w;            /* (F, D) */
+    const float *lin1_b;            /* (F) */
+    const float *lin2_w;            /* (D, F) */
+    const float *lin2_b;            /* (D) */
+} EncoderLayer;
+
+typedef struct {
+    MhaWeights self_attn;           /* causal */
+    MhaWeights cross_attn;          /* queries from the decoder, keys/values from memory */
+    const float *norm1_w, *norm1_b; /* (D) before self-attention */
+    const float *norm2_w, *norm2_b; /* (D) before cross-attention */
+    const float *norm3_w, *norm3_b; /* (D) before the feed-forward block */
+    const float *lin1_w;            /* (F, D) */
+    const float *lin1_b;            /* (F) */
+    const float *lin2_w;            /* (D, F) */
+    const float *lin2_b;            /* (D) */
+} DecoderLayer;
+
+/* Views into a parameter block. */
+typedef struct {
+    const float *emb_src;     /* (V_src, D) */
+    const float *emb_tgt;     /* (V_tgt, D) */
+    EncoderLayer enc[CONFIG_MAX_LAYERS];
+    DecoderLayer dec[CONFIG_MAX_LAYERS];
+    const float *enc_norm_w, *enc_norm_b; /* (D) */
+    const float *dec_norm_w, *dec_norm_b; /* (D) */
+    const float *gen_w;       /* (V_tgt, D) */
+    const float *gen_b;       /* (V_tgt) */
+} ModelWeights;
+
+typedef struct {
+    ModelConfig config;
+    Vocab src_vocab;     /* owned */
+    Vocab tgt_vocab;     /* owned */
+    ParamSpec *specs;    /* n_specs entries, owned */
+    int n_specs;
+    float *params;       /* n_params floats, owned: the one parameter block */
+    size_t n_params;
+    ModelWeights w;      /* views into params */
+    float *pe;           /* (max_len, D) positional encodings, owned; not a parameter */
+} Model;
+
+/* Builds the table for a configuration and vocabulary sizes: *specs (owned by the caller,
+ * free()) and *n. *total receives the block size in floats. */
+int model_param_specs(const ModelConfig *c, int V_src, int V_tgt, ParamSpec **specs, int *n,
+                      size_t *total);
+
+/* Sets up m for config c with a zeroed block and the given vocabularies, whose ownership
+ * moves to m (*src and *tgt are zeroed). Returns TT_OK, TT_EINVAL (err says what) or
+ * TT_ENOMEM; on failure m owns nothing and *src, *tgt are untouched. */
+int model_init(Model *m, const ModelConfig *c, Vocab *src, Vocab *tgt, char *err, size_t errlen);
+void model_free(Model *m);
+
+/* Fills the block as the spec table says: Xavier-uniform matrices and embeddings,
+ * zero biases, LayerNorm weights 1 — drawn in table order from rng. */
+void model_randomize(Model *m, Rng *rng);
+
+/* Loads a whole model from an open store: config, vocabularies, embeddings, tensors,
+ * every one checked. TT_EMODEL with err naming the problem. */
+int model_load(Model *m, Store *s, char *err, size_t errlen);
+
+/* Opens path read-only and loads it (the common case). */
+int model_load_file(Model *m, const char *path, char *err, size_t errlen);
+
+/* Writes config, vocabularies, embeddings and tensors into s, inside the caller's
+ * transaction. */
+int model_save(const Model *m, Store *s, char *err, size_t errlen);
+
+/* Points w at the block for configuration c (used for params, and for any block of the
+ * same layout). */
+void model_map(ModelWeights *w, const ModelConfig *c, const ParamSpec *specs, int n_specs,
+               const float *block);
+
+#endif

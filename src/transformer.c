@@ -1,0 +1,297 @@
+/*
+ * transformer.c — encoder, cached decoder step, and the uncached decoder.
+ *
+ * Pre-LayerNorm blocks, as torch.nn.Transformer(norm_first=True):
+ *   encoder layer:  x += SelfAttn(LN1(x));            x += FFN(LN2(x))
+ *   decoder layer:  x += CausalSelfAttn(LN1(x));      x += CrossAttn(LN2(x), memory);
+ *                   x += FFN(LN3(x))
+ *   memory = encoder.norm(x_enc);  logits = decoder.norm(x_dec)·Wgenᵀ + bgen
+ * See docs/model.md for the whole computation.
+ */
+#include "transformer.h"
+
+#include "kernel.h"
+#include "layers.h"
+#include "status.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static float *alloc_floats(size_t n)
+{
+    return malloc(sizeof(float) * (n ? n : 1));
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Encoder
+ */
+
+void encoder_free(Encoder *e)
+{
+    if (!e)
+        return;
+    mha_acts_free(&e->acts);
+    free(e->ff);
+    free(e->y);
+    free(e->h);
+    free(e->x);
+    free(e->cross_v);
+    free(e->cross_k);
+    free(e->attn);
+    free(e->memory);
+    memset(e, 0, sizeof *e);
+}
+
+int encoder_init(Encoder *e, const Model *m)
+{
+    memset(e, 0, sizeof *e);
+    const ModelConfig *c = &m->config;
+    const size_t N = (size_t)c->max_len, D = (size_t)c->d_model;
+    e->model = m;
+    e->memory = alloc_floats(N * D);
+    e->attn = alloc_floats((size_t)c->n_encoder_layers * c->n_heads * N * N);
+    e->cross_k = alloc_floats((size_t)c->n_decoder_layers * N * D);
+    e->cross_v = alloc_floats((size_t)c->n_decoder_layers * N * D);
+    e->x = alloc_floats(N * D);
+    e->h = alloc_floats(N * D);
+    e->y = alloc_floats(N * D);
+    e->ff = alloc_floats(N * (size_t)c->d_ff);
+    int rc = mha_acts_init(&e->acts, c->max_len, c->max_len, c->d_model, c->n_heads);
+    if (rc != TT_OK || !e->memory || !e->attn || !e->cross_k || !e->cross_v || !e->x || !e->h ||
+        !e->y || !e->ff) {
+        encoder_free(e);
+        return rc != TT_OK ? rc : TT_ENOMEM;
+    }
+    return TT_OK;
+}
+
+int encoder_forward(Encoder *e, const int *ids, int S)
+{
+    const Model *m = e->model;
+    const ModelConfig *c = &m->config;
+    const int D = c->d_model, H = c->n_heads;
+    const float eps = (float)c->layer_norm_eps;
+    if (!ids || S < 1 || S > c->max_len)
+        return TT_EINVAL;
+    for (int i = 0; i < S; i++)
+        if (ids[i] < 0 || ids[i] >= m->src_vocab.size)
+            return TT_EINVAL;
+    e->S = S;
+    embed_forward(e->x, m->w.emb_src, m->pe, ids, S, 0, D);
+    for (int l = 0; l < c->n_encoder_layers; l++) {
+        const EncoderLayer *L = &m->w.enc[l];
+        layernorm_forward(e->h, e->x, L->norm1_w, L->norm1_b, S, D, eps);
+        int rc = mha_forward(e->y, &e->acts, &L->self_attn, e->h, S, e->h, S, 0);
+        if (rc != TT_OK)
+            return rc;
+        memcpy(e->attn + (size_t)l * H * S * S, e->acts.weights, sizeof(float) * (size_t)H * S * S);
+        residual_add(e->x, e->y, S * D);
+        layernorm_forward(e->h, e->x, L->norm2_w, L->norm2_b, S, D, eps);
+        ffn_forward(e->y, e->ff, e->h, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b, S, D, c->d_ff);
+        residual_add(e->x, e->y, S * D);
+    }
+    layernorm_forward(e->memory, e->x, m->w.enc_norm_w, m->w.enc_norm_b, S, D, eps);
+    /* Every decoder step of every hypothesis attends to the same projected memory:
+     * project it once per sentence. */
+    const size_t N = (size_t)c->max_len;
+    for (int l = 0; l < c->n_decoder_layers; l++) {
+        const MhaWeights *cw = &m->w.dec[l].cross_attn;
+        kernel_matmul_nt(e->cross_k + l * N * D, e->memory, cw->w_key, cw->b_key, S, D, D);
+        kernel_matmul_nt(e->cross_v + l * N * D, e->memory, cw->w_value, cw->b_value, S, D, D);
+    }
+    return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Decoder: one cached step
+ */
+
+int decoder_cache_init(DecoderCache *c, const Model *m)
+{
+    const size_t n = (size_t)m->config.n_decoder_layers * m->config.max_len * m->config.d_model;
+    c->t = 0;
+    c->self_k = alloc_floats(n);
+    c->self_v = alloc_floats(n);
+    if (!c->self_k || !c->self_v) {
+        decoder_cache_free(c);
+        return TT_ENOMEM;
+    }
+    return TT_OK;
+}
+
+void decoder_cache_free(DecoderCache *c)
+{
+    if (!c)
+        return;
+    free(c->self_v);
+    free(c->self_k);
+    memset(c, 0, sizeof *c);
+}
+
+void decoder_cache_copy(DecoderCache *dst, const DecoderCache *src, const Model *m)
+{
+    const size_t N = (size_t)m->config.max_len, D = (size_t)m->config.d_model;
+    for (int l = 0; l < m->config.n_decoder_layers; l++) {
+        memcpy(dst->self_k + l * N * D, src->self_k + l * N * D, sizeof(float) * src->t * D);
+        memcpy(dst->self_v + l * N * D, src->self_v + l * N * D, sizeof(float) * src->t * D);
+    }
+    dst->t = src->t;
+}
+
+void decoder_step_free(DecoderStep *d)
+{
+    if (!d)
+        return;
+    free(d->cross_w);
+    free(d->self_w);
+    free(d->logits);
+    free(d->ff);
+    free(d->ctx);
+    free(d->q);
+    free(d->y);
+    free(d->h);
+    free(d->x);
+    memset(d, 0, sizeof *d);
+}
+
+int decoder_step_init(DecoderStep *d, const Model *m)
+{
+    memset(d, 0, sizeof *d);
+    const ModelConfig *c = &m->config;
+    const size_t D = (size_t)c->d_model, LH = (size_t)c->n_decoder_layers * c->n_heads;
+    d->model = m;
+    d->x = alloc_floats(D);
+    d->h = alloc_floats(D);
+    d->y = alloc_floats(D);
+    d->q = alloc_floats(D);
+    d->ctx = alloc_floats(D);
+    d->ff = alloc_floats((size_t)c->d_ff);
+    d->logits = alloc_floats((size_t)m->tgt_vocab.size);
+    d->self_w = calloc(LH * c->max_len, sizeof(float));
+    d->cross_w = calloc(LH * c->max_len, sizeof(float));
+    if (!d->x || !d->h || !d->y || !d->q || !d->ctx || !d->ff || !d->logits || !d->self_w ||
+        !d->cross_w) {
+        decoder_step_free(d);
+        return TT_ENOMEM;
+    }
+    return TT_OK;
+}
+
+/* One query row against Tk keys/values (each (Tk, D) with heads side by side), all heads,
+ * weights of head h to w + h*stride; then the output projection into out. */
+static void step_attention(float *out, float *ctx, float *w, int stride, const float *q,
+                           const float *k, const float *v, int Tk, const MhaWeights *mw)
+{
+    const int D = mw->d_model, H = mw->n_heads, Dh = D / H;
+    AttnShape shape = {.Tq = 1, .Tk = Tk, .dk = Dh, .dv = Dh, .scale = 1.0f / sqrtf((float)Dh)};
+    for (int h = 0; h < H; h++) {
+        const size_t col = (size_t)h * Dh;
+        AttnView qh = {q + col, D}, kh = {k + col, D}, vh = {v + col, D};
+        /* Arguments were validated when the model was built; this cannot fail. */
+        (void)attention_head_forward(ctx + col, D, w + (size_t)h * stride, NULL, qh, kh, vh,
+                                     &shape);
+    }
+    kernel_matmul_nt(out, ctx, mw->w_out, mw->b_out, 1, D, D);
+}
+
+int decoder_step(DecoderStep *d, DecoderCache *cache, const Encoder *e, int token)
+{
+    const Model *m = d->model;
+    const ModelConfig *c = &m->config;
+    const int D = c->d_model, H = c->n_heads, N = c->max_len;
+    const float eps = (float)c->layer_norm_eps;
+    const int t = cache->t;
+    if (t >= N || token < 0 || token >= m->tgt_vocab.size || e->S < 1)
+        return TT_EINVAL;
+
+    embed_forward(d->x, m->w.emb_tgt, m->pe, &token, 1, t, D);
+    for (int l = 0; l < c->n_decoder_layers; l++) {
+        const DecoderLayer *L = &m->w.dec[l];
+        float *K = cache->self_k + (size_t)l * N * D, *V = cache->self_v + (size_t)l * N * D;
+        /* Causal self-attention: the new position's key and value join the cache, and
+         * its query sees positions 0..t, which is exactly the causal mask. */
+        layernorm_forward(d->h, d->x, L->norm1_w, L->norm1_b, 1, D, eps);
+        const MhaWeights *sw = &L->self_attn;
+        kernel_matmul_nt(d->q, d->h, sw->w_query, sw->b_query, 1, D, D);
+        kernel_matmul_nt(K + (size_t)t * D, d->h, sw->w_key, sw->b_key, 1, D, D);
+        kernel_matmul_nt(V + (size_t)t * D, d->h, sw->w_value, sw->b_value, 1, D, D);
+        step_attention(d->y, d->ctx, d->self_w + (size_t)l * H * N, N, d->q, K, V, t + 1, sw);
+        residual_add(d->x, d->y, D);
+
+        layernorm_forward(d->h, d->x, L->norm2_w, L->norm2_b, 1, D, eps);
+        const MhaWeights *cw = &L->cross_attn;
+        kernel_matmul_nt(d->q, d->h, cw->w_query, cw->b_query, 1, D, D);
+        step_attention(d->y, d->ctx, d->cross_w + (size_t)l * H * N, N, d->q,
+                       e->cross_k + (size_t)l * N * D, e->cross_v + (size_t)l * N * D, e->S, cw);
+        residual_add(d->x, d->y, D);
+
+        layernorm_forward(d->h, d->x, L->norm3_w, L->norm3_b, 1, D, eps);
+        ffn_forward(d->y, d->ff, d->h, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b, 1, D, c->d_ff);
+        residual_add(d->x, d->y, D);
+    }
+    layernorm_forward(d->h, d->x, m->w.dec_norm_w, m->w.dec_norm_b, 1, D, eps);
+    kernel_matmul_nt(d->logits, d->h, m->w.gen_w, m->w.gen_b, 1, D, m->tgt_vocab.size);
+    cache->t = t + 1;
+    return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Decoder: all positions at once
+ */
+
+int decoder_forward_full(float *logits, float *self_w, float *cross_w, const Encoder *e,
+                         const int *ids, int T)
+{
+    const Model *m = e->model;
+    const ModelConfig *c = &m->config;
+    const int D = c->d_model, H = c->n_heads, S = e->S;
+    const float eps = (float)c->layer_norm_eps;
+    if (!logits || !ids || T < 1 || T > c->max_len || S < 1)
+        return TT_EINVAL;
+    for (int i = 0; i < T; i++)
+        if (ids[i] < 0 || ids[i] >= m->tgt_vocab.size)
+            return TT_EINVAL;
+    const size_t TD = (size_t)T * D;
+    float *x = alloc_floats(TD), *h = alloc_floats(TD), *y = alloc_floats(TD);
+    float *ff = alloc_floats((size_t)T * c->d_ff);
+    MhaActs self_acts = {0}, cross_acts = {0};
+    int rc = mha_acts_init(&self_acts, T, T, D, H);
+    if (rc == TT_OK)
+        rc = mha_acts_init(&cross_acts, T, S, D, H);
+    if (rc == TT_OK && (!x || !h || !y || !ff))
+        rc = TT_ENOMEM;
+    if (rc == TT_OK) {
+        embed_forward(x, m->w.emb_tgt, m->pe, ids, T, 0, D);
+        for (int l = 0; l < c->n_decoder_layers && rc == TT_OK; l++) {
+            const DecoderLayer *L = &m->w.dec[l];
+            layernorm_forward(h, x, L->norm1_w, L->norm1_b, T, D, eps);
+            rc = mha_forward(y, &self_acts, &L->self_attn, h, T, h, T, 1);
+            if (self_w)
+                memcpy(self_w + (size_t)l * H * T * T, self_acts.weights,
+                       sizeof(float) * (size_t)H * T * T);
+            residual_add(x, y, T * D);
+            layernorm_forward(h, x, L->norm2_w, L->norm2_b, T, D, eps);
+            if (rc == TT_OK)
+                rc = mha_forward(y, &cross_acts, &L->cross_attn, h, T, e->memory, S, 0);
+            if (cross_w)
+                memcpy(cross_w + (size_t)l * H * T * S, cross_acts.weights,
+                       sizeof(float) * (size_t)H * T * S);
+            residual_add(x, y, T * D);
+            layernorm_forward(h, x, L->norm3_w, L->norm3_b, T, D, eps);
+            ffn_forward(y, ff, h, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b, T, D, c->d_ff);
+            residual_add(x, y, T * D);
+        }
+    }
+    if (rc == TT_OK) {
+        layernorm_forward(h, x, m->w.dec_norm_w, m->w.dec_norm_b, T, D, eps);
+        kernel_matmul_nt(logits, h, m->w.gen_w, m->w.gen_b, T, D, m->tgt_vocab.size);
+    }
+    mha_acts_free(&cross_acts);
+    mha_acts_free(&self_acts);
+    free(ff);
+    free(y);
+    free(h);
+    free(x);
+    return rc;
+}
