@@ -1,0 +1,92 @@
+/*
+ * decode.h — turning an encoded sentence into target tokens, one word at a time.
+ *
+ * The decoding rules are part of the format: another implementation must choose the same
+ * words.
+ *   - Greedy picks the highest logit at every step; ties go to the lowest id.
+ *   - A forced prefix is always emitted in full: its tokens are fed to the decoder as
+ *     given (and scored), and generation continues after them.
+ *   - Generation stops after </s>, or when the output — prefix and </s> included —
+ *     reaches the length limit (the model's max_len, or a lower one asked for).
+ *   - Beam search keeps the `beam` best partial outputs by summed log-probability
+ *     (ties: earlier hypothesis, then lower id) and returns the finished output with the
+ *     best length-normalised score, log-probability sum / number of tokens; beam 1 is
+ *     exactly greedy.
+ * Whatever chose the tokens, the result is recorded by one teacher-forced pass through
+ * the cached decoder, so the log-probabilities and attention weights it holds are exactly
+ * the ones that pass computed.
+ */
+#ifndef TOYTRANS_DECODE_H
+#define TOYTRANS_DECODE_H
+
+#include "transformer.h"
+
+#define DECODE_MAX_BEAM 64
+#define DECODE_MAX_ALTERNATIVES 32
+
+/* The record of one translation. Buffers are sized for the model's max_len when the
+ * Translation is initialised and reused for every sentence. */
+typedef struct {
+    int S;            /* source positions, </s> included */
+    int n;            /* output tokens: prefix + generated, </s> included when produced */
+    int n_forced;     /* the first n_forced tokens are the prefix */
+    int *ids;         /* (max_len) output token ids */
+    float *logprob;   /* (max_len) natural log-probability of each output token */
+    float *cross;     /* (max_len, L_dec, H, max_len): step i, layer l, head h at
+                         ((i*L + l)*H + h)*max_len, S values used */
+    float *self;      /* (max_len, L_dec, H, max_len): the same layout, i + 1 values used */
+    int alt_k;        /* alternatives kept per step, 0..DECODE_MAX_ALTERNATIVES */
+    int *alt_ids;     /* (max_len, alt_k) the most probable ids at each step, best first */
+    float *alt_prob;  /* (max_len, alt_k) their probabilities */
+} Translation;
+
+/* A beam candidate: hypothesis hyp extended by token id. */
+typedef struct {
+    double score;
+    int hyp, id;
+} BeamCandidate;
+
+/* Everything decoding needs, allocated once per model and beam width: no allocation
+ * happens while a sentence is decoded. */
+typedef struct {
+    const Model *model;
+    int beam;            /* the widest beam this decoder serves, 1..DECODE_MAX_BEAM */
+    Encoder enc;
+    DecoderStep step;
+    DecoderCache caches[2 * DECODE_MAX_BEAM]; /* beam: this generation and the next */
+    double *lp;          /* (2*beam, V_tgt) log-probabilities of each hypothesis's next token */
+    int *hyp_ids;        /* (2*beam, max_len) tokens of each hypothesis */
+    int *hyp_len;        /* (2*beam) */
+    double *hyp_score;   /* (2*beam) summed log-probability */
+    int *fin_ids;        /* (beam, max_len) finished hypotheses */
+    int *fin_len;        /* (beam) */
+    double *fin_score;   /* (beam) length-normalised score */
+    BeamCandidate *cand; /* (beam * beam) */
+    unsigned char *taken; /* (V_tgt) marks for the top-k selection */
+} Decoder;
+
+int decoder_init(Decoder *d, const Model *m, int beam);
+void decoder_free(Decoder *d);
+
+int translation_init(Translation *t, const Model *m, int alt_k);
+void translation_free(Translation *t);
+
+/* Decodes source ids (S, </s> included) with an optional forced prefix of target ids.
+ * limit is the length limit (2..max_len); beam 1..the beam given to decoder_init.
+ * Returns TT_OK, or TT_EINVAL (too long, ids out of range, prefix >= limit). */
+int decode_sentence(Decoder *d, Translation *out, const int *src, int S, const int *prefix,
+                    int n_prefix, int beam, int limit);
+
+/* As decode_sentence, but always through beam search, even for beam 1 (decode_sentence
+ * then takes the greedy path; the two agree to the bit, which tests check). */
+int decode_sentence_search(Decoder *d, Translation *out, const int *src, int S,
+                           const int *prefix, int n_prefix, int beam, int limit);
+
+/* The natural log-softmax of logits (V) into out (V), in double. */
+void decode_log_softmax(double *out, const float *logits, int V);
+
+/* The source position (0..S-2, never </s>) that step i attended to most in the last
+ * decoder layer, heads averaged. */
+int translation_most_attended(const Translation *t, const Model *m, int step);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * test_transformer.c — the encoder-decoder against PyTorch's nn.Transformer.
+ *
+ * tests/fixtures/gen_transformer_ref.py built two tiny models with PyTorch, wrote them as
+ * model files with Python's sqlite3 (so this also shows that a file written by someone
+ * else, following docs/model-format.md, loads), and recorded the encoder output, logits,
+ * every attention weight and greedy decodes in transformer_ref.h. Agreement: 1e-4 for
+ * logits and log-probabilities (float32 sums in another order through eight layers of
+ * attention and LayerNorm), 1e-5 for attention weights and the encoder output.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "decode.h"
+#include "fixtures/transformer_ref.h"
+#include "model.h"
+#include "status.h"
+#include "testutil.h"
+#include "transformer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const int *src;
+    int S;
+    const int *prefix;
+    int n_prefix;
+    const int *ids;
+    const float *logprobs;
+    int n;
+} DecodeCase;
+
+typedef struct {
+    const char *path;
+    int qkv_bias;
+    const int *src_ids, *tgt_ids;
+    int S, T;
+    const float *enc_out, *logits, *enc_w, *self_w, *cross_w;
+    DecodeCase cases[4];
+    int n_cases;
+} Reference;
+
+#define CASE(P, NAME)                                                                      \
+    {P##_##NAME##_SRC, P##_##NAME##_SRC_LEN, NULL, 0, P##_##NAME##_IDS, P##_##NAME##_LOGPROBS, \
+     P##_##NAME##_LEN}
+#define FORCED(P)                                                                          \
+    {P##_FORCED_SRC, P##_FORCED_SRC_LEN, P##_FORCED_PREFIX, P##_FORCED_PREFIX_LEN,          \
+     P##_FORCED_IDS, P##_FORCED_LOGPROBS, P##_FORCED_LEN}
+
+static const Reference REFS[2] = {
+    {"tests/fixtures/tiny.db", 0, REF_TINY_SRC_IDS, REF_TINY_TGT_IDS, REF_TINY_S, REF_TINY_T,
+     REF_TINY_ENC_OUT, REF_TINY_LOGITS, REF_TINY_ENC_SELF_W, REF_TINY_DEC_SELF_W,
+     REF_TINY_DEC_CROSS_W,
+     {CASE(REF_TINY, GREEDY_A), CASE(REF_TINY, GREEDY_B), FORCED(REF_TINY)}, 3},
+    {"tests/fixtures/tiny_bias.db", 1, REF_TINYB_SRC_IDS, REF_TINYB_TGT_IDS, REF_TINYB_S,
+     REF_TINYB_T, REF_TINYB_ENC_OUT, REF_TINYB_LOGITS, REF_TINYB_ENC_SELF_W,
+     REF_TINYB_DEC_SELF_W, REF_TINYB_DEC_CROSS_W,
+     {CASE(REF_TINYB, GREEDY_A), CASE(REF_TINYB, GREEDY_B), CASE(REF_TINYB, GREEDY_EOS),
+      FORCED(REF_TINYB)}, 4},
+};
+
+static void load(Model *m, const Reference *r)
+{
+    char err[512];
+    int rc = model_load_file(m, r->path, err, sizeof err);
+    if (rc != TT_OK) {
+        print_error("%s\n", err);
+        fail();
+    }
+    assert_int_equal(m->config.qkv_bias, r->qkv_bias);
+}
+
+/* The encoder output and its self-attention weights equal PyTorch's. */
+static void test_transformer_encoder_matches_torch(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        const Reference *r = &REFS[k];
+        Model m;
+        Encoder e;
+        load(&m, r);
+        assert_int_equal(encoder_init(&e, &m), TT_OK);
+        assert_int_equal(encoder_forward(&e, r->src_ids, r->S), TT_OK);
+        const int D = m.config.d_model, LH = m.config.n_encoder_layers * m.config.n_heads;
+        assert_close_array("encoder output", e.memory, r->enc_out, (size_t)r->S * D, 1e-5);
+        assert_close_array("encoder self-attention", e.attn, r->enc_w, (size_t)LH * r->S * r->S,
+                           1e-5);
+        encoder_free(&e);
+        model_free(&m);
+    }
+}
+
+/* The uncached decoder's logits and attention weights equal PyTorch's. */
+static void test_transformer_decoder_full_matches_torch(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        const Reference *r = &REFS[k];
+        Model m;
+        Encoder e;
+        load(&m, r);
+        assert_int_equal(encoder_init(&e, &m), TT_OK);
+        assert_int_equal(encoder_forward(&e, r->src_ids, r->S), TT_OK);
+        const int V = m.tgt_vocab.size, LH = m.config.n_decoder_layers * m.config.n_heads;
+        const int T = r->T, S = r->S;
+        float *logits = malloc(sizeof(float) * (size_t)T * V);
+        float *sw = malloc(sizeof(float) * (size_t)LH * T * T);
+        float *cw = malloc(sizeof(float) * (size_t)LH * T * S);
+        assert_int_equal(decoder_forward_full(logits, sw, cw, &e, r->tgt_ids, T), TT_OK);
+        assert_close_array("logits", logits, r->logits, (size_t)T * V, 1e-4);
+        assert_close_array("decoder self-attention", sw, r->self_w, (size_t)LH * T * T, 1e-5);
+        assert_close_array("cross-attention", cw, r->cross_w, (size_t)LH * T * S, 1e-5);
+        free(cw), free(sw), free(logits);
+        encoder_free(&e);
+        model_free(&m);
+    }
+}
+
+/* Step by step with the key/value cache gives the uncached logits and weights (1e-5). */
+static void test_transformer_cache_equals_full(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        const Reference *r = &REFS[k];
+        Model m;
+        Encoder e;
+        DecoderStep d;
+        DecoderCache cache;
+        load(&m, r);
+        assert_int_equal(encoder_init(&e, &m), TT_OK);
+        assert_int_equal(decoder_step_init(&d, &m), TT_OK);
+        assert_int_equal(decoder_cache_init(&cache, &m), TT_OK);
+        assert_int_equal(encoder_forward(&e, r->src_ids, r->S), TT_OK);
+        const int V = m.tgt_vocab.size, H = m.config.n_heads, N = m.config.max_len;
+        const int L = m.config.n_decoder_layers, T = r->T, S = r->S;
+        float *logits = malloc(sizeof(float) * (size_t)T * V);
+        float *sw = malloc(sizeof(float) * (size_t)L * H * T * T);
+        float *cw = malloc(sizeof(float) * (size_t)L * H * T * S);
+        assert_int_equal(decoder_forward_full(logits, sw, cw, &e, r->tgt_ids, T), TT_OK);
+        for (int t = 0; t < T; t++) {
+            assert_int_equal(decoder_step(&d, &cache, &e, r->tgt_ids[t]), TT_OK);
+            assert_int_equal(cache.t, t + 1);
+            assert_close_array("cached logits", d.logits, logits + (size_t)t * V, (size_t)V, 1e-5);
+            for (int l = 0; l < L; l++)
+                for (int h = 0; h < H; h++) {
+                    assert_close_array("cached self weights",
+                                       d.self_w + ((size_t)l * H + h) * N,
+                                       sw + (((size_t)l * H + h) * T + t) * T, (size_t)t + 1, 1e-5);
+                    assert_close_array("cached cross weights",
+                                       d.cross_w + ((size_t)l * H + h) * N,
+                                       cw + (((size_t)l * H + h) * T + t) * S, (size_t)S, 1e-5);
+                }
+        }
+        free(cw), free(sw), free(logits);
+        decoder_cache_free(&cache);
+        decoder_step_free(&d);
+        encoder_free(&e);
+        model_free(&m);
+    }
+}
+
+/* Greedy decoding, with and without a forced prefix, chooses PyTorch's tokens with its
+ * log-probabilities, and stops where the rules say (max_len or </s>). */
+static void test_transformer_greedy_matches_torch(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        const Reference *r = &REFS[k];
+        Model m;
+        Decoder dec;
+        Translation t;
+        load(&m, r);
+        assert_int_equal(decoder_init(&dec, &m, 1), TT_OK);
+        assert_int_equal(translation_init(&t, &m, 3), TT_OK);
+        for (int c = 0; c < r->n_cases; c++) {
+            const DecodeCase *dc = &r->cases[c];
+            assert_int_equal(decode_sentence(&dec, &t, dc->src, dc->S, dc->prefix, dc->n_prefix,
+                                             1, m.config.max_len),
+                             TT_OK);
+            assert_int_equal(t.n, dc->n);
+            assert_int_equal(t.n_forced, dc->n_prefix);
+            assert_memory_equal(t.ids, dc->ids, sizeof(int) * (size_t)dc->n);
+            assert_close_array("log-probabilities", t.logprob, dc->logprobs, (size_t)dc->n, 1e-4);
+            /* The best alternative of a free step is the chosen token. */
+            for (int i = dc->n_prefix; i < t.n; i++)
+                assert_int_equal(t.alt_ids[i * t.alt_k], t.ids[i]);
+        }
+        translation_free(&t);
+        decoder_free(&dec);
+        model_free(&m);
+    }
+}
+
+/* Beam search with beam 1 is greedy to the bit; a wider beam returns a finished output
+ * whose recorded log-probabilities are those of its tokens. */
+static void test_transformer_beam(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        const Reference *r = &REFS[k];
+        Model m;
+        Decoder dec;
+        Translation greedy, beam1, beam4;
+        load(&m, r);
+        assert_int_equal(decoder_init(&dec, &m, 4), TT_OK);
+        assert_int_equal(translation_init(&greedy, &m, 0), TT_OK);
+        assert_int_equal(translation_init(&beam1, &m, 0), TT_OK);
+        assert_int_equal(translation_init(&beam4, &m, 0), TT_OK);
+        const int N = m.config.max_len;
+        const size_t LHN = (size_t)m.config.n_decoder_layers * m.config.n_heads * N;
+        for (int c = 0; c < r->n_cases; c++) {
+            const DecodeCase *dc = &r->cases[c];
+            assert_int_equal(decode_sentence(&dec, &greedy, dc->src, dc->S, dc->prefix,
+                                             dc->n_prefix, 1, N), TT_OK);
+            /* A beam search of width 1 (not the greedy shortcut) gives the same bits. */
+            assert_int_equal(decode_sentence_search(&dec, &beam1, dc->src, dc->S, dc->prefix,
+                                                    dc->n_prefix, 1, N), TT_OK);
+            assert_int_equal(beam1.n, greedy.n);
+            assert_memory_equal(beam1.ids, greedy.ids, sizeof(int) * (size_t)greedy.n);
+            assert_memory_equal(beam1.logprob, greedy.logprob, sizeof(float) * (size_t)greedy.n);
+            for (int i = 0; i < greedy.n; i++)
+                for (size_t lh = 0; lh < LHN / N; lh++)
+                    assert_memory_equal(beam1.cross + ((size_t)i * LHN + lh * N),
+                                        greedy.cross + ((size_t)i * LHN + lh * N),
+                                        sizeof(float) * (size_t)greedy.S);
+
+            assert_int_equal(decode_sentence(&dec, &beam4, dc->src, dc->S, dc->prefix,
+                                             dc->n_prefix, 4, N), TT_OK);
+            assert_true(beam4.n >= 1 && beam4.n <= N);
+            assert_memory_equal(beam4.ids, dc->ids, sizeof(int) * (size_t)dc->n_prefix);
+            assert_true(beam4.ids[beam4.n - 1] == VOCAB_EOS || beam4.n == N);
+            /* Its normalised score is at least greedy's: greedy is among what it weighed. */
+            double sg = 0, sb = 0;
+            for (int i = 0; i < greedy.n; i++)
+                sg += greedy.logprob[i];
+            for (int i = 0; i < beam4.n; i++)
+                sb += beam4.logprob[i];
+            assert_true(sb / beam4.n >= sg / greedy.n - 1e-4);
+        }
+        translation_free(&beam4);
+        translation_free(&beam1);
+        translation_free(&greedy);
+        decoder_free(&dec);
+        model_free(&m);
+    }
+}
+
+/* Inputs the decoder cannot take are refused, never a crash. */
+static void test_transformer_bad_arguments(void **state)
+{
+    (void)state;
+    Model m;
+    Decoder dec;
+    Translation t;
+    load(&m, &REFS[0]);
+    assert_int_equal(decoder_init(&dec, &m, 2), TT_OK);
+    assert_int_equal(translation_init(&t, &m, 0), TT_OK);
+    const int N = m.config.max_len;
+    int src[64], prefix[64];
+    for (int i = 0; i < 64; i++)
+        src[i] = prefix[i] = 4;
+    src[N] = VOCAB_EOS;
+    assert_int_equal(decode_sentence(&dec, &t, src, N + 1, NULL, 0, 1, N), TT_EINVAL);
+    assert_int_equal(decode_sentence(&dec, &t, src, 0, NULL, 0, 1, N), TT_EINVAL);
+    int bad[2] = {999, VOCAB_EOS};
+    assert_int_equal(decode_sentence(&dec, &t, bad, 2, NULL, 0, 1, N), TT_EINVAL);
+    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, prefix, N, 1, N), TT_EINVAL);
+    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, NULL, 0, 3, N), TT_EINVAL);
+    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, NULL, 0, 1, N + 1), TT_EINVAL);
+    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, NULL, 0, 1, 1), TT_EINVAL);
+    /* A lower limit stops earlier: the output never exceeds it. */
+    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, prefix, 2, 1, 3), TT_OK);
+    assert_true(t.n <= 3);
+    assert_int_equal(t.ids[0], 4);
+    assert_int_equal(t.ids[1], 4);
+    translation_free(&t);
+    decoder_free(&dec);
+    model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_transformer_encoder_matches_torch),
+        cmocka_unit_test(test_transformer_decoder_full_matches_torch),
+        cmocka_unit_test(test_transformer_cache_equals_full),
+        cmocka_unit_test(test_transformer_greedy_matches_torch),
+        cmocka_unit_test(test_transformer_beam),
+        cmocka_unit_test(test_transformer_bad_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
