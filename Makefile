@@ -48,14 +48,21 @@ LIB_SRC = \
     src/vocab.c \
     src/store.c \
     src/tsv.c \
-    src/config.c
+    src/json.c \
+    src/config.c \
+    src/model.c \
+    src/layers.c \
+    src/transformer.c \
+    src/decode.c
 CLI_SRC = \
     src/main.c \
     src/cli.c \
     src/cli_corpus.c \
     src/cli_trace.c \
     src/cli_tokenize.c \
-    src/cli_vocab.c
+    src/cli_vocab.c \
+    src/cli_init.c \
+    src/cli_translate.c
 TESTS = \
     test_kernel \
     test_rng \
@@ -66,7 +73,12 @@ TESTS = \
     test_selfattn \
     test_matrix \
     test_tokenizer \
-    test_vocab
+    test_json \
+    test_vocab \
+    test_transformer
+
+# Helper programs the command-line tests use.
+TEST_TOOLS = jsonl_check
 
 LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o)
 CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
@@ -136,8 +148,8 @@ check-unit: $(TEST_BIN)
 	done; \
 	if [ $$failed -ne 0 ]; then echo "unit tests: $$failed binaries failed"; exit 1; fi
 
-check-cli: $(BIN)
-	@sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
+check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
+	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan:

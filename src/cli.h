@@ -50,6 +50,8 @@ int cli_trace(int argc, char **argv);
 int cli_corpus(int argc, char **argv);
 int cli_tokenize(int argc, char **argv);
 int cli_vocab(int argc, char **argv);
+int cli_init(int argc, char **argv);
+int cli_translate(int argc, char **argv);
 
 /* Prints the exit-code table (`toytrans help exit-codes`) to stdout. */
 void cli_print_exit_codes(void);

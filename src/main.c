@@ -24,7 +24,9 @@ static const Command COMMANDS[] = {
     {"trace", cli_trace, "walk through self-attention stage by stage"},
     {"corpus", cli_corpus, "write the English→German corpus (train, valid, test .tsv)"},
     {"tokenize", cli_tokenize, "show the tokens (and ids) a text becomes"},
+    {"translate", cli_translate, "translate English to German, one word at a time"},
     {"vocab", cli_vocab, "count a corpus's tokens and start a model file"},
+    {"init", cli_init, "create a randomly initialised model"},
     {"help", cli_help, "show help for toytrans, a command, or 'exit-codes'"},
 };
 enum { N_COMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };

@@ -417,6 +417,114 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------
+# init and translate (a small random model: nonsense, but deterministic)
+
+CHECK=${TOOLS:-build/release/tests}/jsonl_check
+M="$TMP/rand.db"
+run init --out "$M" --train data/train.tsv --d-model 16 --heads 2 --d-ff 32 --max-len 20 --seed 3
+expect_code "init: exit 0" 0
+expect_in "init: summary" "$OUT" "a random model"
+run init --out "$M" --train data/train.tsv
+expect_code "init onto an existing model: exit 5" 5
+expect_usage_error "init --heads 3 (does not divide d-model 16)" init --out "$TMP/x.db" \
+    --train data/train.tsv --d-model 16 --heads 3
+expect_usage_error "init without --train" init --out "$TMP/x.db"
+
+printf 'This is an example\nthe dog is big.\n\nI see a red car\n' >"$TMP/in.txt"
+run_in "$TMP/in.txt" translate --model "$M"
+expect_code "translate stdin: exit 0" 0
+cp "$OUT" "$TMP/greedy.txt"
+if [ "$(wc -l <"$OUT")" -eq 4 ] && [ -z "$(sed -n 3p "$OUT")" ]; then
+    pass "translate: one output line per input line, an empty line for an empty line"
+else
+    fail "translate: one output line per input line" "got $(wc -l <"$OUT") lines"
+    show "$OUT"
+fi
+run translate --model "$M" "This is an example" "the dog is big." "" "I see a red car"
+if cmp -s "$OUT" "$TMP/greedy.txt"; then
+    pass "translate: arguments give what standard input gives"
+else
+    fail "translate: arguments give what standard input gives" "outputs differ"
+fi
+run_in "$TMP/in.txt" translate --model "$M" --json --alternatives 3
+expect_code "translate --json: exit 0" 0
+cp "$OUT" "$TMP/all.jsonl"
+if "$CHECK" source source_tokens translation tokens steps <"$TMP/all.jsonl" >"$TMP/check.txt"; then
+    pass "translate --json: every line is valid JSON with the documented keys"
+else
+    fail "translate --json: valid JSON" "$(head -3 "$TMP/check.txt")"
+fi
+: >"$TMP/one.jsonl"
+while IFS= read -r line; do
+    $RUNNER "$BIN" translate --model "$M" --json --alternatives 3 "$line" >>"$TMP/one.jsonl" 2>/dev/null
+done <"$TMP/in.txt"
+if cmp -s "$TMP/one.jsonl" "$TMP/all.jsonl"; then
+    pass "translate: one sentence per run gives bit-identical JSON to all in one run"
+else
+    fail "translate: one sentence per run gives bit-identical JSON" "outputs differ"
+fi
+run_in "$TMP/in.txt" translate --model "$M" --json --beam 1 --alternatives 3
+if cmp -s "$OUT" "$TMP/all.jsonl"; then
+    pass "translate --beam 1 is exactly greedy (tokens, log-probabilities, attention)"
+else
+    fail "translate --beam 1 is exactly greedy" "JSON differs"
+fi
+run_in "$TMP/in.txt" translate --model "$M" --beam 4
+expect_code "translate --beam 4: exit 0" 0
+run translate --model "$M" --max-len 4 "This is an example"
+words=$(wc -w <"$OUT")
+if [ "$words" -le 4 ]; then
+    pass "translate --max-len 4: at most 4 output tokens"
+else
+    fail "translate --max-len 4" "$words words"
+fi
+run translate --model "$M" --prefix "Das ist ein" --scores "This is an example"
+expect_first_line "translate --prefix: the prefix is emitted in full" "$OUT" "Das ist ein"
+expect_in "translate --scores: forced words are marked" "$OUT" "Das:"
+expect_in "translate --scores: forced words are marked (forced)" "$OUT" "(forced)"
+run translate --model "$M" --json --prefix "Das ist ein" "This is an example"
+"$CHECK" --print tokens <"$OUT" >"$TMP/tokens.txt"
+expect_in "translate --json --prefix: tokens start with the prefix" "$TMP/tokens.txt" '["Das","ist","ein"'
+
+long=""
+i=0
+while [ $i -lt 40 ]; do long="$long word"; i=$((i + 1)); done
+printf 'This is an example\n%s\n\377\376 bad bytes\nthe dog is big.\n' "$long" >"$TMP/bad.txt"
+run_in "$TMP/bad.txt" translate --model "$M"
+expect_code "translate with bad lines: exit 4" 4
+if [ "$(sed -n 1p "$OUT")" = "$(sed -n 1p "$TMP/greedy.txt")" ] &&
+    [ "$(sed -n 4p "$OUT")" = "$(sed -n 2p "$TMP/greedy.txt")" ] && [ -z "$(sed -n 2p "$OUT")" ] &&
+    [ -z "$(sed -n 3p "$OUT")" ]; then
+    pass "translate with bad lines: good lines still translated, in order"
+else
+    fail "translate with bad lines: good lines still translated" "unexpected output"
+    show "$OUT"
+fi
+expect_in "translate: a too-long line is named" "$ERR" "line 2: 40 tokens"
+expect_in "translate: an invalid line is named with its byte" "$ERR" "line 3: invalid UTF-8 at byte 0"
+run_in "$TMP/bad.txt" translate --model "$M" --json
+if "$CHECK" source <"$OUT" >"$TMP/check.txt"; then
+    pass "translate --json with bad lines: still valid JSON on every line"
+else
+    fail "translate --json with bad lines: valid JSON" "$(head -3 "$TMP/check.txt")"
+fi
+expect_in "translate --json: a bad line is an object with an error" "$OUT" '"error":'
+
+run translate --model "$TMP/none.db" "This is an example"
+expect_code "translate with a missing model: exit 3" 3
+expect_in "translate with a missing model: says so" "$ERR" "no such model file"
+TOYTRANS_MODEL="$M" $RUNNER "$BIN" translate "This is an example" >"$OUT" 2>"$ERR"
+CODE=$?
+expect_code "translate: TOYTRANS_MODEL names the default model" 0
+expect_file_eq "translate: TOYTRANS_MODEL gives the same translation" "$OUT" \
+    "$(sed -n 1p "$TMP/greedy.txt")"
+expect_usage_error "translate --beam 0" translate --model "$M" --beam 0 hello
+expect_usage_error "translate --prefix longer than the limit" translate --model "$M" \
+    --max-len 3 --prefix "Das ist ein" hello
+run translate --model tests/fixtures/tiny.db "this is an example"
+expect_code "translate loads a model written by another program (PyTorch fixture)" 0
+
+# ---------------------------------------------------------------------------------------
 # Output errors
 
 if [ -w /dev/full ]; then

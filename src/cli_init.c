@@ -1,0 +1,200 @@
+/*
+ * cli_init.c — `toytrans init`: a randomly initialised model, vocabulary included.
+ *
+ * The model translates nonsense, but deterministically: it is the starting point of
+ * training and a way to exercise every command before a trained model exists.
+ */
+#include "cli.h"
+#include "config.h"
+#include "model.h"
+#include "rng.h"
+#include "status.h"
+#include "store.h"
+#include "vocab.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static void init_usage(FILE *out)
+{
+    fputs("Usage: toytrans init --out M.db --train FILE [OPTIONS]\n"
+          "\n"
+          "Builds the vocabularies from a parallel corpus (as 'toytrans vocab' does) and\n"
+          "writes a new model file with Xavier/Glorot-uniform weights, zero biases and\n"
+          "LayerNorm weights of one.\n"
+          "\n"
+          "Options:\n"
+          "  --out M.db        the model file to create (required)\n"
+          "  --train FILE      the corpus for the vocabularies (required)\n"
+          "  --d-model N       model width (default 64)\n"
+          "  --heads N         attention heads, dividing d-model (default 4)\n"
+          "  --enc-layers N    encoder layers (default 2)\n"
+          "  --dec-layers N    decoder layers (default 2)\n"
+          "  --d-ff N          feed-forward width (default 256)\n"
+          "  --max-len N       longest sequence in tokens, </s> included (default 32)\n"
+          "  --qkv-bias        give the query, key and value projections biases\n"
+          "  --min-count N     keep tokens seen at least N times (default 1)\n"
+          "  --seed N          seed of the initialisation (default 1)\n"
+          "  --force           replace M.db if it exists\n"
+          "  -h, --help        show this help\n"
+          "\n"
+          "Exit status: 0 ok, 2 bad command line, 4 malformed corpus line, 5 a file cannot\n"
+          "be read or written.\n",
+          out);
+}
+
+int cli_init(int argc, char **argv)
+{
+    enum { O_OUT = 256, O_TRAIN, O_DMODEL, O_HEADS, O_ENC, O_DEC, O_DFF, O_MAXLEN, O_BIAS,
+           O_MIN, O_SEED, O_FORCE };
+    static const struct option LONG_OPTS[] = {
+        {"out", required_argument, NULL, O_OUT},
+        {"train", required_argument, NULL, O_TRAIN},
+        {"d-model", required_argument, NULL, O_DMODEL},
+        {"heads", required_argument, NULL, O_HEADS},
+        {"enc-layers", required_argument, NULL, O_ENC},
+        {"dec-layers", required_argument, NULL, O_DEC},
+        {"d-ff", required_argument, NULL, O_DFF},
+        {"max-len", required_argument, NULL, O_MAXLEN},
+        {"qkv-bias", no_argument, NULL, O_BIAS},
+        {"min-count", required_argument, NULL, O_MIN},
+        {"seed", required_argument, NULL, O_SEED},
+        {"force", no_argument, NULL, O_FORCE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL, *train = NULL;
+    ModelConfig c;
+    config_defaults(&c);
+    long v, min_count = 1;
+    uint64_t seed = 1;
+    int force = 0, rc, opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+        int *field = NULL;
+        long lo = 1, hi = 0;
+        const char *name = NULL;
+        switch (opt) {
+        case O_OUT:
+            out = optarg;
+            break;
+        case O_TRAIN:
+            train = optarg;
+            break;
+        case O_DMODEL:
+            field = &c.d_model, name = "--d-model", hi = CONFIG_MAX_D_MODEL;
+            break;
+        case O_HEADS:
+            field = &c.n_heads, name = "--heads", hi = CONFIG_MAX_D_MODEL;
+            break;
+        case O_ENC:
+            field = &c.n_encoder_layers, name = "--enc-layers", hi = CONFIG_MAX_LAYERS;
+            break;
+        case O_DEC:
+            field = &c.n_decoder_layers, name = "--dec-layers", hi = CONFIG_MAX_LAYERS;
+            break;
+        case O_DFF:
+            field = &c.d_ff, name = "--d-ff", hi = CONFIG_MAX_D_FF;
+            break;
+        case O_MAXLEN:
+            field = &c.max_len, name = "--max-len", lo = 2, hi = CONFIG_MAX_LEN;
+            break;
+        case O_BIAS:
+            c.qkv_bias = 1;
+            break;
+        case O_MIN:
+            if ((rc = cli_parse_long("init", "--min-count", optarg, 1, 1000000000, &min_count)))
+                return rc;
+            break;
+        case O_SEED:
+            if ((rc = cli_parse_u64("init", "--seed", optarg, &seed)))
+                return rc;
+            break;
+        case O_FORCE:
+            force = 1;
+            break;
+        case 'h':
+            init_usage(stdout);
+            return TT_EXIT_OK;
+        case ':':
+            return cli_usage_error("init", "%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return cli_usage_error("init", "unknown option '-%c'", optopt);
+            return cli_usage_error("init", "unknown option '%s'", argv[optind - 1]);
+        }
+        if (field) {
+            if ((rc = cli_parse_long("init", name, optarg, lo, hi, &v)))
+                return rc;
+            *field = (int)v;
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("init", "unexpected argument '%s'", argv[optind]);
+    if (!out || !train)
+        return cli_usage_error("init", "--out and --train are required");
+    char err[512];
+    if (config_check(&c, err, sizeof err) != TT_OK)
+        return cli_usage_error("init", "%s", err);
+
+    VocabCounter csrc, ctgt;
+    vocab_counter_init(&csrc);
+    vocab_counter_init(&ctgt);
+    Vocab src = {0}, tgt = {0};
+    Model m = {0};
+    Store *s = NULL;
+    CorpusCount count;
+    rc = vocab_count_corpus(train, 0, &csrc, &ctgt, &count, NULL, err, sizeof err);
+    if (rc == TT_OK)
+        rc = vocab_build(&src, &csrc, min_count);
+    if (rc == TT_OK)
+        rc = vocab_build(&tgt, &ctgt, min_count);
+    if (rc == TT_OK)
+        rc = model_init(&m, &c, &src, &tgt, err, sizeof err);
+    if (rc == TT_OK) {
+        Rng rng;
+        rng_seed(&rng, seed);
+        model_randomize(&m, &rng);
+        rc = store_open(&s, out, force ? STORE_REPLACE : STORE_CREATE, err, sizeof err);
+    }
+    if (rc == TT_OK)
+        rc = store_begin(s, err, sizeof err);
+    if (rc == TT_OK)
+        rc = model_save(&m, s, err, sizeof err);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)count.checksum);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "vocab_corpus", train, err, sizeof err);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "vocab_corpus_fnv1a64", buf, err, sizeof err);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "init_seed", buf, err, sizeof err);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "created_by", "toytrans " TOYTRANS_VERSION " init", err, sizeof err);
+    if (rc == TT_OK)
+        rc = store_commit(s, err, sizeof err);
+    int close_rc = store_close(s, rc == TT_OK ? err : NULL, sizeof err);
+    if (rc == TT_OK)
+        rc = close_rc;
+    int code = 0;
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans init: %s%s\n", err[0] ? err : status_message(rc),
+                strstr(err, "already exists") ? " (--force replaces it)" : "");
+        code = status_exit_code(rc);
+    } else {
+        printf("%s: a random model, %zu parameters (d_model %d, %d heads, %d+%d layers, d_ff "
+               "%d, max_len %d%s), vocabularies %d + %d from %ld pairs\n",
+               out, m.n_params, c.d_model, c.n_heads, c.n_encoder_layers, c.n_decoder_layers,
+               c.d_ff, c.max_len, c.qkv_bias ? ", qkv bias" : "", m.src_vocab.size,
+               m.tgt_vocab.size, count.pairs);
+    }
+    model_free(&m);
+    vocab_free(&tgt);
+    vocab_free(&src);
+    vocab_counter_free(&ctgt);
+    vocab_counter_free(&csrc);
+    return code;
+}

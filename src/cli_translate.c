@@ -1,0 +1,402 @@
+/*
+ * cli_translate.c — `toytrans translate`: English in, German out, one word at a time.
+ *
+ * One output line per input line, always, flushed as soon as it is written, so the
+ * command works inside a pipe. A line that cannot be translated (invalid UTF-8, too many
+ * tokens) gets an error on stderr naming it — in --json an object with "error" — and the
+ * run goes on; the exit status reports it at the end.
+ */
+#include "cli.h"
+#include "decode.h"
+#include "json.h"
+#include "model.h"
+#include "status.h"
+#include "tokenizer.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_MODEL "models/en-de.db"
+
+typedef struct {
+    const char *model_path;
+    const char *prefix_text;
+    long beam, max_len, alternatives;
+    int json, scores, keep_unk;
+} TranslateOptions;
+
+/* What every line shares. */
+typedef struct {
+    const TranslateOptions *o;
+    const Model *m;
+    Decoder dec;
+    Translation t;
+    int limit;          /* output length limit */
+    int from_stdin;     /* name inputs "line N" (stdin) or "argument N" */
+    TokenList prefix;   /* the prefix's tokens as the user wrote them */
+    int *prefix_ids;    /* (prefix.n) */
+    int *src_ids;       /* (max_len) */
+} Translator;
+
+static void translate_usage(FILE *out)
+{
+    fputs("Usage: toytrans translate [OPTIONS] [TEXT...]\n"
+          "\n"
+          "Translates each TEXT, or each line of standard input, from English to German,\n"
+          "one output line per input line. The encoder reads the whole sentence; the\n"
+          "decoder writes the German one word at a time.\n"
+          "\n"
+          "Options:\n"
+          "  --model M          the model file (default: $TOYTRANS_MODEL, else " DEFAULT_MODEL ")\n"
+          "  --prefix TEXT      the start of the translation: fed to the decoder as given,\n"
+          "                     scored, and continued (\"Das ist ein\")\n"
+          "  --beam N           beam search with N hypotheses (default 1: greedy)\n"
+          "  --max-len N        stop at N output tokens, prefix and </s> included\n"
+          "                     (default: the model's max_len)\n"
+          "  --scores           after a TAB, each output word with its probability\n"
+          "  --alternatives K   after a TAB, the K most probable words at every step\n"
+          "  --json             one JSON object per line: tokens, log-probabilities and the\n"
+          "                     attention weights of every step\n"
+          "  --keep-unk         show <unk> instead of copying the source word the decoder\n"
+          "                     attended to most\n"
+          "  -h, --help         show this help\n"
+          "\n"
+          "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 some line could not\n"
+          "be translated (the others were), 5 output failed.\n",
+          out);
+}
+
+static int translate_parse(TranslateOptions *o, int argc, char **argv)
+{
+    enum { O_MODEL = 256, O_PREFIX, O_BEAM, O_MAXLEN, O_JSON, O_SCORES, O_ALT, O_KEEP };
+    static const struct option LONG_OPTS[] = {
+        {"model", required_argument, NULL, O_MODEL},
+        {"prefix", required_argument, NULL, O_PREFIX},
+        {"beam", required_argument, NULL, O_BEAM},
+        {"max-len", required_argument, NULL, O_MAXLEN},
+        {"json", no_argument, NULL, O_JSON},
+        {"scores", no_argument, NULL, O_SCORES},
+        {"alternatives", required_argument, NULL, O_ALT},
+        {"keep-unk", no_argument, NULL, O_KEEP},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->beam = 1;
+    optind = 1;
+    opterr = 0;
+    int c, rc;
+    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+        switch (c) {
+        case O_MODEL:
+            o->model_path = optarg;
+            break;
+        case O_PREFIX:
+            o->prefix_text = optarg;
+            break;
+        case O_BEAM:
+            if ((rc = cli_parse_long("translate", "--beam", optarg, 1, DECODE_MAX_BEAM, &o->beam)))
+                return rc;
+            break;
+        case O_MAXLEN:
+            if ((rc = cli_parse_long("translate", "--max-len", optarg, 2, CONFIG_MAX_LEN, &o->max_len)))
+                return rc;
+            break;
+        case O_JSON:
+            o->json = 1;
+            break;
+        case O_SCORES:
+            o->scores = 1;
+            break;
+        case O_ALT:
+            if ((rc = cli_parse_long("translate", "--alternatives", optarg, 0,
+                                     DECODE_MAX_ALTERNATIVES, &o->alternatives)))
+                return rc;
+            break;
+        case O_KEEP:
+            o->keep_unk = 1;
+            break;
+        case 'h':
+            translate_usage(stdout);
+            return -1;
+        case ':':
+            return cli_usage_error("translate", "%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return cli_usage_error("translate", "unknown option '-%c'", optopt);
+            return cli_usage_error("translate", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!o->model_path) {
+        const char *env = getenv("TOYTRANS_MODEL");
+        o->model_path = env && *env ? env : DEFAULT_MODEL;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * One line
+ */
+
+/* The text of output token i: the prefix as the user wrote it, a vocabulary token, or
+ * for <unk> the source word the decoder attended to most. */
+static const char *output_token(const Translator *tr, const TokenList *surface, int i)
+{
+    const Translation *t = &tr->t;
+    if (i < t->n_forced)
+        return tr->prefix.tok[i];
+    const int id = t->ids[i];
+    if (id == VOCAB_UNK && !tr->o->keep_unk && surface->n > 0) {
+        int j = translation_most_attended(t, tr->m, i);
+        if (j < surface->n)
+            return surface->tok[j];
+    }
+    return tr->m->tgt_vocab.tokens[id];
+}
+
+/* The number of output tokens that make the text: </s> is not a word. */
+static int text_tokens(const Translation *t)
+{
+    return t->n > 0 && t->ids[t->n - 1] == VOCAB_EOS && t->n > t->n_forced ? t->n - 1 : t->n;
+}
+
+static void write_json(const Translator *tr, const char *line, size_t len, const TokenList *src,
+                       const TokenList *surface, const char *text)
+{
+    const Translation *t = &tr->t;
+    const ModelConfig *c = &tr->m->config;
+    const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
+    JsonWriter w;
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_key(&w, "source");
+    json_string_n(&w, line, len);
+    json_key(&w, "source_tokens");
+    json_begin_array(&w);
+    for (int i = 0; i < src->n; i++)
+        json_string(&w, src->tok[i]);
+    if (src->n)
+        json_string(&w, VOCAB_SPECIAL[VOCAB_EOS]);
+    json_end_array(&w);
+    json_key(&w, "translation");
+    json_string(&w, text);
+    json_key(&w, "tokens");
+    json_begin_array(&w);
+    for (int i = 0; i < t->n && src->n; i++)
+        json_string(&w, i < t->n_forced ? tr->prefix.tok[i] : tr->m->tgt_vocab.tokens[t->ids[i]]);
+    json_end_array(&w);
+    json_key(&w, "steps");
+    json_begin_array(&w);
+    for (int i = 0; i < t->n && src->n; i++) {
+        json_begin_object(&w);
+        json_key(&w, "token");
+        json_string(&w, output_token(tr, surface, i));
+        json_key(&w, "id");
+        json_int(&w, t->ids[i]);
+        json_key(&w, "logprob");
+        json_float(&w, t->logprob[i]);
+        json_key(&w, "forced");
+        json_bool(&w, i < t->n_forced);
+        static const char *const KINDS[2] = {"cross_attention", "self_attention"};
+        for (int kind = 0; kind < 2; kind++) {
+            const float *base = (kind == 0 ? t->cross : t->self) + (size_t)i * L * H * N;
+            const int width = kind == 0 ? t->S : i + 1;
+            json_key(&w, KINDS[kind]);
+            json_begin_array(&w);
+            for (int l = 0; l < L; l++) {
+                json_begin_array(&w);
+                for (int h = 0; h < H; h++)
+                    json_float_array(&w, base + ((size_t)l * H + h) * N, width);
+                json_end_array(&w);
+            }
+            json_end_array(&w);
+        }
+        if (t->alt_k) {
+            json_key(&w, "alternatives");
+            json_begin_array(&w);
+            for (int j = 0; j < t->alt_k; j++) {
+                const int id = t->alt_ids[(size_t)i * t->alt_k + j];
+                json_begin_object(&w);
+                json_key(&w, "token");
+                json_string(&w, tr->m->tgt_vocab.tokens[id]);
+                json_key(&w, "id");
+                json_int(&w, id);
+                json_key(&w, "prob");
+                json_float(&w, t->alt_prob[(size_t)i * t->alt_k + j]);
+                json_end_object(&w);
+            }
+            json_end_array(&w);
+        }
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_end_object(&w);
+    json_finish(&w);
+    putchar('\n');
+}
+
+static void write_plain(const Translator *tr, const TokenList *surface, const char *text)
+{
+    const Translation *t = &tr->t;
+    fputs(text, stdout);
+    if (tr->o->scores) {
+        putchar('\t');
+        for (int i = 0; i < t->n; i++)
+            printf("%s%s:%.3f%s", i ? " " : "", output_token(tr, surface, i),
+                   exp((double)t->logprob[i]), i < t->n_forced ? "(forced)" : "");
+    }
+    if (t->alt_k) {
+        putchar('\t');
+        for (int i = 0; i < t->n; i++) {
+            printf("%s[", i ? " " : "");
+            for (int j = 0; j < t->alt_k; j++) {
+                const int id = t->alt_ids[(size_t)i * t->alt_k + j];
+                printf("%s%s %.3f", j ? ", " : "", tr->m->tgt_vocab.tokens[id],
+                       (double)t->alt_prob[(size_t)i * t->alt_k + j]);
+            }
+            putchar(']');
+        }
+    }
+    putchar('\n');
+}
+
+/* Reports a line that cannot be translated, keeping the output aligned. */
+static int line_error(const Translator *tr, const char *line, size_t len, long no, int code,
+                      const char *what)
+{
+    fprintf(stderr, "toytrans translate: %s %ld: %s\n", tr->from_stdin ? "line" : "argument",
+            no, what);
+    if (tr->o->json) {
+        JsonWriter w;
+        json_init(&w, stdout);
+        json_begin_object(&w);
+        json_key(&w, "source");
+        json_string_n(&w, line, len);
+        json_key(&w, "error");
+        json_string(&w, what);
+        json_end_object(&w);
+        json_finish(&w);
+    }
+    putchar('\n');
+    return code;
+}
+
+static int translate_line(const char *line, size_t len, long no, void *ctx)
+{
+    Translator *tr = ctx;
+    const Model *m = tr->m;
+    TokenList src = {0}, surface = {0};
+    TokError te;
+    char msg[256];
+    int rc = tokenize(&src, line, len, TOK_SRC, &te);
+    if (rc != TT_OK)
+        return line_error(tr, line, len, no, status_exit_code(rc),
+                          rc == TT_EINPUT ? te.message : status_message(rc));
+    if (src.n + 1 > m->config.max_len) {
+        snprintf(msg, sizeof msg, "%d tokens, more than this model's max_len of %d allows "
+                                  "(%d with </s>)", src.n, m->config.max_len, m->config.max_len - 1);
+        tokenlist_free(&src);
+        return line_error(tr, line, len, no, TT_EXIT_INPUT, msg);
+    }
+    /* The case-kept spelling of each source token, for copying unknown words (names). */
+    if (tokenize(&surface, line, len, TOK_TGT, NULL) != TT_OK || surface.n != src.n) {
+        tokenlist_free(&surface);
+        surface = (TokenList){0};
+    }
+    char *text = NULL;
+    int code = 0;
+    if (src.n == 0) {
+        tr->t.n = 0;
+        tr->t.S = 0;
+        text = calloc(1, 1);
+    } else {
+        for (int i = 0; i < src.n; i++)
+            tr->src_ids[i] = vocab_lookup(&m->src_vocab, src.tok[i]);
+        tr->src_ids[src.n] = VOCAB_EOS;
+        rc = decode_sentence(&tr->dec, &tr->t, tr->src_ids, src.n + 1, tr->prefix_ids,
+                             tr->prefix.n, (int)tr->o->beam, tr->limit);
+        if (rc == TT_OK) {
+            const char *words[CONFIG_MAX_LEN];
+            const int n = text_tokens(&tr->t);
+            for (int i = 0; i < n; i++)
+                words[i] = output_token(tr, surface.n ? &surface : &src, i);
+            rc = detokenize(&text, words, n);
+        }
+    }
+    if (rc != TT_OK || !text) {
+        code = line_error(tr, line, len, no, status_exit_code(rc ? rc : TT_ENOMEM),
+                          status_message(rc ? rc : TT_ENOMEM));
+    } else if (tr->o->json) {
+        write_json(tr, line, len, &src, surface.n ? &surface : &src, text);
+    } else {
+        write_plain(tr, surface.n ? &surface : &src, text);
+    }
+    free(text);
+    tokenlist_free(&surface);
+    tokenlist_free(&src);
+    return code;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The command
+ */
+
+int cli_translate(int argc, char **argv)
+{
+    TranslateOptions o;
+    int code = translate_parse(&o, argc, argv);
+    if (code != 0)
+        return code < 0 ? TT_EXIT_OK : code;
+
+    Model m;
+    char err[512];
+    int rc = model_load_file(&m, o.model_path, err, sizeof err);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans translate: %s\n", err[0] ? err : status_message(rc));
+        if (strstr(err, "no such model file"))
+            fprintf(stderr, "toytrans translate: pass --model M or set TOYTRANS_MODEL%s\n",
+                    strcmp(o.model_path, DEFAULT_MODEL) == 0 ? "; 'make model' trains the default" : "");
+        return status_exit_code(rc);
+    }
+    Translator tr = {.o = &o, .m = &m, .from_stdin = optind >= argc};
+    tr.limit = o.max_len && o.max_len < m.config.max_len ? (int)o.max_len : m.config.max_len;
+    rc = decoder_init(&tr.dec, &m, (int)o.beam);
+    if (rc == TT_OK)
+        rc = translation_init(&tr.t, &m, (int)o.alternatives);
+    tr.src_ids = malloc(sizeof(int) * (size_t)m.config.max_len);
+    if (rc == TT_OK && !tr.src_ids)
+        rc = TT_ENOMEM;
+    if (rc == TT_OK && o.prefix_text) {
+        TokError te;
+        rc = tokenize(&tr.prefix, o.prefix_text, strlen(o.prefix_text), TOK_TGT, &te);
+        if (rc == TT_EINPUT) {
+            code = cli_usage_error("translate", "--prefix: %s", te.message);
+        } else if (rc == TT_OK && tr.prefix.n >= tr.limit) {
+            code = cli_usage_error("translate", "--prefix has %d tokens; the output limit is %d",
+                                   tr.prefix.n, tr.limit);
+        } else if (rc == TT_OK) {
+            tr.prefix_ids = malloc(sizeof(int) * (size_t)(tr.prefix.n ? tr.prefix.n : 1));
+            if (!tr.prefix_ids)
+                rc = TT_ENOMEM;
+            for (int i = 0; rc == TT_OK && i < tr.prefix.n; i++)
+                tr.prefix_ids[i] = vocab_lookup(&m.tgt_vocab, tr.prefix.tok[i]);
+        }
+    }
+    if (rc != TT_OK && code == 0) {
+        fprintf(stderr, "toytrans translate: %s\n", status_message(rc));
+        code = status_exit_code(rc);
+    }
+    if (code == 0)
+        code = cli_for_each_input(argc - optind, argv + optind, translate_line, &tr);
+    free(tr.prefix_ids);
+    tokenlist_free(&tr.prefix);
+    free(tr.src_ids);
+    translation_free(&tr.t);
+    decoder_free(&tr.dec);
+    model_free(&m);
+    return code;
+}
