@@ -249,6 +249,47 @@ static void test_transformer_beam(void **state)
     }
 }
 
+/* When the model says <unk>, the most attended source word is the last decoder layer's
+ * cross-attention averaged over heads, </s> excluded. */
+static void test_transformer_unk_most_attended(void **state)
+{
+    (void)state;
+    Model m;
+    Decoder dec;
+    Translation t;
+    load(&m, &REFS[0]);
+    /* Make <unk> win every step: a large generator bias. */
+    const ParamSpec *gb = NULL;
+    for (int i = 0; i < m.n_specs; i++)
+        if (strcmp(m.specs[i].name, "generator.bias") == 0)
+            gb = &m.specs[i];
+    assert_non_null(gb);
+    m.params[gb->offset + VOCAB_UNK] = 100.0f;
+    assert_int_equal(decoder_init(&dec, &m, 1), TT_OK);
+    assert_int_equal(translation_init(&t, &m, 0), TT_OK);
+    const DecodeCase *dc = &REFS[0].cases[0];
+    assert_int_equal(decode_sentence(&dec, &t, dc->src, dc->S, NULL, 0, 1, m.config.max_len),
+                     TT_OK);
+    const int L = m.config.n_decoder_layers, H = m.config.n_heads, N = m.config.max_len;
+    for (int i = 0; i < t.n; i++) {
+        assert_int_equal(t.ids[i], VOCAB_UNK);
+        int best = 0;
+        double best_w = -1;
+        for (int j = 0; j < t.S - 1; j++) {
+            double w = 0;
+            for (int h = 0; h < H; h++)
+                w += t.cross[(((size_t)i * L + L - 1) * H + h) * N + j];
+            if (w > best_w)
+                best_w = w, best = j;
+        }
+        assert_int_equal(translation_most_attended(&t, &m, i), best);
+        assert_true(best < t.S - 1);
+    }
+    translation_free(&t);
+    decoder_free(&dec);
+    model_free(&m);
+}
+
 /* Inputs the decoder cannot take are refused, never a crash. */
 static void test_transformer_bad_arguments(void **state)
 {
@@ -290,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_transformer_cache_equals_full),
         cmocka_unit_test(test_transformer_greedy_matches_torch),
         cmocka_unit_test(test_transformer_beam),
+        cmocka_unit_test(test_transformer_unk_most_attended),
         cmocka_unit_test(test_transformer_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
