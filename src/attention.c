@@ -67,6 +67,44 @@ int attention_head_forward(float *ctx, int ld_ctx, float *weights, float *scores
     return TT_OK;
 }
 
+void attention_head_backward(float *dq, int ld_dq, float *dk, int ld_dk, float *dv, int ld_dv,
+                             float *dscores, AttnView dctx, const float *weights, AttnView q,
+                             AttnView k, AttnView v, const AttnShape *s)
+{
+    const int Tq = s->Tq, Tk = s->Tk;
+    for (int r = 0; r < Tq; r++) {
+        const float *g = dctx.data + (size_t)r * dctx.ld;
+        const float *p = weights + (size_t)r * Tk;
+        float *ds = dscores + (size_t)r * Tk;
+        double dot = 0.0;
+        for (int j = 0; j < Tk; j++) {
+            /* dV[j] += P[r][j] · G[r];  dP[r][j] = G[r] · V[j] */
+            float *dvj = dv + (size_t)j * ld_dv;
+            const float pj = p[j];
+            if (pj != 0.0f)
+                for (int c = 0; c < s->dv; c++)
+                    dvj[c] += pj * g[c];
+            ds[j] = kernel_dot(g, v.data + (size_t)j * v.ld, s->dv);
+            dot += (double)pj * ds[j];
+        }
+        for (int j = 0; j < Tk; j++)
+            ds[j] = p[j] * (ds[j] - (float)dot) * s->scale;
+        float *dqr = dq + (size_t)r * ld_dq;
+        const float *qr = q.data + (size_t)r * q.ld;
+        for (int j = 0; j < Tk; j++) {
+            const float d = ds[j];
+            if (d == 0.0f)
+                continue;
+            const float *kj = k.data + (size_t)j * k.ld;
+            float *dkj = dk + (size_t)j * ld_dk;
+            for (int c = 0; c < s->dk; c++) {
+                dqr[c] += d * kj[c];
+                dkj[c] += d * qr[c];
+            }
+        }
+    }
+}
+
 /* ---------------------------------------------------------------------------------------
  * Multi-head attention
  */
@@ -138,4 +176,59 @@ int mha_forward(float *out, MhaActs *acts, const MhaWeights *w,
     }
     kernel_matmul_nt(out, acts->ctx, w->w_out, w->b_out, Tq, D, D);
     return TT_OK;
+}
+
+int mha_scratch_init(MhaScratch *s, int max_tq, int max_tk, int d_model)
+{
+    memset(s, 0, sizeof *s);
+    if (max_tq < 1 || max_tk < 1 || d_model < 1)
+        return TT_EINVAL;
+    s->dq = malloc(sizeof(float) * (size_t)max_tq * d_model);
+    s->dk = malloc(sizeof(float) * (size_t)max_tk * d_model);
+    s->dv = malloc(sizeof(float) * (size_t)max_tk * d_model);
+    s->dctx = malloc(sizeof(float) * (size_t)max_tq * d_model);
+    s->dscores = malloc(sizeof(float) * (size_t)max_tq * max_tk);
+    if (!s->dq || !s->dk || !s->dv || !s->dctx || !s->dscores) {
+        mha_scratch_free(s);
+        return TT_ENOMEM;
+    }
+    return TT_OK;
+}
+
+void mha_scratch_free(MhaScratch *s)
+{
+    if (!s)
+        return;
+    free(s->dscores);
+    free(s->dctx);
+    free(s->dv);
+    free(s->dk);
+    free(s->dq);
+    memset(s, 0, sizeof *s);
+}
+
+void mha_backward(float *dxq, float *dxkv, const MhaGrads *g, MhaScratch *s, const float *dout,
+                  const MhaActs *acts, const MhaWeights *w, const float *xq, int Tq,
+                  const float *xkv, int Tk, int causal)
+{
+    const int D = w->d_model, H = w->n_heads, Dh = D / H;
+    /* out = ctx · W_outᵀ + b_out */
+    memset(s->dctx, 0, sizeof(float) * (size_t)Tq * D);
+    kernel_matmul_nt_backward(s->dctx, g->w_out, g->b_out, dout, acts->ctx, w->w_out, Tq, D, D);
+
+    memset(s->dq, 0, sizeof(float) * (size_t)Tq * D);
+    memset(s->dk, 0, sizeof(float) * (size_t)Tk * D);
+    memset(s->dv, 0, sizeof(float) * (size_t)Tk * D);
+    AttnShape shape = {.Tq = Tq, .Tk = Tk, .dk = Dh, .dv = Dh, .scale = 1.0f / sqrtf((float)Dh),
+                       .causal = causal};
+    for (int h = 0; h < H; h++) {
+        const size_t col = (size_t)h * Dh;
+        AttnView qh = {acts->q + col, D}, kh = {acts->k + col, D}, vh = {acts->v + col, D};
+        AttnView gh = {s->dctx + col, D};
+        attention_head_backward(s->dq + col, D, s->dk + col, D, s->dv + col, D, s->dscores, gh,
+                                acts->weights + (size_t)h * Tq * Tk, qh, kh, vh, &shape);
+    }
+    kernel_matmul_nt_backward(dxq, g->w_query, g->b_query, s->dq, xq, w->w_query, Tq, D, D);
+    kernel_matmul_nt_backward(dxkv, g->w_key, g->b_key, s->dk, xkv, w->w_key, Tk, D, D);
+    kernel_matmul_nt_backward(dxkv, g->w_value, g->b_value, s->dv, xkv, w->w_value, Tk, D, D);
 }

@@ -47,6 +47,16 @@ typedef struct {
 int attention_head_forward(float *ctx, int ld_ctx, float *weights, float *scores,
                            AttnView q, AttnView k, AttnView v, const AttnShape *shape);
 
+/* Backward of attention_head_forward, accumulating dq, dk, dv (writable views with the
+ * given leading dimensions). weights (Tq, Tk) are the forward pass's; dscores (Tq, Tk)
+ * is scratch. With P the weights and G = dctx:
+ *   dV += Pᵀ·G;   dP = G·Vᵀ;   dS = P ⊙ (dP − rowsum(P ⊙ dP));
+ *   dQ += scale · dS·K;   dK += scale · dSᵀ·Q.
+ * Masked positions have P = 0 and so receive nothing. */
+void attention_head_backward(float *dq, int ld_dq, float *dk, int ld_dk, float *dv, int ld_dv,
+                             float *dscores, AttnView dctx, const float *weights, AttnView q,
+                             AttnView k, AttnView v, const AttnShape *shape);
+
 /* The weights of one multi-head attention layer, as views into a parameter block the
  * caller owns. Linear layers store weight [out, in] and compute y = x · Wᵀ + b. */
 typedef struct {
@@ -79,6 +89,26 @@ typedef struct {
 int mha_acts_init(MhaActs *acts, int max_tq, int max_tk, int d_model, int n_heads);
 void mha_acts_free(MhaActs *acts);
 
+/* Gradients of one layer's weights, laid out like MhaWeights (NULL biases when absent). */
+typedef struct {
+    float *w_query, *w_key, *w_value; /* (D, D) */
+    float *b_query, *b_key, *b_value; /* (D) or NULL */
+    float *w_out;                     /* (D, D) */
+    float *b_out;                     /* (D) or NULL */
+} MhaGrads;
+
+/* Scratch for mha_backward, sized like MhaActs. */
+typedef struct {
+    float *dq;      /* (max_tq, D) */
+    float *dk;      /* (max_tk, D) */
+    float *dv;      /* (max_tk, D) */
+    float *dctx;    /* (max_tq, D) */
+    float *dscores; /* (max_tq, max_tk) */
+} MhaScratch;
+
+int mha_scratch_init(MhaScratch *s, int max_tq, int max_tk, int d_model);
+void mha_scratch_free(MhaScratch *s);
+
 /* Multi-head attention: out = concat_h(head_h) · W_outᵀ + b_out with
  * head_h = attention(xq·W_qᵀ+b_q, xkv·W_kᵀ+b_k, xkv·W_vᵀ+b_v) restricted to the h-th
  * column slice of width Dh, scale 1/√Dh. Self-attention passes xkv == xq.
@@ -86,5 +116,13 @@ void mha_acts_free(MhaActs *acts);
  * Returns TT_EINVAL when shapes disagree with w or acts. */
 int mha_forward(float *out, MhaActs *acts, const MhaWeights *w,
                 const float *xq, int Tq, const float *xkv, int Tk, int causal);
+
+/* Backward of mha_forward. acts must still hold that forward call's q, k, v, weights
+ * and ctx. Accumulates into the weight gradients g and into dxq (Tq, D) and dxkv (Tk, D);
+ * for self-attention pass the same buffer for both.
+ *   dout (Tq, D), xq (Tq, D), xkv (Tk, D). */
+void mha_backward(float *dxq, float *dxkv, const MhaGrads *g, MhaScratch *s, const float *dout,
+                  const MhaActs *acts, const MhaWeights *w, const float *xq, int Tq,
+                  const float *xkv, int Tk, int causal);
 
 #endif

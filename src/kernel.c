@@ -29,10 +29,19 @@ void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int
     }
 }
 
+/* Eight partial sums, added in a fixed order at the end: the compiler keeps them in one
+ * vector register (a single running sum could not be vectorised without reassociating
+ * float additions, which -std=c11 rightly forbids), and the result is the same bits on
+ * every machine and at every vector width. */
 float kernel_dot(const float *a, const float *b, int n)
 {
-    float s = 0.0f;
-    for (int i = 0; i < n; i++)
+    float acc[8] = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++)
+            acc[l] += a[i + l] * b[i + l];
+    float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    for (; i < n; i++)
         s += a[i] * b[i];
     return s;
 }
@@ -71,5 +80,30 @@ void kernel_softmax_rows(float *x, int rows, int cols)
          * 1/sum, which would round twice. */
         for (int c = 0; c < cols; c++)
             row[c] /= sum;
+    }
+}
+
+void kernel_matmul_nt_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                               const float *w, int M, int K, int N)
+{
+    assert(dw && dy && x && w && M > 0 && K > 0 && N > 0);
+    for (int i = 0; i < M; i++) {
+        const float *dyi = dy + (size_t)i * N, *xi = x + (size_t)i * K;
+        float *dxi = dx ? dx + (size_t)i * K : NULL;
+        for (int j = 0; j < N; j++) {
+            const float g = dyi[j];
+            if (g == 0.0f)
+                continue;
+            const float *wj = w + (size_t)j * K;
+            float *dwj = dw + (size_t)j * K;
+            if (dxi)
+                for (int k = 0; k < K; k++)
+                    dxi[k] += g * wj[k];
+            for (int k = 0; k < K; k++)
+                dwj[k] += g * xi[k];
+        }
+        if (db)
+            for (int j = 0; j < N; j++)
+                db[j] += dyi[j];
     }
 }

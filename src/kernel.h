@@ -19,6 +19,12 @@ void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int
 void kernel_matmul_nt(float *out, const float *a, const float *b, const float *bias,
                       int M, int K, int N);
 
+/* The backward pass of kernel_matmul_nt (y = x · wᵀ + b), accumulating:
+ *   dx += dy · w        dw += dyᵀ · x        db += Σ_rows dy
+ * dx (M, K) or NULL, dw (N, K), db (N) or NULL, dy (M, N), x (M, K), w (N, K). */
+void kernel_matmul_nt_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                               const float *w, int M, int K, int N);
+
 /* The dot product of two vectors of length n. */
 float kernel_dot(const float *a, const float *b, int n);
 

@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 void layernorm_forward(float *out, const float *x, const float *w, const float *b, int N, int D,
                        float eps)
@@ -34,6 +35,50 @@ void layernorm_forward(float *out, const float *x, const float *w, const float *
     }
 }
 
+void layernorm_forward_cache(float *out, float *mean, float *rstd, const float *x, const float *w,
+                             const float *b, int N, int D, float eps)
+{
+    for (int i = 0; i < N; i++) {
+        const float *xi = x + (size_t)i * D;
+        double mu = 0.0, var = 0.0;
+        for (int k = 0; k < D; k++)
+            mu += xi[k];
+        mu /= D;
+        for (int k = 0; k < D; k++)
+            var += (xi[k] - mu) * (xi[k] - mu);
+        var /= D;
+        mean[i] = (float)mu;
+        rstd[i] = (float)(1.0 / sqrt(var + (double)eps));
+    }
+    layernorm_forward(out, x, w, b, N, D, eps);
+}
+
+/* With x̂ = (x − μ)·r and g = dout·w:
+ *   dx = r · (g − mean(g) − x̂ · mean(g · x̂)). */
+void layernorm_backward(float *dx, float *dw, float *db, const float *dout, const float *x,
+                        const float *w, const float *mean, const float *rstd, int N, int D)
+{
+    for (int i = 0; i < N; i++) {
+        const float *xi = x + (size_t)i * D, *gi = dout + (size_t)i * D;
+        float *dxi = dx + (size_t)i * D;
+        const float mu = mean[i], r = rstd[i];
+        double sum_g = 0.0, sum_gx = 0.0;
+        for (int k = 0; k < D; k++) {
+            const float xhat = (xi[k] - mu) * r;
+            const float g = gi[k] * w[k];
+            sum_g += g;
+            sum_gx += (double)g * xhat;
+            dw[k] += gi[k] * xhat;
+            db[k] += gi[k];
+        }
+        const float mg = (float)(sum_g / D), mgx = (float)(sum_gx / D);
+        for (int k = 0; k < D; k++) {
+            const float xhat = (xi[k] - mu) * r;
+            dxi[k] += r * (gi[k] * w[k] - mg - xhat * mgx);
+        }
+    }
+}
+
 void ffn_forward(float *out, float *hidden, const float *x, const float *w1, const float *b1,
                  const float *w2, const float *b2, int N, int D, int F)
 {
@@ -42,6 +87,19 @@ void ffn_forward(float *out, float *hidden, const float *x, const float *w1, con
         if (hidden[i] < 0.0f)
             hidden[i] = 0.0f;
     kernel_matmul_nt(out, hidden, w2, b2, N, F, D);
+}
+
+void ffn_backward(float *dx, float *dw1, float *db1, float *dw2, float *db2, float *dhidden,
+                  const float *dout, const float *x, const float *hidden, const float *w1,
+                  const float *w2, int N, int D, int F)
+{
+    memset(dhidden, 0, sizeof(float) * (size_t)N * F);
+    kernel_matmul_nt_backward(dhidden, dw2, db2, dout, hidden, w2, N, F, D);
+    /* relu: the gradient passes where the output was positive. */
+    for (size_t i = 0; i < (size_t)N * F; i++)
+        if (hidden[i] <= 0.0f)
+            dhidden[i] = 0.0f;
+    kernel_matmul_nt_backward(dx, dw1, db1, dhidden, x, w1, N, D, F);
 }
 
 void embed_forward(float *out, const float *table, const float *pe, const int *ids, int N,
@@ -54,6 +112,17 @@ void embed_forward(float *out, const float *table, const float *pe, const int *i
         float *o = out + (size_t)i * D;
         for (int k = 0; k < D; k++)
             o[k] = e[k] * scale + p[k];
+    }
+}
+
+void embed_backward(float *dtable, const float *dout, const int *ids, int N, int D)
+{
+    const float scale = sqrtf((float)D);
+    for (int i = 0; i < N; i++) {
+        float *d = dtable + (size_t)ids[i] * D;
+        const float *g = dout + (size_t)i * D;
+        for (int k = 0; k < D; k++)
+            d[k] += g[k] * scale;
     }
 }
 

@@ -1,0 +1,989 @@
+/*
+ * test_grad.c — every backward pass against central differences of its forward pass.
+ *
+ * Method. For a layer y = f(inputs, parameters) and a fixed random r of y's shape, the
+ * scalar L = Σ r ⊙ y (summed in double) has ∂L/∂x = the layer's backward pass with
+ * dout = r, and every output element takes part. Each entry x of every input and every
+ * parameter is compared with
+ *     n = (L(x⁺) − L(x⁻)) / (x⁺ − x⁻),   x± = (float)(x ± h·max(1, |x|)),
+ * the denominator taken from the floats actually stored, so the rounding of x ± h does not
+ * count as error. Backward passes accumulate, so their gradient buffers start from random
+ * values and the analytic gradient is (after − before); entries the forward pass ignores
+ * (padding columns of strided views, rows of unused ids) must come out exactly 0.
+ *
+ * Tolerances. The forward passes are float32: L carries a rounding error δ of a few
+ * float ulps of its terms (≈ 1e-6 here), which the difference divides by 2h, while the
+ * truncation error of a central difference grows as h²·|L'''|/6. Nonlinear layers use
+ * h = 1e-2, where δ/2h ≈ 5e-5 and truncation stays below 1e-3 relative, and an entry
+ * passes when
+ *     |a − n| ≤ atol + rtol · max(|a|, |n|),   rtol 1e-2, atol 1e-3;
+ * the worst entry seen uses 6% of that (LayerNorm's dx). Where L is linear in the entry
+ * (a weight of a Linear layer, LayerNorm's w and b, the values of attention, embeddings)
+ * there is no truncation error, so h = 1e-1 shrinks δ/2h and the limit is rtol 1e-4,
+ * atol 1e-5 (worst seen: 5%). The whole model has a larger δ; see its test.
+ * Every check prints its worst entry: the tensor, the index and both numbers.
+ *
+ * ReLU has a kink at 0, where a central difference is not a derivative: the feed-forward
+ * test draws inputs whose pre-activations stay further than the step from 0; the
+ * whole-model test moves biases to clear the kinks (model_clear_kinks) and still skips,
+ * and counts, an entry whose step flips a ReLU.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "attention.h"
+#include "kernel.h"
+#include "layers.h"
+#include "model.h"
+#include "rng.h"
+#include "status.h"
+#include "testutil.h"
+#include "trainer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------
+ * The finite-difference checker
+ */
+
+/* The scalar objective L of a check, evaluated at the current values of its inputs. */
+typedef double (*Objective)(void *ctx);
+
+typedef struct {
+    double h;    /* relative step: x ± h·max(1, |x|) */
+    double rtol; /* an entry passes when |a − n| <= atol + rtol·max(|a|, |n|) */
+    double atol;
+} FdConfig;
+
+/* The nonlinear layers: see the file comment. */
+static const FdConfig FD_NONLINEAR = {1e-2, 1e-2, 1e-3};
+/* Linear in the perturbed entry: the difference is exact but for float32 rounding. */
+static const FdConfig FD_LINEAR = {1e-1, 1e-4, 1e-5};
+
+/* The worst entry of one tensor's check. */
+typedef struct {
+    const char *what;
+    size_t n;           /* entries compared */
+    double worst;       /* max |a − n| / (atol + rtol·max(|a|, |n|)); > 1 fails */
+    size_t at;          /* index of that entry */
+    double a_at, n_at;  /* its analytic and numeric values */
+    double max_abs;     /* max |a − n| */
+    double max_rel;     /* max |a − n| / max(|a|, |n|) over entries larger than atol */
+} FdReport;
+
+static FdReport fd_report(const char *what)
+{
+    FdReport r = {what, 0, 0.0, 0, 0.0, 0.0, 0.0, 0.0};
+    return r;
+}
+
+/* The central difference of f by x[i]; x[i] is restored bit for bit. */
+static double fd_derivative(Objective f, void *ctx, float *x, size_t i, double h)
+{
+    const float x0 = x[i];
+    const double step = h * fmax(1.0, fabs((double)x0));
+    const float xp = (float)((double)x0 + step), xm = (float)((double)x0 - step);
+    x[i] = xp;
+    const double fp = f(ctx);
+    x[i] = xm;
+    const double fm = f(ctx);
+    x[i] = x0;
+    return (fp - fm) / ((double)xp - (double)xm);
+}
+
+static void fd_note(FdReport *r, const FdConfig *c, size_t i, double a, double n)
+{
+    const double diff = fabs(a - n), big = fmax(fabs(a), fabs(n));
+    double score = diff / (c->atol + c->rtol * big);
+    if (isnan(score))
+        score = INFINITY;
+    r->n++;
+    if (diff > r->max_abs || isnan(diff))
+        r->max_abs = isnan(diff) ? INFINITY : diff;
+    if (big > c->atol && diff / big > r->max_rel)
+        r->max_rel = diff / big;
+    if (score > r->worst || r->n == 1) {
+        r->worst = score;
+        r->at = i;
+        r->a_at = a;
+        r->n_at = n;
+    }
+}
+
+/* Prints the report's line and returns 1 when every entry passed. */
+static int fd_finish(const FdReport *r, const FdConfig *c)
+{
+    const int ok = r->worst <= 1.0;
+    char line[320];
+    snprintf(line, sizeof line,
+             "%-44s %4zu entries, max |a-n| %.2e, max rel %.2e; worst [%zu] analytic %+.6e "
+             "numeric %+.6e (%.2f of rtol %.0e atol %.0e)\n",
+             r->what, r->n, r->max_abs, r->max_rel, r->at, r->a_at, r->n_at, r->worst, c->rtol,
+             c->atol);
+    if (ok)
+        print_message("%s", line);
+    else
+        print_error("FAIL %s", line);
+    return ok;
+}
+
+/* Checks every entry of x (n floats) against the gradient after − before that the
+ * backward pass added. Returns 1 when all pass. */
+static int fd_check(const char *what, const FdConfig *c, Objective f, void *ctx, float *x,
+                    const float *after, const float *before, size_t n)
+{
+    FdReport r = fd_report(what);
+    for (size_t i = 0; i < n; i++) {
+        const double a = (double)after[i] - (double)before[i];
+        fd_note(&r, c, i, a, fd_derivative(f, ctx, x, i, c->h));
+    }
+    return fd_finish(&r, c);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Helpers
+ */
+
+static float *rand_array(Rng *rng, size_t n, float lo, float hi)
+{
+    float *x = malloc(sizeof(float) * (n ? n : 1));
+    assert_non_null(x);
+    rng_fill_uniform(rng, x, n, lo, hi);
+    return x;
+}
+
+static float *copy_array(const float *x, size_t n)
+{
+    float *y = malloc(sizeof(float) * (n ? n : 1));
+    assert_non_null(y);
+    memcpy(y, x, sizeof(float) * n);
+    return y;
+}
+
+/* Σ r ⊙ y over a (rows, cols) block of two strided matrices, in double. */
+static double weighted_sum(const float *r, int ld_r, const float *y, int ld_y, int rows, int cols)
+{
+    double s = 0.0;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            s += (double)r[(size_t)i * ld_r + j] * (double)y[(size_t)i * ld_y + j];
+    return s;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * kernel_matmul_nt
+ */
+
+typedef struct {
+    float *x, *w, *b, *r, *out;
+    int M, K, N;
+} MatmulCase;
+
+static double matmul_objective(void *p)
+{
+    MatmulCase *c = p;
+    kernel_matmul_nt(c->out, c->x, c->w, c->b, c->M, c->K, c->N);
+    return weighted_sum(c->r, c->N, c->out, c->N, c->M, c->N);
+}
+
+/* kernel_matmul_nt_backward adds dx, dw, db of y = x·wᵀ + b; NULL dx and db skip only those. */
+static void test_grad_matmul_nt(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 11);
+    const int M = 3, K = 5, N = 4;
+    MatmulCase c = {rand_array(&rng, (size_t)M * K, -1, 1), rand_array(&rng, (size_t)N * K, -1, 1),
+                    rand_array(&rng, (size_t)N, -1, 1), rand_array(&rng, (size_t)M * N, -1, 1),
+                    rand_array(&rng, (size_t)M * N, 0, 0), M, K, N};
+    float *dx0 = rand_array(&rng, (size_t)M * K, -1, 1), *dx = copy_array(dx0, (size_t)M * K);
+    float *dw0 = rand_array(&rng, (size_t)N * K, -1, 1), *dw = copy_array(dw0, (size_t)N * K);
+    float *db0 = rand_array(&rng, (size_t)N, -1, 1), *db = copy_array(db0, (size_t)N);
+    kernel_matmul_nt_backward(dx, dw, db, c.r, c.x, c.w, M, K, N);
+
+    int ok = 1;
+    ok &= fd_check("matmul_nt dx", &FD_LINEAR, matmul_objective, &c, c.x, dx, dx0, (size_t)M * K);
+    ok &= fd_check("matmul_nt dw", &FD_LINEAR, matmul_objective, &c, c.w, dw, dw0, (size_t)N * K);
+    ok &= fd_check("matmul_nt db", &FD_LINEAR, matmul_objective, &c, c.b, db, db0, (size_t)N);
+
+    /* Without dx and db, dw is the same to the bit. */
+    float *dw_only = copy_array(dw0, (size_t)N * K);
+    kernel_matmul_nt_backward(NULL, dw_only, NULL, c.r, c.x, c.w, M, K, N);
+    assert_memory_equal(dw_only, dw, sizeof(float) * (size_t)N * K);
+
+    free(dw_only);
+    free(db), free(db0), free(dw), free(dw0), free(dx), free(dx0);
+    free(c.out), free(c.r), free(c.b), free(c.w), free(c.x);
+    assert_true(ok);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * LayerNorm
+ */
+
+typedef struct {
+    float *x, *w, *b, *r, *out;
+    int N, D;
+    float eps;
+} NormCase;
+
+static double norm_objective(void *p)
+{
+    NormCase *c = p;
+    layernorm_forward(c->out, c->x, c->w, c->b, c->N, c->D, c->eps);
+    return weighted_sum(c->r, c->D, c->out, c->D, c->N, c->D);
+}
+
+/* layernorm_backward adds dx, dw, db of LayerNorm, from layernorm_forward_cache's stats. */
+static void test_grad_layernorm(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 12);
+    const int N = 4, D = 16;
+    NormCase c = {rand_array(&rng, (size_t)N * D, -1, 1), rand_array(&rng, (size_t)D, 0.5f, 1.5f),
+                  rand_array(&rng, (size_t)D, -0.5f, 0.5f), rand_array(&rng, (size_t)N * D, -1, 1),
+                  rand_array(&rng, (size_t)N * D, 0, 0), N, D, 1e-5f};
+    /* Rows of different means and spreads, as a residual stream has. */
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < D; k++)
+            c.x[i * D + k] = c.x[i * D + k] * (0.5f + (float)i) + 0.3f * (float)(i - 1);
+    float mean[4], rstd[4];
+    float *out = rand_array(&rng, (size_t)N * D, 0, 0);
+    layernorm_forward_cache(out, mean, rstd, c.x, c.w, c.b, N, D, c.eps);
+    float *dx0 = rand_array(&rng, (size_t)N * D, -1, 1), *dx = copy_array(dx0, (size_t)N * D);
+    float *dw0 = rand_array(&rng, (size_t)D, -1, 1), *dw = copy_array(dw0, (size_t)D);
+    float *db0 = rand_array(&rng, (size_t)D, -1, 1), *db = copy_array(db0, (size_t)D);
+    layernorm_backward(dx, dw, db, c.r, c.x, c.w, mean, rstd, N, D);
+
+    int ok = 1;
+    ok &= fd_check("layernorm dx", &FD_NONLINEAR, norm_objective, &c, c.x, dx, dx0, (size_t)N * D);
+    ok &= fd_check("layernorm dw", &FD_LINEAR, norm_objective, &c, c.w, dw, dw0, (size_t)D);
+    ok &= fd_check("layernorm db", &FD_LINEAR, norm_objective, &c, c.b, db, db0, (size_t)D);
+
+    free(db), free(db0), free(dw), free(dw0), free(dx), free(dx0), free(out);
+    free(c.out), free(c.r), free(c.b), free(c.w), free(c.x);
+    assert_true(ok);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Feed-forward block
+ */
+
+typedef struct {
+    float *x, *w1, *b1, *w2, *b2, *r, *out, *hidden;
+    int N, D, F;
+} FfnCase;
+
+static double ffn_objective(void *p)
+{
+    FfnCase *c = p;
+    ffn_forward(c->out, c->hidden, c->x, c->w1, c->b1, c->w2, c->b2, c->N, c->D, c->F);
+    return weighted_sum(c->r, c->D, c->out, c->D, c->N, c->D);
+}
+
+/* ffn_backward adds dx, dw1, db1, dw2, db2, with inputs whose ReLUs stay off the kink. */
+static void test_grad_ffn(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 13);
+    const int N = 3, D = 8, F = 12;
+    const size_t ND = (size_t)N * D, NF = (size_t)N * F, FD = (size_t)F * D;
+    FfnCase c = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, N, D, F};
+    /* Every entry of x, w1 and b1 lies in [-1, 1], so a step moves a pre-activation by at
+     * most h; draw until every pre-activation is further than 2h from ReLU's kink, with
+     * both signs present so that the mask is exercised. */
+    int draws = 0;
+    for (;;) {
+        assert_true(++draws <= 100);
+        c.x = rand_array(&rng, ND, -1, 1);
+        c.w1 = rand_array(&rng, FD, -1, 1);
+        c.b1 = rand_array(&rng, (size_t)F, -1, 1);
+        int near = 0, pos = 0, neg = 0;
+        for (int i = 0; i < N; i++)
+            for (int f = 0; f < F; f++) {
+                double pre = c.b1[f];
+                for (int k = 0; k < D; k++)
+                    pre += (double)c.x[i * D + k] * c.w1[f * D + k];
+                near += fabs(pre) <= 2.0 * FD_NONLINEAR.h;
+                pos += pre > 0;
+                neg += pre < 0;
+            }
+        if (!near && pos && neg)
+            break;
+        free(c.b1), free(c.w1), free(c.x);
+    }
+    c.w2 = rand_array(&rng, FD, -1, 1);
+    c.b2 = rand_array(&rng, (size_t)D, -1, 1);
+    c.r = rand_array(&rng, ND, -1, 1);
+    c.out = rand_array(&rng, ND, 0, 0);
+    c.hidden = rand_array(&rng, NF, 0, 0);
+    ffn_objective(&c);
+
+    float *dx0 = rand_array(&rng, ND, -1, 1), *dx = copy_array(dx0, ND);
+    float *dw10 = rand_array(&rng, FD, -1, 1), *dw1 = copy_array(dw10, FD);
+    float *db10 = rand_array(&rng, (size_t)F, -1, 1), *db1 = copy_array(db10, (size_t)F);
+    float *dw20 = rand_array(&rng, FD, -1, 1), *dw2 = copy_array(dw20, FD);
+    float *db20 = rand_array(&rng, (size_t)D, -1, 1), *db2 = copy_array(db20, (size_t)D);
+    float *dhidden = rand_array(&rng, NF, -1, 1); /* scratch: its contents must not matter */
+    ffn_backward(dx, dw1, db1, dw2, db2, dhidden, c.r, c.x, c.hidden, c.w1, c.w2, N, D, F);
+
+    int ok = 1;
+    ok &= fd_check("ffn dx", &FD_NONLINEAR, ffn_objective, &c, c.x, dx, dx0, ND);
+    ok &= fd_check("ffn dw1", &FD_NONLINEAR, ffn_objective, &c, c.w1, dw1, dw10, FD);
+    ok &= fd_check("ffn db1", &FD_NONLINEAR, ffn_objective, &c, c.b1, db1, db10, (size_t)F);
+    ok &= fd_check("ffn dw2", &FD_LINEAR, ffn_objective, &c, c.w2, dw2, dw20, FD);
+    ok &= fd_check("ffn db2", &FD_LINEAR, ffn_objective, &c, c.b2, db2, db20, (size_t)D);
+
+    free(dhidden), free(db2), free(db20), free(dw2), free(dw20), free(db1), free(db10);
+    free(dw1), free(dw10), free(dx), free(dx0);
+    free(c.hidden), free(c.out), free(c.r), free(c.b2), free(c.w2), free(c.b1), free(c.w1);
+    free(c.x);
+    assert_true(ok);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Embeddings
+ */
+
+typedef struct {
+    float *table, *pe, *r, *out;
+    const int *ids;
+    int N, pos0, D;
+} EmbedCase;
+
+static double embed_objective(void *p)
+{
+    EmbedCase *c = p;
+    embed_forward(c->out, c->table, c->pe, c->ids, c->N, c->pos0, c->D);
+    return weighted_sum(c->r, c->D, c->out, c->D, c->N, c->D);
+}
+
+/* embed_backward adds √D·dout to the rows of the ids used (twice for a repeated id), and
+ * nothing to the other rows. */
+static void test_grad_embed(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 14);
+    enum { V = 7, D = 4, N = 5, MAXLEN = 8 };
+    static const int IDS[N] = {3, 1, 3, 6, 0};
+    EmbedCase c = {rand_array(&rng, (size_t)V * D, -1, 1),
+                   rand_array(&rng, (size_t)MAXLEN * D, -1, 1),
+                   rand_array(&rng, (size_t)N * D, -1, 1), rand_array(&rng, (size_t)N * D, 0, 0),
+                   IDS, N, 2, D};
+    float *dt0 = rand_array(&rng, (size_t)V * D, -1, 1), *dt = copy_array(dt0, (size_t)V * D);
+    embed_backward(dt, c.r, IDS, N, D);
+
+    int ok = fd_check("embed dtable", &FD_LINEAR, embed_objective, &c, c.table, dt, dt0,
+                      (size_t)V * D);
+    /* Ids 2, 4 and 5 are not used: their rows are untouched to the bit. */
+    static const int UNUSED[] = {2, 4, 5};
+    for (size_t u = 0; u < sizeof UNUSED / sizeof UNUSED[0]; u++)
+        assert_memory_equal(dt + UNUSED[u] * D, dt0 + UNUSED[u] * D, sizeof(float) * D);
+
+    free(dt), free(dt0);
+    free(c.out), free(c.r), free(c.pe), free(c.table);
+    assert_true(ok);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * One attention head, over strided views
+ */
+
+typedef struct {
+    AttnShape shape;
+    int ld_q, ld_k, ld_v, ld_ctx, ld_r;
+    float *q, *k, *v, *ctx, *weights, *r;
+} HeadCase;
+
+static double head_objective(void *p)
+{
+    HeadCase *c = p;
+    AttnView q = {c->q, c->ld_q}, k = {c->k, c->ld_k}, v = {c->v, c->ld_v};
+    int rc = attention_head_forward(c->ctx, c->ld_ctx, c->weights, NULL, q, k, v, &c->shape);
+    assert_int_equal(rc, TT_OK);
+    return weighted_sum(c->r, c->ld_r, c->ctx, c->ld_ctx, c->shape.Tq, c->shape.dv);
+}
+
+/* attention_head_backward adds dq, dk, dv: self-attention with and without the causal
+ * mask, a causal block of queries at q_pos > 0, and cross-attention with Tq ≠ Tk. Every
+ * view is strided; padding columns get nothing, and the padding of dctx is never read. */
+static void test_grad_attention_head(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int Tq, Tk, dk, dv, causal, q_pos;
+    } CASES[] = {
+        {"self", 4, 4, 5, 3, 0, 0},
+        {"self causal", 5, 5, 4, 4, 1, 0},
+        {"causal, queries at 3..5", 3, 6, 4, 3, 1, 3},
+        {"cross", 3, 5, 4, 6, 0, 0},
+    };
+    Rng rng;
+    rng_seed(&rng, 15);
+    int ok = 1;
+    for (size_t t = 0; t < sizeof CASES / sizeof CASES[0]; t++) {
+        const int Tq = CASES[t].Tq, Tk = CASES[t].Tk, dk = CASES[t].dk, dv = CASES[t].dv;
+        HeadCase c;
+        c.shape = (AttnShape){.Tq = Tq, .Tk = Tk, .dk = dk, .dv = dv,
+                              .scale = 1.0f / sqrtf((float)dk), .causal = CASES[t].causal,
+                              .q_pos = CASES[t].q_pos};
+        c.ld_q = dk + 2, c.ld_k = dk + 1, c.ld_v = dv + 3, c.ld_ctx = dv + 2, c.ld_r = dv + 1;
+        const size_t nq = (size_t)Tq * c.ld_q, nk = (size_t)Tk * c.ld_k, nv = (size_t)Tk * c.ld_v;
+        /* Spread ±2 so the softmax rows are far from uniform. */
+        c.q = rand_array(&rng, nq, -2, 2);
+        c.k = rand_array(&rng, nk, -2, 2);
+        c.v = rand_array(&rng, nv, -1, 1);
+        c.ctx = rand_array(&rng, (size_t)Tq * c.ld_ctx, 0, 0);
+        c.weights = rand_array(&rng, (size_t)Tq * Tk, 0, 0);
+        c.r = rand_array(&rng, (size_t)Tq * c.ld_r, -1, 1);
+        for (int i = 0; i < Tq; i++)
+            c.r[(size_t)i * c.ld_r + dv] = NAN; /* dctx padding: must not be read */
+        head_objective(&c);
+
+        /* The gradients use their own strides, unlike the inputs'. */
+        const int ld_dq = dk + 3, ld_dk = dk + 2, ld_dv = dv + 1;
+        float *dq0 = rand_array(&rng, (size_t)Tq * ld_dq, -1, 1);
+        float *dk0 = rand_array(&rng, (size_t)Tk * ld_dk, -1, 1);
+        float *dv0 = rand_array(&rng, (size_t)Tk * ld_dv, -1, 1);
+        float *dq = copy_array(dq0, (size_t)Tq * ld_dq), *dkk = copy_array(dk0, (size_t)Tk * ld_dk);
+        float *dvv = copy_array(dv0, (size_t)Tk * ld_dv);
+        float *dscores = rand_array(&rng, (size_t)Tq * Tk, -1, 1);
+        AttnView q = {c.q, c.ld_q}, k = {c.k, c.ld_k}, v = {c.v, c.ld_v}, g = {c.r, c.ld_r};
+        attention_head_backward(dq, ld_dq, dkk, ld_dk, dvv, ld_dv, dscores, g, c.weights, q, k, v,
+                                &c.shape);
+
+        /* Repack the gradients to the inputs' strides (padding: zero gradient). */
+        float *gq = calloc(nq, sizeof(float)), *gk = calloc(nk, sizeof(float));
+        float *gv = calloc(nv, sizeof(float)), *zq = calloc(nq, sizeof(float));
+        float *zk = calloc(nk, sizeof(float)), *zv = calloc(nv, sizeof(float));
+        assert_true(gq && gk && gv && zq && zk && zv);
+        for (int i = 0; i < Tq; i++)
+            for (int j = 0; j < ld_dq; j++) {
+                float d = dq[i * ld_dq + j] - dq0[i * ld_dq + j];
+                if (j < dk)
+                    gq[i * c.ld_q + j] = d;
+                else
+                    assert_true(d == 0.0f);
+            }
+        for (int i = 0; i < Tk; i++) {
+            for (int j = 0; j < ld_dk; j++) {
+                float d = dkk[i * ld_dk + j] - dk0[i * ld_dk + j];
+                if (j < dk)
+                    gk[i * c.ld_k + j] = d;
+                else
+                    assert_true(d == 0.0f);
+            }
+            for (int j = 0; j < ld_dv; j++) {
+                float d = dvv[i * ld_dv + j] - dv0[i * ld_dv + j];
+                if (j < dv)
+                    gv[i * c.ld_v + j] = d;
+                else
+                    assert_true(d == 0.0f);
+            }
+        }
+        /* The repacked difference was rounded to float once: the checks allow for it, being
+         * far above float's 6e-8 relative rounding. */
+        char name[3][96];
+        snprintf(name[0], sizeof name[0], "attention head dq (%s)", CASES[t].name);
+        snprintf(name[1], sizeof name[1], "attention head dk (%s)", CASES[t].name);
+        snprintf(name[2], sizeof name[2], "attention head dv (%s)", CASES[t].name);
+        ok &= fd_check(name[0], &FD_NONLINEAR, head_objective, &c, c.q, gq, zq, nq);
+        ok &= fd_check(name[1], &FD_NONLINEAR, head_objective, &c, c.k, gk, zk, nk);
+        ok &= fd_check(name[2], &FD_LINEAR, head_objective, &c, c.v, gv, zv, nv);
+
+        free(zv), free(zk), free(zq), free(gv), free(gk), free(gq);
+        free(dscores), free(dvv), free(dkk), free(dq), free(dv0), free(dk0), free(dq0);
+        free(c.r), free(c.weights), free(c.ctx), free(c.v), free(c.k), free(c.q);
+    }
+    assert_true(ok);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Multi-head attention
+ */
+
+enum { MHA_WQ, MHA_WK, MHA_WV, MHA_WO, MHA_BQ, MHA_BK, MHA_BV, MHA_BO, MHA_N_TENSORS };
+static const char *const MHA_NAMES[MHA_N_TENSORS] = {
+    "w_query", "w_key", "w_value", "w_out", "b_query", "b_key", "b_value", "b_out",
+};
+
+typedef struct {
+    MhaWeights w;
+    MhaActs acts;
+    float *xq, *xkv, *r, *out;
+    int Tq, Tk, causal;
+} MhaCase;
+
+static double mha_objective(void *p)
+{
+    MhaCase *c = p;
+    int rc = mha_forward(c->out, &c->acts, &c->w, c->xq, c->Tq, c->xkv, c->Tk, c->causal);
+    assert_int_equal(rc, TT_OK);
+    const int D = c->w.d_model;
+    return weighted_sum(c->r, D, c->out, D, c->Tq, D);
+}
+
+/* Offsets of the eight tensors in one block: four (D, D) matrices, then four (D) biases. */
+static size_t mha_offset(int t, int D)
+{
+    return t < MHA_BQ ? (size_t)t * D * D : (size_t)4 * D * D + (size_t)(t - MHA_BQ) * D;
+}
+
+/* Checks mha_backward for xq of Tq rows and xkv of Tk rows (self: the same buffer, and
+ * the same buffer for dxq and dxkv). Returns 1 when every tensor passes. */
+static int check_mha(Rng *rng, const char *label, int self, int Tq, int Tk, int causal)
+{
+    const int D = 8, H = 2;
+    const size_t nblock = (size_t)4 * D * D + (size_t)4 * D;
+    float *p = rand_array(rng, nblock, -0.5f, 0.5f);
+    float *g0 = rand_array(rng, nblock, -1, 1), *g = copy_array(g0, nblock);
+    MhaCase c;
+    memset(&c, 0, sizeof c);
+    c.w = (MhaWeights){D, H, p + mha_offset(MHA_WQ, D), p + mha_offset(MHA_WK, D),
+                       p + mha_offset(MHA_WV, D), p + mha_offset(MHA_BQ, D),
+                       p + mha_offset(MHA_BK, D), p + mha_offset(MHA_BV, D),
+                       p + mha_offset(MHA_WO, D), p + mha_offset(MHA_BO, D)};
+    MhaGrads mg = {g + mha_offset(MHA_WQ, D), g + mha_offset(MHA_WK, D), g + mha_offset(MHA_WV, D),
+                   g + mha_offset(MHA_BQ, D), g + mha_offset(MHA_BK, D), g + mha_offset(MHA_BV, D),
+                   g + mha_offset(MHA_WO, D), g + mha_offset(MHA_BO, D)};
+    assert_int_equal(mha_acts_init(&c.acts, Tq, Tk, D, H), TT_OK);
+    MhaScratch s;
+    assert_int_equal(mha_scratch_init(&s, Tq, Tk, D), TT_OK);
+    c.Tq = Tq, c.Tk = Tk, c.causal = causal;
+    /* Inputs of ±2 through weights of ±0.5 give scores of a few units: peaked softmax. */
+    c.xq = rand_array(rng, (size_t)Tq * D, -2, 2);
+    c.xkv = self ? c.xq : rand_array(rng, (size_t)Tk * D, -2, 2);
+    c.r = rand_array(rng, (size_t)Tq * D, -1, 1);
+    c.out = rand_array(rng, (size_t)Tq * D, 0, 0);
+    mha_objective(&c);
+
+    float *dxq0 = rand_array(rng, (size_t)Tq * D, -1, 1), *dxq = copy_array(dxq0, (size_t)Tq * D);
+    float *dxkv0 = self ? dxq0 : rand_array(rng, (size_t)Tk * D, -1, 1);
+    float *dxkv = self ? dxq : copy_array(dxkv0, (size_t)Tk * D);
+    mha_backward(dxq, dxkv, &mg, &s, c.r, &c.acts, &c.w, c.xq, Tq, c.xkv, Tk, causal);
+
+    int ok = 1;
+    char name[96];
+    for (int t = 0; t < MHA_N_TENSORS; t++) {
+        const size_t off = mha_offset(t, D), n = t < MHA_BQ ? (size_t)D * D : (size_t)D;
+        snprintf(name, sizeof name, "mha %s (%s)", MHA_NAMES[t], label);
+        /* b_out and b_value enter linearly (softmax rows sum to 1). */
+        const FdConfig *cfg = t == MHA_BO || t == MHA_BV ? &FD_LINEAR : &FD_NONLINEAR;
+        ok &= fd_check(name, cfg, mha_objective, &c, p + off, g + off, g0 + off, n);
+    }
+    snprintf(name, sizeof name, "mha dxq%s (%s)", self ? " = dxkv" : "", label);
+    ok &= fd_check(name, &FD_NONLINEAR, mha_objective, &c, c.xq, dxq, dxq0, (size_t)Tq * D);
+    if (!self) {
+        snprintf(name, sizeof name, "mha dxkv (%s)", label);
+        ok &= fd_check(name, &FD_NONLINEAR, mha_objective, &c, c.xkv, dxkv, dxkv0,
+                       (size_t)Tk * D);
+        free(dxkv), free(dxkv0), free(c.xkv);
+    }
+    free(dxq), free(dxq0), free(c.out), free(c.r), free(c.xq);
+    mha_scratch_free(&s);
+    mha_acts_free(&c.acts);
+    free(g), free(g0), free(p);
+    return ok;
+}
+
+/* mha_backward adds every weight and bias gradient and dx of causal self-attention, where
+ * dxq and dxkv are one buffer. */
+static void test_grad_mha_self_causal(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 16);
+    assert_true(check_mha(&rng, "self, causal", 1, 5, 5, 1));
+}
+
+/* mha_backward adds every weight and bias gradient, dxq and dxkv of cross-attention with
+ * Tq ≠ Tk. */
+static void test_grad_mha_cross(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 17);
+    assert_true(check_mha(&rng, "cross", 0, 3, 5, 0));
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The whole model: sentence_loss
+ */
+
+/* A pair whose ids repeat and leave some rows of both embedding tables unused. */
+static const int PAIR_SRC[] = {4, 7, 5, 7, 9, 12, 4};
+static const int PAIR_TGT[] = {6, 4, 11, 6, 13, 5};
+enum { PAIR_NSRC = 7, PAIR_NTGT = 6 };
+
+typedef struct {
+    Model m;
+    SentenceState st;
+    float label_smoothing;
+    float *relu_base;   /* ReLU outputs of the unperturbed forward pass: enc_ff then dec_ff */
+    size_t n_enc_ff, n_dec_ff;
+    int flipped;        /* set when a ReLU changed side since relu_base */
+} ModelCase;
+
+/* Whether any ReLU of the last forward pass is on another side of 0 than in relu_base. */
+static int relu_flipped(const ModelCase *c)
+{
+    const float *a = c->st.enc_ff, *b = c->st.dec_ff;
+    for (size_t i = 0; i < c->n_enc_ff; i++)
+        if ((a[i] > 0.0f) != (c->relu_base[i] > 0.0f))
+            return 1;
+    for (size_t i = 0; i < c->n_dec_ff; i++)
+        if ((b[i] > 0.0f) != (c->relu_base[c->n_enc_ff + i] > 0.0f))
+            return 1;
+    return 0;
+}
+
+static double model_objective(void *p)
+{
+    ModelCase *c = p;
+    double loss = sentence_loss(&c->st, NULL, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT,
+                                c->label_smoothing);
+    assert_true(loss >= 0.0);
+    if (relu_flipped(c))
+        c->flipped = 1;
+    return loss;
+}
+
+static void model_case_open(ModelCase *c, const char *path, float label_smoothing)
+{
+    char err[512];
+    memset(c, 0, sizeof *c);
+    int rc = model_load_file(&c->m, path, err, sizeof err);
+    if (rc != TT_OK) {
+        print_error("%s\n", err);
+        fail();
+    }
+    assert_int_equal(sentence_state_init(&c->st, &c->m), TT_OK);
+    c->label_smoothing = label_smoothing;
+    const ModelConfig *cfg = &c->m.config;
+    c->n_enc_ff = (size_t)cfg->n_encoder_layers * cfg->max_len * cfg->d_ff;
+    c->n_dec_ff = (size_t)cfg->n_decoder_layers * cfg->max_len * cfg->d_ff;
+    c->relu_base = malloc(sizeof(float) * (c->n_enc_ff + c->n_dec_ff));
+    assert_non_null(c->relu_base);
+}
+
+static void model_case_close(ModelCase *c)
+{
+    free(c->relu_base);
+    sentence_state_free(&c->st);
+    model_free(&c->m);
+}
+
+/* The writable block entries of the tensor called name. */
+static float *model_tensor(Model *m, const char *name)
+{
+    for (int i = 0; i < m->n_specs; i++)
+        if (strcmp(m->specs[i].name, name) == 0)
+            return m->params + m->specs[i].offset;
+    print_error("no tensor %s\n", name);
+    fail();
+    return NULL;
+}
+
+/* The smallest shift s (by |s|) with |pre[i] + s| >= margin for all n values: 0 or an
+ * edge of one of the forbidden intervals (−pre[i] − margin, −pre[i] + margin). */
+static double clear_shift(const double *pre, int n, double margin)
+{
+    double best = INFINITY;
+    for (int c = -1; c < 2 * n; c++) {
+        const double s = c < 0 ? 0.0 : -pre[c / 2] + (c % 2 ? 1.01 : -1.01) * margin;
+        int clear = 1;
+        for (int i = 0; i < n && clear; i++)
+            clear = fabs(pre[i] + s) >= margin;
+        if (clear && fabs(s) < fabs(best))
+            best = s;
+    }
+    return best;
+}
+
+/* With about 1000 ReLUs per pair, some input lies within 1e-3 of 0 (2.7e-4 in
+ * tiny_bias.db), and a step of 1e-2 in almost any earlier parameter carries it across,
+ * where a difference quotient measures the kink rather than the derivative. So, layer by
+ * layer in the order of the forward pass, each unit's linear1 bias is moved by the least
+ * amount that puts all its inputs for this pair at least margin from 0. The model stays a
+ * model; its gradient is what is checked. */
+static void model_clear_kinks(ModelCase *c, double margin)
+{
+    Model *m = &c->m;
+    const ModelConfig *cfg = &m->config;
+    const int N = cfg->max_len, D = cfg->d_model, F = cfg->d_ff;
+    const int LE = cfg->n_encoder_layers, LD = cfg->n_decoder_layers;
+    double pre[64];
+    char name[MODEL_NAME_MAX];
+    for (int l = 0; l < LE + LD; l++) {
+        sentence_loss(&c->st, NULL, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT, 0.0f);
+        const int enc = l < LE, layer = enc ? l : l - LE, rows = enc ? c->st.S : c->st.T;
+        const float *h = enc ? c->st.enc_h2 + (size_t)layer * N * D
+                             : c->st.dec_h3 + (size_t)layer * N * D;
+        snprintf(name, sizeof name, "%s.layers.%d.linear1.weight", enc ? "encoder" : "decoder",
+                 layer);
+        const float *w1 = model_tensor(m, name);
+        snprintf(name, sizeof name, "%s.layers.%d.linear1.bias", enc ? "encoder" : "decoder",
+                 layer);
+        float *b1 = model_tensor(m, name);
+        assert_true(rows <= (int)(sizeof pre / sizeof pre[0]));
+        for (int f = 0; f < F; f++) {
+            for (int i = 0; i < rows; i++) {
+                pre[i] = b1[f];
+                for (int k = 0; k < D; k++)
+                    pre[i] += (double)h[(size_t)i * D + k] * w1[(size_t)f * D + k];
+            }
+            b1[f] = (float)(b1[f] + clear_shift(pre, rows, margin));
+        }
+    }
+}
+
+/* Which rows of an embedding table the pair uses: src ids and </s>, or <s> and tgt ids. */
+static void used_rows(unsigned char *used, int V, int tgt)
+{
+    memset(used, 0, (size_t)V);
+    if (tgt) {
+        used[VOCAB_BOS] = 1;
+        for (int i = 0; i < PAIR_NTGT; i++)
+            used[PAIR_TGT[i]] = 1;
+    } else {
+        used[VOCAB_EOS] = 1;
+        for (int i = 0; i < PAIR_NSRC; i++)
+            used[PAIR_SRC[i]] = 1;
+    }
+}
+
+/* How far model_clear_kinks puts every ReLU input from 0. */
+static const double RELU_MARGIN = 0.05;
+
+/* Checks sentence_loss's gradient on a sample of every tensor of one model, printing a
+ * line per tensor and a summary. Returns 1 when every tensor passes. */
+static int check_model(const char *path, float label_smoothing, const FdConfig *cfg,
+                       int per_tensor)
+{
+    ModelCase c;
+    model_case_open(&c, path, label_smoothing);
+    model_clear_kinks(&c, RELU_MARGIN);
+    Model *m = &c.m;
+    float *grads = calloc(m->n_params, sizeof(float));
+    assert_non_null(grads);
+    const double with = sentence_loss(&c.st, grads, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT,
+                                      label_smoothing);
+    assert_true(with > 0.0);
+    memcpy(c.relu_base, c.st.enc_ff, sizeof(float) * c.n_enc_ff);
+    memcpy(c.relu_base + c.n_enc_ff, c.st.dec_ff, sizeof(float) * c.n_dec_ff);
+    /* The loss does not depend on whether gradients are wanted. */
+    assert_true(model_objective(&c) == with);
+
+    Rng rng;
+    rng_seed(&rng, 18);
+    int ok = 1, skipped = 0;
+    size_t checked = 0;
+    double worst = 0.0, max_abs = 0.0, max_rel = 0.0;
+    unsigned char used[256];
+    for (int s = 0; s < m->n_specs; s++) {
+        const ParamSpec *p = &m->specs[s];
+        const int cols = p->cols ? p->cols : 1;
+        const size_t n = (size_t)p->rows * cols;
+        float *x = m->params + p->offset;
+        const float *gx = grads + p->offset;
+        const int is_embed = p->storage != PARAM_TENSOR;
+        if (is_embed) {
+            assert_true(p->rows <= (int)sizeof used);
+            used_rows(used, p->rows, p->storage == PARAM_EMBED_TGT);
+            /* Rows of unused ids: exactly zero gradient, and the loss ignores them. */
+            for (int row = 0; row < p->rows; row++)
+                if (!used[row])
+                    for (int k = 0; k < cols; k++)
+                        if (gx[(size_t)row * cols + k] != 0.0f) {
+                            print_error("%s row %d (unused id) has gradient %g at [%d]\n",
+                                        p->name, row, (double)gx[(size_t)row * cols + k], k);
+                            ok = 0;
+                        }
+        }
+        /* The entries: the largest |gradient|, then random ones (of used rows) until
+         * per_tensor more are compared. An entry whose step flips a ReLU is no derivative
+         * there: it is counted as skipped and another is drawn. */
+        size_t big = 0;
+        for (size_t i = 1; i < n; i++)
+            if (fabsf(gx[i]) > fabsf(gx[big]))
+                big = i;
+        char what[MODEL_NAME_MAX + 16];
+        snprintf(what, sizeof what, "  %s", p->name);
+        FdReport r = fd_report(what);
+        for (int draw = 0; r.n < (size_t)per_tensor + 1 && draw < 10 * (per_tensor + 1); draw++) {
+            const size_t i = draw == 0 ? big : rng_next_u32(&rng) % n;
+            if (is_embed && !used[i / (size_t)cols])
+                continue;
+            c.flipped = 0;
+            const double num = fd_derivative(model_objective, &c, x, i, cfg->h);
+            if (c.flipped) {
+                skipped++;
+                continue;
+            }
+            fd_note(&r, cfg, i, (double)gx[i], num);
+        }
+        /* Random draws may repeat an entry; every tensor gets per_tensor comparisons. */
+        assert_true(r.n >= (size_t)per_tensor);
+        ok &= fd_finish(&r, cfg);
+        checked += r.n;
+        worst = fmax(worst, r.worst);
+        max_abs = fmax(max_abs, r.max_abs);
+        max_rel = fmax(max_rel, r.max_rel);
+        if (is_embed) {
+            /* One unused row perturbed: the loss is the same to the bit. */
+            for (int row = 0; row < p->rows; row++)
+                if (!used[row]) {
+                    const float keep = x[(size_t)row * cols];
+                    x[(size_t)row * cols] = keep + 1.0f;
+                    const double moved = model_objective(&c);
+                    x[(size_t)row * cols] = keep;
+                    assert_true(moved == with);
+                    break;
+                }
+        }
+    }
+    print_message("%s, label smoothing %.1f: %d tensors, %zu entries, max |a-n| %.2e, max rel "
+                  "%.2e, worst %.2f of the limit; %d entries skipped (a ReLU flipped)\n",
+                  path, (double)label_smoothing, m->n_specs, checked, max_abs, max_rel, worst,
+                  skipped);
+    free(grads);
+    model_case_close(&c);
+    return ok;
+}
+
+/* The whole model. The loss (≈ 20) leaves eight float32 blocks with a rounding error δ of
+ * about 2e-6: at h = 1e-3 the differences scatter by up to 1e-3 (= δ/2h), at h = 1e-2 by
+ * a few 1e-4, truncation included. So h = 1e-2 and the layers' limit, rtol 1e-2 and
+ * atol 1e-3: the worst entry seen uses 14% of it (largest |a − n| 6.4e-4). */
+static const FdConfig FD_MODEL = {1e-2, 1e-2, 1e-3};
+enum { MODEL_ENTRIES_PER_TENSOR = 6 };
+
+/* sentence_loss's gradient matches finite differences for every tensor of tiny.db and
+ * tiny_bias.db, with label smoothing 0 and 0.1; unused embedding rows get exactly 0. */
+static void test_grad_sentence_loss(void **state)
+{
+    (void)state;
+    static const char *const PATHS[] = {"tests/fixtures/tiny.db", "tests/fixtures/tiny_bias.db"};
+    static const float SMOOTHING[] = {0.0f, 0.1f};
+    int ok = 1;
+    for (int k = 0; k < 2; k++)
+        for (int l = 0; l < 2; l++)
+            ok &= check_model(PATHS[k], SMOOTHING[l], &FD_MODEL, MODEL_ENTRIES_PER_TENSOR);
+    assert_true(ok);
+}
+
+/* sentence_loss adds its gradient to what the block holds: two calls give twice one. */
+static void test_grad_sentence_loss_accumulates(void **state)
+{
+    (void)state;
+    ModelCase c;
+    model_case_open(&c, "tests/fixtures/tiny_bias.db", 0.1f);
+    const size_t n = c.m.n_params;
+    float *once = calloc(n, sizeof(float)), *twice = calloc(n, sizeof(float));
+    assert_true(once && twice);
+    sentence_loss(&c.st, once, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT, 0.1f);
+    sentence_loss(&c.st, twice, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT, 0.1f);
+    sentence_loss(&c.st, twice, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT, 0.1f);
+    for (size_t i = 0; i < n; i++)
+        once[i] *= 2.0f;
+    /* Only the order of float additions differs: a few ulp of gradients up to about 5. */
+    assert_close_array("twice the gradient", twice, once, n, 1e-5);
+    free(twice), free(once);
+    model_case_close(&c);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * AdamW
+ */
+
+/* adamw_update follows AdamW in double precision over three steps: moments, bias
+ * correction, eps outside the square root, and decoupled weight decay on matrices only. */
+static void test_grad_adamw_matches_reference(void **state)
+{
+    (void)state;
+    /* A (2, 3) matrix at offset 0 and a vector of 3 at offset 6. */
+    const ParamSpec specs[2] = {
+        {.name = "w", .rows = 2, .cols = 3, .offset = 0, .storage = PARAM_TENSOR},
+        {.name = "b", .rows = 3, .cols = 0, .offset = 6, .storage = PARAM_TENSOR},
+    };
+    enum { NP = 9, STEPS = 3 };
+    static const float X0[NP] = {0.5f, -1.25f, 2.0f, 0.8f, -0.3f, 1.0f, 0.75f, -0.5f, 0.1f};
+    /* Per step: ordinary gradients, a zero gradient (entry 3 of the matrix and entry 7 of
+     * the vector, every step), and one of the size of eps (entry 5), where eps decides the
+     * step. */
+    static const float G[STEPS][NP] = {
+        {0.1f, -0.2f, 0.05f, 0.0f, 1.5f, 1e-8f, -0.4f, 0.0f, 0.02f},
+        {-0.3f, 0.1f, 0.05f, 0.0f, -2.0f, 3e-8f, 0.1f, 0.0f, -0.02f},
+        {0.2f, 0.0f, -0.1f, 0.0f, 0.7f, -1e-8f, 0.3f, 0.0f, 0.5f},
+    };
+    const AdamConfig cfg = {0.9f, 0.999f, 1e-8f, 0.1f};
+    const float lr = 0.01f;
+
+    float x[NP], m[NP] = {0}, v[NP] = {0};
+    double rx[NP], rm[NP] = {0}, rv[NP] = {0};
+    for (int i = 0; i < NP; i++)
+        x[i] = X0[i], rx[i] = X0[i];
+    for (long step = 1; step <= STEPS; step++) {
+        adamw_update(x, G[step - 1], m, v, specs, 2, &cfg, lr, step);
+        const double b1 = cfg.beta1, b2 = cfg.beta2;
+        for (int i = 0; i < NP; i++) {
+            const double g = G[step - 1][i];
+            const double decay = i < 6 ? (double)cfg.weight_decay : 0.0;
+            rm[i] = b1 * rm[i] + (1 - b1) * g;
+            rv[i] = b2 * rv[i] + (1 - b2) * g * g;
+            const double mhat = rm[i] / (1 - pow(b1, (double)step));
+            const double vhat = rv[i] / (1 - pow(b2, (double)step));
+            rx[i] = rx[i] * (1 - (double)lr * decay) - lr * mhat / (sqrt(vhat) + cfg.eps);
+        }
+        float fx[NP], fm[NP], fv[NP];
+        for (int i = 0; i < NP; i++)
+            fx[i] = (float)rx[i], fm[i] = (float)rm[i], fv[i] = (float)rv[i];
+        /* float32 state against double: a few ulp of values below 2. */
+        assert_close_array("adamw params", x, fx, NP, 1e-6);
+        assert_close_array("adamw first moment", m, fm, NP, 1e-7);
+        assert_close_array("adamw second moment", v, fv, NP, 1e-8);
+    }
+    /* With no gradient only the decay moves an entry: the matrix entry shrinks by
+     * (1 − lr·wd) per step, the vector entry does not move at all. */
+    assert_float_equal(x[3], X0[3] * pow(1 - lr * 0.1, STEPS), 1e-6);
+    assert_true(x[7] == X0[7]);
+    /* eps is outside the square root: at step 1 the update of entry 5 is
+     * lr·g/(|g| + eps) = lr/2 (plus decay), not lr·g/√(g² + eps) ≈ lr·1e-4. */
+    float x1[NP], m1[NP] = {0}, v1[NP] = {0};
+    memcpy(x1, X0, sizeof x1);
+    adamw_update(x1, G[0], m1, v1, specs, 2, &cfg, lr, 1);
+    const double want5 = X0[5] * (1 - lr * 0.1) - lr * 0.5;
+    assert_float_equal(x1[5], want5, 1e-6);
+    /* At step 1 bias correction makes m̂ = g and v̂ = g²: an entry with |g| ≫ eps moves by
+     * lr against the sign of g (plus the decay, for the matrix). */
+    const double want0 = X0[0] * (1 - lr * 0.1) - lr * 1e-1 / (1e-1 + 1e-8);
+    assert_float_equal(x1[0], want0, 1e-6);
+    const double want6 = X0[6] + lr * 0.4 / (0.4 + 1e-8);
+    assert_float_equal(x1[6], want6, 1e-6);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_grad_matmul_nt),
+        cmocka_unit_test(test_grad_layernorm),
+        cmocka_unit_test(test_grad_ffn),
+        cmocka_unit_test(test_grad_embed),
+        cmocka_unit_test(test_grad_attention_head),
+        cmocka_unit_test(test_grad_mha_self_causal),
+        cmocka_unit_test(test_grad_mha_cross),
+        cmocka_unit_test(test_grad_sentence_loss),
+        cmocka_unit_test(test_grad_sentence_loss_accumulates),
+        cmocka_unit_test(test_grad_adamw_matches_reference),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
