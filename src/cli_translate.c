@@ -11,7 +11,7 @@
 #include "json.h"
 #include "model.h"
 #include "status.h"
-#include "tokenizer.h"
+#include "translator.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -33,14 +33,9 @@ typedef struct {
 typedef struct {
     const TranslateOptions *o;
     const Model *m;
-    Decoder dec;
-    Translation t;
-    int limit;          /* output length limit */
+    Translator tr;
     int from_stdin;     /* name inputs "line N" (stdin) or "argument N" */
-    TokenList prefix;   /* the prefix's tokens as the user wrote them */
-    int *prefix_ids;    /* (prefix.n) */
-    int *src_ids;       /* (max_len) */
-} Translator;
+} TranslateRun;
 
 static void translate_usage(FILE *out)
 {
@@ -142,33 +137,11 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
  * One line
  */
 
-/* The text of output token i: the prefix as the user wrote it, a vocabulary token, or
- * for <unk> the source word the decoder attended to most. */
-static const char *output_token(const Translator *tr, const TokenList *surface, int i)
+static void write_json(const TranslateRun *run, const char *line, size_t len,
+                       const TranslatorResult *r)
 {
-    const Translation *t = &tr->t;
-    if (i < t->n_forced)
-        return tr->prefix.tok[i];
-    const int id = t->ids[i];
-    if (id == VOCAB_UNK && !tr->o->keep_unk && surface->n > 0) {
-        int j = translation_most_attended(t, tr->m, i);
-        if (j < surface->n)
-            return surface->tok[j];
-    }
-    return tr->m->tgt_vocab.tokens[id];
-}
-
-/* The number of output tokens that make the text: </s> is not a word. */
-static int text_tokens(const Translation *t)
-{
-    return t->n > 0 && t->ids[t->n - 1] == VOCAB_EOS && t->n > t->n_forced ? t->n - 1 : t->n;
-}
-
-static void write_json(const Translator *tr, const char *line, size_t len, const TokenList *src,
-                       const TokenList *surface, const char *text)
-{
-    const Translation *t = &tr->t;
-    const ModelConfig *c = &tr->m->config;
+    const Translation *t = r->t;
+    const ModelConfig *c = &run->m->config;
     const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
     JsonWriter w;
     json_init(&w, stdout);
@@ -177,24 +150,24 @@ static void write_json(const Translator *tr, const char *line, size_t len, const
     json_string_n(&w, line, len);
     json_key(&w, "source_tokens");
     json_begin_array(&w);
-    for (int i = 0; i < src->n; i++)
-        json_string(&w, src->tok[i]);
-    if (src->n)
+    for (int i = 0; i < r->src->n; i++)
+        json_string(&w, r->src->tok[i]);
+    if (r->src->n)
         json_string(&w, VOCAB_SPECIAL[VOCAB_EOS]);
     json_end_array(&w);
     json_key(&w, "translation");
-    json_string(&w, text);
+    json_string(&w, r->text);
     json_key(&w, "tokens");
     json_begin_array(&w);
-    for (int i = 0; i < t->n && src->n; i++)
-        json_string(&w, i < t->n_forced ? tr->prefix.tok[i] : tr->m->tgt_vocab.tokens[t->ids[i]]);
+    for (int i = 0; i < t->n; i++)
+        json_string(&w, r->tokens[i]);
     json_end_array(&w);
     json_key(&w, "steps");
     json_begin_array(&w);
-    for (int i = 0; i < t->n && src->n; i++) {
+    for (int i = 0; i < t->n; i++) {
         json_begin_object(&w);
         json_key(&w, "token");
-        json_string(&w, output_token(tr, surface, i));
+        json_string(&w, r->words[i]);
         json_key(&w, "id");
         json_int(&w, t->ids[i]);
         json_key(&w, "logprob");
@@ -222,7 +195,7 @@ static void write_json(const Translator *tr, const char *line, size_t len, const
                 const int id = t->alt_ids[(size_t)i * t->alt_k + j];
                 json_begin_object(&w);
                 json_key(&w, "token");
-                json_string(&w, tr->m->tgt_vocab.tokens[id]);
+                json_string(&w, run->m->tgt_vocab.tokens[id]);
                 json_key(&w, "id");
                 json_int(&w, id);
                 json_key(&w, "prob");
@@ -239,15 +212,15 @@ static void write_json(const Translator *tr, const char *line, size_t len, const
     putchar('\n');
 }
 
-static void write_plain(const Translator *tr, const TokenList *surface, const char *text)
+static void write_plain(const TranslateRun *run, const TranslatorResult *r)
 {
-    const Translation *t = &tr->t;
-    fputs(text, stdout);
-    if (tr->o->scores) {
+    const Translation *t = r->t;
+    fputs(r->text, stdout);
+    if (run->o->scores) {
         putchar('\t');
         for (int i = 0; i < t->n; i++)
-            printf("%s%s:%.3f%s", i ? " " : "", output_token(tr, surface, i),
-                   exp((double)t->logprob[i]), i < t->n_forced ? "(forced)" : "");
+            printf("%s%s:%.3f%s", i ? " " : "", r->words[i], exp((double)t->logprob[i]),
+                   i < t->n_forced ? "(forced)" : "");
     }
     if (t->alt_k) {
         putchar('\t');
@@ -255,7 +228,7 @@ static void write_plain(const Translator *tr, const TokenList *surface, const ch
             printf("%s[", i ? " " : "");
             for (int j = 0; j < t->alt_k; j++) {
                 const int id = t->alt_ids[(size_t)i * t->alt_k + j];
-                printf("%s%s %.3f", j ? ", " : "", tr->m->tgt_vocab.tokens[id],
+                printf("%s%s %.3f", j ? ", " : "", run->m->tgt_vocab.tokens[id],
                        (double)t->alt_prob[(size_t)i * t->alt_k + j]);
             }
             putchar(']');
@@ -265,12 +238,12 @@ static void write_plain(const Translator *tr, const TokenList *surface, const ch
 }
 
 /* Reports a line that cannot be translated, keeping the output aligned. */
-static int line_error(const Translator *tr, const char *line, size_t len, long no, int code,
+static int line_error(const TranslateRun *run, const char *line, size_t len, long no, int code,
                       const char *what)
 {
-    fprintf(stderr, "toytrans translate: %s %ld: %s\n", tr->from_stdin ? "line" : "argument",
+    fprintf(stderr, "toytrans translate: %s %ld: %s\n", run->from_stdin ? "line" : "argument",
             no, what);
-    if (tr->o->json) {
+    if (run->o->json) {
         JsonWriter w;
         json_init(&w, stdout);
         json_begin_object(&w);
@@ -287,58 +260,17 @@ static int line_error(const Translator *tr, const char *line, size_t len, long n
 
 static int translate_line(const char *line, size_t len, long no, void *ctx)
 {
-    Translator *tr = ctx;
-    const Model *m = tr->m;
-    TokenList src = {0}, surface = {0};
-    TokError te;
-    char msg[256];
-    int rc = tokenize(&src, line, len, TOK_SRC, &te);
+    TranslateRun *run = ctx;
+    TranslatorResult r;
+    char err[256];
+    int rc = translator_run(&run->tr, line, len, &r, err, sizeof err);
     if (rc != TT_OK)
-        return line_error(tr, line, len, no, status_exit_code(rc),
-                          rc == TT_EINPUT ? te.message : status_message(rc));
-    if (src.n + 1 > m->config.max_len) {
-        snprintf(msg, sizeof msg, "%d tokens, more than this model's max_len of %d allows "
-                                  "(%d with </s>)", src.n, m->config.max_len, m->config.max_len - 1);
-        tokenlist_free(&src);
-        return line_error(tr, line, len, no, TT_EXIT_INPUT, msg);
-    }
-    /* The case-kept spelling of each source token, for copying unknown words (names). */
-    if (tokenize(&surface, line, len, TOK_TGT, NULL) != TT_OK || surface.n != src.n) {
-        tokenlist_free(&surface);
-        surface = (TokenList){0};
-    }
-    char *text = NULL;
-    int code = 0;
-    if (src.n == 0) {
-        tr->t.n = 0;
-        tr->t.S = 0;
-        text = calloc(1, 1);
-    } else {
-        for (int i = 0; i < src.n; i++)
-            tr->src_ids[i] = vocab_lookup(&m->src_vocab, src.tok[i]);
-        tr->src_ids[src.n] = VOCAB_EOS;
-        rc = decode_sentence(&tr->dec, &tr->t, tr->src_ids, src.n + 1, tr->prefix_ids,
-                             tr->prefix.n, (int)tr->o->beam, tr->limit);
-        if (rc == TT_OK) {
-            const char *words[CONFIG_MAX_LEN];
-            const int n = text_tokens(&tr->t);
-            for (int i = 0; i < n; i++)
-                words[i] = output_token(tr, surface.n ? &surface : &src, i);
-            rc = detokenize(&text, words, n);
-        }
-    }
-    if (rc != TT_OK || !text) {
-        code = line_error(tr, line, len, no, status_exit_code(rc ? rc : TT_ENOMEM),
-                          status_message(rc ? rc : TT_ENOMEM));
-    } else if (tr->o->json) {
-        write_json(tr, line, len, &src, surface.n ? &surface : &src, text);
-    } else {
-        write_plain(tr, surface.n ? &surface : &src, text);
-    }
-    free(text);
-    tokenlist_free(&surface);
-    tokenlist_free(&src);
-    return code;
+        return line_error(run, line, len, no, status_exit_code(rc), err);
+    if (run->o->json)
+        write_json(run, line, len, &r);
+    else
+        write_plain(run, &r);
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -362,41 +294,25 @@ int cli_translate(int argc, char **argv)
                     strcmp(o.model_path, DEFAULT_MODEL) == 0 ? "; 'make model' trains the default" : "");
         return status_exit_code(rc);
     }
-    Translator tr = {.o = &o, .m = &m, .from_stdin = optind >= argc};
-    tr.limit = o.max_len && o.max_len < m.config.max_len ? (int)o.max_len : m.config.max_len;
-    rc = decoder_init(&tr.dec, &m, (int)o.beam);
-    if (rc == TT_OK)
-        rc = translation_init(&tr.t, &m, (int)o.alternatives);
-    tr.src_ids = malloc(sizeof(int) * (size_t)m.config.max_len);
-    if (rc == TT_OK && !tr.src_ids)
-        rc = TT_ENOMEM;
-    if (rc == TT_OK && o.prefix_text) {
-        TokError te;
-        rc = tokenize(&tr.prefix, o.prefix_text, strlen(o.prefix_text), TOK_TGT, &te);
-        if (rc == TT_EINPUT) {
-            code = cli_usage_error("translate", "--prefix: %s", te.message);
-        } else if (rc == TT_OK && tr.prefix.n >= tr.limit) {
-            code = cli_usage_error("translate", "--prefix has %d tokens; the output limit is %d",
-                                   tr.prefix.n, tr.limit);
-        } else if (rc == TT_OK) {
-            tr.prefix_ids = malloc(sizeof(int) * (size_t)(tr.prefix.n ? tr.prefix.n : 1));
-            if (!tr.prefix_ids)
-                rc = TT_ENOMEM;
-            for (int i = 0; rc == TT_OK && i < tr.prefix.n; i++)
-                tr.prefix_ids[i] = vocab_lookup(&m.tgt_vocab, tr.prefix.tok[i]);
-        }
-    }
-    if (rc != TT_OK && code == 0) {
-        fprintf(stderr, "toytrans translate: %s\n", status_message(rc));
+    TranslateRun run = {.o = &o, .m = &m, .from_stdin = optind >= argc};
+    const TranslatorOptions to = {
+        .beam = (int)o.beam,
+        .max_len = (int)o.max_len,
+        .alternatives = (int)o.alternatives,
+        .keep_unk = o.keep_unk,
+        .prefix = o.prefix_text,
+    };
+    rc = translator_init(&run.tr, &m, &to, err, sizeof err);
+    if (rc == TT_EINPUT) {
+        /* Only the prefix can be bad input here; its messages begin with "prefix". */
+        code = cli_usage_error("translate", "--%s", err);
+    } else if (rc != TT_OK) {
+        fprintf(stderr, "toytrans translate: %s\n", err);
         code = status_exit_code(rc);
     }
     if (code == 0)
-        code = cli_for_each_input(argc - optind, argv + optind, translate_line, &tr);
-    free(tr.prefix_ids);
-    tokenlist_free(&tr.prefix);
-    free(tr.src_ids);
-    translation_free(&tr.t);
-    decoder_free(&tr.dec);
+        code = cli_for_each_input(argc - optind, argv + optind, translate_line, &run);
+    translator_free(&run.tr);
     model_free(&m);
     return code;
 }

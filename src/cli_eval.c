@@ -1,0 +1,249 @@
+/*
+ * cli_eval.c — `toytrans eval`: translate a test set and score the translations.
+ *
+ * Two measures, both plain: exact match (the translation string equals the target
+ * column, byte for byte) and corpus BLEU exactly as sacreBLEU computes it by default
+ * (bleu.h), against the target column and any --ref files. The time is wall-clock time
+ * for translating and scoring, model loading excluded.
+ *
+ * The whole test set is read and checked before the first translation, so a malformed
+ * line or a reference file of the wrong length fails in a moment, not after the run.
+ * A malformed TSV line stops the run (exit 4) unless --skip-bad-lines is given, as in
+ * `toytrans vocab`. A source the model cannot take (too many tokens) is reported and
+ * scored as an empty translation, so the score always covers the whole test set; the
+ * run then ends with exit 4 after printing the scores.
+ */
+#include "bleu.h"
+#include "cli.h"
+#include "decode.h"
+#include "evalset.h"
+#include "model.h"
+#include "status.h"
+#include "translator.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_MODEL "models/en-de.db"
+#define EVAL_MAX_REF_FILES 16
+
+typedef struct {
+    const char *model_path;
+    const char *test_path;
+    const char *ref_paths[EVAL_MAX_REF_FILES];
+    int n_ref_files;
+    long beam, max_len;
+    int skip_bad;
+} EvalOptions;
+
+static void eval_usage(FILE *out)
+{
+    fputs("Usage: toytrans eval --test FILE [OPTIONS]\n"
+          "\n"
+          "Translates the source column of a test file (source TAB reference, one pair per\n"
+          "line) and scores the translations:\n"
+          "  - BLEU as sacreBLEU computes it by default (13a tokenizer, mixed case, 4-grams,\n"
+          "    'exp' smoothing, closest reference length), printed as sacreBLEU prints it;\n"
+          "  - exact match: translations identical to the reference column, byte for byte;\n"
+          "  - the wall-clock time taken, and sentences per second.\n"
+          "\n"
+          "Options:\n"
+          "  --test FILE        the test file (required; '-' reads standard input)\n"
+          "  --model M          the model file (default: $TOYTRANS_MODEL, else " DEFAULT_MODEL ")\n"
+          "  --ref FILE         more references, one per line, line k for line k of the test\n"
+          "                     file (same number of lines; an empty line is no reference);\n"
+          "                     may be given up to 16 times\n"
+          "  --beam N           beam search with N hypotheses (default 1: greedy)\n"
+          "  --max-len N        stop at N output tokens, </s> included (default: the\n"
+          "                     model's max_len)\n"
+          "  --skip-bad-lines   report malformed test lines and leave them out (default:\n"
+          "                     stop)\n"
+          "  -h, --help         show this help\n"
+          "\n"
+          "A source with more tokens than the model takes is reported and scored as an\n"
+          "empty translation.\n"
+          "\n"
+          "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 malformed test or\n"
+          "reference file (its file and line are named), a reference file of the wrong\n"
+          "length, or a source the model cannot take (scores are still printed), 5 a file\n"
+          "cannot be read.\n",
+          out);
+}
+
+static int eval_parse(EvalOptions *o, int argc, char **argv)
+{
+    enum { O_MODEL = 256, O_TEST, O_REF, O_BEAM, O_MAXLEN, O_SKIP };
+    static const struct option LONG_OPTS[] = {
+        {"model", required_argument, NULL, O_MODEL},
+        {"test", required_argument, NULL, O_TEST},
+        {"ref", required_argument, NULL, O_REF},
+        {"beam", required_argument, NULL, O_BEAM},
+        {"max-len", required_argument, NULL, O_MAXLEN},
+        {"skip-bad-lines", no_argument, NULL, O_SKIP},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->beam = 1;
+    optind = 1;
+    opterr = 0;
+    int c, rc;
+    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+        switch (c) {
+        case O_MODEL:
+            o->model_path = optarg;
+            break;
+        case O_TEST:
+            o->test_path = optarg;
+            break;
+        case O_REF:
+            if (o->n_ref_files == EVAL_MAX_REF_FILES)
+                return cli_usage_error("eval", "at most %d --ref files", EVAL_MAX_REF_FILES);
+            o->ref_paths[o->n_ref_files++] = optarg;
+            break;
+        case O_BEAM:
+            if ((rc = cli_parse_long("eval", "--beam", optarg, 1, DECODE_MAX_BEAM, &o->beam)))
+                return rc;
+            break;
+        case O_MAXLEN:
+            if ((rc = cli_parse_long("eval", "--max-len", optarg, 2, CONFIG_MAX_LEN, &o->max_len)))
+                return rc;
+            break;
+        case O_SKIP:
+            o->skip_bad = 1;
+            break;
+        case 'h':
+            eval_usage(stdout);
+            return -1;
+        case ':':
+            return cli_usage_error("eval", "%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return cli_usage_error("eval", "unknown option '-%c'", optopt);
+            return cli_usage_error("eval", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("eval", "unexpected argument '%s'", argv[optind]);
+    if (!o->test_path)
+        return cli_usage_error("eval", "--test FILE is required");
+    if (!o->model_path) {
+        const char *env = getenv("TOYTRANS_MODEL");
+        o->model_path = env && *env ? env : DEFAULT_MODEL;
+    }
+    return 0;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Translates and scores every pair; prints the results. Returns the exit code. */
+static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
+{
+    Bleu bleu;
+    bleu_init(&bleu);
+    long exact = 0, failed = 0;
+    int code = 0;
+    char err[512];
+    const double start = seconds_now();
+    for (size_t i = 0; i < set->n && code == 0; i++) {
+        TranslatorResult r;
+        const char *hyp = "";
+        int rc = translator_run(tr, set->src[i], strlen(set->src[i]), &r, err, sizeof err);
+        if (rc == TT_OK) {
+            hyp = r.text;
+        } else if (rc == TT_EINPUT) {
+            fprintf(stderr, "toytrans eval: %s:%ld: %s; scored as an empty translation\n",
+                    o->test_path, set->line_no[i], err);
+            failed++;
+        } else {
+            fprintf(stderr, "toytrans eval: %s:%ld: %s\n", o->test_path, set->line_no[i], err);
+            code = status_exit_code(rc);
+            break;
+        }
+        exact += strcmp(hyp, set->tgt[i]) == 0;
+        rc = bleu_add(&bleu, hyp, set->refs + i * (size_t)set->n_refs, set->n_refs);
+        if (rc != TT_OK) {
+            fprintf(stderr, "toytrans eval: %s:%ld: BLEU: %s\n", o->test_path,
+                    set->line_no[i], status_message(rc));
+            code = status_exit_code(rc);
+        }
+    }
+    const double secs = seconds_now() - start;
+    if (code == 0) {
+        BleuScore score;
+        bleu_compute(&score, &bleu.stats);
+        char line[BLEU_LINE_SIZE];
+        bleu_format(line, sizeof line, &score);
+        const double n = (double)set->n;
+        printf("test: %s, %zu sentence%s, %d reference set%s, beam %ld\n", o->test_path,
+               set->n, set->n == 1 ? "" : "s", set->n_refs, set->n_refs == 1 ? "" : "s",
+               o->beam);
+        printf("%s\n", line);
+        printf("exact match: %ld/%zu = %.2f%%\n", exact, set->n, 100.0 * (double)exact / n);
+        printf("time: %.3f s, %.1f sentences/s\n", secs, secs > 0.0 ? n / secs : 0.0);
+        if (failed) {
+            fprintf(stderr, "toytrans eval: %ld source%s could not be translated\n", failed,
+                    failed == 1 ? "" : "s");
+            code = TT_EXIT_INPUT;
+        }
+    }
+    bleu_free(&bleu);
+    return code;
+}
+
+int cli_eval(int argc, char **argv)
+{
+    EvalOptions o;
+    int code = eval_parse(&o, argc, argv);
+    if (code != 0)
+        return code < 0 ? TT_EXIT_OK : code;
+
+    char err[1024];
+    EvalSet set;
+    int rc = evalset_load(&set, o.test_path, o.ref_paths, o.n_ref_files, o.skip_bad, stderr,
+                          err, sizeof err);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans eval: %s\n", err);
+        return status_exit_code(rc);
+    }
+    if (set.bad_lines)
+        fprintf(stderr, "toytrans eval: skipped %ld malformed line%s\n", set.bad_lines,
+                set.bad_lines == 1 ? "" : "s");
+    if (set.n == 0) {
+        fprintf(stderr, "toytrans eval: %s: no sentence pairs to evaluate\n", o.test_path);
+        evalset_free(&set);
+        return TT_EXIT_INPUT;
+    }
+
+    Model m;
+    rc = model_load_file(&m, o.model_path, err, sizeof err);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans eval: %s\n", err[0] ? err : status_message(rc));
+        if (strstr(err, "no such model file"))
+            fprintf(stderr, "toytrans eval: pass --model M or set TOYTRANS_MODEL%s\n",
+                    strcmp(o.model_path, DEFAULT_MODEL) == 0 ? "; 'make model' trains the default" : "");
+        evalset_free(&set);
+        return status_exit_code(rc);
+    }
+    Translator tr;
+    const TranslatorOptions to = {.beam = (int)o.beam, .max_len = (int)o.max_len};
+    rc = translator_init(&tr, &m, &to, err, sizeof err);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans eval: %s\n", err);
+        code = status_exit_code(rc);
+    } else {
+        code = eval_run(&o, &set, &tr);
+    }
+    translator_free(&tr);
+    model_free(&m);
+    evalset_free(&set);
+    return code;
+}

@@ -1,0 +1,202 @@
+/*
+ * evalset.c — reading a test set and its reference files into memory.
+ *
+ * Everything is read and checked first, so that a mismatched reference file is refused
+ * before minutes of translation, not after. A test set is small (thousands of lines),
+ * so holding it whole costs nothing worth saving.
+ */
+#include "evalset.h"
+
+#include "status.h"
+#include "tokenizer.h"
+#include "tsv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+void evalset_free(EvalSet *s)
+{
+    if (!s)
+        return;
+    if (s->ref_lines) {
+        const size_t total = (size_t)(s->n_refs - 1) * (size_t)s->lines;
+        for (size_t i = 0; i < total; i++)
+            free(s->ref_lines[i]);
+    }
+    free(s->ref_lines);
+    free(s->refs);
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->tgt[i]);
+        free(s->src[i]);
+    }
+    free(s->line_no);
+    free(s->tgt);
+    free(s->src);
+    memset(s, 0, sizeof *s);
+}
+
+static char *dup_n(const char *text, size_t len)
+{
+    char *p = malloc(len + 1);
+    if (p) {
+        memcpy(p, text, len);
+        p[len] = '\0';
+    }
+    return p;
+}
+
+/* Appends a pair (copied). */
+static int add_pair(EvalSet *s, const TsvPair *pair)
+{
+    if (s->n == s->cap) {
+        const size_t cap = s->cap ? 2 * s->cap : 256;
+        char **src = realloc(s->src, cap * sizeof *src);
+        if (!src)
+            return TT_ENOMEM;
+        s->src = src;
+        char **tgt = realloc(s->tgt, cap * sizeof *tgt);
+        if (!tgt)
+            return TT_ENOMEM;
+        s->tgt = tgt;
+        long *line_no = realloc(s->line_no, cap * sizeof *line_no);
+        if (!line_no)
+            return TT_ENOMEM;
+        s->line_no = line_no;
+        s->cap = cap;
+    }
+    char *src = dup_n(pair->src, pair->src_len), *tgt = dup_n(pair->tgt, pair->tgt_len);
+    if (!src || !tgt) {
+        free(tgt);
+        free(src);
+        return TT_ENOMEM;
+    }
+    s->src[s->n] = src;
+    s->tgt[s->n] = tgt;
+    s->line_no[s->n] = pair->line_no;
+    s->n++;
+    return TT_OK;
+}
+
+static int read_tsv(EvalSet *s, const char *path, int skip_bad, FILE *report, char *err,
+                    size_t errlen)
+{
+    TsvReader r;
+    int rc = tsv_open(&r, path, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    TsvPair pair;
+    for (;;) {
+        rc = tsv_next(&r, &pair, err, errlen);
+        if (rc == TSV_END) {
+            rc = TT_OK;
+            break;
+        }
+        if (rc == TT_EINPUT && skip_bad) {
+            if (report)
+                fprintf(report, "%s\n", err);
+            s->bad_lines++;
+            continue;
+        }
+        if (rc == TT_OK)
+            rc = add_pair(s, &pair);
+        if (rc != TT_OK)
+            break;
+    }
+    s->lines = r.line_no;
+    if (rc == TT_ENOMEM)
+        snprintf(err, errlen, "%s", status_message(rc));
+    tsv_close(&r);
+    return rc;
+}
+
+/* Reads reference file k into its row of s->ref_lines, checking the line count. */
+static int read_refs(EvalSet *s, int k, const char *path, const char *tsv_path, char *err,
+                     size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return TT_EIO;
+    }
+    char **row = s->ref_lines + (size_t)k * (size_t)s->lines;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long no = 0, offset = 0;
+    int rc = TT_OK;
+    while (rc == TT_OK && (len = getline(&line, &cap, f)) >= 0) {
+        const long start = offset;
+        offset += (long)len;
+        size_t n = (size_t)len;
+        if (n > 0 && line[n - 1] == '\n')
+            n--;
+        if (n > 0 && line[n - 1] == '\r')
+            n--;
+        no++;
+        TokError te;
+        if (tokenizer_validate(line, n, &te) != TT_OK) {
+            snprintf(err, errlen, "%s:%ld: %s (byte %ld of the file)", path, no, te.message,
+                     start + (long)te.offset);
+            rc = TT_EINPUT;
+        } else if (no <= s->lines) {
+            if (!(row[no - 1] = dup_n(line, n)))
+                rc = TT_ENOMEM;
+        }
+        /* More lines than the TSV: keep counting, to say how many. */
+    }
+    if (rc == TT_OK && ferror(f)) {
+        snprintf(err, errlen, "%s: read error after line %ld: %s", path, no, strerror(errno));
+        rc = TT_EIO;
+    }
+    if (rc == TT_OK && no != s->lines) {
+        snprintf(err, errlen, "%s has %ld line%s but %s has %ld: a reference file needs one "
+                              "line for each line of the test file",
+                 path, no, no == 1 ? "" : "s", tsv_path, s->lines);
+        rc = TT_EINPUT;
+    }
+    if (rc == TT_ENOMEM)
+        snprintf(err, errlen, "%s", status_message(rc));
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+int evalset_load(EvalSet *s, const char *tsv_path, const char *const *ref_paths,
+                 int n_ref_files, int skip_bad, FILE *report, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (n_ref_files < 0 || (n_ref_files > 0 && !ref_paths))
+        return TT_EINVAL;
+    s->n_refs = 1 + n_ref_files;
+    int rc = read_tsv(s, tsv_path, skip_bad, report, err, errlen);
+    if (rc == TT_OK && n_ref_files > 0) {
+        s->ref_lines = calloc((size_t)n_ref_files * (size_t)(s->lines ? s->lines : 1),
+                              sizeof *s->ref_lines);
+        if (!s->ref_lines) {
+            snprintf(err, errlen, "%s", status_message(TT_ENOMEM));
+            rc = TT_ENOMEM;
+        }
+    }
+    for (int k = 0; rc == TT_OK && k < n_ref_files; k++)
+        rc = read_refs(s, k, ref_paths[k], tsv_path, err, errlen);
+    if (rc == TT_OK) {
+        s->refs = malloc(sizeof *s->refs * (s->n ? s->n : 1) * (size_t)s->n_refs);
+        if (!s->refs) {
+            snprintf(err, errlen, "%s", status_message(TT_ENOMEM));
+            rc = TT_ENOMEM;
+        }
+    }
+    if (rc != TT_OK) {
+        evalset_free(s);
+        return rc;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        const char **refs = s->refs + i * (size_t)s->n_refs;
+        refs[0] = s->tgt[i];
+        for (int k = 0; k < n_ref_files; k++)
+            refs[1 + k] = s->ref_lines[(size_t)k * (size_t)s->lines + (size_t)(s->line_no[i] - 1)];
+    }
+    return TT_OK;
+}

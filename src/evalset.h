@@ -1,0 +1,49 @@
+/*
+ * evalset.h — a test set for evaluation: sentence pairs from a TSV file, each with its
+ * references, loaded and checked before any translation starts.
+ *
+ * The TSV file (read with tsv.h) gives each pair its source and its first reference,
+ * the target column. Extra reference files give more references: plain text, one
+ * reference per line, aligned with the TSV file line by line — line k of every
+ * reference file belongs to line k of the TSV file, so a reference file made with
+ * `cut -f2` of the TSV stays aligned even when the TSV has blank or malformed lines
+ * (their references are simply not used). A reference file must therefore have exactly
+ * as many lines as the TSV file. Lines end at "\n"; a "\r" before it is dropped; a last
+ * line without a newline counts. An empty reference line is no reference (BLEU drops it,
+ * as sacreBLEU does); the target column is never empty.
+ *
+ * A malformed TSV line (tsv.h says which) either stops the load, or, with skip_bad, is
+ * reported and left out, and counted.
+ */
+#ifndef TOYTRANS_EVALSET_H
+#define TOYTRANS_EVALSET_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct {
+    size_t n;            /* sentence pairs, >= 0 */
+    int n_refs;          /* references per pair: 1 (the target column) + reference files */
+    char **src;          /* (n) source sentences, NUL-terminated UTF-8; owned */
+    char **tgt;          /* (n) target column, never empty; owned */
+    long *line_no;       /* (n) the TSV line of each pair, 1-based, increasing */
+    const char **refs;   /* (n, n_refs) pair i's references at [i * n_refs + k]; k = 0 is
+                            tgt[i], k >= 1 the line of reference file k; views */
+    long lines;          /* lines in the TSV file, blank and malformed ones included */
+    long bad_lines;      /* malformed TSV lines left out (skip_bad only) */
+    char **ref_lines;    /* (n_refs - 1, lines) every line of every reference file; owned */
+    size_t cap;          /* slots allocated in src, tgt, line_no */
+} EvalSet;
+
+/* Loads the TSV file tsv_path ("-" for standard input) and the n_ref_files reference
+ * files ref_paths. Malformed TSV lines: with skip_bad, each is reported on report (if not
+ * NULL) as "FILE:LINE: ..." and counted in bad_lines; without, the load fails.
+ * Returns TT_OK; TT_EINPUT (a malformed TSV line, a reference line that is not valid
+ * UTF-8, or a reference file whose line count differs — err names file and line);
+ * TT_EIO (a file cannot be read; err says which); TT_ENOMEM. On failure s owns nothing.
+ * Free with evalset_free, which accepts a zeroed or freed set. */
+int evalset_load(EvalSet *s, const char *tsv_path, const char *const *ref_paths,
+                 int n_ref_files, int skip_bad, FILE *report, char *err, size_t errlen);
+void evalset_free(EvalSet *s);
+
+#endif

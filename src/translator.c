@@ -1,0 +1,213 @@
+/*
+ * translator.c — a sentence through tokenizer, decoder and detokenizer.
+ *
+ * Every buffer a sentence needs is allocated by translator_init for the model's max_len,
+ * so translator_run only allocates inside the tokenizer (the token lists) and the
+ * detokenizer (the joined text); those are kept in the Translator until the next
+ * sentence replaces them, which is what lets the result be views.
+ */
+#include "translator.h"
+
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Copies msg into err when there is room for anything. */
+static void set_error(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen > 0)
+        snprintf(err, errlen, "%s", msg);
+}
+
+void translator_free(Translator *tr)
+{
+    if (!tr)
+        return;
+    free(tr->text);
+    tokenlist_free(&tr->surface);
+    tokenlist_free(&tr->src);
+    free(tr->words);
+    free(tr->tokens);
+    free(tr->src_ids);
+    free(tr->prefix_ids);
+    tokenlist_free(&tr->prefix);
+    translation_free(&tr->t);
+    decoder_free(&tr->dec);
+    memset(tr, 0, sizeof *tr);
+}
+
+/* Tokenizes the prefix with the target rules and looks its tokens up. */
+static int init_prefix(Translator *tr, const char *prefix, char *err, size_t errlen)
+{
+    TokError te;
+    int rc = tokenize(&tr->prefix, prefix, strlen(prefix), TOK_TGT, &te);
+    if (rc == TT_EINPUT) {
+        if (err && errlen > 0)
+            snprintf(err, errlen, "prefix: %s", te.message);
+        return rc;
+    }
+    if (rc != TT_OK) {
+        set_error(err, errlen, status_message(rc));
+        return rc;
+    }
+    if (tr->prefix.n >= tr->limit) {
+        /* The decoder must have room for at least one generated token. */
+        if (err && errlen > 0)
+            snprintf(err, errlen, "prefix has %d tokens; the output limit is %d",
+                     tr->prefix.n, tr->limit);
+        return TT_EINPUT;
+    }
+    tr->prefix_ids = malloc(sizeof(int) * (size_t)(tr->prefix.n ? tr->prefix.n : 1));
+    if (!tr->prefix_ids) {
+        set_error(err, errlen, status_message(TT_ENOMEM));
+        return TT_ENOMEM;
+    }
+    for (int i = 0; i < tr->prefix.n; i++)
+        tr->prefix_ids[i] = vocab_lookup(&tr->model->tgt_vocab, tr->prefix.tok[i]);
+    return TT_OK;
+}
+
+int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, char *err,
+                    size_t errlen)
+{
+    memset(tr, 0, sizeof *tr);
+    const int max_len = m->config.max_len;
+    if (o->beam < 1 || o->beam > DECODE_MAX_BEAM || o->max_len < 0 ||
+        (o->max_len > 0 && o->max_len < 2) || o->alternatives < 0 ||
+        o->alternatives > DECODE_MAX_ALTERNATIVES) {
+        if (err && errlen > 0)
+            snprintf(err, errlen, "translator options out of range (beam %d, max_len %d, "
+                                  "alternatives %d)", o->beam, o->max_len, o->alternatives);
+        return TT_EINVAL;
+    }
+    tr->model = m;
+    tr->beam = o->beam;
+    tr->keep_unk = o->keep_unk != 0;
+    tr->limit = o->max_len && o->max_len < max_len ? o->max_len : max_len;
+
+    int rc = decoder_init(&tr->dec, m, o->beam);
+    if (rc == TT_OK)
+        rc = translation_init(&tr->t, m, o->alternatives);
+    if (rc == TT_OK) {
+        tr->src_ids = malloc(sizeof(int) * (size_t)max_len);
+        tr->tokens = malloc(sizeof(char *) * (size_t)max_len);
+        tr->words = malloc(sizeof(char *) * (size_t)max_len);
+        if (!tr->src_ids || !tr->tokens || !tr->words)
+            rc = TT_ENOMEM;
+    }
+    if (rc != TT_OK)
+        set_error(err, errlen, status_message(rc));
+    if (rc == TT_OK && o->prefix)
+        rc = init_prefix(tr, o->prefix, err, errlen);
+    if (rc != TT_OK)
+        translator_free(tr);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * One sentence
+ */
+
+/* The token the decoder saw at output position i. */
+static const char *output_token(const Translator *tr, int i)
+{
+    const Translation *t = &tr->t;
+    if (i < t->n_forced)
+        return tr->prefix.tok[i];
+    return tr->model->tgt_vocab.tokens[t->ids[i]];
+}
+
+/* The word shown for output position i: for a generated <unk>, the source word the
+ * decoder attended to most, as typed. */
+static const char *output_word(const Translator *tr, const TokenList *surface, int i)
+{
+    const Translation *t = &tr->t;
+    if (i >= t->n_forced && t->ids[i] == VOCAB_UNK && !tr->keep_unk && surface->n > 0) {
+        int j = translation_most_attended(t, tr->model, i);
+        if (j < surface->n)
+            return surface->tok[j];
+    }
+    return output_token(tr, i);
+}
+
+/* The number of output tokens that make the text: </s> is not a word. */
+static int text_tokens(const Translation *t)
+{
+    return t->n > 0 && t->ids[t->n - 1] == VOCAB_EOS && t->n > t->n_forced ? t->n - 1 : t->n;
+}
+
+int translator_run(Translator *tr, const char *text, size_t len, TranslatorResult *out,
+                   char *err, size_t errlen)
+{
+    const Model *m = tr->model;
+    memset(out, 0, sizeof *out);
+    /* The previous sentence's views end here. */
+    free(tr->text);
+    tr->text = NULL;
+    tokenlist_free(&tr->surface);
+    tokenlist_free(&tr->src);
+
+    TokError te;
+    int rc = tokenize(&tr->src, text, len, TOK_SRC, &te);
+    if (rc != TT_OK) {
+        set_error(err, errlen, rc == TT_EINPUT ? te.message : status_message(rc));
+        return rc;
+    }
+    if (tr->src.n + 1 > m->config.max_len) {
+        if (err && errlen > 0)
+            snprintf(err, errlen, "%d tokens, more than this model's max_len of %d allows "
+                                  "(%d with </s>)", tr->src.n, m->config.max_len,
+                     m->config.max_len - 1);
+        rc = TT_EINPUT;
+        goto fail;
+    }
+    /* The case-kept spelling of each source token, for copying unknown words (names).
+     * Case folding can change how a text splits; then the folded tokens stand in. */
+    if (tokenize(&tr->surface, text, len, TOK_TGT, NULL) != TT_OK || tr->surface.n != tr->src.n)
+        tokenlist_free(&tr->surface);
+    const TokenList *surface = tr->surface.n ? &tr->surface : &tr->src;
+
+    Translation *t = &tr->t;
+    if (tr->src.n == 0) {
+        t->n = 0;
+        t->S = 0;
+        t->n_forced = 0;
+    } else {
+        for (int i = 0; i < tr->src.n; i++)
+            tr->src_ids[i] = vocab_lookup(&m->src_vocab, tr->src.tok[i]);
+        tr->src_ids[tr->src.n] = VOCAB_EOS;
+        rc = decode_sentence(&tr->dec, t, tr->src_ids, tr->src.n + 1, tr->prefix_ids,
+                             tr->prefix.n, tr->beam, tr->limit);
+        if (rc != TT_OK) {
+            set_error(err, errlen, status_message(rc));
+            goto fail;
+        }
+    }
+    for (int i = 0; i < t->n; i++) {
+        tr->tokens[i] = output_token(tr, i);
+        tr->words[i] = output_word(tr, surface, i);
+    }
+    const int n_text = text_tokens(t);
+    if (n_text > 0) {
+        rc = detokenize(&tr->text, tr->words, n_text);
+        if (rc != TT_OK) {
+            set_error(err, errlen, status_message(rc));
+            goto fail;
+        }
+    }
+    out->text = tr->text ? tr->text : "";
+    out->t = t;
+    out->src = &tr->src;
+    out->surface = surface;
+    out->tokens = tr->tokens;
+    out->words = tr->words;
+    out->n_text = n_text;
+    return TT_OK;
+
+fail:
+    tokenlist_free(&tr->surface);
+    tokenlist_free(&tr->src);
+    return rc;
+}

@@ -1,0 +1,95 @@
+/*
+ * translator.h — one English sentence in, one German sentence out: everything between
+ * the text a person typed and the text they read back.
+ *
+ * A Translator owns what every sentence shares: the decoder's buffers, the Translation
+ * record, the forced prefix and the per-sentence scratch, all sized for the model's
+ * max_len when it is initialised. translator_run then takes one sentence through these
+ * steps:
+ *   1. tokenize with the source rules (NFC, case-folded) and map each token to its id,
+ *      unknown words to <unk>; append </s>;
+ *   2. decode (greedy or beam search), with the prefix forced if there is one;
+ *   3. choose the text of every output token: the prefix as the user wrote it, a
+ *      vocabulary token, or for <unk> the source word that the last decoder layer's
+ *      cross-attention weighted most at that step, spelled as typed (case kept), so names
+ *      pass through (unless keep_unk);
+ *   4. join the words with the detokenizer; </s> is not a word.
+ * The result is a set of views into the Translator, so a caller can print the text, the
+ * scores, the alternatives or the full attention record without copying anything.
+ *
+ * Allocation per sentence is only what the tokenizer and detokenizer must do (the token
+ * lists and the joined string); decoding allocates nothing.
+ */
+#ifndef TOYTRANS_TRANSLATOR_H
+#define TOYTRANS_TRANSLATOR_H
+
+#include "decode.h"
+#include "model.h"
+#include "tokenizer.h"
+
+#include <stddef.h>
+
+/* How to translate. A zeroed struct is not valid: beam must be at least 1. */
+typedef struct {
+    int beam;           /* 1..DECODE_MAX_BEAM; 1 is greedy */
+    int max_len;        /* output limit in tokens, prefix and </s> included: 0 or a value
+                           above the model's max_len means the model's max_len; else >= 2 */
+    int alternatives;   /* 0..DECODE_MAX_ALTERNATIVES most probable tokens kept per step */
+    int keep_unk;       /* nonzero: show <unk> instead of copying a source word */
+    const char *prefix; /* NUL-terminated start of the output (target tokenizer rules),
+                           or NULL; copied by translator_init */
+} TranslatorOptions;
+
+/* One sentence's translation: views into the Translator, valid until its next
+ * translator_run or translator_free. Nothing in it is owned by the caller. */
+typedef struct {
+    const char *text;          /* the detokenized translation, NUL-terminated ("" for an
+                                  empty sentence) */
+    const Translation *t;      /* ids, log-probabilities, attention, alternatives; t->n is 0
+                                  for an empty sentence */
+    const TokenList *src;      /* the source tokens (case-folded), </s> not included */
+    const TokenList *surface;  /* the source tokens as typed (case kept); src itself when
+                                  the two tokenizations disagree in number */
+    const char *const *tokens; /* (t->n) each output token as the decoder saw it: a prefix
+                                  token as written, else the vocabulary token */
+    const char *const *words;  /* (t->n) each output token as shown: tokens, with <unk>
+                                  replaced by a source word unless keep_unk */
+    int n_text;                /* the first n_text words make the text: t->n, less a final
+                                  generated </s> */
+} TranslatorResult;
+
+typedef struct {
+    const Model *model;   /* not owned; must outlive the Translator */
+    int beam;             /* 1..DECODE_MAX_BEAM */
+    int limit;            /* output length limit, 2..model max_len */
+    int keep_unk;
+    Decoder dec;
+    Translation t;        /* the last sentence's record */
+    TokenList prefix;     /* the prefix's tokens as the user wrote them (target rules) */
+    int *prefix_ids;      /* (max(prefix.n, 1)) their ids, unknown words as <unk> */
+    int *src_ids;         /* (max_len) the source ids of the current sentence, </s> last */
+    const char **tokens;  /* (max_len) TranslatorResult.tokens */
+    const char **words;   /* (max_len) TranslatorResult.words */
+    TokenList src;        /* the current sentence, source rules; owned */
+    TokenList surface;    /* the current sentence, target rules (case kept); owned */
+    char *text;           /* the current translation; owned */
+} Translator;
+
+/* Sets up tr for model m (which must stay alive and unchanged while tr is used).
+ * Returns TT_OK; TT_EINVAL for options out of range; TT_EINPUT when the prefix is not
+ * valid UTF-8 or has as many tokens as the output limit or more (err begins with
+ * "prefix", e.g. "prefix has 3 tokens; the output limit is 3"); TT_ENOMEM. err (errlen
+ * bytes, may be NULL if errlen is 0) always says what failed. On failure tr owns nothing;
+ * translator_free accepts it, and a zeroed Translator. */
+int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, char *err,
+                    size_t errlen);
+void translator_free(Translator *tr);
+
+/* Translates len bytes of text (no terminator needed), filling *out with views into tr.
+ * Returns TT_OK; TT_EINPUT when the text is not valid UTF-8 (err names the byte offset:
+ * "invalid UTF-8 at byte 3: ...") or has too many tokens for the model (err gives the
+ * count and the limit); TT_ENOMEM. On failure *out is zeroed and err says why. */
+int translator_run(Translator *tr, const char *text, size_t len, TranslatorResult *out,
+                   char *err, size_t errlen);
+
+#endif

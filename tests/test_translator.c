@@ -1,0 +1,225 @@
+/*
+ * test_translator.c — one sentence through the Translator: <unk> copied from the source
+ * as typed, the prefix kept as written, </s> not a word, and every way a sentence or an
+ * option is refused.
+ *
+ * The model is a tiny random one built in memory; the generator bias of one token is
+ * raised far above the others, so the decoder's choice is known without a trained model.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "model.h"
+#include "rng.h"
+#include "status.h"
+#include "translator.h"
+
+#include <string.h>
+
+#define MAX_LEN 8
+
+/* A random model (max_len 8) whose generator always prefers token `favourite`. */
+static void build_model(Model *m, int favourite)
+{
+    static const char *const SRC[] = {"<pad>", "<unk>", "<s>", "</s>", "the", "dog", "is", "big"};
+    static const char *const TGT[] = {"<pad>", "<unk>", "<s>", "</s>", "Der", "Hund", "ist",
+                                      "gro\xc3\x9f", "."};
+    ModelConfig c;
+    config_defaults(&c);
+    c.d_model = 8;
+    c.n_heads = 2;
+    c.n_encoder_layers = 1;
+    c.n_decoder_layers = 1;
+    c.d_ff = 16;
+    c.max_len = MAX_LEN;
+    Vocab src, tgt;
+    char err[200];
+    assert_int_equal(vocab_from_tokens(&src, SRC, NULL, 8, err, sizeof err), TT_OK);
+    assert_int_equal(vocab_from_tokens(&tgt, TGT, NULL, 9, err, sizeof err), TT_OK);
+    assert_int_equal(model_init(m, &c, &src, &tgt, err, sizeof err), TT_OK);
+    Rng rng;
+    rng_seed(&rng, 7);
+    model_randomize(m, &rng);
+    for (int i = 0; i < m->n_specs; i++)
+        if (strcmp(m->specs[i].name, "generator.bias") == 0)
+            m->params[m->specs[i].offset + (size_t)favourite] = 100.0f;
+}
+
+static void init_ok(Translator *tr, const Model *m, const TranslatorOptions *o)
+{
+    char err[200];
+    int rc = translator_init(tr, m, o, err, sizeof err);
+    if (rc != TT_OK)
+        print_error("translator_init: %s\n", err);
+    assert_int_equal(rc, TT_OK);
+}
+
+static void run_ok(Translator *tr, const char *text, TranslatorResult *r)
+{
+    char err[200];
+    int rc = translator_run(tr, text, strlen(text), r, err, sizeof err);
+    if (rc != TT_OK)
+        print_error("translator_run('%s'): %s\n", text, err);
+    assert_int_equal(rc, TT_OK);
+}
+
+/* A generated <unk> shows the source word attended to most, with its case as typed. */
+static void test_translator_unk_copies_the_source_word_as_typed(void **state)
+{
+    (void)state;
+    Model m;
+    build_model(&m, VOCAB_UNK);
+    Translator tr;
+    const TranslatorOptions o = {.beam = 1};
+    init_ok(&tr, &m, &o);
+    TranslatorResult r;
+    run_ok(&tr, "Zorblax sees Berlin", &r);
+    assert_int_equal(r.src->n, 3);
+    assert_string_equal(r.src->tok[0], "zorblax"); /* the encoder reads it case-folded */
+    assert_int_equal(r.t->n, MAX_LEN);              /* never </s>: the limit stops it */
+    assert_int_equal(r.n_text, MAX_LEN);
+    char want[256] = "";
+    for (int i = 0; i < r.t->n; i++) {
+        assert_int_equal(r.t->ids[i], VOCAB_UNK);
+        assert_string_equal(r.tokens[i], "<unk>");
+        const char *w = r.words[i];
+        assert_true(strcmp(w, "Zorblax") == 0 || strcmp(w, "sees") == 0 ||
+                    strcmp(w, "Berlin") == 0);
+        strcat(strcat(want, i ? " " : ""), w);
+    }
+    assert_string_equal(r.text, want);
+    translator_free(&tr);
+    model_free(&m);
+}
+
+/* keep_unk shows <unk> itself. */
+static void test_translator_keep_unk_shows_unk(void **state)
+{
+    (void)state;
+    Model m;
+    build_model(&m, VOCAB_UNK);
+    Translator tr;
+    const TranslatorOptions o = {.beam = 2, .keep_unk = 1, .max_len = 3};
+    init_ok(&tr, &m, &o);
+    TranslatorResult r;
+    run_ok(&tr, "Zorblax sees Berlin", &r);
+    assert_int_equal(r.t->n, 3); /* max_len lowers the limit */
+    assert_string_equal(r.words[0], "<unk>");
+    assert_string_equal(r.text, "<unk> <unk> <unk>");
+    translator_free(&tr);
+    model_free(&m);
+}
+
+/* </s> is not a word: a model that ends at once translates to "". */
+static void test_translator_eos_is_not_a_word(void **state)
+{
+    (void)state;
+    Model m;
+    build_model(&m, VOCAB_EOS);
+    Translator tr;
+    const TranslatorOptions o = {.beam = 1};
+    init_ok(&tr, &m, &o);
+    TranslatorResult r;
+    run_ok(&tr, "the dog is big", &r);
+    assert_int_equal(r.t->n, 1);
+    assert_int_equal(r.n_text, 0);
+    assert_string_equal(r.tokens[0], "</s>");
+    assert_string_equal(r.text, "");
+    /* An empty sentence is not decoded at all. */
+    run_ok(&tr, "", &r);
+    assert_int_equal(r.t->n, 0);
+    assert_int_equal(r.src->n, 0);
+    assert_string_equal(r.text, "");
+    translator_free(&tr);
+    model_free(&m);
+}
+
+/* The prefix is emitted as the user wrote it, even words the vocabulary lacks. */
+static void test_translator_prefix_kept_as_written(void **state)
+{
+    (void)state;
+    Model m;
+    build_model(&m, VOCAB_EOS);
+    Translator tr;
+    const TranslatorOptions o = {.beam = 1, .prefix = "Der Xyzzy"};
+    init_ok(&tr, &m, &o);
+    TranslatorResult r;
+    run_ok(&tr, "the dog is big", &r);
+    assert_int_equal(r.t->n_forced, 2);
+    assert_int_equal(r.t->ids[1], VOCAB_UNK);
+    assert_string_equal(r.tokens[1], "Xyzzy");
+    assert_string_equal(r.words[1], "Xyzzy");
+    assert_string_equal(r.text, "Der Xyzzy");
+    translator_free(&tr);
+    model_free(&m);
+}
+
+/* A bad prefix or options out of range are refused at init, and leave nothing owned. */
+static void test_translator_init_refuses_bad_options(void **state)
+{
+    (void)state;
+    Model m;
+    build_model(&m, VOCAB_EOS);
+    Translator tr;
+    char err[200];
+    const TranslatorOptions long_prefix = {.beam = 1, .max_len = 3, .prefix = "a b c"};
+    assert_int_equal(translator_init(&tr, &m, &long_prefix, err, sizeof err), TT_EINPUT);
+    assert_string_equal(err, "prefix has 3 tokens; the output limit is 3");
+    translator_free(&tr);
+    const TranslatorOptions bad_utf8 = {.beam = 1, .prefix = "Der \xff"};
+    assert_int_equal(translator_init(&tr, &m, &bad_utf8, err, sizeof err), TT_EINPUT);
+    assert_non_null(strstr(err, "prefix: invalid UTF-8 at byte 4"));
+    const TranslatorOptions bad[] = {
+        {.beam = 0},
+        {.beam = DECODE_MAX_BEAM + 1},
+        {.beam = 1, .max_len = 1},
+        {.beam = 1, .alternatives = DECODE_MAX_ALTERNATIVES + 1},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(translator_init(&tr, &m, &bad[i], err, sizeof err), TT_EINVAL);
+        assert_null(tr.words);
+    }
+    translator_free(&tr);
+    translator_free(NULL);
+    model_free(&m);
+}
+
+/* A sentence is refused for invalid UTF-8 (the byte named) and for too many tokens;
+ * the next sentence is translated as usual. */
+static void test_translator_run_refuses_bad_sentences(void **state)
+{
+    (void)state;
+    Model m;
+    build_model(&m, VOCAB_EOS);
+    Translator tr;
+    const TranslatorOptions o = {.beam = 1};
+    init_ok(&tr, &m, &o);
+    TranslatorResult r;
+    char err[200];
+    assert_int_equal(translator_run(&tr, "ab \xc0\xaf", 5, &r, err, sizeof err), TT_EINPUT);
+    assert_non_null(strstr(err, "invalid UTF-8 at byte 3"));
+    assert_null(r.text);
+    const char *eight = "the dog is big the dog is big";
+    assert_int_equal(translator_run(&tr, eight, strlen(eight), &r, err, sizeof err), TT_EINPUT);
+    assert_string_equal(err, "8 tokens, more than this model's max_len of 8 allows (7 with </s>)");
+    run_ok(&tr, "the dog is big the dog is", &r); /* 7 tokens + </s> fit */
+    assert_int_equal(r.src->n, 7);
+    translator_free(&tr);
+    model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_translator_unk_copies_the_source_word_as_typed),
+        cmocka_unit_test(test_translator_keep_unk_shows_unk),
+        cmocka_unit_test(test_translator_eos_is_not_a_word),
+        cmocka_unit_test(test_translator_prefix_kept_as_written),
+        cmocka_unit_test(test_translator_init_refuses_bad_options),
+        cmocka_unit_test(test_translator_run_refuses_bad_sentences),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
