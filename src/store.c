@@ -851,3 +851,22 @@ int store_tensor_read(Store *s, const char *name, const int *dims, int ndim, flo
     sqlite3_finalize(st);
     return rc;
 }
+
+/* ---------------------------------------------------------------------------------------
+ * Generic access for tables outside the core contract (see store.h)
+ */
+
+struct sqlite3 *store_db(Store *s)
+{
+    return s ? s->db : NULL;
+}
+
+int store_exec(Store *s, const char *sql, char *err, size_t errlen)
+{
+    return exec(s, sql, sql, err, errlen);
+}
+
+int store_sql_error(Store *s, int sqlrc, const char *what, char *err, size_t errlen)
+{
+    return sql_fail(s, sqlrc, what, err, errlen);
+}

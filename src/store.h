@@ -93,4 +93,22 @@ int store_tensor_write(Store *s, const char *name, const int *dims, int ndim,
 int store_tensor_read(Store *s, const char *name, const int *dims, int ndim, float *dst,
                       char *err, size_t errlen);
 
+/* Generic access, for modules that keep tables of their own in the model file (the
+ * training history, history.c). They follow this file's rules: statements prepared on
+ * store_db, every SQLite result code checked and turned into a toytrans code and message
+ * by store_sql_error, writes inside the caller's store_begin/store_commit. */
+
+struct sqlite3;
+
+/* The connection of s, owned by s (valid until store_close). */
+struct sqlite3 *store_db(Store *s);
+
+/* Runs sql (one or more statements that return no rows). TT_OK, or a code and a message
+ * naming the file and the statement. */
+int store_exec(Store *s, const char *sql, char *err, size_t errlen);
+
+/* Turns the SQLite result code sqlrc, met while doing what ("reading train_log"), into
+ * TT_EMODEL, TT_EIO or TT_ENOMEM, with a message naming the file in err. */
+int store_sql_error(Store *s, int sqlrc, const char *what, char *err, size_t errlen);
+
 #endif

@@ -1,0 +1,509 @@
+/*
+ * cli_info.c — `toytrans info`: what a model file holds, on one screen.
+ *
+ * Everything is read first — configuration, vocabularies, the weights (loaded once, so
+ * that "the weights load" is a checked statement, not a guess), provenance meta and the
+ * training history — and printed afterwards, section by section, in aligned columns.
+ * A part that cannot be read does not hide the others: what could be read is printed,
+ * the problem goes to stderr, and the exit status says the model is unusable.
+ *
+ * Text from the file (paths, the training command) is untrusted: control characters
+ * and invalid UTF-8 are shown as '?' so that a model cannot drive the terminal.
+ */
+#include "cli.h"
+#include "config.h"
+#include "history.h"
+#include "model.h"
+#include "status.h"
+#include "store.h"
+#include "vocab.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <utf8proc.h>
+
+#define DEFAULT_MODEL "models/en-de.db"
+#define LABEL_WIDTH 20 /* the column where values start, after two spaces of indent */
+#define INFO_MAX_EPOCH_ROWS 40 /* longer epoch tables show the first and last 20 */
+
+/* What info found in the file. */
+typedef struct {
+    const char *path;
+    long long file_bytes, wal_bytes; /* wal_bytes: -1 without a WAL file */
+    ModelConfig config;
+    int v_src, v_tgt;                /* vocabulary sizes */
+    ParamSpec *specs;                /* n_specs, owned */
+    int n_specs;
+    size_t n_params;
+    int weights_rc;                  /* model_load's result */
+    char weights_err[512];
+    TrainLogRow *steps;              /* n_steps, owned */
+    int n_steps;
+    ValidLogRow *epochs;             /* n_epochs, owned */
+    int n_epochs;
+    int history_rc;
+    char history_err[512];
+} ModelInfo;
+
+static void info_usage(FILE *out)
+{
+    fputs("Usage: toytrans info [--model M]\n"
+          "\n"
+          "Describes a model file: its configuration (every hyper-parameter), its size\n"
+          "(parameters by part, vocabularies, bytes on disk), whether its weights load,\n"
+          "where it came from (corpus, checksums, seeds, the training command, threads,\n"
+          "training time) and its training history (steps, losses, and one line per\n"
+          "epoch with the validation loss and exact-match rate).\n"
+          "\n"
+          "Options:\n"
+          "  --model M    the model file (default: $TOYTRANS_MODEL, else " DEFAULT_MODEL ")\n"
+          "  -h, --help   show this help\n"
+          "\n"
+          "Exit status: 0 ok, 2 bad command line, 3 model file unusable (missing, damaged,\n"
+          "weights or training history malformed: what could be read is still shown),\n"
+          "5 I/O error.\n",
+          out);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Formatting
+ */
+
+/* Prints s with control characters and invalid UTF-8 as '?'. */
+static void put_safe(const char *s)
+{
+    const size_t len = strlen(s);
+    size_t i = 0;
+    while (i < len) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
+                                              (utf8proc_ssize_t)(len - i), &cp);
+        if (n < 1 || cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+            putchar('?');
+            i += n < 1 ? 1 : (size_t)n;
+            continue;
+        }
+        fwrite(s + i, 1, (size_t)n, stdout);
+        i += (size_t)n;
+    }
+}
+
+/* "  label               " — the start of a line of a section. */
+static void label(const char *name)
+{
+    printf("  %-*s", LABEL_WIDTH, name);
+}
+
+/* 1234567 as "1,234,567". */
+static const char *grouped(char *buf, size_t size, long long v)
+{
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%lld", v < 0 ? -v : v);
+    size_t o = 0;
+    if (v < 0 && o + 1 < size)
+        buf[o++] = '-';
+    for (int i = 0; i < n && o + 2 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* A duration: "0.84 s", "18.4 s", "12 min 05 s", "3 h 02 min". */
+static const char *duration(char *buf, size_t size, double seconds)
+{
+    if (seconds < 10)
+        snprintf(buf, size, "%.2f s", seconds);
+    else if (seconds < 60)
+        snprintf(buf, size, "%.1f s", seconds);
+    else if (seconds < 3600)
+        snprintf(buf, size, "%d min %02d s", (int)(seconds / 60), (int)fmod(seconds, 60));
+    else
+        snprintf(buf, size, "%lld h %02d min", (long long)(seconds / 3600),
+                 (int)fmod(seconds / 60, 60));
+    return buf;
+}
+
+/* A byte count in the unit that reads best: "482.3 KiB". */
+static const char *bytes_human(char *buf, size_t size, double bytes)
+{
+    static const char *const UNITS[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4)
+        bytes /= 1024, u++;
+    snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", bytes, UNITS[u]);
+    return buf;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Reading
+ */
+
+/* Reads what can be read. Returns TT_OK, or the code of a failure that leaves nothing to
+ * show (the file, its config or its vocabularies); weights and history failures are kept
+ * in mi and reported by the caller. */
+static int info_read(ModelInfo *mi, Store *s, char *err, size_t errlen)
+{
+    struct stat sb;
+    mi->file_bytes = stat(mi->path, &sb) == 0 ? (long long)sb.st_size : -1;
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", mi->path);
+    mi->wal_bytes = stat(wal, &sb) == 0 ? (long long)sb.st_size : -1;
+
+    Vocab src = {0}, tgt = {0};
+    int rc = config_read(s, &mi->config, err, errlen);
+    if (rc == TT_OK)
+        rc = store_vocab_read(s, "src", &src, err, errlen);
+    if (rc == TT_OK)
+        rc = store_vocab_read(s, "tgt", &tgt, err, errlen);
+    mi->v_src = src.size;
+    mi->v_tgt = tgt.size;
+    vocab_free(&tgt);
+    vocab_free(&src);
+    if (rc == TT_OK)
+        rc = model_param_specs(&mi->config, mi->v_src, mi->v_tgt, &mi->specs, &mi->n_specs,
+                               &mi->n_params);
+    if (rc != TT_OK)
+        return rc;
+
+    Model m;
+    mi->weights_rc = model_load(&m, s, mi->weights_err, sizeof mi->weights_err);
+    if (mi->weights_rc == TT_OK)
+        model_free(&m);
+    mi->history_rc = history_read(s, &mi->steps, &mi->n_steps, &mi->epochs, &mi->n_epochs,
+                                  mi->history_err, sizeof mi->history_err);
+    return TT_OK;
+}
+
+/* The longest meta value info shows. */
+#define META_MAX 16384
+
+/* Copies meta key into buf; 0 if it is absent (or not readable text). */
+static int meta_opt(Store *s, const char *key, char *buf, size_t size)
+{
+    return store_meta_get(s, key, buf, size, NULL, 0) == TT_OK;
+}
+
+static int meta_has(Store *s, const char *key)
+{
+    char buf[META_MAX];
+    return meta_opt(s, key, buf, sizeof buf);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Printing
+ */
+
+static void print_config(const ModelConfig *c)
+{
+    puts("Configuration");
+    label("d_model");
+    printf("%d\n", c->d_model);
+    label("n_heads");
+    printf("%d (%d dimensions per head)\n", c->n_heads, c->d_model / c->n_heads);
+    label("n_encoder_layers");
+    printf("%d\n", c->n_encoder_layers);
+    label("n_decoder_layers");
+    printf("%d\n", c->n_decoder_layers);
+    label("d_ff");
+    printf("%d\n", c->d_ff);
+    label("max_len");
+    printf("%d tokens, </s> included\n", c->max_len);
+    label("qkv_bias");
+    printf("%d (%s)\n", c->qkv_bias,
+           c->qkv_bias ? "query, key and value have biases" : "no query, key, value biases");
+    label("activation");
+    puts("relu");
+    label("norm");
+    puts("pre (LayerNorm before each sublayer)");
+    label("layer_norm_eps");
+    printf("%g\n", c->layer_norm_eps);
+    label("languages");
+    put_safe(c->src_lang);
+    fputs(" → ", stdout);
+    put_safe(c->tgt_lang);
+    putchar('\n');
+}
+
+/* Parameters by part of the network, from the spec table's names. */
+static void print_size(const ModelInfo *mi)
+{
+    static const struct { const char *prefix, *name; } PARTS[] = {
+        {"embedding.", "embeddings"},
+        {"encoder.", "encoder"},
+        {"decoder.", "decoder"},
+        {"generator.", "generator"},
+    };
+    enum { N_PARTS = sizeof PARTS / sizeof PARTS[0] };
+    long long count[N_PARTS] = {0};
+    for (int i = 0; i < mi->n_specs; i++) {
+        const ParamSpec *p = &mi->specs[i];
+        for (int k = 0; k < N_PARTS; k++)
+            if (strncmp(p->name, PARTS[k].prefix, strlen(PARTS[k].prefix)) == 0)
+                count[k] += (long long)p->rows * (p->cols ? p->cols : 1);
+    }
+    const ModelConfig *c = &mi->config;
+    char a[32], b[32], detail[128];
+    puts("Size");
+    label("parameters");
+    const int total_width = (int)strlen(grouped(a, sizeof a, (long long)mi->n_params));
+    printf("%s (%s of float32)\n", a, bytes_human(b, sizeof b, 4.0 * (double)mi->n_params));
+    for (int k = 0; k < N_PARTS; k++) {
+        switch (k) {
+        case 0:
+            snprintf(detail, sizeof detail, "%d × %d source + %d × %d target", mi->v_src,
+                     c->d_model, mi->v_tgt, c->d_model);
+            break;
+        case 1:
+            snprintf(detail, sizeof detail, "%d layer%s", c->n_encoder_layers,
+                     c->n_encoder_layers == 1 ? "" : "s");
+            break;
+        case 2:
+            snprintf(detail, sizeof detail, "%d layer%s, with cross-attention",
+                     c->n_decoder_layers, c->n_decoder_layers == 1 ? "" : "s");
+            break;
+        default:
+            snprintf(detail, sizeof detail, "%d × %d + %d bias, to target logits", mi->v_tgt,
+                     c->d_model, mi->v_tgt);
+        }
+        /* Right-aligned under the total, so the parts read as a sum. */
+        printf("    %-*s%*s  %s\n", LABEL_WIDTH - 2, PARTS[k].name, total_width,
+               grouped(a, sizeof a, count[k]), detail);
+    }
+    label("vocabulary");
+    printf("%s source (", grouped(a, sizeof a, mi->v_src));
+    put_safe(c->src_lang);
+    printf("), %s target (", grouped(b, sizeof b, mi->v_tgt));
+    put_safe(c->tgt_lang);
+    puts(") tokens, 4 of each reserved");
+    label("file");
+    if (mi->file_bytes >= 0)
+        printf("%s bytes (%s)", grouped(a, sizeof a, mi->file_bytes),
+               bytes_human(b, sizeof b, (double)mi->file_bytes));
+    else
+        fputs("size unknown", stdout);
+    if (mi->wal_bytes > 0)
+        printf(", + %s bytes in its -wal file (a write in progress?)",
+               grouped(a, sizeof a, mi->wal_bytes));
+    putchar('\n');
+    label("weights");
+    puts(mi->weights_rc == TT_OK ? "load: every tensor present, of its shape, finite"
+                                 : "DO NOT LOAD (see the message at the end)");
+}
+
+/* How a provenance value is shown. */
+enum { AS_TEXT, AS_NUMBER, AS_DURATION };
+
+/* The provenance keys, in the order a reader asks about them. */
+static void print_provenance(Store *s)
+{
+    static const struct { const char *key, *name; int as; } KEYS[] = {
+        {"created_by", "created by", AS_TEXT},
+        {"vocab_corpus", "vocabulary corpus", AS_TEXT},
+        {"vocab_corpus_pairs", "  pairs", AS_TEXT},
+        {"vocab_corpus_fnv1a64", "  fnv1a64", AS_TEXT},
+        {"vocab_min_count", "  min count", AS_TEXT},
+        {"init_seed", "init seed", AS_TEXT},
+        {"train_command", "training command", AS_TEXT},
+        {"train_corpus", "training corpus", AS_TEXT},
+        {"train_corpus_fnv1a64", "  fnv1a64", AS_TEXT},
+        {"train_valid", "validation corpus", AS_TEXT},
+        {"train_epochs", "epochs", AS_TEXT},
+        {"train_batch_size", "batch size", AS_TEXT},
+        {"train_lr", "peak learning rate", AS_NUMBER},
+        {"train_warmup", "warm-up steps", AS_TEXT},
+        {"train_label_smoothing", "label smoothing", AS_NUMBER},
+        {"train_weight_decay", "weight decay", AS_NUMBER},
+        {"train_clip", "gradient clipping", AS_NUMBER},
+        {"train_seed", "training seed", AS_TEXT},
+        {"train_threads", "threads", AS_TEXT},
+        {"train_seconds", "training time", AS_DURATION},
+        {"train_step", "steps done", AS_TEXT},
+        {"train_epoch", "epochs done", AS_TEXT},
+    };
+    char value[META_MAX];
+    int shown = 0;
+    puts("Provenance");
+    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
+        if (!meta_opt(s, KEYS[i].key, value, sizeof value))
+            continue;
+        label(KEYS[i].name);
+        shown++;
+        /* Numbers stored as float32 ("0.00100000005") read better rounded; anything
+         * that does not parse is shown as it is. */
+        char *end;
+        const double v = strtod(value, &end);
+        const int number = end != value && *end == '\0' && isfinite(v);
+        if (number && KEYS[i].as == AS_DURATION && v >= 0) {
+            char d[48];
+            if (v >= 60)
+                printf("%s (%.1f s)\n", duration(d, sizeof d, v), v);
+            else
+                printf("%s\n", duration(d, sizeof d, v));
+        } else if (number && KEYS[i].as == AS_NUMBER) {
+            printf("%.6g\n", v);
+        } else {
+            put_safe(value[0] ? value : "(none)");
+            putchar('\n');
+        }
+    }
+    if (!shown)
+        puts("  (no provenance recorded)");
+}
+
+static void print_history(const ModelInfo *mi, int trained)
+{
+    char a[32], b[32], d[48];
+    puts("Training history");
+    if (mi->history_rc != TT_OK) {
+        puts("  UNREADABLE (see the message at the end)");
+        return;
+    }
+    if (mi->n_steps == 0 && mi->n_epochs == 0) {
+        puts(trained ? "  no training history recorded"
+                     : "  no training history (an untrained model)");
+        return;
+    }
+    if (mi->n_steps > 0) {
+        const TrainLogRow *t = mi->steps;
+        const int n = mi->n_steps;
+        int lowest = 0, peak_lr = 0;
+        long long tokens = 0;
+        for (int i = 0; i < n; i++) {
+            if (t[i].loss < t[lowest].loss)
+                lowest = i;
+            if (t[i].lr > t[peak_lr].lr)
+                peak_lr = i;
+            tokens += t[i].tokens;
+        }
+        label("steps");
+        printf("%s logged, steps %s to ", grouped(a, sizeof a, n),
+               grouped(b, sizeof b, (long long)t[0].step));
+        printf("%s, epochs %lld to %lld\n", grouped(a, sizeof a, (long long)t[n - 1].step),
+               (long long)t[0].epoch, (long long)t[n - 1].epoch);
+        label("training loss");
+        printf("first %.4f, last %.4f, lowest %.4f at step %s\n", t[0].loss, t[n - 1].loss,
+               t[lowest].loss, grouped(a, sizeof a, (long long)t[lowest].step));
+        label("learning rate");
+        printf("first %.3g, peak %.3g at step %s, last %.3g\n", t[0].lr, t[peak_lr].lr,
+               grouped(a, sizeof a, (long long)t[peak_lr].step), t[n - 1].lr);
+        label("target tokens");
+        printf("%s in the logged steps\n", grouped(a, sizeof a, tokens));
+        label("time");
+        printf("%s\n", duration(d, sizeof d, t[n - 1].seconds));
+    }
+    if (mi->n_epochs > 0) {
+        putchar('\n');
+        printf("  %5s  %10s  %10s  %11s  %13s\n", "epoch", "step", "valid loss", "exact match",
+               "time");
+        /* A long run shows its first and last epochs; the rest are in valid_log. */
+        const int n = mi->n_epochs, cut = n > INFO_MAX_EPOCH_ROWS;
+        for (int i = 0; i < n; i++) {
+            if (cut && i == INFO_MAX_EPOCH_ROWS / 2) {
+                printf("  %5s  (%d epochs not shown)\n", "...", n - 2 * (INFO_MAX_EPOCH_ROWS / 2));
+                i = n - INFO_MAX_EPOCH_ROWS / 2;
+            }
+            const ValidLogRow *e = &mi->epochs[i];
+            printf("  %5lld  %10s  %10.4f  %9.1f %%  %13s\n", (long long)e->epoch,
+                   grouped(a, sizeof a, (long long)e->step), e->loss, 100.0 * e->exact_match,
+                   duration(d, sizeof d, e->seconds));
+        }
+        int best = 0;
+        for (int i = 1; i < mi->n_epochs; i++)
+            if (mi->epochs[i].loss < mi->epochs[best].loss)
+                best = i;
+        printf("  lowest validation loss %.4f in epoch %lld\n", mi->epochs[best].loss,
+               (long long)mi->epochs[best].epoch);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The command
+ */
+
+int cli_info(int argc, char **argv)
+{
+    enum { O_MODEL = 256 };
+    static const struct option LONG_OPTS[] = {
+        {"model", required_argument, NULL, O_MODEL},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *path = NULL;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+        switch (c) {
+        case O_MODEL:
+            path = optarg;
+            break;
+        case 'h':
+            info_usage(stdout);
+            return TT_EXIT_OK;
+        case ':':
+            return cli_usage_error("info", "%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return cli_usage_error("info", "unknown option '-%c'", optopt);
+            return cli_usage_error("info", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("info", "unexpected argument '%s' (the model is --model M)",
+                               argv[optind]);
+    if (!path) {
+        const char *env = getenv("TOYTRANS_MODEL");
+        path = env && *env ? env : DEFAULT_MODEL;
+    }
+
+    char err[512] = "";
+    ModelInfo mi = {.path = path};
+    Store *s = NULL;
+    int rc = store_open(&s, path, STORE_READ, err, sizeof err);
+    if (rc == TT_OK)
+        rc = info_read(&mi, s, err, sizeof err);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans info: %s\n", err[0] ? err : status_message(rc));
+        if (strstr(err, "no such model file"))
+            fprintf(stderr, "toytrans info: pass --model M or set TOYTRANS_MODEL\n");
+        store_close(s, NULL, 0);
+        free(mi.specs);
+        return status_exit_code(rc);
+    }
+
+    printf("Model ");
+    put_safe(path);
+    puts("\n");
+    print_config(&mi.config);
+    putchar('\n');
+    print_size(&mi);
+    putchar('\n');
+    print_provenance(s);
+    putchar('\n');
+    print_history(&mi, meta_has(s, "train_command") || meta_has(s, "train_epochs"));
+
+    int code = TT_EXIT_OK;
+    if (mi.weights_rc != TT_OK) {
+        fprintf(stderr, "toytrans info: the weights do not load: %s\n",
+                mi.weights_err[0] ? mi.weights_err : status_message(mi.weights_rc));
+        code = status_exit_code(mi.weights_rc);
+    }
+    if (mi.history_rc != TT_OK) {
+        fprintf(stderr, "toytrans info: the training history is unreadable: %s\n",
+                mi.history_err[0] ? mi.history_err : status_message(mi.history_rc));
+        if (code == TT_EXIT_OK)
+            code = status_exit_code(mi.history_rc);
+    }
+    free(mi.epochs);
+    free(mi.steps);
+    free(mi.specs);
+    store_close(s, NULL, 0);
+    return code;
+}

@@ -1,0 +1,251 @@
+/*
+ * cli_plot.c — `toytrans plot`: the loss curves of a model's training as an SVG file.
+ *
+ * Reads the training history of a model file (history.h) and hands it to plot.h with a
+ * title naming the model and its configuration. The file appears whole or not at all:
+ * it is written under OUT.tmp and renamed over OUT only after every byte was written,
+ * flushed to disk and closed.
+ */
+#include "cli.h"
+#include "config.h"
+#include "history.h"
+#include "model.h"
+#include "plot.h"
+#include "status.h"
+#include "store.h"
+#include "vocab.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_MODEL "models/en-de.db"
+
+static void plot_usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: toytrans plot [--model M] --out FILE.svg [--width N] [--height N]\n"
+            "\n"
+            "Draws the training history of a model as an SVG picture: the training loss of\n"
+            "every logged step (light) with its moving average (dark), the validation loss\n"
+            "of every epoch (orange markers), epoch boundaries as faint vertical lines. The\n"
+            "x axis counts optimiser steps; the y axis (loss per target token) is\n"
+            "logarithmic, so the end of training is as readable as its start.\n"
+            "\n"
+            "Options:\n"
+            "  --model M     the model file (default: $TOYTRANS_MODEL, else " DEFAULT_MODEL ")\n"
+            "  --out FILE    the SVG file to write, replaced whole; '-' for standard output\n"
+            "                (required)\n"
+            "  --width N     picture width in pixels, %d to %d (default %d)\n"
+            "  --height N    picture height in pixels, %d to %d (default %d)\n"
+            "  -h, --help    show this help\n"
+            "\n"
+            "Exit status: 0 ok, 1 the model has no training history to plot, 2 bad command\n"
+            "line, 3 model file unusable (missing, damaged, malformed history), 5 the file\n"
+            "cannot be written.\n",
+            PLOT_MIN_WIDTH, PLOT_MAX_WIDTH, PLOT_DEFAULT_WIDTH, PLOT_MIN_HEIGHT,
+            PLOT_MAX_HEIGHT, PLOT_DEFAULT_HEIGHT);
+}
+
+/* The picture's title: the model's file name, then on a second line its shape and the
+ * run's outcome. */
+static void plot_title(char *buf, size_t size, const char *path, const ModelConfig *c,
+                       size_t n_params, double smoothing, const TrainLogRow *steps,
+                       int n_steps, const ValidLogRow *epochs, int n_epochs)
+{
+    const char *name = strrchr(path, '/');
+    name = name ? name + 1 : path;
+    char params[32];
+    if (n_params < 10000)
+        snprintf(params, sizeof params, "%zu", n_params);
+    else if (n_params < 1000000)
+        snprintf(params, sizeof params, "%.0fk", (double)n_params / 1e3);
+    else
+        snprintf(params, sizeof params, "%.1fM", (double)n_params / 1e6);
+    int n = snprintf(buf, size, "Training loss of %s\nd_model %d · %d heads · %d+%d layers · "
+                                "d_ff %d · %s parameters",
+                     name, c->d_model, c->n_heads, c->n_encoder_layers, c->n_decoder_layers,
+                     c->d_ff, params);
+    if (n > 0 && (size_t)n < size && n_steps > 0)
+        n += snprintf(buf + n, size - (size_t)n, " · %lld steps",
+                      (long long)steps[n_steps - 1].step);
+    /* It explains a training loss that stays above the validation loss. */
+    if (n > 0 && (size_t)n < size && smoothing > 0)
+        n += snprintf(buf + n, size - (size_t)n, " · label smoothing %g", smoothing);
+    if (n > 0 && (size_t)n < size && n_epochs > 0) {
+        int best = 0;
+        for (int i = 1; i < n_epochs; i++)
+            if (epochs[i].loss < epochs[best].loss)
+                best = i;
+        snprintf(buf + n, size - (size_t)n, " · best validation loss %.3f (epoch %lld)",
+                 epochs[best].loss, (long long)epochs[best].epoch);
+    }
+}
+
+/* Writes the picture to path through path.tmp. Returns an exit code; messages on stderr. */
+static int write_svg_file(const char *path, const TrainLogRow *steps, int n_steps,
+                          const ValidLogRow *epochs, int n_epochs, const char *title, int width,
+                          int height)
+{
+    if (strcmp(path, "-") == 0) {
+        int rc = plot_loss_svg(stdout, steps, n_steps, epochs, n_epochs, title, width, height);
+        if (rc != TT_OK)
+            fprintf(stderr, "toytrans plot: standard output: %s\n", status_message(rc));
+        return status_exit_code(rc);
+    }
+    const size_t n = strlen(path) + 5;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        fprintf(stderr, "toytrans plot: %s\n", status_message(TT_ENOMEM));
+        return TT_EXIT_IO;
+    }
+    snprintf(tmp, n, "%s.tmp", path);
+    /* O_NOFOLLOW: a symbolic link planted at the temporary name is not written through. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    const char *where = path, *failed = NULL;
+    int rc, saved = 0;
+    if (!f) {
+        saved = errno;
+        if (fd >= 0)
+            close(fd);
+        where = tmp;
+        failed = "cannot create";
+        rc = TT_EIO;
+    } else {
+        rc = plot_loss_svg(f, steps, n_steps, epochs, n_epochs, title, width, height);
+        if (rc == TT_EIO)
+            saved = errno;
+        if (rc == TT_OK && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
+            saved = errno;
+            rc = TT_EIO;
+        }
+        if (fclose(f) != 0 && rc == TT_OK) {
+            saved = errno;
+            rc = TT_EIO;
+        }
+        if (rc == TT_OK && rename(tmp, path) != 0) {
+            saved = errno;
+            failed = "cannot move the new file into place";
+            rc = TT_EIO;
+        }
+        if (rc != TT_OK)
+            remove(tmp);
+    }
+    if (rc == TT_EIO)
+        fprintf(stderr, "toytrans plot: %s: %s: %s\n", where, failed ? failed : "cannot write",
+                saved ? strerror(saved) : "write error");
+    else if (rc != TT_OK)
+        fprintf(stderr, "toytrans plot: %s: %s\n", path, status_message(rc));
+    free(tmp);
+    return status_exit_code(rc);
+}
+
+int cli_plot(int argc, char **argv)
+{
+    enum { O_MODEL = 256, O_OUT, O_WIDTH, O_HEIGHT };
+    static const struct option LONG_OPTS[] = {
+        {"model", required_argument, NULL, O_MODEL},
+        {"out", required_argument, NULL, O_OUT},
+        {"width", required_argument, NULL, O_WIDTH},
+        {"height", required_argument, NULL, O_HEIGHT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *path = NULL, *out = NULL;
+    long width = PLOT_DEFAULT_WIDTH, height = PLOT_DEFAULT_HEIGHT;
+    optind = 1;
+    opterr = 0;
+    int c, code;
+    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+        switch (c) {
+        case O_MODEL:
+            path = optarg;
+            break;
+        case O_OUT:
+            out = optarg;
+            break;
+        case O_WIDTH:
+            if ((code = cli_parse_long("plot", "--width", optarg, PLOT_MIN_WIDTH,
+                                       PLOT_MAX_WIDTH, &width)))
+                return code;
+            break;
+        case O_HEIGHT:
+            if ((code = cli_parse_long("plot", "--height", optarg, PLOT_MIN_HEIGHT,
+                                       PLOT_MAX_HEIGHT, &height)))
+                return code;
+            break;
+        case 'h':
+            plot_usage(stdout);
+            return TT_EXIT_OK;
+        case ':':
+            return cli_usage_error("plot", "%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return cli_usage_error("plot", "unknown option '-%c'", optopt);
+            return cli_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
+    if (!out || !*out)
+        return cli_usage_error("plot", "--out FILE.svg is required");
+    if (!path) {
+        const char *env = getenv("TOYTRANS_MODEL");
+        path = env && *env ? env : DEFAULT_MODEL;
+    }
+
+    char err[512] = "";
+    Store *s = NULL;
+    ModelConfig config;
+    Vocab src = {0}, tgt = {0};
+    ParamSpec *specs = NULL;
+    int n_specs = 0;
+    size_t n_params = 0;
+    TrainLogRow *steps = NULL;
+    ValidLogRow *epochs = NULL;
+    int n_steps = 0, n_epochs = 0;
+    int rc = store_open(&s, path, STORE_READ, err, sizeof err);
+    if (rc == TT_OK)
+        rc = config_read(s, &config, err, sizeof err);
+    if (rc == TT_OK)
+        rc = store_vocab_read(s, "src", &src, err, sizeof err);
+    if (rc == TT_OK)
+        rc = store_vocab_read(s, "tgt", &tgt, err, sizeof err);
+    if (rc == TT_OK)
+        rc = model_param_specs(&config, src.size, tgt.size, &specs, &n_specs, &n_params);
+    if (rc == TT_OK)
+        rc = history_read(s, &steps, &n_steps, &epochs, &n_epochs, err, sizeof err);
+    double smoothing = 0; /* informational: a missing or odd value shows nothing */
+    if (rc == TT_OK && store_meta_get_double(s, "train_label_smoothing", &smoothing, NULL, 0))
+        smoothing = 0;
+    store_close(s, NULL, 0);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans plot: %s\n", err[0] ? err : status_message(rc));
+        if (strstr(err, "no such model file"))
+            fprintf(stderr, "toytrans plot: pass --model M or set TOYTRANS_MODEL\n");
+        code = status_exit_code(rc);
+    } else if (n_steps == 0 && n_epochs == 0) {
+        fprintf(stderr, "toytrans plot: %s: no training history to plot (an untrained model; "
+                        "'toytrans info' describes it)\n", path);
+        code = TT_EXIT_FAILED;
+    } else {
+        char title[1024];
+        plot_title(title, sizeof title, path, &config, n_params, smoothing, steps, n_steps,
+                   epochs, n_epochs);
+        code = write_svg_file(out, steps, n_steps, epochs, n_epochs, title, (int)width,
+                              (int)height);
+        if (code == TT_EXIT_OK && strcmp(out, "-") != 0)
+            printf("%s: %d training steps, %d epochs of validation\n", out, n_steps, n_epochs);
+    }
+    free(epochs);
+    free(steps);
+    free(specs);
+    vocab_free(&tgt);
+    vocab_free(&src);
+    return code;
+}
