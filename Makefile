@@ -16,7 +16,7 @@ CFLAGS  ?= -O2 -g
 # Fixed flags: the language, warnings as errors, and POSIX.1-2008 for getline/isatty.
 WARN     = -std=c11 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unknown-pragmas
-DEFS     = -D_POSIX_C_SOURCE=200809L
+DEFS     = -D_POSIX_C_SOURCE=200809L -pthread
 PKGS     = sqlite3 libutf8proc
 TESTPKGS = cmocka
 DEBPKGS  = libsqlite3-dev libutf8proc-dev libcmocka-dev pkg-config
@@ -31,7 +31,7 @@ TEST_LIBS   = $(shell pkg-config --libs $(TESTPKGS))
 FLAVOUR ?= release
 B        = build/$(FLAVOUR)
 ALL_CFLAGS = $(WARN) $(DEFS) $(CFLAGS) $(EXTRA_CFLAGS) -Isrc $(PKG_CFLAGS) -MMD -MP
-ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS) -pthread
 
 # The library: every module but the command-line front end.
 # One entry per line, so that adding a module is a one-line change.
@@ -53,7 +53,14 @@ LIB_SRC = \
     src/model.c \
     src/layers.c \
     src/transformer.c \
-    src/decode.c
+    src/decode.c \
+    src/translator.c \
+    src/bleu.c \
+    src/evalset.c \
+    src/trainer.c \
+    src/train.c \
+    src/history.c \
+    src/plot.c
 CLI_SRC = \
     src/main.c \
     src/cli.c \
@@ -62,7 +69,11 @@ CLI_SRC = \
     src/cli_tokenize.c \
     src/cli_vocab.c \
     src/cli_init.c \
-    src/cli_translate.c
+    src/cli_translate.c \
+    src/cli_eval.c \
+    src/cli_train.c \
+    src/cli_info.c \
+    src/cli_plot.c
 TESTS = \
     test_kernel \
     test_rng \
@@ -75,6 +86,10 @@ TESTS = \
     test_tokenizer \
     test_json \
     test_vocab \
+    test_bleu \
+    test_translator \
+    test_grad \
+    test_history \
     test_transformer
 
 # Helper programs the command-line tests use.
@@ -85,7 +100,7 @@ CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all deps demo corpus vocab test check-unit check-cli asan valgrind clean
+.PHONY: all deps demo corpus vocab model test check-unit check-cli asan valgrind clean
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -131,6 +146,14 @@ demo: $(BIN)
 
 corpus: $(BIN)
 	./$(BIN) corpus --out-dir data
+
+# The shipped model: trained from data/ with these settings (docs/training.md).
+MODEL_SETTINGS = --epochs 15 --batch 32 --lr 0.001 --warmup 800 --label-smoothing 0.1 \
+                 --d-model 64 --heads 4 --enc-layers 2 --dec-layers 2 --d-ff 256 --max-len 32 \
+                 --seed 1 --threads 2
+model: $(BIN)
+	./$(BIN) train --train data/train.tsv --valid data/valid.tsv --out models/en-de.db \
+	  --force $(MODEL_SETTINGS)
 
 # The committed vocabulary lists, from the committed corpus. The model file made on the
 # way is only a by-product here (the trained model comes from `make model`).

@@ -25,8 +25,12 @@ static const Command COMMANDS[] = {
     {"corpus", cli_corpus, "write the English→German corpus (train, valid, test .tsv)"},
     {"tokenize", cli_tokenize, "show the tokens (and ids) a text becomes"},
     {"translate", cli_translate, "translate English to German, one word at a time"},
+    {"eval", cli_eval, "translate a test set and score it: BLEU, exact match, speed"},
     {"vocab", cli_vocab, "count a corpus's tokens and start a model file"},
     {"init", cli_init, "create a randomly initialised model"},
+    {"train", cli_train, "train a model on a parallel corpus"},
+    {"info", cli_info, "describe a model: configuration, size, provenance, training"},
+    {"plot", cli_plot, "draw a model's training and validation loss as an SVG file"},
     {"help", cli_help, "show help for toytrans, a command, or 'exit-codes'"},
 };
 enum { N_COMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };

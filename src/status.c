@@ -18,6 +18,10 @@ const char *status_message(int rc)
         return "input/output error";
     case TT_EMODEL:
         return "model file unusable";
+    case TT_EDIVERGED:
+        return "training diverged (NaN or Inf)";
+    case TT_EINTR:
+        return "interrupted after a clean save";
     default:
         return "unknown error";
     }
@@ -34,6 +38,10 @@ int status_exit_code(int rc)
         return TT_EXIT_INPUT;
     case TT_EMODEL:
         return TT_EXIT_MODEL;
+    case TT_EDIVERGED:
+        return TT_EXIT_DIVERGED;
+    case TT_EINTR:
+        return TT_EXIT_INTERRUPTED;
     case TT_ENOMEM: /* fall through: the run could not finish its I/O */
     case TT_EIO:
     default:

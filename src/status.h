@@ -16,6 +16,8 @@ enum {
     TT_EINPUT = -3,   /* input text or a matrix file is malformed */
     TT_EIO = -4,      /* reading or writing a file failed, or the disk is full */
     TT_EMODEL = -5,   /* a model file is missing, damaged or of the wrong format */
+    TT_EDIVERGED = -6, /* training met a NaN or Inf; the last good checkpoint is kept */
+    TT_EINTR = -7,    /* stopped by a signal after a clean save */
 };
 
 /* Process exit codes: one table for every command (`toytrans help exit-codes`). */

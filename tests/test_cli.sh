@@ -525,6 +525,156 @@ run translate --model tests/fixtures/tiny.db "this is an example"
 expect_code "translate loads a model written by another program (PyTorch fixture)" 0
 
 # ---------------------------------------------------------------------------------------
+# eval (the same random model: BLEU near 0, but the plumbing is what is checked)
+
+BLEU_RE='^BLEU = [0-9]+\.[0-9]{2} [0-9]+\.[0-9]/[0-9]+\.[0-9]/[0-9]+\.[0-9]/[0-9]+\.[0-9] \(BP = [0-9]+\.[0-9]{3} ratio = [0-9]+\.[0-9]{3} hyp_len = [0-9]+ ref_len = [0-9]+\)$'
+run eval --help
+expect_code "eval --help: exit 0" 0
+expect_first_line "eval --help: usage on stdout" "$OUT" "Usage: toytrans eval"
+head -20 data/test.tsv >"$TMP/t20.tsv"
+run eval --test "$TMP/t20.tsv" --model "$M"
+expect_code "eval: exit 0" 0
+if grep -E "$BLEU_RE" "$OUT" >/dev/null 2>&1; then
+    pass "eval: prints sacreBLEU's BLEU line"
+else
+    fail "eval: prints sacreBLEU's BLEU line" "no line matches"
+    show "$OUT"
+fi
+if grep -E '^exact match: [0-9]+/20 = [0-9]+\.[0-9]{2}%$' "$OUT" >/dev/null 2>&1; then
+    pass "eval: prints the exact match over 20 sentences"
+else
+    fail "eval: prints the exact match over 20 sentences" "no line matches"
+    show "$OUT"
+fi
+expect_in "eval: prints the speed" "$OUT" "sentences/s"
+# Targets that are the model's own translations: every one matches.
+printf 'This is an example\nthe dog is big.\nI see a red car\n' >"$TMP/e3.txt"
+run_in "$TMP/e3.txt" translate --model "$M"
+paste "$TMP/e3.txt" "$OUT" >"$TMP/self.tsv"
+cp "$OUT" "$TMP/self.txt"
+run eval --test "$TMP/self.tsv" --model "$M"
+expect_in "eval: translations equal to their targets are exact matches" "$OUT" \
+    "exact match: 3/3 = 100.00%"
+expect_in "eval: and score BLEU 100" "$OUT" "BLEU = 100.00 100.0/100.0/100.0/100.0 (BP = 1.000"
+# --ref lines follow the test file's lines, blank lines included.
+printf 'This is an example\tDas ist ein Beispiel\n\nthe dog is big.\tDer Hund ist gro\303\237.\nI see a red car\tIch sehe ein rotes Auto\n' >"$TMP/real.tsv"
+{ sed -n 1p "$TMP/self.txt"; echo; sed -n '2,3p' "$TMP/self.txt"; } >"$TMP/ref4.txt"
+run eval --test "$TMP/real.tsv" --model "$M" --ref "$TMP/ref4.txt"
+expect_code "eval --ref: exit 0" 0
+expect_in "eval --ref: the extra references count" "$OUT" "BLEU = 100.00"
+expect_in "eval --ref: exact match is against the target column only" "$OUT" "exact match: 0/3"
+expect_in "eval --ref: two reference sets" "$OUT" "2 reference sets"
+head -3 "$TMP/ref4.txt" >"$TMP/ref3.txt"
+run eval --test "$TMP/real.tsv" --model "$M" --ref "$TMP/ref3.txt"
+expect_code "eval --ref with fewer lines than the test file: exit 4" 4
+expect_in "eval --ref with fewer lines: says both counts" "$ERR" "has 3 lines but $TMP/real.tsv has 4"
+expect_empty "eval --ref with fewer lines: nothing on stdout" "$OUT"
+printf 'one\teins\nno tab here\nthree\tdrei\n' >"$TMP/tbad.tsv"
+run eval --test "$TMP/tbad.tsv" --model "$M"
+expect_code "eval on a malformed test file: exit 4" 4
+expect_in "eval on a malformed test file: names file and line" "$ERR" "tbad.tsv:2: no TAB"
+expect_empty "eval on a malformed test file: nothing on stdout" "$OUT"
+run eval --test "$TMP/tbad.tsv" --model "$M" --skip-bad-lines
+expect_code "eval --skip-bad-lines: exit 0" 0
+expect_in "eval --skip-bad-lines: reports the skipped line" "$ERR" "skipped 1 malformed line"
+expect_in "eval --skip-bad-lines: scores the other two" "$OUT" "exact match: 0/2 = 0.00%"
+printf 'This is an example\tDas ist ein Beispiel\n%s\tzu lang\n' "$long" >"$TMP/tlong.tsv"
+run eval --test "$TMP/tlong.tsv" --model "$M"
+expect_code "eval with a source too long for the model: exit 4" 4
+expect_in "eval with a too-long source: names it" "$ERR" "tlong.tsv:2: 40 tokens"
+expect_in "eval with a too-long source: still prints the scores" "$OUT" "exact match: 0/2"
+run eval --test "$TMP/t20.tsv" --model "$TMP/none.db"
+expect_code "eval with a missing model: exit 3" 3
+expect_in "eval with a missing model: says so" "$ERR" "no such model file"
+run eval --test "$TMP/none.tsv" --model "$M"
+expect_code "eval with a missing test file: exit 5" 5
+run eval --test "$TMP/t20.tsv" --model "$M" --ref "$TMP/none.txt"
+expect_code "eval with a missing --ref file: exit 5" 5
+expect_usage_error "eval without --test" eval --model "$M"
+expect_usage_error "eval --beam 0" eval --test "$TMP/t20.tsv" --model "$M" --beam 0
+expect_usage_error "eval with a positional argument" eval --test "$TMP/t20.tsv" extra
+
+# ---------------------------------------------------------------------------------------
+# info and plot
+
+run info --model tests/fixtures/tiny.db
+expect_code "info on tiny.db: exit 0" 0
+expect_in "info: the configuration" "$OUT" "d_model             16"
+expect_in "info: every hyper-parameter (layer_norm_eps)" "$OUT" "layer_norm_eps      1e-05"
+expect_in "info: the parameter count" "$OUT" "parameters          11,615"
+expect_in "info: the vocabulary sizes" "$OUT" "13 source (en), 15 target (de) tokens"
+expect_in "info: the weights load" "$OUT" "load: every tensor present"
+expect_in "info: provenance" "$OUT" "gen_transformer_ref.py"
+expect_in "info on an untrained model: says so" "$OUT" "no training history (an untrained model)"
+expect_empty "info on tiny.db: nothing on stderr" "$ERR"
+TOYTRANS_MODEL=tests/fixtures/tiny.db $RUNNER "$BIN" info >"$OUT" 2>"$ERR"
+CODE=$?
+expect_code "info: TOYTRANS_MODEL names the default model" 0
+expect_in "info: TOYTRANS_MODEL names the default model (output)" "$OUT" "tests/fixtures/tiny.db"
+run info --model "$TMP/none.db"
+expect_code "info with a missing model: exit 3" 3
+expect_in "info with a missing model: says so" "$ERR" "no such model file"
+expect_empty "info with a missing model: nothing on stdout" "$OUT"
+run info --model "$TMP/c.tsv"
+expect_code "info on a text file: exit 3" 3
+run info --model "$TMP/m1.db"
+expect_code "info on a vocabulary-only file: exit 3 (no weights)" 3
+expect_in "info on a vocabulary-only file: still shows the configuration" "$OUT" "Configuration"
+expect_in "info on a vocabulary-only file: names the missing tensor" "$ERR" "is missing"
+expect_usage_error "info with a positional argument" info tests/fixtures/tiny.db
+expect_usage_error "info --bogus" info --bogus
+
+cp tests/fixtures/tiny.db "$TMP/tiny.db"
+run plot --model "$TMP/tiny.db" --out "$TMP/tiny.svg"
+expect_code "plot on an untrained model: exit 1" 1
+expect_in "plot on an untrained model: says so" "$ERR" "no training history to plot"
+if [ -e "$TMP/tiny.svg" ] || [ -e "$TMP/tiny.svg.tmp" ]; then
+    fail "plot on an untrained model: no file written" "tiny.svg exists"
+else
+    pass "plot on an untrained model: no file written"
+fi
+run plot --model "$TMP/none.db" --out "$TMP/x.svg"
+expect_code "plot with a missing model: exit 3" 3
+expect_usage_error "plot without --out" plot --model "$TMP/tiny.db"
+expect_usage_error "plot --width 10" plot --model "$TMP/tiny.db" --out "$TMP/x.svg" --width 10
+expect_usage_error "plot --height abc" plot --model "$TMP/tiny.db" --out "$TMP/x.svg" --height abc
+
+# A model with a history: five steps of training on the three-pair corpus, two batches
+# an epoch, so two epochs are validated.
+H="$TMP/trained.db"
+run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$H" --batch 2 --d-model 8 --heads 2 \
+    --d-ff 16 --max-len 12 --warmup 2 --stop-after 5
+expect_code "train five steps (for info and plot): exit 0" 0
+run info --model "$H"
+expect_code "info on a trained model: exit 0" 0
+expect_in "info: the history's steps" "$OUT" "5 logged, steps 1 to 5"
+expect_in "info: the per-epoch table" "$OUT" "epoch        step  valid loss  exact match"
+expect_in "info: the training command" "$OUT" "toytrans train --train"
+run plot --model "$H" --out "$TMP/loss.svg" --width 640 --height 400
+expect_code "plot on a trained model: exit 0" 0
+expect_first_line "plot: an XML document" "$TMP/loss.svg" "<?xml version=\"1.0\""
+expect_in "plot: an SVG 1.1 root of the asked size" "$TMP/loss.svg" \
+    '<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="640" height="400"'
+expect_in "plot: the training loss" "$TMP/loss.svg" 'id="train-loss"'
+expect_in "plot: the validation loss" "$TMP/loss.svg" 'id="valid-loss"'
+expect_in "plot: the title names the model" "$TMP/loss.svg" "Training loss of trained.db"
+if [ "$(tail -n 1 "$TMP/loss.svg")" = "</svg>" ]; then
+    pass "plot: the document is complete"
+else
+    fail "plot: the document is complete" "last line '$(tail -n 1 "$TMP/loss.svg")'"
+fi
+run plot --model "$H" --out -
+expect_code "plot --out -: exit 0" 0
+expect_first_line "plot --out -: the SVG on stdout" "$OUT" "<?xml"
+run plot --model "$H" --out "$TMP/no/such/dir/loss.svg"
+expect_code "plot into a missing directory: exit 5" 5
+expect_in "plot into a missing directory: names the file" "$ERR" "loss.svg.tmp"
+if [ -w /dev/full ]; then
+    run_to /dev/full plot --model "$H" --out -
+    expect_code "plot --out - > /dev/full: exit 5" 5
+fi
+
+# ---------------------------------------------------------------------------------------
 # Output errors
 
 if [ -w /dev/full ]; then

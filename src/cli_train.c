@@ -1,0 +1,257 @@
+/*
+ * cli_train.c — `toytrans train`: options, the progress display, and signals.
+ *
+ * The one piece of global mutable state in toytrans lives here: the flag the SIGINT and
+ * SIGTERM handlers set. A handler may do nothing else safely; the training loop polls the
+ * flag between steps, finishes the step, commits a checkpoint and returns.
+ */
+#include "cli.h"
+#include "status.h"
+#include "train.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t g_stop_requested; /* set by on_signal, read by train_run */
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    g_stop_requested = 1;
+}
+
+typedef struct {
+    int tty;        /* stderr is a terminal: redraw one line */
+    long every;     /* without a terminal: a line every this many steps */
+} Display;
+
+static void fmt_time(char *buf, size_t n, double s)
+{
+    long t = (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+static void show_progress(void *ctx, const TrainProgress *p)
+{
+    const Display *d = ctx;
+    char eta[32];
+    fmt_time(eta, sizeof eta, p->eta_seconds);
+    if (p->valid) {
+        fprintf(stderr, "%sepoch %d/%d done: step %ld, validation loss %.4f, exact match %.2f%%\n",
+                d->tty ? "\r\033[K" : "", p->epoch, p->epochs, p->step, p->valid->loss,
+                100.0 * p->valid->exact_match);
+        return;
+    }
+    if (d->tty) {
+        const int width = 24;
+        const int fill = (int)((double)width * (double)p->batch / (double)p->batches);
+        char bar[64];
+        for (int i = 0; i < width; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[width] = '\0';
+        fprintf(stderr, "\r\033[Kepoch %d/%d [%s] step %ld/%ld  loss %.4f  %.0f tok/s  ETA %s",
+                p->epoch, p->epochs, bar, p->step, p->steps_total, p->loss, p->tokens_per_second,
+                eta);
+    } else if (p->step % d->every == 0) {
+        fprintf(stderr, "epoch %d/%d step %ld/%ld loss %.4f %.0f tok/s ETA %s\n", p->epoch,
+                p->epochs, p->step, p->steps_total, p->loss, p->tokens_per_second, eta);
+    }
+}
+
+static void train_usage(FILE *out)
+{
+    fputs("Usage: toytrans train --train FILE --out MODEL.db [OPTIONS]\n"
+          "\n"
+          "Trains an encoder-decoder on a parallel corpus (source TAB target), written in C\n"
+          "from the loss down to every gradient, with AdamW, warm-up and cosine decay.\n"
+          "Checkpoints are single SQLite transactions: a killed run leaves the last one\n"
+          "readable; Ctrl-C saves one and exits 130; --resume continues exactly.\n"
+          "\n"
+          "Options:\n"
+          "  --train FILE           training corpus (required)\n"
+          "  --valid FILE           validation corpus: loss and exact match after each epoch\n"
+          "  --out MODEL.db         the model file (required)\n"
+          "  --resume               continue the run saved in MODEL.db\n"
+          "  --force                replace MODEL.db when starting a new run\n"
+          "  --epochs N             total epochs (default 10)\n"
+          "  --batch N              sentences per batch, grouped by length (default 32)\n"
+          "  --lr X                 peak learning rate (default 0.001)\n"
+          "  --warmup N             linear warm-up steps (default 400)\n"
+          "  --label-smoothing X    0 to <1 (default 0.1)\n"
+          "  --weight-decay X       AdamW decay of the matrices (default 0.01)\n"
+          "  --clip X               gradient-norm clipping, 0 for none (default 1)\n"
+          "  --dropout X            only 0 is supported in this version\n"
+          "  --d-model N --heads N --enc-layers N --dec-layers N --d-ff N --max-len N\n"
+          "  --qkv-bias --min-count N   the architecture of a new model (as for init)\n"
+          "  --seed N               initialisation and data order (default 1)\n"
+          "  --threads N            threads for the gradient computation (default 1)\n"
+          "  --checkpoint-every N   steps between checkpoints (default 500; also each epoch)\n"
+          "  --stop-after N         stop with a checkpoint after N steps of this run\n"
+          "  --skip-bad-lines       report malformed corpus lines and skip them\n"
+          "  -h, --help             show this help\n"
+          "\n"
+          "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 malformed corpus,\n"
+          "5 I/O error, 6 training diverged (NaN/Inf; the last checkpoint is kept),\n"
+          "130 interrupted after a clean save.\n",
+          out);
+}
+
+static int parse_float(const char *opt, const char *arg, double lo, double hi, float *out)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end != '\0' || !(v >= lo && v <= hi))
+        return cli_usage_error("train", "%s: '%s' is not a number from %g to %g", opt, arg, lo, hi);
+    *out = (float)v;
+    return 0;
+}
+
+int cli_train(int argc, char **argv)
+{
+    enum { O_TRAIN = 256, O_VALID, O_OUT, O_RESUME, O_FORCE, O_EPOCHS, O_BATCH, O_LR, O_WARMUP,
+           O_LS, O_WD, O_CLIP, O_DROPOUT, O_DMODEL, O_HEADS, O_ENC, O_DEC, O_DFF, O_MAXLEN,
+           O_QKV, O_MIN, O_SEED, O_THREADS, O_CKPT, O_STOP, O_SKIP };
+    static const struct option LONG_OPTS[] = {
+        {"train", required_argument, NULL, O_TRAIN},   {"valid", required_argument, NULL, O_VALID},
+        {"out", required_argument, NULL, O_OUT},       {"resume", no_argument, NULL, O_RESUME},
+        {"force", no_argument, NULL, O_FORCE},         {"epochs", required_argument, NULL, O_EPOCHS},
+        {"batch", required_argument, NULL, O_BATCH},   {"lr", required_argument, NULL, O_LR},
+        {"warmup", required_argument, NULL, O_WARMUP},
+        {"label-smoothing", required_argument, NULL, O_LS},
+        {"weight-decay", required_argument, NULL, O_WD},
+        {"clip", required_argument, NULL, O_CLIP},     {"dropout", required_argument, NULL, O_DROPOUT},
+        {"d-model", required_argument, NULL, O_DMODEL}, {"heads", required_argument, NULL, O_HEADS},
+        {"enc-layers", required_argument, NULL, O_ENC}, {"dec-layers", required_argument, NULL, O_DEC},
+        {"d-ff", required_argument, NULL, O_DFF},      {"max-len", required_argument, NULL, O_MAXLEN},
+        {"qkv-bias", no_argument, NULL, O_QKV},        {"min-count", required_argument, NULL, O_MIN},
+        {"seed", required_argument, NULL, O_SEED},     {"threads", required_argument, NULL, O_THREADS},
+        {"checkpoint-every", required_argument, NULL, O_CKPT},
+        {"stop-after", required_argument, NULL, O_STOP},
+        {"skip-bad-lines", no_argument, NULL, O_SKIP}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    TrainOptions o;
+    train_options_defaults(&o);
+    char command[2048] = "toytrans";
+    for (int i = 0; i < argc; i++) {
+        size_t len = strlen(command);
+        snprintf(command + len, sizeof command - len, " %s", argv[i]);
+    }
+    o.command = command;
+    optind = 1;
+    opterr = 0;
+    int c, rc;
+    long v;
+    float dropout = 0;
+    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+        int *field = NULL;
+        long lo = 1, hi = 0;
+        const char *name = NULL;
+        switch (c) {
+        case O_TRAIN: o.train_path = optarg; break;
+        case O_VALID: o.valid_path = optarg; break;
+        case O_OUT: o.out_path = optarg; break;
+        case O_RESUME: o.resume = 1; break;
+        case O_FORCE: o.force = 1; break;
+        case O_EPOCHS: field = &o.epochs, name = "--epochs", hi = 100000; break;
+        case O_BATCH: field = &o.batch, name = "--batch", hi = 100000; break;
+        case O_WARMUP: field = &o.warmup, name = "--warmup", lo = 0, hi = 100000000; break;
+        case O_DMODEL: field = &o.config.d_model, name = "--d-model", hi = CONFIG_MAX_D_MODEL; break;
+        case O_HEADS: field = &o.config.n_heads, name = "--heads", hi = CONFIG_MAX_D_MODEL; break;
+        case O_ENC: field = &o.config.n_encoder_layers, name = "--enc-layers", hi = CONFIG_MAX_LAYERS; break;
+        case O_DEC: field = &o.config.n_decoder_layers, name = "--dec-layers", hi = CONFIG_MAX_LAYERS; break;
+        case O_DFF: field = &o.config.d_ff, name = "--d-ff", hi = CONFIG_MAX_D_FF; break;
+        case O_MAXLEN: field = &o.config.max_len, name = "--max-len", lo = 2, hi = CONFIG_MAX_LEN; break;
+        case O_THREADS: field = &o.threads, name = "--threads", hi = TRAIN_MAX_THREADS; break;
+        case O_CKPT: field = &o.checkpoint_every, name = "--checkpoint-every", hi = 100000000; break;
+        case O_QKV: o.config.qkv_bias = 1; break;
+        case O_SKIP: o.skip_bad_lines = 1; break;
+        case O_LR:
+            if ((rc = parse_float("--lr", optarg, 1e-9, 10, &o.lr)))
+                return rc;
+            break;
+        case O_LS:
+            if ((rc = parse_float("--label-smoothing", optarg, 0, 0.999, &o.label_smoothing)))
+                return rc;
+            break;
+        case O_WD:
+            if ((rc = parse_float("--weight-decay", optarg, 0, 1, &o.weight_decay)))
+                return rc;
+            break;
+        case O_CLIP:
+            if ((rc = parse_float("--clip", optarg, 0, 1e6, &o.clip)))
+                return rc;
+            break;
+        case O_DROPOUT:
+            if ((rc = parse_float("--dropout", optarg, 0, 0.999, &dropout)))
+                return rc;
+            if (dropout != 0)
+                return cli_usage_error("train", "--dropout: only 0 is supported in this version");
+            break;
+        case O_MIN:
+            if ((rc = cli_parse_long("train", "--min-count", optarg, 1, 1000000000, &o.min_count)))
+                return rc;
+            break;
+        case O_SEED:
+            if ((rc = cli_parse_u64("train", "--seed", optarg, &o.seed)))
+                return rc;
+            break;
+        case O_STOP:
+            if ((rc = cli_parse_long("train", "--stop-after", optarg, 1, 1L << 40, &o.stop_after)))
+                return rc;
+            break;
+        case 'h':
+            train_usage(stdout);
+            return TT_EXIT_OK;
+        case ':':
+            return cli_usage_error("train", "%s needs a value", argv[optind - 1]);
+        default:
+            if (optopt)
+                return cli_usage_error("train", "unknown option '-%c'", optopt);
+            return cli_usage_error("train", "unknown option '%s'", argv[optind - 1]);
+        }
+        if (field) {
+            if ((rc = cli_parse_long("train", name, optarg, lo, hi, &v)))
+                return rc;
+            *field = (int)v;
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
+    if (!o.train_path || !o.out_path)
+        return cli_usage_error("train", "--train and --out are required");
+    char err[512] = "";
+    if (!o.resume && config_check(&o.config, err, sizeof err) != TT_OK)
+        return cli_usage_error("train", "%s", err);
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    Display d = {isatty(STDERR_FILENO), 100};
+    rc = train_run(&o, show_progress, &d, &g_stop_requested, err, sizeof err);
+    if (d.tty)
+        fputs("\r\033[K", stderr);
+    if (rc == TT_EINTR) {
+        fprintf(stderr, "toytrans train: interrupted; checkpoint saved in %s (--resume continues)\n",
+                o.out_path);
+        return TT_EXIT_INTERRUPTED;
+    }
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans train: %s%s\n", err[0] ? err : status_message(rc),
+                strstr(err, "already exists") ? " (--force replaces it, --resume continues it)" : "");
+        return status_exit_code(rc);
+    }
+    printf("%s: trained\n", o.out_path);
+    return TT_EXIT_OK;
+}

@@ -1,0 +1,720 @@
+/*
+ * train.c — the training loop around trainer.c's forward and backward passes.
+ *
+ * Threads: each batch is split by sentence (sentence i goes to worker i mod threads),
+ * every worker adds into its own gradient block allocated once, and the blocks are summed
+ * in worker order, so a run is deterministic for a given thread count. Worker 0 is the
+ * calling thread; the others are started per batch and joined (a few tens of microseconds
+ * against milliseconds of work), and if one cannot be started its share runs on the
+ * calling thread, giving the same result.
+ */
+#include "train.h"
+
+#include "decode.h"
+#include "model.h"
+#include "rng.h"
+#include "status.h"
+#include "store.h"
+#include "tokenizer.h"
+#include "trainer.h"
+#include "tsv.h"
+#include "vocab.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void train_options_defaults(TrainOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    config_defaults(&o->config);
+    o->min_count = 1;
+    o->epochs = 10;
+    o->batch = 32;
+    o->lr = 1e-3f;
+    o->warmup = 400;
+    o->label_smoothing = 0.1f;
+    o->weight_decay = 0.01f;
+    o->clip = 1.0f;
+    o->seed = 1;
+    o->threads = 1;
+    o->checkpoint_every = 500;
+    o->validate_exact = 1;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Data
+ */
+
+typedef struct {
+    int n;              /* pairs */
+    int *ids;           /* all token ids, pair by pair: source then target */
+    size_t *off;        /* (n) where pair i starts in ids */
+    int *src_len;       /* (n) */
+    int *tgt_len;       /* (n) */
+    char **ref;         /* (n) the target text as written, for exact match; NULL if unused */
+    long skipped_long;  /* pairs longer than max_len, left out */
+} Pairs;
+
+static void pairs_free(Pairs *p)
+{
+    if (p->ref)
+        for (int i = 0; i < p->n; i++)
+            free(p->ref[i]);
+    free(p->ref);
+    free(p->tgt_len);
+    free(p->src_len);
+    free(p->off);
+    free(p->ids);
+    memset(p, 0, sizeof *p);
+}
+
+static int grow(void **ptr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return TT_OK;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    void *n = realloc(*ptr, c * elem);
+    if (!n)
+        return TT_ENOMEM;
+    *ptr = n;
+    *cap = c;
+    return TT_OK;
+}
+
+/* Grows the per-pair arrays to cap entries. */
+static int pairs_reserve(Pairs *p, size_t cap, int keep_text)
+{
+    size_t *off = realloc(p->off, sizeof(size_t) * cap);
+    if (off)
+        p->off = off;
+    int *sl = realloc(p->src_len, sizeof(int) * cap);
+    if (sl)
+        p->src_len = sl;
+    int *tl = realloc(p->tgt_len, sizeof(int) * cap);
+    if (tl)
+        p->tgt_len = tl;
+    char **ref = keep_text ? realloc(p->ref, sizeof(char *) * cap) : p->ref;
+    if (ref)
+        p->ref = ref;
+    return off && sl && tl && (!keep_text || ref) ? TT_OK : TT_ENOMEM;
+}
+
+/* Reads a corpus into ids with the model's vocabularies. */
+static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text, int skip_bad,
+                      char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    TsvReader r;
+    int rc = tsv_open(&r, path, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    size_t ids_cap = 0, n_ids = 0, pair_cap = 0;
+    TsvPair tp;
+    char line_err[512];
+    while ((rc = tsv_next(&r, &tp, line_err, sizeof line_err)) != TSV_END) {
+        if (rc == TT_EINPUT && skip_bad) {
+            fprintf(stderr, "toytrans train: %s (skipped)\n", line_err);
+            rc = TT_OK;
+            continue;
+        }
+        if (rc != TT_OK) {
+            snprintf(err, errlen, "%s", line_err);
+            break;
+        }
+        TokenList s, t;
+        rc = tokenize(&s, tp.src, tp.src_len, TOK_SRC, NULL);
+        if (rc == TT_OK && (rc = tokenize(&t, tp.tgt, tp.tgt_len, TOK_TGT, NULL)) != TT_OK)
+            tokenlist_free(&s);
+        if (rc != TT_OK) {
+            snprintf(err, errlen, "%s:%ld: %s", r.name, tp.line_no, status_message(rc));
+            break;
+        }
+        if (s.n + 1 > m->config.max_len || t.n + 1 > m->config.max_len) {
+            p->skipped_long++;
+        } else {
+            rc = grow((void **)&p->ids, &ids_cap, n_ids + (size_t)(s.n + t.n), sizeof(int));
+            if (rc == TT_OK && (size_t)p->n == pair_cap)
+                rc = pairs_reserve(p, pair_cap = pair_cap ? pair_cap * 2 : 1024, keep_text);
+            if (rc == TT_OK) {
+                p->off[p->n] = n_ids;
+                p->src_len[p->n] = s.n;
+                p->tgt_len[p->n] = t.n;
+                for (int i = 0; i < s.n; i++)
+                    p->ids[n_ids++] = vocab_lookup(&m->src_vocab, s.tok[i]);
+                for (int i = 0; i < t.n; i++)
+                    p->ids[n_ids++] = vocab_lookup(&m->tgt_vocab, t.tok[i]);
+                if (keep_text) {
+                    p->ref[p->n] = malloc(tp.tgt_len + 1);
+                    if (!p->ref[p->n])
+                        rc = TT_ENOMEM;
+                    else
+                        memcpy(p->ref[p->n], tp.tgt, tp.tgt_len + 1);
+                }
+                p->n++;
+            }
+        }
+        tokenlist_free(&t);
+        tokenlist_free(&s);
+        if (rc != TT_OK) {
+            snprintf(err, errlen, "%s: %s", path, status_message(rc));
+            break;
+        }
+    }
+    tsv_close(&r);
+    if (rc == TSV_END)
+        rc = TT_OK;
+    if (rc != TT_OK)
+        pairs_free(p);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Batches grouped by length
+ */
+
+typedef struct {
+    int n_batches;
+    int *start;   /* (n_batches + 1) into order */
+    int *order;   /* (pairs) pair indices sorted by length */
+    int *perm;    /* (n_batches) this epoch's batch order */
+} Batches;
+
+static const Pairs *g_sort_pairs; /* only during qsort below; see batches_make */
+
+static int by_length(const void *a, const void *b)
+{
+    const int i = *(const int *)a, j = *(const int *)b;
+    const Pairs *p = g_sort_pairs;
+    if (p->tgt_len[i] != p->tgt_len[j])
+        return p->tgt_len[i] - p->tgt_len[j];
+    if (p->src_len[i] != p->src_len[j])
+        return p->src_len[i] - p->src_len[j];
+    return i - j;
+}
+
+static void batches_free(Batches *b)
+{
+    free(b->perm);
+    free(b->order);
+    free(b->start);
+    memset(b, 0, sizeof *b);
+}
+
+static int batches_make(Batches *b, const Pairs *p, int batch)
+{
+    memset(b, 0, sizeof *b);
+    b->order = malloc(sizeof(int) * (size_t)p->n);
+    b->n_batches = (p->n + batch - 1) / batch;
+    b->start = malloc(sizeof(int) * (size_t)(b->n_batches + 1));
+    b->perm = malloc(sizeof(int) * (size_t)b->n_batches);
+    if (!b->order || !b->start || !b->perm) {
+        batches_free(b);
+        return TT_ENOMEM;
+    }
+    for (int i = 0; i < p->n; i++)
+        b->order[i] = i;
+    /* qsort has no context argument in C11; the comparator reads the pairs through a
+     * file-scope pointer set only for this call (single-threaded here). */
+    g_sort_pairs = p;
+    qsort(b->order, (size_t)p->n, sizeof(int), by_length);
+    g_sort_pairs = NULL;
+    for (int k = 0; k <= b->n_batches; k++)
+        b->start[k] = k * batch < p->n ? k * batch : p->n;
+    return TT_OK;
+}
+
+/* The batch order of an epoch: a Fisher-Yates shuffle seeded by (seed, epoch). */
+static void batches_shuffle(Batches *b, uint64_t seed, int epoch)
+{
+    Rng rng;
+    rng_seed(&rng, (uint32_t)(seed * 2654435761u) ^ (uint32_t)(epoch * 40503u + 1u));
+    for (int k = 0; k < b->n_batches; k++)
+        b->perm[k] = k;
+    for (int k = b->n_batches - 1; k > 0; k--) {
+        int j = (int)(rng_next_u32(&rng) % (uint32_t)(k + 1));
+        int t = b->perm[k];
+        b->perm[k] = b->perm[j];
+        b->perm[j] = t;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The worker pool
+ */
+
+typedef struct Run Run;
+
+typedef struct {
+    Run *run;
+    int id;
+    SentenceState st;
+    float *grads;      /* (n_params) this thread's sum */
+    double loss;       /* summed loss of this thread's sentences in the batch */
+    long tokens;
+    int failed;        /* a pair did not fit (cannot happen after pairs_load) */
+} Worker;
+
+struct Run {
+    const TrainOptions *o;
+    Model m;
+    Pairs train, valid;
+    Batches batches;
+    Worker workers[TRAIN_MAX_THREADS];
+    int n_workers;
+    const int *job;    /* pair indices of the current batch */
+    int job_n;
+    float *m1, *m2;    /* AdamW moments */
+    TrainLogRow *log;  /* rows since the last checkpoint */
+    int n_log, log_cap;
+    ValidLogRow vlog;
+    int have_vlog;
+    long step;
+    int epoch;         /* epochs completed */
+    int batch_pos;     /* batches done in the current epoch */
+    double seconds0;   /* training seconds before this process */
+    struct timespec t0;
+    Store *store;
+};
+
+static void worker_run_batch(Worker *w)
+{
+    Run *r = w->run;
+    const size_t n = r->m.n_params;
+    memset(w->grads, 0, sizeof(float) * n);
+    w->loss = 0.0;
+    w->tokens = 0;
+    w->failed = 0;
+    for (int i = w->id; i < r->job_n; i += r->n_workers) {
+        const int p = r->job[i];
+        const int *ids = r->train.ids + r->train.off[p];
+        const int ns = r->train.src_len[p], nt = r->train.tgt_len[p];
+        double l = sentence_loss(&w->st, w->grads, ids, ns, ids + ns, nt, r->o->label_smoothing);
+        if (l < 0)
+            w->failed = 1;
+        else
+            w->loss += l;
+        w->tokens += nt + 1;
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    worker_run_batch(arg);
+    return NULL;
+}
+
+/* Runs the current job on every worker. */
+static void run_batch(Run *r)
+{
+    pthread_t threads[TRAIN_MAX_THREADS];
+    int started[TRAIN_MAX_THREADS] = {0};
+    for (int k = 1; k < r->n_workers; k++)
+        started[k] = pthread_create(&threads[k], NULL, worker_main, &r->workers[k]) == 0;
+    worker_run_batch(&r->workers[0]);
+    for (int k = 1; k < r->n_workers; k++) {
+        if (started[k])
+            pthread_join(threads[k], NULL);
+        else
+            worker_run_batch(&r->workers[k]);
+    }
+}
+
+static double now_seconds(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Checkpoints
+ */
+
+static int meta_set_long(Store *s, const char *key, long v, char *err, size_t errlen)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%ld", v);
+    return store_meta_set(s, key, buf, err, errlen);
+}
+
+static int checkpoint(Run *r, char *err, size_t errlen)
+{
+    Store *s = r->store;
+    const int dims[1] = {(int)r->m.n_params};
+    int rc = store_begin(s, err, errlen);
+    if (rc == TT_OK)
+        rc = model_save(&r->m, s, err, errlen);
+    if (rc == TT_OK)
+        rc = store_tensor_write(s, "optim.m", dims, 1, r->m1, err, errlen);
+    if (rc == TT_OK)
+        rc = store_tensor_write(s, "optim.v", dims, 1, r->m2, err, errlen);
+    if (rc == TT_OK)
+        rc = meta_set_long(s, "train_step", r->step, err, errlen);
+    if (rc == TT_OK)
+        rc = meta_set_long(s, "train_epoch", r->epoch, err, errlen);
+    if (rc == TT_OK)
+        rc = meta_set_long(s, "train_batch", r->batch_pos, err, errlen);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.3f", r->seconds0 + now_seconds(&r->t0));
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "train_seconds", buf, err, errlen);
+    if (rc == TT_OK)
+        rc = history_create_tables(s, err, errlen);
+    for (int i = 0; rc == TT_OK && i < r->n_log; i++)
+        rc = history_append_step(s, &r->log[i], err, errlen);
+    if (rc == TT_OK && r->have_vlog)
+        rc = history_append_epoch(s, &r->vlog, err, errlen);
+    if (rc == TT_OK)
+        rc = store_commit(s, err, errlen);
+    else
+        store_rollback(s);
+    if (rc == TT_OK) {
+        r->n_log = 0;
+        r->have_vlog = 0;
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Validation
+ */
+
+static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
+{
+    const Model *m = &r->m;
+    SentenceState *st = &r->workers[0].st;
+    double loss = 0.0;
+    long tokens = 0, exact = 0;
+    Decoder dec = {0};
+    Translation t = {0};
+    int rc = TT_OK;
+    if (r->o->validate_exact) {
+        rc = decoder_init(&dec, m, 1);
+        if (rc == TT_OK)
+            rc = translation_init(&t, m, 0);
+    }
+    int *src = malloc(sizeof(int) * (size_t)m->config.max_len);
+    if (!src)
+        rc = TT_ENOMEM;
+    for (int i = 0; rc == TT_OK && i < r->valid.n; i++) {
+        const int *ids = r->valid.ids + r->valid.off[i];
+        const int ns = r->valid.src_len[i], nt = r->valid.tgt_len[i];
+        loss += sentence_loss(st, NULL, ids, ns, ids + ns, nt, 0.0f);
+        tokens += nt + 1;
+        if (!r->o->validate_exact)
+            continue;
+        memcpy(src, ids, sizeof(int) * (size_t)ns);
+        src[ns] = VOCAB_EOS;
+        rc = decode_sentence(&dec, &t, src, ns + 1, NULL, 0, 1, m->config.max_len);
+        const char *words[CONFIG_MAX_LEN];
+        int n = t.n && t.ids[t.n - 1] == VOCAB_EOS ? t.n - 1 : t.n;
+        for (int k = 0; k < n; k++)
+            words[k] = m->tgt_vocab.tokens[t.ids[k]];
+        char *text = NULL;
+        if (rc == TT_OK && (rc = detokenize(&text, words, n)) == TT_OK)
+            exact += strcmp(text, r->valid.ref[i]) == 0;
+        free(text);
+    }
+    free(src);
+    translation_free(&t);
+    decoder_free(&dec);
+    if (rc != TT_OK) {
+        snprintf(err, errlen, "validation: %s", status_message(rc));
+        return rc;
+    }
+    row->epoch = r->epoch;
+    row->step = r->step;
+    row->loss = tokens ? loss / (double)tokens : 0.0;
+    row->exact_match = r->valid.n ? (double)exact / r->valid.n : 0.0;
+    row->seconds = r->seconds0 + now_seconds(&r->t0);
+    return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Setting up: a new model or a resumed one
+ */
+
+static int start_new(Run *r, char *err, size_t errlen)
+{
+    const TrainOptions *o = r->o;
+    VocabCounter cs, ct;
+    vocab_counter_init(&cs);
+    vocab_counter_init(&ct);
+    Vocab vs = {0}, vt = {0};
+    CorpusCount count;
+    int rc = vocab_count_corpus(o->train_path, o->skip_bad_lines, &cs, &ct, &count, NULL, err,
+                                errlen);
+    if (rc == TT_OK)
+        rc = vocab_build(&vs, &cs, o->min_count);
+    if (rc == TT_OK)
+        rc = vocab_build(&vt, &ct, o->min_count);
+    if (rc == TT_OK)
+        rc = model_init(&r->m, &o->config, &vs, &vt, err, errlen);
+    vocab_free(&vt);
+    vocab_free(&vs);
+    vocab_counter_free(&ct);
+    vocab_counter_free(&cs);
+    if (rc != TT_OK)
+        return rc;
+    Rng rng;
+    rng_seed(&rng, o->seed);
+    model_randomize(&r->m, &rng);
+    /* The file appears complete or not at all; later checkpoints update it in place. */
+    Store *s = NULL;
+    rc = store_open(&s, o->out_path, o->force ? STORE_REPLACE : STORE_CREATE, err, errlen);
+    if (rc == TT_OK)
+        rc = store_begin(s, err, errlen);
+    if (rc == TT_OK)
+        rc = model_save(&r->m, s, err, errlen);
+    char buf[64];
+    const struct { const char *key; char fmt; double v; const char *text; } meta[] = {
+        {"created_by", 's', 0, "toytrans " "train"},
+        {"train_command", 's', 0, o->command ? o->command : ""},
+        {"train_corpus", 's', 0, o->train_path},
+        {"train_valid", 's', 0, o->valid_path ? o->valid_path : ""},
+        {"train_epochs", 'd', o->epochs, NULL},
+        {"train_batch_size", 'd', o->batch, NULL},
+        {"train_lr", 'g', o->lr, NULL},
+        {"train_warmup", 'd', o->warmup, NULL},
+        {"train_label_smoothing", 'g', o->label_smoothing, NULL},
+        {"train_weight_decay", 'g', o->weight_decay, NULL},
+        {"train_clip", 'g', o->clip, NULL},
+        {"train_seed", 'd', (double)o->seed, NULL},
+        {"train_threads", 'd', o->threads, NULL},
+    };
+    for (size_t i = 0; rc == TT_OK && i < sizeof meta / sizeof meta[0]; i++) {
+        const char *v = meta[i].text;
+        if (!v) {
+            if (meta[i].fmt == 'd')
+                snprintf(buf, sizeof buf, "%.0f", meta[i].v);
+            else
+                snprintf(buf, sizeof buf, "%.9g", meta[i].v);
+            v = buf;
+        }
+        rc = store_meta_set(s, meta[i].key, v, err, errlen);
+    }
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)count.checksum);
+    if (rc == TT_OK)
+        rc = store_meta_set(s, "train_corpus_fnv1a64", buf, err, errlen);
+    if (rc == TT_OK)
+        rc = store_commit(s, err, errlen);
+    int crc = store_close(s, rc == TT_OK ? err : NULL, errlen);
+    if (rc == TT_OK)
+        rc = crc;
+    if (rc == TT_OK)
+        rc = store_open(&r->store, o->out_path, STORE_WRITE, err, errlen);
+    return rc;
+}
+
+static int start_resume(Run *r, char *err, size_t errlen)
+{
+    int rc = store_open(&r->store, r->o->out_path, STORE_WRITE, err, errlen);
+    if (rc == TT_OK)
+        rc = model_load(&r->m, r->store, err, errlen);
+    long v;
+    if (rc == TT_OK)
+        rc = store_meta_get_long(r->store, "train_step", 0, 1L << 40, &r->step, err, errlen);
+    if (rc == TT_OK && (rc = store_meta_get_long(r->store, "train_epoch", 0, 1000000, &v, err,
+                                                 errlen)) == TT_OK)
+        r->epoch = (int)v;
+    if (rc == TT_OK && (rc = store_meta_get_long(r->store, "train_batch", 0, 1L << 30, &v, err,
+                                                 errlen)) == TT_OK)
+        r->batch_pos = (int)v;
+    double secs = 0;
+    if (rc == TT_OK && store_meta_get_double(r->store, "train_seconds", &secs, NULL, 0) == TT_OK)
+        r->seconds0 = secs;
+    if (rc == TT_EMODEL && strstr(err, "train_"))
+        snprintf(err, errlen, "%s: not a training checkpoint (no train_step/train_epoch meta)",
+                 r->o->out_path);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The loop
+ */
+
+static float schedule(const TrainOptions *o, long step, long total)
+{
+    if (o->warmup > 0 && step <= o->warmup)
+        return o->lr * (float)step / (float)o->warmup;
+    const double span = total > o->warmup ? (double)(total - o->warmup) : 1.0;
+    double progress = (double)(step - o->warmup) / span;
+    if (progress > 1.0)
+        progress = 1.0;
+    return (float)(o->lr * (0.1 + 0.9 * 0.5 * (1.0 + cos(3.14159265358979323846 * progress))));
+}
+
+static void run_free(Run *r)
+{
+    for (int k = 0; k < r->n_workers; k++) {
+        sentence_state_free(&r->workers[k].st);
+        free(r->workers[k].grads);
+    }
+    free(r->log);
+    free(r->m2);
+    free(r->m1);
+    batches_free(&r->batches);
+    pairs_free(&r->valid);
+    pairs_free(&r->train);
+    model_free(&r->m);
+}
+
+int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
+              volatile sig_atomic_t *stop, char *err, size_t errlen)
+{
+    if (o->threads < 1 || o->threads > TRAIN_MAX_THREADS || o->batch < 1 || o->epochs < 1 ||
+        !(o->lr > 0) || o->label_smoothing < 0 || o->label_smoothing >= 1) {
+        snprintf(err, errlen, "invalid training options");
+        return TT_EINVAL;
+    }
+    Run *r = calloc(1, sizeof *r);
+    if (!r)
+        return TT_ENOMEM;
+    r->o = o;
+    clock_gettime(CLOCK_MONOTONIC, &r->t0);
+    int rc = o->resume ? start_resume(r, err, errlen) : start_new(r, err, errlen);
+    if (rc == TT_OK)
+        rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, err, errlen);
+    if (rc == TT_OK && o->valid_path)
+        rc = pairs_load(&r->valid, o->valid_path, &r->m, 1, o->skip_bad_lines, err, errlen);
+    if (rc == TT_OK && r->train.n == 0) {
+        snprintf(err, errlen, "%s: no pairs fit the model's max_len", o->train_path);
+        rc = TT_EINPUT;
+    }
+    if (rc == TT_OK)
+        rc = batches_make(&r->batches, &r->train, o->batch);
+    const size_t n = r->m.n_params;
+    if (rc == TT_OK) {
+        r->m1 = calloc(n, sizeof(float));
+        r->m2 = calloc(n, sizeof(float));
+        r->log_cap = o->checkpoint_every > 0 ? o->checkpoint_every + r->batches.n_batches + 1 : 1;
+        r->log = malloc(sizeof(TrainLogRow) * (size_t)r->log_cap);
+        if (!r->m1 || !r->m2 || !r->log)
+            rc = TT_ENOMEM;
+    }
+    if (rc == TT_OK && o->resume) {
+        const int dims[1] = {(int)n};
+        rc = store_tensor_read(r->store, "optim.m", dims, 1, r->m1, err, errlen);
+        if (rc == TT_OK)
+            rc = store_tensor_read(r->store, "optim.v", dims, 1, r->m2, err, errlen);
+    }
+    for (int k = 0; rc == TT_OK && k < o->threads; k++) {
+        Worker *w = &r->workers[k];
+        w->run = r;
+        w->id = k;
+        rc = sentence_state_init(&w->st, &r->m);
+        r->n_workers = k + 1;
+        if (rc == TT_OK && !(w->grads = malloc(sizeof(float) * n)))
+            rc = TT_ENOMEM;
+    }
+    if (rc == TT_OK && !o->resume) {
+        if ((rc = checkpoint(r, err, errlen)) != TT_OK)
+            goto done;
+    }
+
+    const long steps_per_epoch = r->batches.n_batches;
+    const long steps_total = steps_per_epoch * o->epochs;
+    long steps_this_run = 0;
+    double tokens_this_run = 0;
+    AdamConfig ac = {0.9f, 0.98f, 1e-9f, o->weight_decay};
+    float *grads = r->workers[0].grads;
+    while (rc == TT_OK && r->epoch < o->epochs) {
+        batches_shuffle(&r->batches, o->seed, r->epoch);
+        while (rc == TT_OK && r->batch_pos < r->batches.n_batches) {
+            const int b = r->batches.perm[r->batch_pos];
+            r->job = r->batches.order + r->batches.start[b];
+            r->job_n = r->batches.start[b + 1] - r->batches.start[b];
+            run_batch(r);
+            double loss = 0;
+            long tokens = 0;
+            for (int k = 0; k < o->threads; k++) {
+                loss += r->workers[k].loss;
+                tokens += r->workers[k].tokens;
+                if (k > 0)
+                    for (size_t i = 0; i < n; i++)
+                        grads[i] += r->workers[k].grads[i];
+            }
+            /* Mean per token; then the norm, checked before anything is changed. */
+            const float inv = 1.0f / (float)tokens;
+            double norm2 = 0.0;
+            for (size_t i = 0; i < n; i++) {
+                grads[i] *= inv;
+                norm2 += (double)grads[i] * grads[i];
+            }
+            const double mean_loss = loss / (double)tokens;
+            if (!isfinite(mean_loss) || !isfinite(norm2)) {
+                snprintf(err, errlen, "step %ld: the %s is %s; stopped before the optimiser "
+                                      "step, the last checkpoint (step %ld) is kept",
+                         r->step + 1, isfinite(mean_loss) ? "gradient norm" : "loss",
+                         isnan(isfinite(mean_loss) ? norm2 : mean_loss) ? "NaN" : "infinite",
+                         r->step - (long)r->n_log);
+                rc = TT_EDIVERGED;
+                break;
+            }
+            const double norm = sqrt(norm2);
+            if (o->clip > 0 && norm > o->clip) {
+                const float scale = (float)(o->clip / norm);
+                for (size_t i = 0; i < n; i++)
+                    grads[i] *= scale;
+            }
+            r->step++;
+            const float lr = schedule(o, r->step, steps_total);
+            adamw_update(r->m.params, grads, r->m1, r->m2, r->m.specs, r->m.n_specs, &ac, lr,
+                         r->step);
+            r->batch_pos++;
+            steps_this_run++;
+            tokens_this_run += (double)tokens;
+            const double secs = now_seconds(&r->t0);
+            r->log[r->n_log++] = (TrainLogRow){r->step, r->epoch + 1, mean_loss, lr, tokens,
+                                               r->seconds0 + secs};
+            if (progress) {
+                const double tps = tokens_this_run / (secs > 0 ? secs : 1e-9);
+                const double per_step = secs / (double)steps_this_run;
+                TrainProgress p = {r->epoch + 1, o->epochs, r->step, steps_total, r->batch_pos,
+                                   r->batches.n_batches, mean_loss, tps, secs,
+                                   per_step * (double)(steps_total - r->step), NULL, NULL};
+                progress(ctx, &p);
+            }
+            const int stopping = (stop && *stop) || (o->stop_after && steps_this_run >= o->stop_after);
+            if (r->batch_pos == r->batches.n_batches) {
+                r->epoch++;
+                r->batch_pos = 0;
+                if (o->valid_path) {
+                    rc = validate(r, &r->vlog, err, errlen);
+                    r->have_vlog = rc == TT_OK;
+                }
+                if (rc == TT_OK)
+                    rc = checkpoint(r, err, errlen);
+                if (rc == TT_OK && progress && o->valid_path) {
+                    TrainProgress p = {r->epoch, o->epochs, r->step, steps_total, 0,
+                                       r->batches.n_batches, mean_loss, 0, secs, 0, &r->vlog, NULL};
+                    progress(ctx, &p);
+                }
+                if (rc == TT_OK && !stopping)
+                    break; /* on to the next epoch, reshuffled */
+            } else if (stopping || (o->checkpoint_every > 0 && r->n_log >= o->checkpoint_every)) {
+                rc = checkpoint(r, err, errlen);
+            }
+            if (rc == TT_OK && stopping) {
+                if (stop && *stop)
+                    rc = TT_EINTR;
+                goto done;
+            }
+        }
+    }
+done:
+    if (r->store) {
+        int crc = store_close(r->store, rc == TT_OK ? err : NULL, errlen);
+        if (rc == TT_OK)
+            rc = crc;
+    }
+    run_free(r);
+    free(r);
+    return rc;
+}

@@ -1,0 +1,77 @@
+/*
+ * train.h — a whole training run: data, batches, schedule, threads, validation,
+ * checkpoints and resumption.
+ *
+ * Determinism: for the same corpus, options, seed and thread count, a run computes the
+ * same bits on any machine with IEEE float32 and the same libm (exp/log/sqrt/pow), and a
+ * run interrupted and resumed computes exactly what an uninterrupted run does: the data
+ * order is a function of (seed, epoch), and the checkpoint holds the weights, the AdamW
+ * moments, the step and the position in the epoch. A different thread count adds the
+ * per-thread gradients in another grouping, so its last bits may differ.
+ *
+ * Checkpoints: every checkpoint is one SQLite transaction in WAL mode holding the weights,
+ * the optimiser state (tensors optim.m and optim.v), the position (meta train_step,
+ * train_epoch, train_batch) and the history rows since the previous checkpoint. A process
+ * killed at any moment leaves the previous checkpoint readable.
+ */
+#ifndef TOYTRANS_TRAIN_H
+#define TOYTRANS_TRAIN_H
+
+#include "config.h"
+#include "history.h"
+
+#include <signal.h>
+#include <stdint.h>
+
+#define TRAIN_MAX_THREADS 64
+
+typedef struct {
+    const char *train_path;   /* corpus: source TAB target */
+    const char *valid_path;   /* validation corpus, or NULL */
+    const char *out_path;     /* the model file */
+    const char *command;      /* the command line, for provenance */
+    ModelConfig config;       /* for a new model */
+    long min_count;           /* vocabulary threshold for a new model */
+    int epochs;               /* total epochs (a resumed run continues up to this) */
+    int batch;                /* sentences per batch */
+    float lr;                 /* peak learning rate */
+    int warmup;               /* linear warm-up steps; then cosine decay to lr/10 */
+    float label_smoothing;    /* 0..1 */
+    float weight_decay;       /* AdamW */
+    float clip;               /* gradient-norm clipping threshold; 0 for none */
+    uint64_t seed;
+    int threads;              /* 1..TRAIN_MAX_THREADS */
+    int resume;               /* continue the run stored in out_path */
+    int force;                /* replace out_path for a new run */
+    int skip_bad_lines;       /* malformed corpus lines: report and skip (else stop) */
+    long stop_after;          /* stop (with a checkpoint) after this many steps; 0: no */
+    int checkpoint_every;     /* steps between checkpoints (and at every epoch's end) */
+    int validate_exact;       /* decode the validation set greedily for exact match */
+} TrainOptions;
+
+void train_options_defaults(TrainOptions *o);
+
+/* What the run reports as it goes, to its caller's callback. */
+typedef struct {
+    int epoch, epochs;        /* 1-based current epoch, total */
+    long step, steps_total;   /* optimiser steps done, planned */
+    long batch, batches;      /* position within the epoch */
+    double loss;              /* last step's mean loss per token */
+    double tokens_per_second; /* target tokens, over the run so far */
+    double seconds;           /* wall clock of this run */
+    double eta_seconds;       /* remaining, at the current speed */
+    const ValidLogRow *valid; /* set at the end of an epoch, else NULL */
+    const char *note;         /* a one-line message (checkpoint saved, …), or NULL */
+} TrainProgress;
+
+typedef void (*TrainProgressFn)(void *ctx, const TrainProgress *p);
+
+/* Runs training. stop is polled between steps (signal handlers set it): the step in
+ * flight finishes, a checkpoint commits, and the run returns TT_EINTR. A NaN or Inf in
+ * the loss or the gradients stops the run before the optimiser step with TT_EDIVERGED;
+ * nothing of that step is committed. Other failures: TT_EINPUT (corpus), TT_EMODEL,
+ * TT_EIO, TT_ENOMEM, TT_EINVAL — err says what. */
+int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
+              volatile sig_atomic_t *stop, char *err, size_t errlen);
+
+#endif
