@@ -174,7 +174,7 @@ int cli_train(int argc, char **argv)
         case O_QKV: o.config.qkv_bias = 1; break;
         case O_SKIP: o.skip_bad_lines = 1; break;
         case O_LR:
-            if ((rc = parse_float("--lr", optarg, 1e-9, 10, &o.lr)))
+            if ((rc = parse_float("--lr", optarg, 1e-9, 1e9, &o.lr)))
                 return rc;
             break;
         case O_LS:

@@ -66,10 +66,20 @@ void kernel_softmax_rows(float *x, int rows, int cols)
     for (int r = 0; r < rows; r++) {
         float *row = x + (size_t)r * cols;
         float max = -INFINITY;
-        for (int c = 0; c < cols; c++)
+        int nan = 0;
+        for (int c = 0; c < cols; c++) {
             if (row[c] > max)
                 max = row[c];
-        assert(isfinite(max)); /* at least one unmasked, finite entry */
+            nan |= isnan(row[c]);
+        }
+        if (nan || !isfinite(max)) {
+            /* Scores that overflowed (a diverged training step) or a fully masked row
+             * (which attention never asks for): propagate NaN so the caller's finiteness
+             * check sees it, rather than inventing a distribution. */
+            for (int c = 0; c < cols; c++)
+                row[c] = NAN;
+            continue;
+        }
         float sum = 0.0f;
         for (int c = 0; c < cols; c++) {
             /* exp(-inf) is exactly 0, so masked entries drop out by themselves. */

@@ -30,7 +30,8 @@ float kernel_dot(const float *a, const float *b, int n);
 
 /* Softmax of each row in place, numerically stable: the row maximum is subtracted before
  * exponentiating, so scores of ±1e4 stay finite. Entries equal to -INFINITY (masked)
- * become exactly 0; a row must hold at least one finite entry.
+ * become exactly 0. A row with a NaN, +Inf, or no finite entry at all becomes all NaN,
+ * so that a diverged computation shows as NaN downstream.
  * x (rows, cols). */
 void kernel_softmax_rows(float *x, int rows, int cols);
 

@@ -675,6 +675,85 @@ if [ -w /dev/full ]; then
 fi
 
 # ---------------------------------------------------------------------------------------
+# train: tiny runs (a 16-wide model on 300 pairs), checkpoints, resume, signals
+
+head -300 data/train.tsv >"$TMP/tr.tsv"
+head -40 data/valid.tsv >"$TMP/va.tsv"
+TINY="--d-model 16 --heads 2 --d-ff 32 --max-len 24 --batch 16 --warmup 10 --checkpoint-every 5"
+printf 'This is an example\nthe dog is big.\nI see a red car\n' >"$TMP/probe.txt"
+# shellcheck disable=SC2086
+run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tA.db" --epochs 2 $TINY
+expect_code "train: exit 0" 0
+expect_in "train: validation after each epoch" "$ERR" "epoch 2/2 done"
+run info --model "$TMP/tA.db"
+expect_in "train: the history is stored (info shows the epochs)" "$OUT" "exact match"
+run_in "$TMP/probe.txt" translate --model "$TMP/tA.db" --json
+cp "$OUT" "$TMP/tA.json"
+# shellcheck disable=SC2086
+run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tB.db" --epochs 2 $TINY --stop-after 13
+expect_code "train --stop-after 13: exit 0 with a checkpoint" 0
+# shellcheck disable=SC2086
+run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tB.db" --epochs 2 $TINY --resume
+expect_code "train --resume: exit 0" 0
+run_in "$TMP/probe.txt" translate --model "$TMP/tB.db" --json
+if cmp -s "$OUT" "$TMP/tA.json"; then
+    pass "train: stopped and resumed gives bit-identical results to an uninterrupted run"
+else
+    fail "train: stopped and resumed equals uninterrupted" "translations differ"
+fi
+# shellcheck disable=SC2086
+run train --train "$TMP/tr.tsv" --out "$TMP/tT1.db" --epochs 1 $TINY --threads 2
+# shellcheck disable=SC2086
+run train --train "$TMP/tr.tsv" --out "$TMP/tT2.db" --epochs 1 $TINY --threads 2
+run_in "$TMP/probe.txt" translate --model "$TMP/tT1.db" --json
+cp "$OUT" "$TMP/t1.json"
+run_in "$TMP/probe.txt" translate --model "$TMP/tT2.db" --json
+if cmp -s "$OUT" "$TMP/t1.json"; then
+    pass "train --threads 2: the same seed gives the same model"
+else
+    fail "train --threads 2: deterministic" "translations differ"
+fi
+# shellcheck disable=SC2086
+run train --train "$TMP/tr.tsv" --out "$TMP/tN.db" --epochs 1 $TINY --lr 1e9 --clip 0 --warmup 0
+expect_code "train with an absurd learning rate: exit 6 (diverged)" 6
+expect_in "train diverged: says NaN or infinite and keeps the checkpoint" "$ERR" "last checkpoint"
+run translate --model "$TMP/tN.db" "This is an example"
+expect_code "train diverged: the kept checkpoint still loads and translates" 0
+printf 'good\tgut\nno tab here\n' >"$TMP/badc.tsv"
+run train --train "$TMP/badc.tsv" --out "$TMP/tX.db"
+expect_code "train on a malformed corpus: exit 4" 4
+expect_in "train on a malformed corpus: names the line" "$ERR" "badc.tsv:2"
+run train --train "$TMP/tr.tsv" --out "$TMP/tA.db"
+expect_code "train onto an existing model without --resume or --force: exit 5" 5
+
+# Ctrl-C: the step finishes, a checkpoint commits, exit 130; kill -9: the last
+# checkpoint survives. A long run is started and interrupted after a second.
+# shellcheck disable=SC2086
+$RUNNER "$BIN" train --train "$TMP/tr.tsv" --out "$TMP/tI.db" --epochs 500 $TINY \
+    >/dev/null 2>"$TMP/int.err" &
+pid=$!
+sleep 2
+kill -INT "$pid"
+wait "$pid"
+CODE=$?
+expect_code "train interrupted by SIGINT: exit 130" 130
+expect_in "train interrupted: says the checkpoint is saved" "$TMP/int.err" "checkpoint saved"
+run translate --model "$TMP/tI.db" "This is an example"
+expect_code "train interrupted: the checkpoint translates" 0
+# shellcheck disable=SC2086
+run train --train "$TMP/tr.tsv" --out "$TMP/tI.db" --epochs 500 $TINY --resume --stop-after 3
+expect_code "train interrupted: --resume continues" 0
+# shellcheck disable=SC2086
+$RUNNER "$BIN" train --train "$TMP/tr.tsv" --out "$TMP/tK.db" --epochs 500 $TINY \
+    >/dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+run translate --model "$TMP/tK.db" "This is an example"
+expect_code "train killed with SIGKILL: the last checkpoint loads and translates" 0
+
+# ---------------------------------------------------------------------------------------
 # Output errors
 
 if [ -w /dev/full ]; then
