@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,24 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\nTry 'toytrans %s --help'.\n", cmd);
     return TT_EXIT_USAGE;
+}
+
+const char *cli_model_path(const char *given)
+{
+    if (given)
+        return given;
+    const char *env = getenv("TOYTRANS_MODEL");
+    return env && *env ? env : CLI_DEFAULT_MODEL;
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv)
+{
+    if (c == ':')
+        return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+    /* optopt names a bad short option; a bad long one is the last word read. */
+    if (optopt)
+        return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
 int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max,

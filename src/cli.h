@@ -26,6 +26,17 @@ int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, 
 /* As cli_parse_long for an unsigned 64-bit value (a seed). */
 int cli_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t *out);
 
+/* The model file every command opens by default. */
+#define CLI_DEFAULT_MODEL "models/en-de.db"
+
+/* The model a command uses: given (its --model), else $TOYTRANS_MODEL when set and not
+ * empty, else CLI_DEFAULT_MODEL. */
+const char *cli_model_path(const char *given);
+
+/* Reports the getopt_long failure just met — c is ':' (an option without its value) or
+ * '?' (an unknown option) — for command cmd, and returns TT_EXIT_USAGE. */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
 /* Prints "toytrans CMD: MESSAGE" and "Try 'toytrans CMD --help'." to stderr; returns
  * TT_EXIT_USAGE so that callers can `return cli_usage_error(...)`. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

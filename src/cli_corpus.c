@@ -95,13 +95,8 @@ static int corpus_parse(CorpusOptions *opts, int argc, char **argv)
         case 'h':
             corpus_usage(stdout);
             return -1;
-        case ':':
-            return cli_usage_error("corpus", "%s needs a value", argv[optind - 1]);
         default:
-            /* optopt names a bad short option; a bad long one is the last word read. */
-            if (optopt)
-                return cli_usage_error("corpus", "unknown option '-%c'", optopt);
-            return cli_usage_error("corpus", "unknown option '%s'", argv[optind - 1]);
+            return cli_bad_option("corpus", c, argv);
         }
     }
     if (optind < argc)

@@ -27,7 +27,6 @@
 #include <string.h>
 #include <time.h>
 
-#define DEFAULT_MODEL "models/en-de.db"
 #define EVAL_MAX_REF_FILES 16
 
 typedef struct {
@@ -52,7 +51,7 @@ static void eval_usage(FILE *out)
           "\n"
           "Options:\n"
           "  --test FILE        the test file (required; '-' reads standard input)\n"
-          "  --model M          the model file (default: $TOYTRANS_MODEL, else " DEFAULT_MODEL ")\n"
+          "  --model M          the model file (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
           "  --ref FILE         more references, one per line, line k for line k of the test\n"
           "                     file (same number of lines; an empty line is no reference);\n"
           "                     may be given up to 16 times\n"
@@ -118,22 +117,15 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
         case 'h':
             eval_usage(stdout);
             return -1;
-        case ':':
-            return cli_usage_error("eval", "%s needs a value", argv[optind - 1]);
         default:
-            if (optopt)
-                return cli_usage_error("eval", "unknown option '-%c'", optopt);
-            return cli_usage_error("eval", "unknown option '%s'", argv[optind - 1]);
+            return cli_bad_option("eval", c, argv);
         }
     }
     if (optind < argc)
         return cli_usage_error("eval", "unexpected argument '%s'", argv[optind]);
     if (!o->test_path)
         return cli_usage_error("eval", "--test FILE is required");
-    if (!o->model_path) {
-        const char *env = getenv("TOYTRANS_MODEL");
-        o->model_path = env && *env ? env : DEFAULT_MODEL;
-    }
+    o->model_path = cli_model_path(o->model_path);
     return 0;
 }
 
@@ -229,7 +221,7 @@ int cli_eval(int argc, char **argv)
         fprintf(stderr, "toytrans eval: %s\n", err[0] ? err : status_message(rc));
         if (strstr(err, "no such model file"))
             fprintf(stderr, "toytrans eval: pass --model M or set TOYTRANS_MODEL%s\n",
-                    strcmp(o.model_path, DEFAULT_MODEL) == 0 ? "; 'make model' trains the default" : "");
+                    strcmp(o.model_path, CLI_DEFAULT_MODEL) == 0 ? "; 'make model' trains the default" : "");
         evalset_free(&set);
         return status_exit_code(rc);
     }

@@ -26,7 +26,6 @@
 #include <sys/stat.h>
 #include <utf8proc.h>
 
-#define DEFAULT_MODEL "models/en-de.db"
 #define LABEL_WIDTH 20 /* the column where values start, after two spaces of indent */
 #define INFO_MAX_EPOCH_ROWS 40 /* longer epoch tables show the first and last 20 */
 
@@ -60,7 +59,7 @@ static void info_usage(FILE *out)
           "epoch with the validation loss and exact-match rate).\n"
           "\n"
           "Options:\n"
-          "  --model M    the model file (default: $TOYTRANS_MODEL, else " DEFAULT_MODEL ")\n"
+          "  --model M    the model file (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
           "  -h, --help   show this help\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 model file unusable (missing, damaged,\n"
@@ -447,21 +446,14 @@ int cli_info(int argc, char **argv)
         case 'h':
             info_usage(stdout);
             return TT_EXIT_OK;
-        case ':':
-            return cli_usage_error("info", "%s needs a value", argv[optind - 1]);
         default:
-            if (optopt)
-                return cli_usage_error("info", "unknown option '-%c'", optopt);
-            return cli_usage_error("info", "unknown option '%s'", argv[optind - 1]);
+            return cli_bad_option("info", c, argv);
         }
     }
     if (optind < argc)
         return cli_usage_error("info", "unexpected argument '%s' (the model is --model M)",
                                argv[optind]);
-    if (!path) {
-        const char *env = getenv("TOYTRANS_MODEL");
-        path = env && *env ? env : DEFAULT_MODEL;
-    }
+    path = cli_model_path(path);
 
     char err[512] = "";
     ModelInfo mi = {.path = path};

@@ -118,12 +118,8 @@ int cli_init(int argc, char **argv)
         case 'h':
             init_usage(stdout);
             return TT_EXIT_OK;
-        case ':':
-            return cli_usage_error("init", "%s needs a value", argv[optind - 1]);
         default:
-            if (optopt)
-                return cli_usage_error("init", "unknown option '-%c'", optopt);
-            return cli_usage_error("init", "unknown option '%s'", argv[optind - 1]);
+            return cli_bad_option("init", opt, argv);
         }
         if (field) {
             if ((rc = cli_parse_long("init", name, optarg, lo, hi, &v)))

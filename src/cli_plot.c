@@ -23,7 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_MODEL "models/en-de.db"
 
 static void plot_usage(FILE *out)
 {
@@ -37,7 +36,7 @@ static void plot_usage(FILE *out)
             "logarithmic, so the end of training is as readable as its start.\n"
             "\n"
             "Options:\n"
-            "  --model M     the model file (default: $TOYTRANS_MODEL, else " DEFAULT_MODEL ")\n"
+            "  --model M     the model file (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
             "  --out FILE    the SVG file to write, replaced whole; '-' for standard output\n"
             "                (required)\n"
             "  --width N     picture width in pixels, %d to %d (default %d)\n"
@@ -182,22 +181,15 @@ int cli_plot(int argc, char **argv)
         case 'h':
             plot_usage(stdout);
             return TT_EXIT_OK;
-        case ':':
-            return cli_usage_error("plot", "%s needs a value", argv[optind - 1]);
         default:
-            if (optopt)
-                return cli_usage_error("plot", "unknown option '-%c'", optopt);
-            return cli_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
+            return cli_bad_option("plot", c, argv);
         }
     }
     if (optind < argc)
         return cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
     if (!out || !*out)
         return cli_usage_error("plot", "--out FILE.svg is required");
-    if (!path) {
-        const char *env = getenv("TOYTRANS_MODEL");
-        path = env && *env ? env : DEFAULT_MODEL;
-    }
+    path = cli_model_path(path);
 
     char err[512] = "";
     Store *s = NULL;

@@ -102,12 +102,8 @@ int cli_tokenize(int argc, char **argv)
         case 'h':
             tokenize_usage(stdout);
             return TT_EXIT_OK;
-        case ':':
-            return cli_usage_error("tokenize", "%s needs a value", argv[optind - 1]);
         default:
-            if (optopt)
-                return cli_usage_error("tokenize", "unknown option '-%c'", optopt);
-            return cli_usage_error("tokenize", "unknown option '%s'", argv[optind - 1]);
+            return cli_bad_option("tokenize", c, argv);
         }
     }
 

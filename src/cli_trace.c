@@ -139,13 +139,8 @@ static int trace_parse(TraceOptions *opts, int argc, char **argv)
         case 'h':
             trace_usage(stdout);
             return -1;
-        case ':':
-            return cli_usage_error("trace", "%s needs a value", argv[optind - 1]);
         default:
-            /* optopt names a bad short option; a bad long one is the last word read. */
-            if (optopt)
-                return cli_usage_error("trace", "unknown option '-%c'", optopt);
-            return cli_usage_error("trace", "unknown option '%s'", argv[optind - 1]);
+            return cli_bad_option("trace", c, argv);
         }
     }
     if (optind < argc)

@@ -210,12 +210,8 @@ int cli_train(int argc, char **argv)
         case 'h':
             train_usage(stdout);
             return TT_EXIT_OK;
-        case ':':
-            return cli_usage_error("train", "%s needs a value", argv[optind - 1]);
         default:
-            if (optopt)
-                return cli_usage_error("train", "unknown option '-%c'", optopt);
-            return cli_usage_error("train", "unknown option '%s'", argv[optind - 1]);
+            return cli_bad_option("train", c, argv);
         }
         if (field) {
             if ((rc = cli_parse_long("train", name, optarg, lo, hi, &v)))

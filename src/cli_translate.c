@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_MODEL "models/en-de.db"
 
 typedef struct {
     const char *model_path;
@@ -46,7 +45,7 @@ static void translate_usage(FILE *out)
           "decoder writes the German one word at a time.\n"
           "\n"
           "Options:\n"
-          "  --model M          the model file (default: $TOYTRANS_MODEL, else " DEFAULT_MODEL ")\n"
+          "  --model M          the model file (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
           "  --prefix TEXT      the start of the translation: fed to the decoder as given,\n"
           "                     scored, and continued (\"Das ist ein\")\n"
           "  --beam N           beam search with N hypotheses (default 1: greedy)\n"
@@ -118,18 +117,11 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         case 'h':
             translate_usage(stdout);
             return -1;
-        case ':':
-            return cli_usage_error("translate", "%s needs a value", argv[optind - 1]);
         default:
-            if (optopt)
-                return cli_usage_error("translate", "unknown option '-%c'", optopt);
-            return cli_usage_error("translate", "unknown option '%s'", argv[optind - 1]);
+            return cli_bad_option("translate", c, argv);
         }
     }
-    if (!o->model_path) {
-        const char *env = getenv("TOYTRANS_MODEL");
-        o->model_path = env && *env ? env : DEFAULT_MODEL;
-    }
+    o->model_path = cli_model_path(o->model_path);
     return 0;
 }
 
@@ -291,7 +283,7 @@ int cli_translate(int argc, char **argv)
         fprintf(stderr, "toytrans translate: %s\n", err[0] ? err : status_message(rc));
         if (strstr(err, "no such model file"))
             fprintf(stderr, "toytrans translate: pass --model M or set TOYTRANS_MODEL%s\n",
-                    strcmp(o.model_path, DEFAULT_MODEL) == 0 ? "; 'make model' trains the default" : "");
+                    strcmp(o.model_path, CLI_DEFAULT_MODEL) == 0 ? "; 'make model' trains the default" : "");
         return status_exit_code(rc);
     }
     TranslateRun run = {.o = &o, .m = &m, .from_stdin = optind >= argc};

@@ -119,12 +119,8 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
         case 'h':
             vocab_usage(stdout);
             return -1;
-        case ':':
-            return cli_usage_error("vocab", "%s needs a value", argv[optind - 1]);
         default:
-            if (optopt)
-                return cli_usage_error("vocab", "unknown option '-%c'", optopt);
-            return cli_usage_error("vocab", "unknown option '%s'", argv[optind - 1]);
+            return cli_bad_option("vocab", c, argv);
         }
     }
     if (optind < argc)
