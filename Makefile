@@ -142,13 +142,24 @@ $(B)/tests/%: tests/%.c $(B)/libtoytrans.a | deps
 	  $(PKG_LIBS) $(TEST_LIBS) -lm
 
 demo: $(BIN)
-	./$(BIN) trace
+	@if [ -f models/en-de.db ]; then \
+	  echo '$$ toytrans translate "This is an example" "this is an example" ...'; \
+	  ./$(BIN) translate "This is an example" "this is an example" \
+	    "The old man sees a red car." "Is the dog very big?" "We do not need apples." \
+	    "My friend writes a letter" || exit $$?; \
+	  echo; echo '$$ toytrans translate --prefix "Das ist ein" --scores "This is an example"'; \
+	  ./$(BIN) translate --prefix "Das ist ein" --scores "This is an example" || exit $$?; \
+	  echo; echo '(more: toytrans trace, toytrans translate --json, toytrans help)'; \
+	else \
+	  echo "no trained model in models/en-de.db yet (make model trains one): tracing attention"; \
+	  ./$(BIN) trace; \
+	fi
 
 corpus: $(BIN)
 	./$(BIN) corpus --out-dir data
 
 # The shipped model: trained from data/ with these settings (docs/training.md).
-MODEL_SETTINGS = --epochs 15 --batch 32 --lr 0.001 --warmup 800 --label-smoothing 0.1 \
+MODEL_SETTINGS = --epochs 12 --batch 32 --lr 0.001 --warmup 800 --label-smoothing 0.02 \
                  --d-model 64 --heads 4 --enc-layers 2 --dec-layers 2 --d-ff 256 --max-len 32 \
                  --seed 1 --threads 2
 model: $(BIN)

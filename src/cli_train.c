@@ -87,7 +87,7 @@ static void train_usage(FILE *out)
           "  --label-smoothing X    0 to <1 (default 0.1)\n"
           "  --weight-decay X       AdamW decay of the matrices (default 0.01)\n"
           "  --clip X               gradient-norm clipping, 0 for none (default 1)\n"
-          "  --dropout X            only 0 is supported in this version\n"
+          "  --dropout X            dropout on embeddings and block outputs (default 0)\n"
           "  --d-model N --heads N --enc-layers N --dec-layers N --d-ff N --max-len N\n"
           "  --qkv-bias --min-count N   the architecture of a new model (as for init)\n"
           "  --seed N               initialisation and data order (default 1)\n"
@@ -149,7 +149,6 @@ int cli_train(int argc, char **argv)
     opterr = 0;
     int c, rc;
     long v;
-    float dropout = 0;
     while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
         int *field = NULL;
         long lo = 1, hi = 0;
@@ -190,10 +189,8 @@ int cli_train(int argc, char **argv)
                 return rc;
             break;
         case O_DROPOUT:
-            if ((rc = parse_float("--dropout", optarg, 0, 0.999, &dropout)))
+            if ((rc = parse_float("--dropout", optarg, 0, 0.9, &o.dropout)))
                 return rc;
-            if (dropout != 0)
-                return cli_usage_error("train", "--dropout: only 0 is supported in this version");
             break;
         case O_MIN:
             if ((rc = cli_parse_long("train", "--min-count", optarg, 1, 1000000000, &o.min_count)))

@@ -294,6 +294,11 @@ static void worker_run_batch(Worker *w)
         const int p = r->job[i];
         const int *ids = r->train.ids + r->train.off[p];
         const int ns = r->train.src_len[p], nt = r->train.tgt_len[p];
+        /* Each sentence's dropout masks depend on (seed, step, pair) only: the same
+         * whichever thread computes it, and the same after a resume. */
+        w->st.dropout = r->o->dropout;
+        w->st.dropout_seed = (r->o->seed * 0x9E3779B97F4A7C15u) ^ ((uint64_t)(r->step + 1) << 20) ^
+                             (uint64_t)p;
         double l = sentence_loss(&w->st, w->grads, ids, ns, ids + ns, nt, r->o->label_smoothing);
         if (l < 0)
             w->failed = 1;
@@ -389,6 +394,7 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
 {
     const Model *m = &r->m;
     SentenceState *st = &r->workers[0].st;
+    st->dropout = 0.0f; /* validation measures the model itself */
     double loss = 0.0;
     long tokens = 0, exact = 0;
     Decoder dec = {0};
@@ -483,6 +489,7 @@ static int start_new(Run *r, char *err, size_t errlen)
         {"train_lr", 'g', o->lr, NULL},
         {"train_warmup", 'd', o->warmup, NULL},
         {"train_label_smoothing", 'g', o->label_smoothing, NULL},
+        {"train_dropout", 'g', o->dropout, NULL},
         {"train_weight_decay", 'g', o->weight_decay, NULL},
         {"train_clip", 'g', o->clip, NULL},
         {"train_seed", 'd', (double)o->seed, NULL},
@@ -569,7 +576,8 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
               volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     if (o->threads < 1 || o->threads > TRAIN_MAX_THREADS || o->batch < 1 || o->epochs < 1 ||
-        !(o->lr > 0) || o->label_smoothing < 0 || o->label_smoothing >= 1) {
+        !(o->lr > 0) || o->label_smoothing < 0 || o->label_smoothing >= 1 || o->dropout < 0 ||
+        o->dropout >= 1) {
         snprintf(err, errlen, "invalid training options");
         return TT_EINVAL;
     }

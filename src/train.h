@@ -37,6 +37,7 @@ typedef struct {
     float lr;                 /* peak learning rate */
     int warmup;               /* linear warm-up steps; then cosine decay to lr/10 */
     float label_smoothing;    /* 0..1 */
+    float dropout;            /* 0..<1, see trainer.h */
     float weight_decay;       /* AdamW */
     float clip;               /* gradient-norm clipping threshold; 0 for none */
     uint64_t seed;

@@ -10,6 +10,7 @@
 
 #include "kernel.h"
 #include "layers.h"
+#include "rng.h"
 #include "status.h"
 
 #include <math.h>
@@ -40,7 +41,7 @@ void sentence_state_free(SentenceState *st)
                     st->mem_stats, st->dec_x, st->dec_mid1, st->dec_mid2, st->dec_h1, st->dec_h2,
                     st->dec_h3, st->dec_s1, st->dec_s2, st->dec_s3, st->dec_ff, st->self_acts,
                     st->cross_acts, st->final_h, st->final_stats, st->logits, st->dx, st->dh,
-                    st->dmem, st->dff, st->y};
+                    st->dmem, st->dff, st->y, st->masks};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
     memset(st, 0, sizeof *st);
@@ -86,7 +87,8 @@ int sentence_state_init(SentenceState *st, const Model *m)
     st->dmem = falloc(N * D);
     st->dff = falloc(N * F);
     st->y = falloc(N * D);
-    int ok = st->src && st->dec_in && st->dec_out && st->enc_x && st->enc_mid && st->enc_h1 &&
+    st->masks = falloc((2 + 2 * LE + 3 * LD) * N * D);
+    int ok = st->masks && st->src && st->dec_in && st->dec_out && st->enc_x && st->enc_mid && st->enc_h1 &&
              st->enc_h2 && st->enc_s1 && st->enc_s2 && st->enc_ff && st->enc_acts && st->memory &&
              st->mem_stats && st->dec_x && st->dec_mid1 && st->dec_mid2 && st->dec_h1 &&
              st->dec_h2 && st->dec_h3 && st->dec_s1 && st->dec_s2 && st->dec_s3 && st->dec_ff &&
@@ -105,6 +107,43 @@ int sentence_state_init(SentenceState *st, const Model *m)
     if (rc != TT_OK)
         sentence_state_free(st);
     return rc;
+}
+
+/* Masks, in this order: source embedding, target embedding, per encoder layer (attention,
+ * feed-forward), per decoder layer (self-attention, cross-attention, feed-forward). */
+static float *mask_at(const SentenceState *st, int index)
+{
+    const size_t ND = (size_t)st->m->config.max_len * st->m->config.d_model;
+    return st->masks + (size_t)index * ND;
+}
+
+#define MASK_EMB_SRC 0
+#define MASK_EMB_TGT 1
+#define MASK_ENC(st, l, k) (2 + 2 * (l) + (k))
+#define MASK_DEC(st, l, k) (2 + 2 * (st)->m->config.n_encoder_layers + 3 * (l) + (k))
+
+/* y *= mask, drawing the mask (0 with probability p, else 1/(1−p)). */
+static void dropout_forward(SentenceState *st, float *y, int index, int n, Rng *rng)
+{
+    if (st->dropout <= 0.0f)
+        return;
+    float *mask = mask_at(st, index);
+    const float keep = 1.0f / (1.0f - st->dropout);
+    for (int i = 0; i < n; i++) {
+        mask[i] = rng_uniform(rng, 0.0f, 1.0f) < st->dropout ? 0.0f : keep;
+        y[i] *= mask[i];
+    }
+}
+
+/* The gradient through a dropout: dy ⊙ mask (into st->y), or dy itself without dropout. */
+static const float *dropout_backward(SentenceState *st, const float *dy, int index, int n)
+{
+    if (st->dropout <= 0.0f)
+        return dy;
+    const float *mask = mask_at(st, index);
+    for (int i = 0; i < n; i++)
+        st->y[i] = dy[i] * mask[i];
+    return st->y;
 }
 
 /* Gradient views: the grads block has the parameter layout, so mapping it gives pointers
@@ -139,8 +178,12 @@ double sentence_loss(SentenceState *st, float *grads, const int *src, int n_src,
     st->dec_out[n_tgt] = VOCAB_EOS;
     const ModelWeights *w = &m->w;
 
+    Rng rng;
+    rng_seed(&rng, st->dropout_seed);
+
     /* ---- encoder ---- */
     embed_forward(st->enc_x, w->emb_src, m->pe, st->src, S, 0, D);
+    dropout_forward(st, st->enc_x, MASK_EMB_SRC, S * D, &rng);
     for (int l = 0; l < c->n_encoder_layers; l++) {
         const EncoderLayer *L = &w->enc[l];
         float *x = st->enc_x + l * ND, *mid = st->enc_mid + l * ND, *out = x + ND;
@@ -148,11 +191,13 @@ double sentence_loss(SentenceState *st, float *grads, const int *src, int n_src,
         float *s1 = st->enc_s1 + l * 2 * N, *s2 = st->enc_s2 + l * 2 * N;
         layernorm_forward_cache(h1, s1, s1 + N, x, L->norm1_w, L->norm1_b, S, D, eps);
         mha_forward(st->y, &st->enc_acts[l], &L->self_attn, h1, S, h1, S, 0);
+        dropout_forward(st, st->y, MASK_ENC(st, l, 0), S * D, &rng);
         for (size_t i = 0; i < (size_t)S * D; i++)
             mid[i] = x[i] + st->y[i];
         layernorm_forward_cache(h2, s2, s2 + N, mid, L->norm2_w, L->norm2_b, S, D, eps);
         ffn_forward(st->y, st->enc_ff + l * N * F, h2, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b,
                     S, D, F);
+        dropout_forward(st, st->y, MASK_ENC(st, l, 1), S * D, &rng);
         for (size_t i = 0; i < (size_t)S * D; i++)
             out[i] = mid[i] + st->y[i];
     }
@@ -162,6 +207,7 @@ double sentence_loss(SentenceState *st, float *grads, const int *src, int n_src,
 
     /* ---- decoder ---- */
     embed_forward(st->dec_x, w->emb_tgt, m->pe, st->dec_in, T, 0, D);
+    dropout_forward(st, st->dec_x, MASK_EMB_TGT, T * D, &rng);
     for (int l = 0; l < c->n_decoder_layers; l++) {
         const DecoderLayer *L = &w->dec[l];
         float *x = st->dec_x + l * ND, *mid1 = st->dec_mid1 + l * ND, *mid2 = st->dec_mid2 + l * ND;
@@ -170,15 +216,18 @@ double sentence_loss(SentenceState *st, float *grads, const int *src, int n_src,
         float *s1 = st->dec_s1 + l * 2 * N, *s2 = st->dec_s2 + l * 2 * N, *s3 = st->dec_s3 + l * 2 * N;
         layernorm_forward_cache(h1, s1, s1 + N, x, L->norm1_w, L->norm1_b, T, D, eps);
         mha_forward(st->y, &st->self_acts[l], &L->self_attn, h1, T, h1, T, 1);
+        dropout_forward(st, st->y, MASK_DEC(st, l, 0), T * D, &rng);
         for (size_t i = 0; i < (size_t)T * D; i++)
             mid1[i] = x[i] + st->y[i];
         layernorm_forward_cache(h2, s2, s2 + N, mid1, L->norm2_w, L->norm2_b, T, D, eps);
         mha_forward(st->y, &st->cross_acts[l], &L->cross_attn, h2, T, st->memory, S, 0);
+        dropout_forward(st, st->y, MASK_DEC(st, l, 1), T * D, &rng);
         for (size_t i = 0; i < (size_t)T * D; i++)
             mid2[i] = mid1[i] + st->y[i];
         layernorm_forward_cache(h3, s3, s3 + N, mid2, L->norm3_w, L->norm3_b, T, D, eps);
         ffn_forward(st->y, st->dec_ff + l * N * F, h3, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b,
                     T, D, F);
+        dropout_forward(st, st->y, MASK_DEC(st, l, 2), T * D, &rng);
         for (size_t i = 0; i < (size_t)T * D; i++)
             out[i] = mid2[i] + st->y[i];
     }
@@ -233,25 +282,29 @@ double sentence_loss(SentenceState *st, float *grads, const int *src, int n_src,
         /* feed-forward block */
         memset(st->dh, 0, sizeof(float) * (size_t)T * D);
         ffn_backward(st->dh, G(GL->lin1_w), G(GL->lin1_b), G(GL->lin2_w), G(GL->lin2_b), st->dff,
-                     st->dx, h3, st->dec_ff + l * N * F, L->lin1_w, L->lin2_w, T, D, F);
+                     dropout_backward(st, st->dx, MASK_DEC(st, l, 2), T * D), h3,
+                     st->dec_ff + l * N * F, L->lin1_w, L->lin2_w, T, D, F);
         layernorm_backward(st->dx, G(GL->norm3_w), G(GL->norm3_b), st->dh, mid2, L->norm3_w, s3,
                            s3 + N, T, D);
         /* cross-attention block: queries from h2, keys and values from memory */
         memset(st->dh, 0, sizeof(float) * (size_t)T * D);
         MhaGrads cg = mha_grads(&GL->cross_attn);
-        mha_backward(st->dh, st->dmem, &cg, &st->scratch, st->dx, &st->cross_acts[l],
+        mha_backward(st->dh, st->dmem, &cg, &st->scratch,
+                     dropout_backward(st, st->dx, MASK_DEC(st, l, 1), T * D), &st->cross_acts[l],
                      &L->cross_attn, h2, T, st->memory, S, 0);
         layernorm_backward(st->dx, G(GL->norm2_w), G(GL->norm2_b), st->dh, mid1, L->norm2_w, s2,
                            s2 + N, T, D);
         /* causal self-attention block */
         memset(st->dh, 0, sizeof(float) * (size_t)T * D);
         MhaGrads sg = mha_grads(&GL->self_attn);
-        mha_backward(st->dh, st->dh, &sg, &st->scratch, st->dx, &st->self_acts[l], &L->self_attn,
-                     h1, T, h1, T, 1);
+        mha_backward(st->dh, st->dh, &sg, &st->scratch,
+                     dropout_backward(st, st->dx, MASK_DEC(st, l, 0), T * D), &st->self_acts[l],
+                     &L->self_attn, h1, T, h1, T, 1);
         layernorm_backward(st->dx, G(GL->norm1_w), G(GL->norm1_b), st->dh, x, L->norm1_w, s1,
                            s1 + N, T, D);
     }
-    embed_backward(G(gw.emb_tgt), st->dx, st->dec_in, T, D);
+    embed_backward(G(gw.emb_tgt), dropout_backward(st, st->dx, MASK_EMB_TGT, T * D), st->dec_in,
+                   T, D);
 
     memset(st->dx, 0, sizeof(float) * (size_t)S * D);
     layernorm_backward(st->dx, G(gw.enc_norm_w), G(gw.enc_norm_b), st->dmem, enc_last,
@@ -264,17 +317,20 @@ double sentence_loss(SentenceState *st, float *grads, const int *src, int n_src,
         float *s1 = st->enc_s1 + l * 2 * N, *s2 = st->enc_s2 + l * 2 * N;
         memset(st->dh, 0, sizeof(float) * (size_t)S * D);
         ffn_backward(st->dh, G(GL->lin1_w), G(GL->lin1_b), G(GL->lin2_w), G(GL->lin2_b), st->dff,
-                     st->dx, h2, st->enc_ff + l * N * F, L->lin1_w, L->lin2_w, S, D, F);
+                     dropout_backward(st, st->dx, MASK_ENC(st, l, 1), S * D), h2,
+                     st->enc_ff + l * N * F, L->lin1_w, L->lin2_w, S, D, F);
         layernorm_backward(st->dx, G(GL->norm2_w), G(GL->norm2_b), st->dh, mid, L->norm2_w, s2,
                            s2 + N, S, D);
         memset(st->dh, 0, sizeof(float) * (size_t)S * D);
         MhaGrads sg = mha_grads(&GL->self_attn);
-        mha_backward(st->dh, st->dh, &sg, &st->scratch, st->dx, &st->enc_acts[l], &L->self_attn,
-                     h1, S, h1, S, 0);
+        mha_backward(st->dh, st->dh, &sg, &st->scratch,
+                     dropout_backward(st, st->dx, MASK_ENC(st, l, 0), S * D), &st->enc_acts[l],
+                     &L->self_attn, h1, S, h1, S, 0);
         layernorm_backward(st->dx, G(GL->norm1_w), G(GL->norm1_b), st->dh, x, L->norm1_w, s1,
                            s1 + N, S, D);
     }
-    embed_backward(G(gw.emb_src), st->dx, st->src, S, D);
+    embed_backward(G(gw.emb_src), dropout_backward(st, st->dx, MASK_EMB_SRC, S * D), st->src, S,
+                   D);
     return loss;
 }
 

@@ -15,6 +15,8 @@
 #include "attention.h"
 #include "model.h"
 
+#include <stdint.h>
+
 /* Everything one sentence pair's forward and backward passes touch; one per thread. */
 typedef struct {
     const Model *m;
@@ -47,12 +49,20 @@ typedef struct {
     float *dh;            /* (N, D) */
     float *dmem;          /* (N, D) */
     float *dff;           /* (N, F) */
-    float *y;             /* (N, D) forward scratch */
+    float *y;             /* (N, D) forward scratch; in backward, a masked gradient */
     MhaScratch scratch;
+    /* Dropout, set by the caller before sentence_loss (0 switches it off): */
+    float dropout;        /* probability of zeroing an activation, 0..<1 */
+    uint64_t dropout_seed; /* seeds this sentence's masks, so runs are reproducible */
+    float *masks;         /* (2 + 2·L_enc + 3·L_dec, N, D): 0 or 1/(1−p) per activation */
 } SentenceState;
 
 int sentence_state_init(SentenceState *st, const Model *m);
 void sentence_state_free(SentenceState *st);
+
+/* Dropout, as in the original Transformer: on the embeddings (after the positional
+ * encoding) and on the output of every attention and feed-forward block before it is
+ * added to the residual stream; kept activations are scaled by 1/(1−p). */
 
 /* Runs one pair through the model: src (n_src ids, </s> not included) and tgt (n_tgt ids,
  * neither <s> nor </s>). Returns the summed cross-entropy over the n_tgt + 1 predicted

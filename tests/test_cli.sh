@@ -682,7 +682,7 @@ head -40 data/valid.tsv >"$TMP/va.tsv"
 TINY="--d-model 16 --heads 2 --d-ff 32 --max-len 24 --batch 16 --warmup 10 --checkpoint-every 5"
 printf 'This is an example\nthe dog is big.\nI see a red car\n' >"$TMP/probe.txt"
 # shellcheck disable=SC2086
-run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tA.db" --epochs 2 $TINY
+run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tA.db" --epochs 2 $TINY --dropout 0.1
 expect_code "train: exit 0" 0
 expect_in "train: validation after each epoch" "$ERR" "epoch 2/2 done"
 run info --model "$TMP/tA.db"
@@ -690,14 +690,16 @@ expect_in "train: the history is stored (info shows the epochs)" "$OUT" "exact m
 run_in "$TMP/probe.txt" translate --model "$TMP/tA.db" --json
 cp "$OUT" "$TMP/tA.json"
 # shellcheck disable=SC2086
-run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tB.db" --epochs 2 $TINY --stop-after 13
+run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tB.db" --epochs 2 $TINY --dropout 0.1 \
+    --stop-after 13
 expect_code "train --stop-after 13: exit 0 with a checkpoint" 0
 # shellcheck disable=SC2086
-run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tB.db" --epochs 2 $TINY --resume
+run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tB.db" --epochs 2 $TINY --dropout 0.1 \
+    --resume
 expect_code "train --resume: exit 0" 0
 run_in "$TMP/probe.txt" translate --model "$TMP/tB.db" --json
 if cmp -s "$OUT" "$TMP/tA.json"; then
-    pass "train: stopped and resumed gives bit-identical results to an uninterrupted run"
+    pass "train: stopped and resumed (with dropout) gives bit-identical results to an uninterrupted run"
 else
     fail "train: stopped and resumed equals uninterrupted" "translations differ"
 fi
@@ -727,12 +729,22 @@ run train --train "$TMP/tr.tsv" --out "$TMP/tA.db"
 expect_code "train onto an existing model without --resume or --force: exit 5" 5
 
 # Ctrl-C: the step finishes, a checkpoint commits, exit 130; kill -9: the last
-# checkpoint survives. A long run is started and interrupted after a second.
+# checkpoint survives. A long run is started and interrupted once its file exists (the
+# first checkpoint) and a moment more has passed.
+# wait_for FILE: up to 60 s for FILE to appear.
+wait_for() {
+    n=0
+    while [ ! -f "$1" ] && [ $n -lt 600 ]; do
+        sleep 0.1
+        n=$((n + 1))
+    done
+}
 # shellcheck disable=SC2086
 $RUNNER "$BIN" train --train "$TMP/tr.tsv" --out "$TMP/tI.db" --epochs 500 $TINY \
     >/dev/null 2>"$TMP/int.err" &
 pid=$!
-sleep 2
+wait_for "$TMP/tI.db"
+sleep 1
 kill -INT "$pid"
 wait "$pid"
 CODE=$?
@@ -747,7 +759,8 @@ expect_code "train interrupted: --resume continues" 0
 $RUNNER "$BIN" train --train "$TMP/tr.tsv" --out "$TMP/tK.db" --epochs 500 $TINY \
     >/dev/null 2>&1 &
 pid=$!
-sleep 2
+wait_for "$TMP/tK.db"
+sleep 1
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 run translate --model "$TMP/tK.db" "This is an example"

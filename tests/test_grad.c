@@ -766,11 +766,15 @@ static const double RELU_MARGIN = 0.05;
 
 /* Checks sentence_loss's gradient on a sample of every tensor of one model, printing a
  * line per tensor and a summary. Returns 1 when every tensor passes. */
-static int check_model(const char *path, float label_smoothing, const FdConfig *cfg,
-                       int per_tensor)
+static int check_model(const char *path, float label_smoothing, float dropout,
+                       const FdConfig *cfg, int per_tensor)
 {
     ModelCase c;
     model_case_open(&c, path, label_smoothing);
+    /* A fixed seed draws the same masks on every call, so with dropout the loss is still
+     * one deterministic function of the weights. */
+    c.st.dropout = dropout;
+    c.st.dropout_seed = 12345;
     model_clear_kinks(&c, RELU_MARGIN);
     Model *m = &c.m;
     float *grads = calloc(m->n_params, sizeof(float));
@@ -877,8 +881,17 @@ static void test_grad_sentence_loss(void **state)
     int ok = 1;
     for (int k = 0; k < 2; k++)
         for (int l = 0; l < 2; l++)
-            ok &= check_model(PATHS[k], SMOOTHING[l], &FD_MODEL, MODEL_ENTRIES_PER_TENSOR);
+            ok &= check_model(PATHS[k], SMOOTHING[l], 0.0f, &FD_MODEL, MODEL_ENTRIES_PER_TENSOR);
     assert_true(ok);
+}
+
+/* With dropout (p = 0.2, masks fixed by the seed) the gradient still matches finite
+ * differences for every tensor: the masks scale the same activations both ways. */
+static void test_grad_sentence_loss_dropout(void **state)
+{
+    (void)state;
+    assert_true(check_model("tests/fixtures/tiny_bias.db", 0.1f, 0.2f, &FD_MODEL,
+                            MODEL_ENTRIES_PER_TENSOR));
 }
 
 /* sentence_loss adds its gradient to what the block holds: two calls give twice one. */
@@ -982,6 +995,7 @@ int main(void)
         cmocka_unit_test(test_grad_mha_self_causal),
         cmocka_unit_test(test_grad_mha_cross),
         cmocka_unit_test(test_grad_sentence_loss),
+        cmocka_unit_test(test_grad_sentence_loss_dropout),
         cmocka_unit_test(test_grad_sentence_loss_accumulates),
         cmocka_unit_test(test_grad_adamw_matches_reference),
     };
