@@ -767,6 +767,38 @@ run translate --model "$TMP/tK.db" "This is an example"
 expect_code "train killed with SIGKILL: the last checkpoint loads and translates" 0
 
 # ---------------------------------------------------------------------------------------
+# The shipped model (models/en-de.db): the figures the README promises
+
+if [ -f models/en-de.db ]; then
+    run translate "This is an example" "this is an example" "This is an example."
+    expect_file_eq "shipped model: the seed example, in any case, with a period" "$OUT" \
+"Das ist ein Beispiel
+Das ist ein Beispiel
+Das ist ein Beispiel."
+    run translate --prefix "Das ist ein" --json "This is an example"
+    "$CHECK" --print steps <"$OUT" >"$TMP/steps.txt"
+    # log-probability above ln 0.9 = -0.105: -0.0…, or a tiny value in exponent form
+    if grep -Eq '"token":"Beispiel","id":[0-9]+,"logprob":-(0\.0[0-9]*|[0-9.]+e-[0-9]+),"forced":false' \
+        "$TMP/steps.txt" &&
+        [ "$("$CHECK" --print translation <"$OUT")" = '"Das ist ein Beispiel"' ]; then
+        pass "shipped model: after the prefix 'Das ist ein', 'Beispiel' with probability >= 0.9"
+    else
+        fail "shipped model: prefix case" "$(cut -c1-300 "$TMP/steps.txt")"
+    fi
+    run eval --test data/test.tsv
+    expect_code "shipped model: eval on data/test.tsv" 0
+    pct=$(sed -n 's/^exact match: [0-9]*\/[0-9]* = \([0-9]*\)\..*/\1/p' "$OUT")
+    if [ -n "$pct" ] && [ "$pct" -ge 95 ]; then
+        pass "shipped model: exact match on data/test.tsv >= 95% ($pct%)"
+    else
+        fail "shipped model: exact match >= 95%" "got '$pct'"
+        show "$OUT"
+    fi
+else
+    fail "shipped model" "models/en-de.db is missing (make model trains it)"
+fi
+
+# ---------------------------------------------------------------------------------------
 # Output errors
 
 if [ -w /dev/full ]; then
