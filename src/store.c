@@ -390,8 +390,9 @@ int store_close(Store *s, char *err, size_t errlen)
     int rc = TT_OK;
     if (s->in_txn)
         store_rollback(s);
-    if (s->db && s->tmp_path && s->committed) {
-        /* Fold the WAL into the file, so the model is one self-contained file. */
+    if (s->db && s->committed && (s->tmp_path || s->mode == STORE_WRITE)) {
+        /* Fold the WAL into the file, so the model is one self-contained file that a
+         * reader can open even where it cannot create the -shm file beside it. */
         rc = exec(s, "PRAGMA journal_mode = DELETE", "finishing the file", err, errlen);
     }
     if (s->db && sqlite3_close(s->db) != SQLITE_OK && rc == TT_OK) {
