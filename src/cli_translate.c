@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "decode.h"
+#include "heatmap.h"
 #include "json.h"
 #include "model.h"
 #include "status.h"
@@ -26,7 +27,11 @@ typedef struct {
     const char *prefix_text;
     long beam, max_len, alternatives;
     int json, scores, keep_unk;
+    int alignment;         /* --alignment: ALIGN_NONE, ALIGN_HARD or ALIGN_SOFT */
+    long layer, head;      /* its decoder layer (-1: the last) and head (HEATMAP_HEAD_MEAN) */
 } TranslateOptions;
+
+enum { ALIGN_NONE, ALIGN_HARD, ALIGN_SOFT };
 
 /* What every line shares. */
 typedef struct {
@@ -57,6 +62,13 @@ static void translate_usage(FILE *out)
           "                     attention weights of every step\n"
           "  --keep-unk         show <unk> instead of copying the source word the decoder\n"
           "                     attended to most\n"
+          "  --alignment hard|soft  after ' ||| ', word alignments read from cross-attention\n"
+          "                     (Marian's format, 0-based token indices, </s> left out):\n"
+          "                     hard: 'src-tgt' pairs, the most attended source token per\n"
+          "                     output token; soft: per output token the weights over the\n"
+          "                     source tokens, values joined by ',', rows by ' '\n"
+          "  --layer L          the decoder layer alignments read, from 0 (default: the last)\n"
+          "  --head H|mean      the head alignments read, from 0, or the mean (default)\n"
           "  -h, --help         show this help\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 some line could not\n"
@@ -66,7 +78,8 @@ static void translate_usage(FILE *out)
 
 static int translate_parse(TranslateOptions *o, int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_PREFIX, O_BEAM, O_MAXLEN, O_JSON, O_SCORES, O_ALT, O_KEEP };
+    enum { O_MODEL = 256, O_PREFIX, O_BEAM, O_MAXLEN, O_JSON, O_SCORES, O_ALT, O_KEEP,
+           O_ALIGN, O_LAYER, O_HEAD };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"prefix", required_argument, NULL, O_PREFIX},
@@ -76,11 +89,16 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         {"scores", no_argument, NULL, O_SCORES},
         {"alternatives", required_argument, NULL, O_ALT},
         {"keep-unk", no_argument, NULL, O_KEEP},
+        {"alignment", required_argument, NULL, O_ALIGN},
+        {"layer", required_argument, NULL, O_LAYER},
+        {"head", required_argument, NULL, O_HEAD},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
     o->beam = 1;
+    o->layer = -1;
+    o->head = HEATMAP_HEAD_MEAN;
     optind = 1;
     opterr = 0;
     int c, rc;
@@ -114,6 +132,27 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         case O_KEEP:
             o->keep_unk = 1;
             break;
+        case O_ALIGN:
+            if (strcmp(optarg, "hard") == 0)
+                o->alignment = ALIGN_HARD;
+            else if (strcmp(optarg, "soft") == 0)
+                o->alignment = ALIGN_SOFT;
+            else
+                return cli_usage_error("translate", "--alignment: expected 'hard' or 'soft', "
+                                       "got '%s'", optarg);
+            break;
+        case O_LAYER:
+            if ((rc = cli_parse_long("translate", "--layer", optarg, 0, CONFIG_MAX_LAYERS - 1,
+                                     &o->layer)))
+                return rc;
+            break;
+        case O_HEAD:
+            if (strcmp(optarg, "mean") == 0)
+                o->head = HEATMAP_HEAD_MEAN;
+            else if ((rc = cli_parse_long("translate", "--head", optarg, 0, CONFIG_MAX_D_MODEL - 1,
+                                          &o->head)))
+                return rc;
+            break;
         case 'h':
             translate_usage(stdout);
             return -1;
@@ -121,7 +160,23 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             return cli_bad_option("translate", c, argv);
         }
     }
+    if (o->alignment != ALIGN_NONE && o->json)
+        return cli_usage_error("translate", "--alignment does not combine with --json (whose "
+                               "steps hold the attention itself)");
     o->model_path = cli_model_path(o->model_path);
+    return 0;
+}
+
+/* --layer and --head against the model; returns 0 or TT_EXIT_USAGE. */
+static int translate_check_model(const TranslateOptions *o, const ModelConfig *c)
+{
+    if (o->layer >= c->n_decoder_layers)
+        return cli_usage_error("translate", "--layer: %ld is out of range: the decoder has %d "
+                               "layers (0..%d)", o->layer, c->n_decoder_layers,
+                               c->n_decoder_layers - 1);
+    if (o->head >= c->n_heads)
+        return cli_usage_error("translate", "--head: %ld is out of range: the model has %d "
+                               "heads (0..%d)", o->head, c->n_heads, c->n_heads - 1);
     return 0;
 }
 
@@ -132,82 +187,48 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
 static void write_json(const TranslateRun *run, const char *line, size_t len,
                        const TranslatorResult *r)
 {
+    (void)run;
+    translator_write_json(stdout, r, line, len);
+}
+
+/* " ||| " and the alignment of the text's tokens (not a final </s>) with the source
+ * tokens (not </s>), read from the chosen layer's cross-attention. */
+static void write_alignment(const TranslateRun *run, const TranslatorResult *r)
+{
     const Translation *t = r->t;
     const ModelConfig *c = &run->m->config;
     const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
-    JsonWriter w;
-    json_init(&w, stdout);
-    json_begin_object(&w);
-    json_key(&w, "source");
-    json_string_n(&w, line, len);
-    json_key(&w, "source_tokens");
-    json_begin_array(&w);
-    for (int i = 0; i < r->src->n; i++)
-        json_string(&w, r->src->tok[i]);
-    if (r->src->n)
-        json_string(&w, VOCAB_SPECIAL[VOCAB_EOS]);
-    json_end_array(&w);
-    json_key(&w, "translation");
-    json_string(&w, r->text);
-    json_key(&w, "tokens");
-    json_begin_array(&w);
-    for (int i = 0; i < t->n; i++)
-        json_string(&w, r->tokens[i]);
-    json_end_array(&w);
-    json_key(&w, "steps");
-    json_begin_array(&w);
-    for (int i = 0; i < t->n; i++) {
-        json_begin_object(&w);
-        json_key(&w, "token");
-        json_string(&w, r->words[i]);
-        json_key(&w, "id");
-        json_int(&w, t->ids[i]);
-        json_key(&w, "logprob");
-        json_float(&w, t->logprob[i]);
-        json_key(&w, "forced");
-        json_bool(&w, i < t->n_forced);
-        static const char *const KINDS[2] = {"cross_attention", "self_attention"};
-        for (int kind = 0; kind < 2; kind++) {
-            const float *base = (kind == 0 ? t->cross : t->self) + (size_t)i * L * H * N;
-            const int width = kind == 0 ? t->S : i + 1;
-            json_key(&w, KINDS[kind]);
-            json_begin_array(&w);
-            for (int l = 0; l < L; l++) {
-                json_begin_array(&w);
-                for (int h = 0; h < H; h++)
-                    json_float_array(&w, base + ((size_t)l * H + h) * N, width);
-                json_end_array(&w);
-            }
-            json_end_array(&w);
+    const int layer = run->o->layer < 0 ? L - 1 : (int)run->o->layer;
+    const int head = (int)run->o->head;
+    const int words = t->S - 1; /* source tokens without </s> */
+    fputs(" |||", stdout);
+    for (int i = 0; i < r->n_text && words > 0; i++) {
+        putchar(' ');
+        if (run->o->alignment == ALIGN_SOFT) {
+            for (int j = 0; j < words; j++)
+                printf("%s%.6f", j ? "," : "",
+                       (double)heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head, L, H, N));
+            continue;
         }
-        if (t->alt_k) {
-            json_key(&w, "alternatives");
-            json_begin_array(&w);
-            for (int j = 0; j < t->alt_k; j++) {
-                const int id = t->alt_ids[(size_t)i * t->alt_k + j];
-                json_begin_object(&w);
-                json_key(&w, "token");
-                json_string(&w, run->m->tgt_vocab.tokens[id]);
-                json_key(&w, "id");
-                json_int(&w, id);
-                json_key(&w, "prob");
-                json_float(&w, t->alt_prob[(size_t)i * t->alt_k + j]);
-                json_end_object(&w);
+        int best = 0;
+        float best_w = -1.0f;
+        for (int j = 0; j < words; j++) {
+            const float w = heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head, L, H, N);
+            if (w > best_w) { /* ties: the lower index */
+                best_w = w;
+                best = j;
             }
-            json_end_array(&w);
         }
-        json_end_object(&w);
+        printf("%d-%d", best, i);
     }
-    json_end_array(&w);
-    json_end_object(&w);
-    json_finish(&w);
-    putchar('\n');
 }
 
 static void write_plain(const TranslateRun *run, const TranslatorResult *r)
 {
     const Translation *t = r->t;
     fputs(r->text, stdout);
+    if (run->o->alignment != ALIGN_NONE)
+        write_alignment(run, r);
     if (run->o->scores) {
         putchar('\t');
         for (int i = 0; i < t->n; i++)
@@ -287,6 +308,10 @@ int cli_translate(int argc, char **argv)
         return status_exit_code(rc);
     }
     TranslateRun run = {.o = &o, .m = &m, .from_stdin = optind >= argc};
+    if ((code = translate_check_model(&o, &m.config)) != 0) {
+        model_free(&m);
+        return code;
+    }
     const TranslatorOptions to = {
         .beam = (int)o.beam,
         .max_len = (int)o.max_len,

@@ -17,6 +17,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
 
@@ -350,4 +351,92 @@ int json_finish(JsonWriter *w)
     if (w->depth != 0 || !w->done)
         return TT_EINVAL; /* open containers, or no value: not a document */
     return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Comparing two texts
+ */
+
+typedef struct {
+    const char *p, *end;
+} JsonLex;
+
+/* The next token of l: its start in *tok and length in *len; 0 at the end, -1 on text
+ * this lexer does not know. Kinds: punctuation (one byte), a string (quotes included),
+ * a number or a literal (a run of [0-9+-.eEa-z]). */
+static int json_lex(JsonLex *l, const char **tok, size_t *len)
+{
+    while (l->p < l->end && (*l->p == ' ' || *l->p == '\n' || *l->p == '\t' || *l->p == '\r'))
+        l->p++;
+    if (l->p >= l->end)
+        return 0;
+    const char *s = l->p;
+    if (strchr("{}[]:,", *s)) {
+        l->p++;
+    } else if (*s == '"') {
+        l->p++;
+        while (l->p < l->end && *l->p != '"')
+            l->p += *l->p == '\\' ? 2 : 1;
+        if (l->p >= l->end)
+            return -1;
+        l->p++;
+    } else if (strchr("-0123456789tfn", *s)) {
+        while (l->p < l->end && strchr("+-.0123456789eEtruefalsn", *l->p))
+            l->p++;
+    } else {
+        return -1;
+    }
+    *tok = s;
+    *len = (size_t)(l->p - s);
+    return 1;
+}
+
+int json_compare(const char *a, size_t alen, const char *b, size_t blen, double tol,
+                 char *err, size_t errlen)
+{
+    JsonLex la = {a, a + alen}, lb = {b, b + blen};
+    char key[64] = "(top)";
+    const char *prev = NULL;
+    size_t prev_len = 0;
+    for (;;) {
+        const char *ta = NULL, *tb = NULL;
+        size_t na = 0, nb = 0;
+        int ra = json_lex(&la, &ta, &na), rb = json_lex(&lb, &tb, &nb);
+        if (ra < 0 || rb < 0)
+            return -1;
+        if (ra == 0 || rb == 0) {
+            if (ra == rb)
+                return 0;
+            if (err)
+                snprintf(err, errlen, "one text ends early (after '%s')", key);
+            return 1;
+        }
+        /* A string followed by ':' is a key: remember it for messages. */
+        if (na == 1 && *ta == ':' && prev && *prev == '"') {
+            size_t k = prev_len - 2 < sizeof key - 1 ? prev_len - 2 : sizeof key - 1;
+            memcpy(key, prev + 1, k);
+            key[k] = '\0';
+        }
+        const int numeric = (*ta == '-' || (*ta >= '0' && *ta <= '9')) &&
+                            (*tb == '-' || (*tb >= '0' && *tb <= '9'));
+        if (numeric) {
+            char bufa[64], bufb[64];
+            snprintf(bufa, sizeof bufa, "%.*s", (int)(na < 63 ? na : 63), ta);
+            snprintf(bufb, sizeof bufb, "%.*s", (int)(nb < 63 ? nb : 63), tb);
+            const double x = strtod(bufa, NULL), y = strtod(bufb, NULL);
+            if (!(fabs(x - y) <= tol)) {
+                if (err)
+                    snprintf(err, errlen, "'%s' differs: %s, expected %s (tolerance %g)", key,
+                             bufa, bufb, tol);
+                return 1;
+            }
+        } else if (na != nb || memcmp(ta, tb, na) != 0) {
+            if (err)
+                snprintf(err, errlen, "'%s' differs: %.*s, expected %.*s", key,
+                         (int)(na < 40 ? na : 40), ta, (int)(nb < 40 ? nb : 40), tb);
+            return 1;
+        }
+        prev = ta;
+        prev_len = na;
+    }
 }

@@ -84,4 +84,12 @@ void json_float_array(JsonWriter *w, const float *x, int n);
  * fflush/fclose too. */
 int json_finish(JsonWriter *w);
 
+/* Compares two JSON texts token by token: punctuation, strings and literals must be
+ * identical, numbers may differ by at most tol (absolute). Meant for comparing what this
+ * writer wrote with what it writes now (golden files), not as a general JSON parser.
+ * Returns 0 when they agree, 1 when they differ (err, if not NULL, names the last key
+ * before the difference and both values), -1 when a text is not JSON this lexer knows. */
+int json_compare(const char *a, size_t alen, const char *b, size_t blen, double tol,
+                 char *err, size_t errlen);
+
 #endif

@@ -8,6 +8,8 @@
  */
 #include "translator.h"
 
+#include "json.h"
+
 #include "status.h"
 
 #include <stdio.h>
@@ -197,6 +199,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
             goto fail;
         }
     }
+    out->model = tr->model;
     out->text = tr->text ? tr->text : "";
     out->t = t;
     out->src = &tr->src;
@@ -210,4 +213,90 @@ fail:
     tokenlist_free(&tr->surface);
     tokenlist_free(&tr->src);
     return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * JSON
+ */
+
+int translator_write_json(FILE *out, const TranslatorResult *r, const char *line, size_t len)
+{
+    const Translation *t = r->t;
+    const Model *m = r->model;
+    const ModelConfig *c = &m->config;
+    const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
+    JsonWriter w;
+    json_init(&w, out);
+    json_begin_object(&w);
+    json_key(&w, "source");
+    json_string_n(&w, line, len);
+    json_key(&w, "source_tokens");
+    json_begin_array(&w);
+    for (int i = 0; i < r->src->n; i++)
+        json_string(&w, r->src->tok[i]);
+    if (r->src->n)
+        json_string(&w, VOCAB_SPECIAL[VOCAB_EOS]);
+    json_end_array(&w);
+    json_key(&w, "translation");
+    json_string(&w, r->text);
+    json_key(&w, "tokens");
+    json_begin_array(&w);
+    for (int i = 0; i < t->n; i++)
+        json_string(&w, r->tokens[i]);
+    json_end_array(&w);
+    json_key(&w, "steps");
+    json_begin_array(&w);
+    for (int i = 0; i < t->n; i++) {
+        json_begin_object(&w);
+        json_key(&w, "token");
+        json_string(&w, r->words[i]);
+        json_key(&w, "id");
+        json_int(&w, t->ids[i]);
+        json_key(&w, "logprob");
+        json_float(&w, t->logprob[i]);
+        json_key(&w, "forced");
+        json_bool(&w, i < t->n_forced);
+        static const char *const KINDS[2] = {"cross_attention", "self_attention"};
+        for (int kind = 0; kind < 2; kind++) {
+            const float *base = (kind == 0 ? t->cross : t->self) + (size_t)i * L * H * N;
+            const int width = kind == 0 ? t->S : i + 1;
+            json_key(&w, KINDS[kind]);
+            json_begin_array(&w);
+            for (int l = 0; l < L; l++) {
+                json_begin_array(&w);
+                for (int h = 0; h < H; h++)
+                    json_float_array(&w, base + ((size_t)l * H + h) * N, width);
+                json_end_array(&w);
+            }
+            json_end_array(&w);
+        }
+        if (t->alt_k) {
+            json_key(&w, "alternatives");
+            json_begin_array(&w);
+            for (int j = 0; j < t->alt_k; j++) {
+                const int id = t->alt_ids[(size_t)i * t->alt_k + j];
+                json_begin_object(&w);
+                json_key(&w, "token");
+                json_string(&w, m->tgt_vocab.tokens[id]);
+                json_key(&w, "id");
+                json_int(&w, id);
+                json_key(&w, "prob");
+                json_float(&w, t->alt_prob[(size_t)i * t->alt_k + j]);
+                json_end_object(&w);
+            }
+            json_end_array(&w);
+        }
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_end_object(&w);
+    int rc = json_finish(&w);
+    if (fputc('\n', out) == EOF && rc == TT_OK)
+        rc = TT_EIO;
+    return rc;
+}
+
+const float *translator_encoder_attention(const Translator *tr)
+{
+    return tr->t.S > 0 ? tr->dec.enc.attn : NULL;
 }

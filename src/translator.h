@@ -43,6 +43,7 @@ typedef struct {
 /* One sentence's translation: views into the Translator, valid until its next
  * translator_run or translator_free. Nothing in it is owned by the caller. */
 typedef struct {
+    const Model *model;        /* the model that translated */
     const char *text;          /* the detokenized translation, NUL-terminated ("" for an
                                   empty sentence) */
     const Translation *t;      /* ids, log-probabilities, attention, alternatives; t->n is 0
@@ -91,5 +92,18 @@ void translator_free(Translator *tr);
  * count and the limit); TT_ENOMEM. On failure *out is zeroed and err says why. */
 int translator_run(Translator *tr, const char *text, size_t len, TranslatorResult *out,
                    char *err, size_t errlen);
+
+/* Writes r as one line of JSON Lines to out: {"source", "source_tokens" (</s> included),
+ * "translation", "tokens", "steps": [{"token", "id", "logprob", "forced",
+ * "cross_attention" [layer][head][source token], "self_attention" [layer][head][step+1],
+ * and "alternatives" when kept}]}. line (len bytes) is echoed as "source". Returns TT_OK
+ * or TT_EIO. */
+int translator_write_json(FILE *out, const TranslatorResult *r, const char *line, size_t len);
+
+/* The encoder's self-attention for the last sentence translated: (L_enc, H, S, S) with
+ * S = the result's t->S, query rows then key columns — the weights the forward pass
+ * used. Owned by tr; valid until its next translator_run. NULL before the first
+ * sentence and after an empty one (t->S is 0). */
+const float *translator_encoder_attention(const Translator *tr);
 
 #endif

@@ -1,0 +1,253 @@
+/*
+ * check.c — running regression cases and comparing with a golden file.
+ */
+#include "check.h"
+
+#include "json.h"
+#include "status.h"
+#include "tokenizer.h"
+#include "translator.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+/* The lines of a file, read whole. */
+typedef struct {
+    char **line;
+    size_t *len;
+    long n, cap;
+} Lines;
+
+static void lines_free(Lines *l)
+{
+    for (long i = 0; i < l->n; i++)
+        free(l->line[i]);
+    free(l->line);
+    free(l->len);
+    memset(l, 0, sizeof *l);
+}
+
+static int lines_read(Lines *l, const char *path, char *err, size_t errlen)
+{
+    memset(l, 0, sizeof *l);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return TT_EIO;
+    }
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = TT_OK;
+    while ((n = getline(&buf, &cap, f)) >= 0) {
+        if (n > 0 && buf[n - 1] == '\n')
+            buf[--n] = '\0';
+        if (l->n == l->cap) {
+            long c = l->cap ? l->cap * 2 : 64;
+            char **nl = realloc(l->line, sizeof(char *) * (size_t)c);
+            size_t *nn = nl ? realloc(l->len, sizeof(size_t) * (size_t)c) : NULL;
+            if (nl)
+                l->line = nl;
+            if (!nl || !nn) {
+                rc = TT_ENOMEM;
+                break;
+            }
+            l->len = nn;
+            l->cap = c;
+        }
+        if (!(l->line[l->n] = malloc((size_t)n + 1))) {
+            rc = TT_ENOMEM;
+            break;
+        }
+        memcpy(l->line[l->n], buf, (size_t)n + 1);
+        l->len[l->n++] = (size_t)n;
+    }
+    if (rc == TT_OK && ferror(f)) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        rc = TT_EIO;
+    }
+    free(buf);
+    fclose(f);
+    if (rc != TT_OK)
+        lines_free(l);
+    if (rc == TT_ENOMEM)
+        snprintf(err, errlen, "%s: %s", path, status_message(rc));
+    return rc;
+}
+
+/* The 1-based index of the first word where got and want differ, and the two words. */
+static int first_difference(const char *got, const char *want, char *gw, char *ww, size_t n)
+{
+    int word = 1;
+    const char *g = got, *w = want;
+    for (;;) {
+        size_t lg = strcspn(g, " "), lw = strcspn(w, " ");
+        if (lg != lw || memcmp(g, w, lg) != 0) {
+            snprintf(gw, n, "%.*s", (int)lg, g);
+            snprintf(ww, n, "%.*s", (int)lw, w);
+            return word;
+        }
+        if (!g[lg] || !w[lw]) {
+            snprintf(gw, n, "%s", g[lg] ? g + lg + 1 : "(end)");
+            snprintf(ww, n, "%s", w[lw] ? w + lw + 1 : "(end)");
+            return word + 1;
+        }
+        g += lg + 1;
+        w += lw + 1;
+        word++;
+    }
+}
+
+/* Splits a case line in place into 2 or 3 TAB-separated fields. */
+static int split_case(char *line, char **fields)
+{
+    int n = 0;
+    fields[n++] = line;
+    for (char *p = line; *p; p++)
+        if (*p == '\t') {
+            if (n == 3)
+                return -1;
+            *p = '\0';
+            fields[n++] = p + 1;
+        }
+    return n;
+}
+
+int check_run(const Model *m, const char *path, const char *golden, int update, double tol,
+              FILE *out, CheckSummary *sum, char *err, size_t errlen)
+{
+    memset(sum, 0, sizeof *sum);
+    Lines cases, gold = {0};
+    int rc = lines_read(&cases, path, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    if (golden && !update && (rc = lines_read(&gold, golden, err, errlen)) != TT_OK) {
+        lines_free(&cases);
+        return rc;
+    }
+    char *json = NULL;
+    size_t json_len = 0;
+    FILE *mem = NULL, *upd = NULL;
+    char tmp[4096] = "";
+    if (golden && update) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", golden);
+        if (!(upd = fopen(tmp, "wb"))) {
+            snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+            lines_free(&cases);
+            return TT_EIO;
+        }
+    }
+    long k = 0; /* cases seen: the index into the golden file */
+    for (long i = 0; rc == TT_OK && i < cases.n; i++) {
+        char *line = cases.line[i];
+        size_t n = cases.len[i];
+        if (n > 0 && line[n - 1] == '\r')
+            line[--n] = '\0';
+        if (n == 0 || line[0] == '#')
+            continue;
+        char *f[3];
+        TokError te;
+        const int valid = tokenizer_validate(line, n, &te) == TT_OK; /* before the split */
+        int nf = split_case(line, f);
+        if (!valid || nf < 2 || !*f[0] || !*f[1]) {
+            fprintf(out, "FAIL  %s:%ld: malformed: %s\n", path, i + 1,
+                    !valid   ? te.message
+                    : nf < 2 ? "expected 'source TAB translation [TAB prefix]'"
+                             : "an empty field");
+            sum->failed++;
+            sum->malformed++;
+            continue;
+        }
+        TranslatorOptions o = {.beam = 1, .prefix = nf == 3 ? f[2] : NULL};
+        Translator tr;
+        TranslatorResult r;
+        char why[512];
+        int trc = translator_init(&tr, m, &o, why, sizeof why);
+        if (trc == TT_OK)
+            trc = translator_run(&tr, f[0], strlen(f[0]), &r, why, sizeof why);
+        if (trc == TT_ENOMEM) {
+            translator_free(&tr);
+            rc = trc;
+            snprintf(err, errlen, "%s", status_message(rc));
+            break;
+        }
+        if (trc != TT_OK) {
+            fprintf(out, "FAIL  %s:%ld: %s: %s\n", path, i + 1, f[0], why);
+            sum->failed++;
+            translator_free(&tr);
+            k++;
+            continue;
+        }
+        int ok = strcmp(r.text, f[1]) == 0;
+        char moved[1024] = "";
+        if (golden) {
+            free(json); /* the previous case's text */
+            json = NULL;
+            mem = open_memstream(&json, &json_len);
+            if (!mem || translator_write_json(mem, &r, f[0], strlen(f[0])) != TT_OK ||
+                fclose(mem) != 0) {
+                mem = NULL;
+                rc = TT_ENOMEM;
+                snprintf(err, errlen, "%s", status_message(rc));
+                translator_free(&tr);
+                break;
+            }
+            mem = NULL;
+            if (upd) {
+                fwrite(json, 1, json_len, upd);
+            } else if (k >= gold.n) {
+                snprintf(moved, sizeof moved, "no golden line for this case (%s has %ld)",
+                         golden, gold.n);
+            } else {
+                /* json ends with a newline; the golden line was read without one. */
+                int c = json_compare(json, json_len - 1, gold.line[k], gold.len[k], tol, why,
+                                     sizeof why);
+                if (c != 0)
+                    snprintf(moved, sizeof moved, "%s line %ld: %s", golden, k + 1,
+                             c < 0 ? "not JSON written by toytrans" : why);
+            }
+        }
+        if (ok && !moved[0]) {
+            fprintf(out, "PASS  %s:%ld: %s → %s\n", path, i + 1, f[0], r.text);
+            sum->passed++;
+        } else {
+            fprintf(out, "FAIL  %s:%ld: %s\n", path, i + 1, f[0]);
+            if (!ok) {
+                char gw[128], ww[128];
+                int word = first_difference(r.text, f[1], gw, ww, sizeof gw);
+                fprintf(out, "      expected: %s\n      got:      %s\n"
+                             "      first difference at word %d: '%s' where '%s' was expected\n",
+                        f[1], r.text, word, gw, ww);
+            }
+            if (moved[0])
+                fprintf(out, "      numbers moved: %s\n", moved);
+            sum->failed++;
+        }
+        translator_free(&tr);
+        k++;
+    }
+    if (rc == TT_OK && golden && !update && gold.n > k) {
+        fprintf(out, "FAIL  %s has %ld lines for %ld cases\n", golden, gold.n, k);
+        sum->failed++;
+    }
+    free(json);
+    if (upd) {
+        int bad = ferror(upd);
+        if (fclose(upd) != 0 || bad || rc != TT_OK) {
+            if (rc == TT_OK) {
+                snprintf(err, errlen, "cannot write %s", tmp);
+                rc = TT_EIO;
+            }
+            remove(tmp);
+        } else if (rename(tmp, golden) != 0) {
+            snprintf(err, errlen, "cannot rename %s: %s", tmp, strerror(errno));
+            remove(tmp);
+            rc = TT_EIO;
+        }
+    }
+    lines_free(&gold);
+    lines_free(&cases);
+    return rc;
+}

@@ -1,0 +1,105 @@
+/*
+ * cli_check.c — `toytrans check`: regression tests on fixed sentences.
+ */
+#include "check.h"
+#include "cli.h"
+#include "model.h"
+#include "status.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check_usage(FILE *out)
+{
+    fputs("Usage: toytrans check FILE [--model M] [--golden G [--update]] [--tolerance X]\n"
+          "\n"
+          "Translates the fixed sentences of FILE — one case per line: source TAB expected\n"
+          "translation [TAB prefix] ('#' lines and blank lines are skipped) — and prints\n"
+          "PASS or FAIL for each (with expected, got and the first differing word), then\n"
+          "'N passed, M failed'.\n"
+          "\n"
+          "Options:\n"
+          "  --model M        the model (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
+          "  --golden G       also compare every step's log-probability and attention\n"
+          "                   weights with G (JSON Lines as 'translate --json' writes them,\n"
+          "                   one per case, in order)\n"
+          "  --update         rewrite G from this run instead (on purpose: after a change\n"
+          "                   that is meant to move the numbers)\n"
+          "  --tolerance X    allowed difference of a number (default 1e-4)\n"
+          "  -h, --help       show this help\n"
+          "\n"
+          "Exit status: 0 all passed, 1 a case failed, 2 bad command line, 3 unusable model,\n"
+          "4 a malformed line in FILE (named by its line number), 5 a file cannot be read\n"
+          "or written.\n",
+          out);
+}
+
+int cli_check(int argc, char **argv)
+{
+    enum { O_MODEL = 256, O_GOLDEN, O_UPDATE, O_TOL };
+    static const struct option LONG_OPTS[] = {
+        {"model", required_argument, NULL, O_MODEL},
+        {"golden", required_argument, NULL, O_GOLDEN},
+        {"update", no_argument, NULL, O_UPDATE},
+        {"tolerance", required_argument, NULL, O_TOL},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *model_path = NULL, *golden = NULL;
+    int update = 0, c;
+    double tol = CHECK_DEFAULT_TOLERANCE;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+        switch (c) {
+        case O_MODEL:
+            model_path = optarg;
+            break;
+        case O_GOLDEN:
+            golden = optarg;
+            break;
+        case O_UPDATE:
+            update = 1;
+            break;
+        case O_TOL: {
+            char *end;
+            tol = strtod(optarg, &end);
+            if (end == optarg || *end || !(tol >= 0 && tol <= 1e6))
+                return cli_usage_error("check", "--tolerance: '%s' is not a number from 0 to 1e6",
+                                       optarg);
+            break;
+        }
+        case 'h':
+            check_usage(stdout);
+            return TT_EXIT_OK;
+        default:
+            return cli_bad_option("check", c, argv);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("check", "expected one FILE of cases");
+    if (update && !golden)
+        return cli_usage_error("check", "--update needs --golden G");
+    Model m;
+    char err[512] = "";
+    int rc = model_load_file(&m, cli_model_path(model_path), err, sizeof err);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans check: %s\n", err[0] ? err : status_message(rc));
+        return status_exit_code(rc);
+    }
+    CheckSummary sum;
+    rc = check_run(&m, argv[optind], golden, update, tol, stdout, &sum, err, sizeof err);
+    model_free(&m);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans check: %s\n", err[0] ? err : status_message(rc));
+        return status_exit_code(rc);
+    }
+    if (update)
+        printf("%s: rewritten from this run\n", golden);
+    printf("%ld passed, %ld failed\n", sum.passed, sum.failed);
+    if (sum.malformed)
+        return TT_EXIT_INPUT;
+    return sum.failed ? TT_EXIT_FAILED : TT_EXIT_OK;
+}
