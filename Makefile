@@ -59,8 +59,10 @@ LIB_SRC = \
     src/evalset.c \
     src/trainer.c \
     src/train.c \
+    src/check.c \
     src/history.c \
-    src/plot.c
+    src/plot.c \
+    src/heatmap.c
 CLI_SRC = \
     src/main.c \
     src/cli.c \
@@ -72,8 +74,10 @@ CLI_SRC = \
     src/cli_translate.c \
     src/cli_eval.c \
     src/cli_train.c \
+    src/cli_check.c \
     src/cli_info.c \
-    src/cli_plot.c
+    src/cli_plot.c \
+    src/cli_inspect.c
 TESTS = \
     test_kernel \
     test_rng \
@@ -90,7 +94,9 @@ TESTS = \
     test_translator \
     test_grad \
     test_history \
-    test_transformer
+    test_transformer \
+    test_check \
+    test_heatmap
 
 # Helper programs the command-line tests use.
 TEST_TOOLS = jsonl_check

@@ -65,8 +65,10 @@ int cli_init(int argc, char **argv);
 int cli_translate(int argc, char **argv);
 int cli_eval(int argc, char **argv);
 int cli_train(int argc, char **argv);
+int cli_check(int argc, char **argv);
 int cli_info(int argc, char **argv);
 int cli_plot(int argc, char **argv);
+int cli_inspect(int argc, char **argv);
 
 /* Prints the exit-code table (`toytrans help exit-codes`) to stdout. */
 void cli_print_exit_codes(void);

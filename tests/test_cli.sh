@@ -794,8 +794,128 @@ Das ist ein Beispiel."
         fail "shipped model: exact match >= 95%" "got '$pct'"
         show "$OUT"
     fi
+    run check data/regression.tsv --golden tests/golden/en-de.jsonl
+    expect_code "check data/regression.tsv with the golden file: exit 0" 0
+    expect_in "check: every regression case passes" "$OUT" "64 passed, 0 failed"
+    printf 'This is an example\tDas ist eine Beispiel\n' >"$TMP/wrong.tsv"
+    run check "$TMP/wrong.tsv"
+    expect_code "check with a wrong expectation: exit 1" 1
+    expect_in "check: names the first differing word" "$OUT" "first difference at word 3"
+    printf 'only one field\n' >"$TMP/mal.tsv"
+    run check "$TMP/mal.tsv"
+    expect_code "check with a malformed line: exit 4" 4
+    expect_in "check: names the malformed line" "$OUT" "mal.tsv:1: malformed"
+    expect_usage_error "check --update without --golden" check data/regression.tsv --update
+    expect_usage_error "check without FILE" check
 else
     fail "shipped model" "models/en-de.db is missing (make model trains it)"
+fi
+
+# ---------------------------------------------------------------------------------------
+# inspect and translate --alignment, on the shipped model (2 decoder layers, 4 heads)
+
+# json_cross_mean LAYER STEP COL < JSONL: the heads' mean of the cross-attention that the
+# step whose token is STEP gave source column COL (1-based) in LAYER (0-based, 2 layers),
+# to 2 decimals, from translate --json.
+json_cross_mean() {
+    "$CHECK" --print steps |
+        sed 's/.*"token":"'"$2"'"[^[]*"cross_attention":\[//; s/,"self_attention".*//' |
+        sed 's/\]\],\[\[/\
+/' | sed -n "$(($1 + 1))p" | sed 's/\],\[/\
+/g; s/[][]//g' | awk -F, -v c="$3" '{ s += $c; n++ } END { if (n) printf "%.2f\n", s / n }'
+}
+
+if [ -f models/en-de.db ]; then
+    SENT="This is an example"
+    NO_COLOR=1 run inspect "$SENT"
+    expect_code "inspect: exit 0" 0
+    for w in Das ist ein Beispiel; do
+        if grep -E "^ +[0-9]+ +$w +[01]\.[0-9]{3}" "$OUT" >/dev/null 2>&1; then
+            pass "inspect: names '$w' with its probability"
+        else
+            fail "inspect: names '$w' with its probability" "no step line for it"
+            show "$OUT"
+        fi
+    done
+    if grep -E '^ +this +is +an +example +</s> *$' "$OUT" >/dev/null 2>&1; then
+        pass "inspect: the heatmap's header holds the source tokens and </s>"
+    else
+        fail "inspect: header tokens" "no header line 'this is an example </s>'"
+        show "$OUT"
+    fi
+    expect_in "inspect: top source words after each row" "$OUT" "example 1.00, "
+    if grep "$(printf '\033')" "$OUT" >/dev/null 2>&1; then
+        fail "inspect with NO_COLOR: no escape bytes" "found ESC in the output"
+    else
+        pass "inspect with NO_COLOR: no escape bytes"
+    fi
+    expect_in "inspect: shade blocks" "$OUT" "█"
+    expect_in "inspect: default is the last layer, heads averaged" "$OUT" "decoder layer 1 (0..1), mean of 4 heads"
+
+    run translate --json "$SENT"
+    cp "$OUT" "$TMP/ex.jsonl"
+    for layer in 0 1; do
+        want=$(json_cross_mean $layer Beispiel 4 <"$TMP/ex.jsonl")
+        NO_COLOR=1 run inspect --layer $layer "$SENT"
+        got=$(sed -n 's/^  Beispiel .*  .*example \([0-9.]*\).*/\1/p' "$OUT")
+        if [ -n "$want" ] && [ "$want" = "$got" ]; then
+            pass "inspect --layer $layer: Beispiel's weight on 'example' is translate --json's ($got)"
+        else
+            fail "inspect --layer $layer: weights as in --json" "inspect '$got', json '$want'"
+        fi
+    done
+
+    NO_COLOR=1 run inspect --layer all "$SENT"
+    expect_code "inspect --layer all: exit 0" 0
+    expect_in "inspect --layer all: layer 0" "$OUT" "decoder layer 0 (0..1)"
+    expect_in "inspect --layer all: layer 1" "$OUT" "decoder layer 1 (0..1)"
+    NO_COLOR=1 run inspect --head 3 "$SENT"
+    expect_code "inspect --head 3: exit 0" 0
+    expect_in "inspect --head 3: says which head" "$OUT" "head 3 (0..3)"
+    expect_usage_error "inspect --head 4 (4 heads)" inspect --head 4 "$SENT"
+    expect_usage_error "inspect --layer 2 (2 layers)" inspect --layer 2 "$SENT"
+    expect_usage_error "inspect --layer x" inspect --layer x "$SENT"
+    expect_usage_error "inspect without TEXT" inspect
+    NO_COLOR=1 run inspect --self "$SENT"
+    expect_code "inspect --self: exit 0" 0
+    expect_in "inspect --self: a self-attention section" "$OUT" "self-attention: each word over <s>"
+    if grep -E '^ +<s> +Das +ist +ein +Beispiel *$' "$OUT" >/dev/null 2>&1; then
+        pass "inspect --self: columns are <s> and the outputs"
+    else
+        fail "inspect --self: columns" "no header '<s> Das ist ein Beispiel'"
+    fi
+    NO_COLOR=1 run inspect --encoder "$SENT"
+    expect_code "inspect --encoder: exit 0" 0
+    expect_in "inspect --encoder: an encoder section" "$OUT" "encoder self-attention"
+    NO_COLOR=1 run inspect --prefix "Das ist ein" "$SENT"
+    expect_in "inspect --prefix: prefix words are marked forced" "$OUT" "forced"
+    run inspect --help
+    expect_code "inspect --help: exit 0" 0
+    expect_first_line "inspect --help: usage on stdout" "$OUT" "Usage: toytrans inspect"
+    run inspect --model "$TMP/no-such.db" "$SENT"
+    expect_code "inspect: a missing model exits 3" 3
+    run inspect "$(printf 'ab\377c')"
+    expect_code "inspect: invalid UTF-8 exits 4" 4
+    expect_in "inspect: invalid UTF-8 names the byte" "$ERR" "invalid UTF-8 at byte 2"
+
+    run translate --alignment hard "$SENT"
+    expect_code "translate --alignment hard: exit 0" 0
+    if grep -E '^Das ist ein Beispiel \|\|\| [0-9]+-0 [0-9]+-1 [0-9]+-2 [0-9]+-3$' "$OUT" >/dev/null 2>&1; then
+        pass "translate --alignment hard: the text, ' ||| ' and 4 src-tgt pairs"
+    else
+        fail "translate --alignment hard" "unexpected line"
+        show "$OUT"
+    fi
+    run translate --alignment soft "$SENT"
+    if grep -E '^Das ist ein Beispiel \|\|\|( [01]\.[0-9]{6}(,[01]\.[0-9]{6}){3}){4}$' "$OUT" >/dev/null 2>&1; then
+        pass "translate --alignment soft: 4 rows of 4 weights"
+    else
+        fail "translate --alignment soft" "unexpected line"
+        show "$OUT"
+    fi
+    expect_usage_error "translate --alignment maybe" translate --alignment maybe "$SENT"
+    expect_usage_error "translate --alignment with --json" translate --alignment hard --json "$SENT"
+    expect_usage_error "translate --head 4" translate --alignment hard --head 4 "$SENT"
 fi
 
 # ---------------------------------------------------------------------------------------

@@ -1,0 +1,343 @@
+/*
+ * cli_inspect.c — `toytrans inspect`: translate one sentence and show, word by word,
+ * where the decoder looked.
+ *
+ * Every weight drawn is read from the Translation (cross- and self-attention of each
+ * decoder step) or from the encoder (its self-attention), i.e. the numbers the forward
+ * pass used and translate --json prints; only the mean over heads is computed here.
+ */
+#include "cli.h"
+#include "heatmap.h"
+#include "model.h"
+#include "status.h"
+#include "translator.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define INSPECT_LAST (-1) /* --layer default: the last layer */
+#define INSPECT_ALL (-2)  /* --layer all */
+
+typedef struct {
+    const char *model_path;
+    const char *prefix_text;
+    long layer;      /* INSPECT_LAST, INSPECT_ALL or 0..layers-1 (checked against the model) */
+    long head;       /* HEATMAP_HEAD_MEAN or 0..H-1 (checked against the model) */
+    int self, encoder;
+} InspectOptions;
+
+typedef struct {
+    const InspectOptions *o;
+    const Model *m;
+    Translator tr;
+    float *rows;          /* (max_len, max_len) the selected weights of one heatmap */
+    const char **labels;  /* (max_len + 1) column labels */
+    int color;            /* ANSI colours: stdout is a terminal and NO_COLOR is unset */
+} InspectRun;
+
+static void inspect_usage(FILE *out)
+{
+    fputs("Usage: toytrans inspect [OPTIONS] TEXT...\n"
+          "\n"
+          "Translates each TEXT (greedy) and shows, for every German word, its probability\n"
+          "and where the decoder looked: a heatmap of its cross-attention over the source\n"
+          "tokens (</s> included), one row per word, with the three most attended source\n"
+          "tokens and their weights. Shades: ' ' < 0.2 <= '░' < 0.4 <= '▒' < 0.6 <= '▓'\n"
+          "< 0.8 <= '█'; on a terminal (unless NO_COLOR is set) also a grey background.\n"
+          "The weights are those of the forward pass, as translate --json prints them.\n"
+          "\n"
+          "Options:\n"
+          "  --model M        the model file (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
+          "  --prefix TEXT    force the start of the translation (shown as 'forced')\n"
+          "  --layer L|all    the layer to show, from 0 (default: the last); 'all': each\n"
+          "  --head H|mean    the head to show, from 0, or the heads' mean (default: mean)\n"
+          "  --self           also the decoder's self-attention over <s> and the words\n"
+          "                   produced so far\n"
+          "  --encoder        also the encoder's self-attention between source tokens\n"
+          "  -h, --help       show this help\n"
+          "\n"
+          "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 a text could not be\n"
+          "translated (invalid UTF-8, too long), 5 output failed.\n",
+          out);
+}
+
+/* Returns 0 to go on, -1 after --help, or an exit code. */
+static int inspect_parse(InspectOptions *o, int argc, char **argv)
+{
+    enum { O_MODEL = 256, O_PREFIX, O_LAYER, O_HEAD, O_SELF, O_ENCODER };
+    static const struct option LONG_OPTS[] = {
+        {"model", required_argument, NULL, O_MODEL},
+        {"prefix", required_argument, NULL, O_PREFIX},
+        {"layer", required_argument, NULL, O_LAYER},
+        {"head", required_argument, NULL, O_HEAD},
+        {"self", no_argument, NULL, O_SELF},
+        {"encoder", no_argument, NULL, O_ENCODER},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->layer = INSPECT_LAST;
+    o->head = HEATMAP_HEAD_MEAN;
+    optind = 1;
+    opterr = 0;
+    int c, rc;
+    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+        switch (c) {
+        case O_MODEL:
+            o->model_path = optarg;
+            break;
+        case O_PREFIX:
+            o->prefix_text = optarg;
+            break;
+        case O_LAYER:
+            if (strcmp(optarg, "all") == 0)
+                o->layer = INSPECT_ALL;
+            else if ((rc = cli_parse_long("inspect", "--layer", optarg, 0, CONFIG_MAX_LAYERS - 1,
+                                          &o->layer)))
+                return rc;
+            break;
+        case O_HEAD:
+            if (strcmp(optarg, "mean") == 0)
+                o->head = HEATMAP_HEAD_MEAN;
+            else if ((rc = cli_parse_long("inspect", "--head", optarg, 0, CONFIG_MAX_D_MODEL - 1,
+                                          &o->head)))
+                return rc;
+            break;
+        case O_SELF:
+            o->self = 1;
+            break;
+        case O_ENCODER:
+            o->encoder = 1;
+            break;
+        case 'h':
+            inspect_usage(stdout);
+            return -1;
+        default:
+            return cli_bad_option("inspect", c, argv);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("inspect", "expected a TEXT to translate");
+    o->model_path = cli_model_path(o->model_path);
+    return 0;
+}
+
+/* The options the model can serve: a layer every shown stack has, a head it has. */
+static int inspect_check_model(const InspectOptions *o, const ModelConfig *c)
+{
+    if (o->layer >= c->n_decoder_layers)
+        return cli_usage_error("inspect", "--layer: %ld is out of range: the decoder has %d "
+                               "layers (0..%d)", o->layer, c->n_decoder_layers,
+                               c->n_decoder_layers - 1);
+    if (o->encoder && o->layer >= c->n_encoder_layers)
+        return cli_usage_error("inspect", "--layer: %ld is out of range: the encoder has %d "
+                               "layers (0..%d)", o->layer, c->n_encoder_layers,
+                               c->n_encoder_layers - 1);
+    if (o->head >= c->n_heads)
+        return cli_usage_error("inspect", "--head: %ld is out of range: the model has %d "
+                               "heads (0..%d)", o->head, c->n_heads, c->n_heads - 1);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * One sentence
+ */
+
+/* "decoder layer 1 (0..1), mean of 4 heads" into buf. */
+static void inspect_title(char *buf, size_t n, const char *stack, int layer, int layers,
+                          long head, int heads)
+{
+    if (head == HEATMAP_HEAD_MEAN)
+        snprintf(buf, n, "%s layer %d (0..%d), mean of %d heads", stack, layer, layers - 1,
+                 heads);
+    else
+        snprintf(buf, n, "%s layer %d (0..%d), head %ld (0..%d)", stack, layer, layers - 1,
+                 head, heads - 1);
+}
+
+/* The layers to show, first and last, of a stack of `layers`. */
+static void inspect_layers(const InspectOptions *o, int layers, int *first, int *last)
+{
+    if (o->layer == INSPECT_ALL) {
+        *first = 0;
+        *last = layers - 1;
+    } else {
+        *first = *last = o->layer == INSPECT_LAST ? layers - 1 : (int)o->layer;
+    }
+}
+
+/* The decoder heatmaps of one kind, for the chosen layers. */
+static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKind kind)
+{
+    const ModelConfig *c = &run->m->config;
+    const Translation *t = r->t;
+    const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
+    int cols;
+    if (kind == HEATMAP_CROSS) {
+        for (int j = 0; j < r->src->n; j++)
+            run->labels[j] = r->src->tok[j];
+        run->labels[r->src->n] = VOCAB_SPECIAL[VOCAB_EOS];
+        cols = t->S;
+    } else {
+        run->labels[0] = VOCAB_SPECIAL[VOCAB_BOS];
+        for (int i = 0; i + 1 < t->n; i++)
+            run->labels[i + 1] = r->words[i];
+        cols = t->n;
+    }
+    const HeatmapOptions ho = {
+        .row_labels = r->words,
+        .col_labels = run->labels,
+        .causal = kind == HEATMAP_SELF,
+        .color = run->color,
+        .top_k = 3,
+        .indent = "  ",
+    };
+    int first, last;
+    inspect_layers(run->o, L, &first, &last);
+    for (int l = first; l <= last; l++) {
+        char title[128];
+        inspect_title(title, sizeof title, "decoder", l, L, run->o->head, H);
+        printf("\n%s (%s)\n", kind == HEATMAP_CROSS ? "cross-attention: each word over the "
+                              "source tokens" : "self-attention: each word over <s> and the "
+                              "words before it", title);
+        for (int i = 0; i < t->n; i++)
+            heatmap_select(run->rows + (size_t)i * N, t, kind, i, l, (int)run->o->head, L, H, N);
+        int rc = heatmap_print(stdout, run->rows, t->n, cols, N, &ho);
+        if (rc != TT_OK)
+            return rc;
+    }
+    return TT_OK;
+}
+
+/* The encoder's self-attention heatmaps, for the chosen layers. */
+static int inspect_encoder(InspectRun *run, const TranslatorResult *r)
+{
+    const ModelConfig *c = &run->m->config;
+    const int L = c->n_encoder_layers, H = c->n_heads, S = r->t->S, N = c->max_len;
+    const float *attn = translator_encoder_attention(&run->tr); /* (L, H, S, S) */
+    for (int j = 0; j < r->src->n; j++)
+        run->labels[j] = r->src->tok[j];
+    run->labels[r->src->n] = VOCAB_SPECIAL[VOCAB_EOS];
+    const HeatmapOptions ho = {
+        .row_labels = run->labels,
+        .col_labels = run->labels,
+        .color = run->color,
+        .top_k = 3,
+        .indent = "  ",
+    };
+    int first, last;
+    inspect_layers(run->o, L, &first, &last);
+    for (int l = first; l <= last; l++) {
+        char title[128];
+        inspect_title(title, sizeof title, "encoder", l, L, run->o->head, H);
+        printf("\nencoder self-attention: each source token over the others (%s)\n", title);
+        for (int q = 0; q < S; q++) {
+            float *row = run->rows + (size_t)q * N;
+            for (int k = 0; k < S; k++) {
+                const float *w = attn + (((size_t)l * H) * S + q) * S + k; /* head 0 */
+                if (run->o->head != HEATMAP_HEAD_MEAN) {
+                    row[k] = w[(size_t)run->o->head * S * S];
+                    continue;
+                }
+                double s = 0.0;
+                for (int h = 0; h < H; h++)
+                    s += w[(size_t)h * S * S];
+                row[k] = (float)(s / H);
+            }
+        }
+        int rc = heatmap_print(stdout, run->rows, S, S, N, &ho);
+        if (rc != TT_OK)
+            return rc;
+    }
+    return TT_OK;
+}
+
+static int inspect_text(const char *text, size_t len, long no, void *ctx)
+{
+    InspectRun *run = ctx;
+    TranslatorResult r;
+    char err[256];
+    int rc = translator_run(&run->tr, text, len, &r, err, sizeof err);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans inspect: argument %ld: %s\n", no, err);
+        return status_exit_code(rc);
+    }
+    const Translation *t = r.t;
+    if (no > 1)
+        putchar('\n');
+    printf("source:");
+    for (int j = 0; j < r.src->n; j++)
+        printf(" %s", r.src->tok[j]);
+    printf("%s\ntranslation: %s\n", r.src->n ? " </s>" : "", r.text);
+    if (t->n == 0)
+        return TT_EXIT_OK;
+    printf("\n  step  word%*s  probability\n", HEATMAP_LABEL_MAX - 4, "");
+    for (int i = 0; i < t->n; i++) {
+        printf("  %4d  %-*s  %.3f%s\n", i, HEATMAP_LABEL_MAX, r.words[i],
+               exp((double)t->logprob[i]), i < t->n_forced ? "  forced" : "");
+    }
+    rc = inspect_decoder(run, &r, HEATMAP_CROSS);
+    if (rc == TT_OK && run->o->self)
+        rc = inspect_decoder(run, &r, HEATMAP_SELF);
+    if (rc == TT_OK && run->o->encoder)
+        rc = inspect_encoder(run, &r);
+    return rc == TT_OK ? TT_EXIT_OK : status_exit_code(rc);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The command
+ */
+
+int cli_inspect(int argc, char **argv)
+{
+    InspectOptions o;
+    int code = inspect_parse(&o, argc, argv);
+    if (code != 0)
+        return code < 0 ? TT_EXIT_OK : code;
+
+    Model m;
+    char err[512];
+    int rc = model_load_file(&m, o.model_path, err, sizeof err);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans inspect: %s\n", err[0] ? err : status_message(rc));
+        return status_exit_code(rc);
+    }
+    const char *no_color = getenv("NO_COLOR");
+    InspectRun run = {
+        .o = &o,
+        .m = &m,
+        .color = isatty(STDOUT_FILENO) && !(no_color && no_color[0]),
+    };
+    if ((code = inspect_check_model(&o, &m.config)) != 0)
+        goto done;
+    const size_t N = (size_t)m.config.max_len;
+    run.rows = calloc(N * N, sizeof *run.rows);
+    run.labels = calloc(N + 1, sizeof *run.labels);
+    if (!run.rows || !run.labels) {
+        fprintf(stderr, "toytrans inspect: %s\n", status_message(TT_ENOMEM));
+        code = status_exit_code(TT_ENOMEM);
+        goto done;
+    }
+    const TranslatorOptions to = {.beam = 1, .prefix = o.prefix_text};
+    rc = translator_init(&run.tr, &m, &to, err, sizeof err);
+    if (rc == TT_EINPUT) {
+        code = cli_usage_error("inspect", "--%s", err);
+        goto done;
+    } else if (rc != TT_OK) {
+        fprintf(stderr, "toytrans inspect: %s\n", err);
+        code = status_exit_code(rc);
+        goto done;
+    }
+    code = cli_for_each_input(argc - optind, argv + optind, inspect_text, &run);
+
+done:
+    translator_free(&run.tr);
+    free(run.labels);
+    free(run.rows);
+    model_free(&m);
+    return code;
+}

@@ -1,0 +1,82 @@
+/*
+ * heatmap.h — attention weights as a terminal heatmap, and the choice of which weights
+ * to show.
+ *
+ *                 this  is   an   example  </s>
+ *     Das         ████                          this 0.93, is 0.03, </s> 0.02
+ *     Beispiel                    ████          example 0.81, an 0.07, </s> 0.05
+ *
+ * One row per query (a decoded word), one column per key (a source token). Each cell is
+ * filled with one of five Unicode shade blocks chosen by the weight (heatmap_shade), and,
+ * when colour is asked for, an ANSI 256-colour grey background that follows the weight
+ * more finely. Column and row labels are measured in terminal columns (matprint's
+ * utf8proc widths) and cut with "…" when longer than HEATMAP_LABEL_MAX.
+ *
+ * The module never computes attention: it draws and ranks the numbers it is given, so
+ * what it shows is exactly what the forward pass used.
+ */
+#ifndef TOYTRANS_HEATMAP_H
+#define TOYTRANS_HEATMAP_H
+
+#include "decode.h"
+
+#include <stdio.h>
+
+#define HEATMAP_LABEL_MAX 10 /* terminal columns a column or row label may take */
+#define HEATMAP_CELL_MIN 3   /* the narrowest column, so a shade reads as a block */
+#define HEATMAP_TOP_MAX 8    /* the most top entries a row may list */
+#define HEATMAP_HEAD_MEAN (-1) /* heatmap_select: average the heads */
+
+/* The shade level of weight w: 0 ' ' below 0.2, 1 '░' below 0.4, 2 '▒' below 0.6,
+ * 3 '▓' below 0.8, 4 '█' from 0.8 (NaN and negative weights are 0, above 1 is 4). */
+int heatmap_shade(float w);
+
+/* The shade character for weight w (a static UTF-8 string). */
+const char *heatmap_shade_char(float w);
+
+/* The ANSI 256-colour index for weight w: the grey ramp 232 (w <= 0) .. 255 (w >= 1). */
+int heatmap_color(float w);
+
+/* Writes the indices of the k largest of row[0..n) into idx (k entries), largest
+ * first, ties to the lower index; returns min(k, n). */
+int heatmap_top(const float *row, int n, int k, int *idx);
+
+typedef struct {
+    const char *const *row_labels; /* (rows) or NULL to number rows from 1 */
+    const char *const *col_labels; /* (cols) required: the key tokens */
+    int causal;      /* nonzero: row r has only r + 1 columns, the rest is left blank */
+    int color;       /* nonzero: ANSI background colours as well as shade blocks */
+    int top_k;       /* 0..HEATMAP_TOP_MAX: after each row, the top_k keys and weights */
+    const char *indent; /* printed before every line, or NULL */
+} HeatmapOptions;
+
+/* The width in terminal columns of column c's cells: its label's width, capped at
+ * HEATMAP_LABEL_MAX, and at least HEATMAP_CELL_MIN. */
+int heatmap_column_width(const char *label);
+
+/* Prints the heatmap of w (rows, cols), row r at w + r*stride, to out: a header line of
+ * column labels, then one line per row. Returns TT_OK, TT_EINVAL (bad dimensions, stride
+ * < cols, no column labels, top_k out of range) or TT_EIO (out reported an error). */
+int heatmap_print(FILE *out, const float *w, int rows, int cols, int stride,
+                  const HeatmapOptions *o);
+
+/* Which attention of a Translation to read. */
+typedef enum {
+    HEATMAP_CROSS, /* decoder → source tokens: S values per step */
+    HEATMAP_SELF,  /* decoder → <s> and earlier outputs: step + 1 values */
+} HeatmapKind;
+
+/* The weight step `step` gave key j (0..S-1 for HEATMAP_CROSS, 0..step for HEATMAP_SELF)
+ * in decoder layer `layer`, head `head` or the heads' mean (HEATMAP_HEAD_MEAN, summed in
+ * double); L, H, N as for heatmap_select. */
+float heatmap_weight(const Translation *t, HeatmapKind kind, int step, int j, int layer,
+                     int head, int L, int H, int N);
+
+/* Copies into out the weights step `step` used in decoder layer `layer`, head `head`
+ * (0..H-1), or the heads' mean (HEATMAP_HEAD_MEAN, averaged in double): t->S values for
+ * HEATMAP_CROSS, step + 1 for HEATMAP_SELF. L and H are the model's decoder layers and
+ * heads, N its max_len (the Translation's stride). */
+void heatmap_select(float *out, const Translation *t, HeatmapKind kind, int step, int layer,
+                    int head, int L, int H, int N);
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * test_heatmap.c — the terminal heatmap: shade and colour choice at the boundaries,
+ * top-k ranking, UTF-8 column widths, and the drawn lines.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "heatmap.h"
+#include "status.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Each shade starts exactly at its boundary (0.2, 0.4, 0.6, 0.8) and out-of-range or NaN
+ * weights clamp. */
+static void test_heatmap_shade_boundaries(void **state)
+{
+    (void)state;
+    static const struct {
+        float w;
+        int shade;
+    } CASES[] = {
+        {0.0f, 0}, {0.1999f, 0}, {0.2f, 1}, {0.3999f, 1}, {0.4f, 2}, {0.5999f, 2},
+        {0.6f, 3}, {0.7999f, 3}, {0.8f, 4}, {1.0f, 4},   {1.5f, 4},  {-0.5f, 0},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++)
+        assert_int_equal(heatmap_shade(CASES[i].w), CASES[i].shade);
+    assert_int_equal(heatmap_shade(nanf("")), 0);
+    assert_string_equal(heatmap_shade_char(0.0f), " ");
+    assert_string_equal(heatmap_shade_char(0.25f), "░");
+    assert_string_equal(heatmap_shade_char(0.5f), "▒");
+    assert_string_equal(heatmap_shade_char(0.7f), "▓");
+    assert_string_equal(heatmap_shade_char(0.9f), "█");
+}
+
+/* The colour runs over the 24-step grey ramp, ends included. */
+static void test_heatmap_color_ramp(void **state)
+{
+    (void)state;
+    assert_int_equal(heatmap_color(0.0f), 232);
+    assert_int_equal(heatmap_color(-1.0f), 232);
+    assert_int_equal(heatmap_color(1.0f), 255);
+    assert_int_equal(heatmap_color(2.0f), 255);
+    assert_int_equal(heatmap_color(0.5f), 232 + 12);
+}
+
+/* Top-k lists the largest weights first, ties to the lower index, and never more than n. */
+static void test_heatmap_top_orders_and_breaks_ties(void **state)
+{
+    (void)state;
+    const float row[] = {0.1f, 0.4f, 0.05f, 0.4f, 0.05f};
+    int idx[3];
+    assert_int_equal(heatmap_top(row, 5, 3, idx), 3);
+    assert_int_equal(idx[0], 1);
+    assert_int_equal(idx[1], 3);
+    assert_int_equal(idx[2], 0);
+    assert_int_equal(heatmap_top(row, 2, 3, idx), 2);
+    assert_int_equal(idx[0], 1);
+    assert_int_equal(idx[1], 0);
+}
+
+/* Column widths count terminal columns, not bytes; long labels are capped, short ones
+ * widened to the minimum. */
+static void test_heatmap_column_width_utf8(void **state)
+{
+    (void)state;
+    assert_int_equal(heatmap_column_width("Mädchen"), 7); /* 8 bytes */
+    assert_int_equal(heatmap_column_width("</s>"), 4);
+    assert_int_equal(heatmap_column_width("a"), HEATMAP_CELL_MIN);
+    assert_int_equal(heatmap_column_width("Straßenbahnhaltestelle"), HEATMAP_LABEL_MAX);
+}
+
+/* Prints into a string; the caller frees it. */
+static char *print_to_string(const float *w, int rows, int cols, const HeatmapOptions *o,
+                             int *rc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    *rc = heatmap_print(f, w, rows, cols, cols, o);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+/* A drawn heatmap: header cut with "…", cells as wide as their headers, the top list
+ * after the row, and no escape bytes without colour. */
+static void test_heatmap_print_plain_lines(void **state)
+{
+    (void)state;
+    const char *cols[] = {"Mädchen", "a", "Straßenbahnhaltestelle"};
+    const char *rows[] = {"x"};
+    const float w[] = {0.85f, 0.1f, 0.05f};
+    const HeatmapOptions o = {.row_labels = rows, .col_labels = cols, .top_k = 2};
+    int rc;
+    char *s = print_to_string(w, 1, 3, &o, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_string_equal(s, "  Mädchen a   Straßenba…\n"
+                           "x ███████" "                 " "Mädchen 0.85, a 0.10\n");
+    assert_null(strchr(s, '\x1b'));
+    free(s);
+}
+
+/* With colour every cell carries a 256-colour background and a reset. */
+static void test_heatmap_print_color_escapes(void **state)
+{
+    (void)state;
+    const char *cols[] = {"abc"};
+    const float w[] = {1.0f};
+    const HeatmapOptions o = {.col_labels = cols, .color = 1};
+    int rc;
+    char *s = print_to_string(w, 1, 1, &o, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_non_null(strstr(s, "\x1b[48;5;255m███\x1b[0m"));
+    free(s);
+}
+
+/* Causal rows leave the columns after their own position blank. */
+static void test_heatmap_print_causal_blank(void **state)
+{
+    (void)state;
+    const char *cols[] = {"abc", "def"};
+    const float w[] = {1.0f, 0.9f, 0.5f, 0.5f};
+    const HeatmapOptions o = {.col_labels = cols, .causal = 1};
+    int rc;
+    char *s = print_to_string(w, 2, 2, &o, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_string_equal(s, "  abc def\n1 ███    \n2 ▒▒▒ ▒▒▒\n");
+    free(s);
+}
+
+/* Bad arguments are refused, not drawn. */
+static void test_heatmap_print_rejects_bad_arguments(void **state)
+{
+    (void)state;
+    const float w[] = {1.0f};
+    const HeatmapOptions none = {0};
+    int rc;
+    char *s = print_to_string(w, 1, 1, &none, &rc);
+    assert_int_equal(rc, TT_EINVAL);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_heatmap_shade_boundaries),
+        cmocka_unit_test(test_heatmap_color_ramp),
+        cmocka_unit_test(test_heatmap_top_orders_and_breaks_ties),
+        cmocka_unit_test(test_heatmap_column_width_utf8),
+        cmocka_unit_test(test_heatmap_print_plain_lines),
+        cmocka_unit_test(test_heatmap_print_color_escapes),
+        cmocka_unit_test(test_heatmap_print_causal_blank),
+        cmocka_unit_test(test_heatmap_print_rejects_bad_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
