@@ -62,7 +62,8 @@ LIB_SRC = \
     src/check.c \
     src/history.c \
     src/plot.c \
-    src/heatmap.c
+    src/heatmap.c \
+    src/inspect_render.c
 CLI_SRC = \
     src/main.c \
     src/cli.c \
@@ -96,7 +97,8 @@ TESTS = \
     test_history \
     test_transformer \
     test_check \
-    test_heatmap
+    test_heatmap \
+    test_render
 
 # Helper programs the command-line tests use.
 TEST_TOOLS = jsonl_check

@@ -8,10 +8,13 @@
  */
 #include "cli.h"
 #include "heatmap.h"
+#include "inspect_render.h"
 #include "model.h"
 #include "status.h"
 #include "translator.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +31,8 @@ typedef struct {
     long layer;      /* INSPECT_LAST, INSPECT_ALL or 0..layers-1 (checked against the model) */
     long head;       /* HEATMAP_HEAD_MEAN or 0..H-1 (checked against the model) */
     int self, encoder;
+    const char *svg_path;  /* --svg FILE, or NULL */
+    const char *html_path; /* --html FILE, or NULL */
 } InspectOptions;
 
 typedef struct {
@@ -58,6 +63,11 @@ static void inspect_usage(FILE *out)
           "  --self           also the decoder's self-attention over <s> and the words\n"
           "                   produced so far\n"
           "  --encoder        also the encoder's self-attention between source tokens\n"
+          "  --svg FILE       also write the cross-attention heatmap (the chosen layer, the\n"
+          "                   last with --layer all; the chosen head) as an SVG picture\n"
+          "  --html FILE      also write an interactive page (one self-contained file):\n"
+          "                   every layer and head, cross-, self- and encoder attention\n"
+          "                   (--svg and --html take exactly one TEXT)\n"
           "  -h, --help       show this help\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 a text could not be\n"
@@ -68,7 +78,7 @@ static void inspect_usage(FILE *out)
 /* Returns 0 to go on, -1 after --help, or an exit code. */
 static int inspect_parse(InspectOptions *o, int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_PREFIX, O_LAYER, O_HEAD, O_SELF, O_ENCODER };
+    enum { O_MODEL = 256, O_PREFIX, O_LAYER, O_HEAD, O_SELF, O_ENCODER, O_SVG, O_HTML };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"prefix", required_argument, NULL, O_PREFIX},
@@ -76,6 +86,8 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         {"head", required_argument, NULL, O_HEAD},
         {"self", no_argument, NULL, O_SELF},
         {"encoder", no_argument, NULL, O_ENCODER},
+        {"svg", required_argument, NULL, O_SVG},
+        {"html", required_argument, NULL, O_HTML},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -113,6 +125,12 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         case O_ENCODER:
             o->encoder = 1;
             break;
+        case O_SVG:
+            o->svg_path = optarg;
+            break;
+        case O_HTML:
+            o->html_path = optarg;
+            break;
         case 'h':
             inspect_usage(stdout);
             return -1;
@@ -122,6 +140,9 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error("inspect", "expected a TEXT to translate");
+    if ((o->svg_path || o->html_path) && argc - optind != 1)
+        return cli_usage_error("inspect", "--svg and --html draw one sentence: give exactly "
+                               "one TEXT");
     o->model_path = cli_model_path(o->model_path);
     return 0;
 }
@@ -256,6 +277,99 @@ static int inspect_encoder(InspectRun *run, const TranslatorResult *r)
     return TT_OK;
 }
 
+/* ---------------------------------------------------------------------------------------
+ * Files
+ */
+
+/* What one file holds: the sentence and the choices that draw it. */
+typedef struct {
+    const InspectRun *run;
+    const TranslatorResult *r;
+    const char *text;
+    size_t len;
+    int html; /* 1: the page, 0: the SVG */
+} InspectFile;
+
+static int inspect_render(FILE *f, const InspectFile *w)
+{
+    if (w->html)
+        return inspect_write_html(f, w->r, translator_encoder_attention(&w->run->tr), w->text,
+                                  w->len);
+    int first, last;
+    inspect_layers(w->run->o, w->run->m->config.n_decoder_layers, &first, &last);
+    return inspect_write_svg(f, w->r, w->text, w->len, last, (int)w->run->o->head);
+}
+
+/* Writes one file through path.tmp, renamed over path only when every byte is written
+ * (as `toytrans plot` does). Returns an exit code; messages on stderr. */
+static int inspect_write_file(const char *path, const InspectFile *w)
+{
+    const size_t n = strlen(path) + 5;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        fprintf(stderr, "toytrans inspect: %s\n", status_message(TT_ENOMEM));
+        return TT_EXIT_IO;
+    }
+    snprintf(tmp, n, "%s.tmp", path);
+    /* O_NOFOLLOW: a symbolic link planted at the temporary name is not written through. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    const char *where = path, *failed = NULL;
+    int rc, saved = 0;
+    if (!f) {
+        saved = errno;
+        if (fd >= 0)
+            close(fd);
+        where = tmp;
+        failed = "cannot create";
+        rc = TT_EIO;
+    } else {
+        rc = inspect_render(f, w);
+        if (rc == TT_EIO)
+            saved = errno;
+        if (rc == TT_OK && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
+            saved = errno;
+            rc = TT_EIO;
+        }
+        if (fclose(f) != 0 && rc == TT_OK) {
+            saved = errno;
+            rc = TT_EIO;
+        }
+        if (rc == TT_OK && rename(tmp, path) != 0) {
+            saved = errno;
+            failed = "cannot move the new file into place";
+            rc = TT_EIO;
+        }
+        if (rc != TT_OK)
+            remove(tmp);
+    }
+    if (rc == TT_EIO)
+        fprintf(stderr, "toytrans inspect: %s: %s: %s\n", where, failed ? failed : "cannot write",
+                saved ? strerror(saved) : "write error");
+    else if (rc != TT_OK)
+        fprintf(stderr, "toytrans inspect: %s: %s\n", path, status_message(rc));
+    free(tmp);
+    return status_exit_code(rc);
+}
+
+/* The --svg and --html files of one sentence. */
+static int inspect_files(const InspectRun *run, const TranslatorResult *r, const char *text,
+                         size_t len)
+{
+    if (r->t->n == 0 || r->t->S == 0) {
+        fprintf(stderr, "toytrans inspect: the TEXT is empty: no attention to draw\n");
+        return TT_EXIT_INPUT;
+    }
+    InspectFile w = {.run = run, .r = r, .text = text, .len = len};
+    int code = TT_EXIT_OK;
+    if (run->o->svg_path)
+        code = inspect_write_file(run->o->svg_path, &w);
+    w.html = 1;
+    if (code == TT_EXIT_OK && run->o->html_path)
+        code = inspect_write_file(run->o->html_path, &w);
+    return code;
+}
+
 static int inspect_text(const char *text, size_t len, long no, void *ctx)
 {
     InspectRun *run = ctx;
@@ -274,7 +388,8 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
         printf(" %s", r.src->tok[j]);
     printf("%s\ntranslation: %s\n", r.src->n ? " </s>" : "", r.text);
     if (t->n == 0)
-        return TT_EXIT_OK;
+        return run->o->svg_path || run->o->html_path ? inspect_files(run, &r, text, len)
+                                                     : TT_EXIT_OK;
     printf("\n  step  word%*s  probability\n", HEATMAP_LABEL_MAX - 4, "");
     for (int i = 0; i < t->n; i++) {
         printf("  %4d  %-*s  %.3f%s\n", i, HEATMAP_LABEL_MAX, r.words[i],
@@ -285,7 +400,10 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
         rc = inspect_decoder(run, &r, HEATMAP_SELF);
     if (rc == TT_OK && run->o->encoder)
         rc = inspect_encoder(run, &r);
-    return rc == TT_OK ? TT_EXIT_OK : status_exit_code(rc);
+    if (rc != TT_OK)
+        return status_exit_code(rc);
+    return run->o->svg_path || run->o->html_path ? inspect_files(run, &r, text, len)
+                                                 : TT_EXIT_OK;
 }
 
 /* ---------------------------------------------------------------------------------------

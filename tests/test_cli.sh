@@ -894,6 +894,29 @@ if [ -f models/en-de.db ]; then
     expect_first_line "inspect --help: usage on stdout" "$OUT" "Usage: toytrans inspect"
     run inspect --model "$TMP/no-such.db" "$SENT"
     expect_code "inspect: a missing model exits 3" 3
+    rm -f "$TMP/att.svg" "$TMP/att.html"
+    run inspect --svg "$TMP/att.svg" --html "$TMP/att.html" "$SENT"
+    expect_code "inspect --svg --html: exit 0" 0
+    if [ -s "$TMP/att.svg" ] && grep -q '<title>Beispiel → example: ' "$TMP/att.svg" 2>/dev/null; then
+        pass "inspect --svg: writes the heatmap with tooltips"
+    else
+        fail "inspect --svg" "no file, or no 'Beispiel → example' tooltip"
+    fi
+    if [ -s "$TMP/att.html" ] && grep -q '<span class="tgt-word" data-index="3">Beispiel</span>' "$TMP/att.html" 2>/dev/null; then
+        pass "inspect --html: writes the page with the decoded words"
+    else
+        fail "inspect --html" "no file, or no tgt-word span for Beispiel"
+    fi
+    if [ -e "$TMP/att.svg.tmp" ] || [ -e "$TMP/att.html.tmp" ]; then
+        fail "inspect --svg/--html: no temporary file left" "found a .tmp file"
+    else
+        pass "inspect --svg/--html: no temporary file left"
+    fi
+    run inspect --svg "$TMP/no-such-dir/att.svg" "$SENT"
+    expect_code "inspect --svg into a missing directory exits 5" 5
+    run inspect --html "$TMP/no-such-dir/att.html" "$SENT"
+    expect_code "inspect --html into a missing directory exits 5" 5
+    expect_usage_error "inspect --svg with two TEXTs" inspect --svg "$TMP/att.svg" "$SENT" "$SENT"
     run inspect "$(printf 'ab\377c')"
     expect_code "inspect: invalid UTF-8 exits 4" 4
     expect_in "inspect: invalid UTF-8 names the byte" "$ERR" "invalid UTF-8 at byte 2"

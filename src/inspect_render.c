@@ -1,0 +1,537 @@
+/*
+ * inspect_render.c — the SVG heatmap and the interactive HTML page of one translated
+ * sentence (see inspect_render.h).
+ *
+ * Both documents are streamed to a FILE* in one pass. Text widths in the SVG are
+ * estimated from the number of code points (no font metrics are available without a
+ * renderer): generous enough that labels do not collide in the usual sans-serif fonts.
+ * The page's data block is written by the JSON writer into memory first, because the
+ * writer knows nothing of HTML: the copy into the page then turns "</" into "<\/" and
+ * "<!" into "\u003c!" — both the same string to a JSON parser, and neither can end or
+ * comment out the <script> block (JSON has '<' only inside strings, so the replacement
+ * is always inside a string literal).
+ */
+#include "inspect_render.h"
+
+#include "heatmap.h"
+#include "json.h"
+#include "status.h"
+#include "vocab.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+#define SVG_FONT "DejaVu Sans, Verdana, Arial, sans-serif"
+#define SVG_CHAR_W 7.5    /* estimated pixels per code point at font-size 12 */
+#define SVG_ROTATE_MIN 5  /* column labels of more code points than this are rotated */
+#define SVG_LEGEND_H 144  /* the colour scale's height at least, pixels */
+
+/* The weight → colour ramp: white at 0, dark blue at 1, linear in sRGB (so a two-stop
+ * SVG gradient shows exactly the same scale). */
+static const int RAMP_HI[3] = {8, 48, 107};
+
+/* ---------------------------------------------------------------------------------------
+ * Text
+ */
+
+/* Writes len bytes of UTF-8 as XML/HTML character data or attribute text: markup
+ * characters escaped, tabs and newlines as spaces, control characters, non-characters
+ * and invalid bytes as '?'. */
+static void put_text(FILE *out, const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
+                                              (utf8proc_ssize_t)(len - i), &cp);
+        if (n < 1) {
+            fputc('?', out); /* an invalid byte: skip it alone and resynchronise */
+            i++;
+            continue;
+        }
+        if (cp == '<')
+            fputs("&lt;", out);
+        else if (cp == '>')
+            fputs("&gt;", out);
+        else if (cp == '&')
+            fputs("&amp;", out);
+        else if (cp == '"')
+            fputs("&quot;", out);
+        else if (cp == '\'')
+            fputs("&#39;", out); /* &apos; is not HTML 4; this works in both */
+        else if (cp == '\t' || cp == '\n' || cp == '\r')
+            fputc(' ', out);
+        else if (cp < 0x20 || cp == 0x7f || cp == 0xfffe || cp == 0xffff)
+            fputc('?', out);
+        else
+            fwrite(s + i, 1, (size_t)n, out);
+        i += (size_t)n;
+    }
+}
+
+static void put_str(FILE *out, const char *s)
+{
+    put_text(out, s, strlen(s));
+}
+
+/* Code points in s (invalid bytes count one each): the basis of the width estimates. */
+static int text_chars(const char *s)
+{
+    int n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        n += (*p & 0xC0) != 0x80;
+    return n;
+}
+
+/* Source token j of r: the tokens, then </s>. */
+static const char *source_label(const TranslatorResult *r, int j)
+{
+    return j < r->src->n ? r->src->tok[j] : VOCAB_SPECIAL[VOCAB_EOS];
+}
+
+/* Weight w clamped to 0..1 (NaN as 0). */
+static double clamp01(float w)
+{
+    if (!(w > 0.0f))
+        return 0.0;
+    return w >= 1.0f ? 1.0 : (double)w;
+}
+
+/* "#rrggbb" for weight w on the ramp into buf (8 bytes). */
+static void ramp_color(char *buf, float w)
+{
+    const double t = clamp01(w);
+    int c[3];
+    for (int k = 0; k < 3; k++)
+        c[k] = (int)lround(255.0 - t * (255.0 - RAMP_HI[k]));
+    snprintf(buf, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * SVG
+ */
+
+int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence, size_t len,
+                      int layer, int head)
+{
+    if (!out || !r || !r->t || !r->model || r->t->n < 1 || r->t->S < 1 || !sentence)
+        return TT_EINVAL;
+    const ModelConfig *c = &r->model->config;
+    const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
+    const Translation *t = r->t;
+    const int T = t->n, S = t->S;
+    if (layer < 0 || layer >= L || (head != HEATMAP_HEAD_MEAN && (head < 0 || head >= H)))
+        return TT_EINVAL;
+
+    int row_chars = 1, col_chars = 1;
+    for (int i = 0; i < T; i++)
+        row_chars = text_chars(r->words[i]) > row_chars ? text_chars(r->words[i]) : row_chars;
+    for (int j = 0; j < S; j++) {
+        const int n = text_chars(source_label(r, j));
+        col_chars = n > col_chars ? n : col_chars;
+    }
+    const int rotate = col_chars > SVG_ROTATE_MIN;
+    const int cell = INSPECT_SVG_CELL;
+    const double left = 20 + row_chars * SVG_CHAR_W + 10;
+    const double top = 64 + (rotate ? col_chars * SVG_CHAR_W * 0.71 + 14 : 22);
+    const double grid_w = (double)S * cell, grid_h = (double)T * cell;
+    const double legend_x = left + grid_w + 28;
+    const double legend_h = grid_h > SVG_LEGEND_H ? grid_h : SVG_LEGEND_H;
+    double width = legend_x + 16 + 60;
+    const double title_w = 40 + (text_chars(r->text) + 16) * SVG_CHAR_W * 1.15 +
+                           (double)len * SVG_CHAR_W * 1.15; /* len bytes: an upper bound */
+    if (title_w > width)
+        width = title_w;
+    const double height = top + legend_h + 28;
+
+    char sub[160];
+    if (head == HEATMAP_HEAD_MEAN)
+        snprintf(sub, sizeof sub, "cross-attention, decoder layer %d (0..%d), mean of %d heads",
+                 layer, L - 1, H);
+    else
+        snprintf(sub, sizeof sub, "cross-attention, decoder layer %d (0..%d), head %d (0..%d)",
+                 layer, L - 1, head, H - 1);
+
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", out);
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
+                 "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"%s\">\n",
+            width, height, width, height, SVG_FONT);
+    fputs("<title>", out);
+    put_text(out, sentence, len);
+    fputs(" \xe2\x80\x94 ", out);
+    put_str(out, sub);
+    fputs("</title>\n", out);
+    fprintf(out, "<defs><linearGradient id=\"scale\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">"
+                 "<stop offset=\"0\" stop-color=\"#ffffff\"/><stop offset=\"1\" "
+                 "stop-color=\"#%02x%02x%02x\"/></linearGradient></defs>\n",
+            RAMP_HI[0], RAMP_HI[1], RAMP_HI[2]);
+    fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
+            width, height);
+
+    /* The title line: "sentence" → "translation", and what is drawn. */
+    fputs("<text x=\"20\" y=\"26\" font-size=\"15\" font-weight=\"bold\" fill=\"#222222\">"
+          "\xe2\x80\x9c", out);
+    put_text(out, sentence, len);
+    fputs("\xe2\x80\x9d \xe2\x86\x92 \xe2\x80\x9c", out);
+    put_str(out, r->text);
+    fputs("\xe2\x80\x9d</text>\n", out);
+    fputs("<text x=\"20\" y=\"46\" font-size=\"12\" fill=\"#666666\">", out);
+    put_str(out, sub);
+    fputs("</text>\n", out);
+
+    /* Source tokens across the top, decoded words down the left. */
+    fputs("<g id=\"source-labels\" font-size=\"12\" fill=\"#222222\">\n", out);
+    for (int j = 0; j < S; j++) {
+        const double x = left + (j + 0.5) * cell, y = top - 8;
+        if (rotate)
+            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" "
+                         "transform=\"rotate(-45 %.1f %.1f)\">", x, y, x, y);
+        else
+            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x, y);
+        put_str(out, source_label(r, j));
+        fputs("</text>\n", out);
+    }
+    fputs("</g>\n<g id=\"target-labels\" font-size=\"12\" fill=\"#222222\">\n", out);
+    for (int i = 0; i < T; i++) {
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 8,
+                top + (i + 0.5) * cell + 4);
+        put_str(out, r->words[i]);
+        fputs("</text>\n", out);
+    }
+
+    /* The cells, each with its exact weight as a tooltip. */
+    fputs("</g>\n<g id=\"cells\" stroke=\"#dddddd\" stroke-width=\"1\">\n", out);
+    for (int i = 0; i < T; i++) {
+        for (int j = 0; j < S; j++) {
+            const float w = heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head, L, H, N);
+            char color[8];
+            ramp_color(color, w);
+            fprintf(out, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" "
+                         "fill=\"%s\"><title>", left + (double)j * cell,
+                    top + (double)i * cell, cell, cell, color);
+            put_str(out, r->words[i]);
+            fputs(" \xe2\x86\x92 ", out);
+            put_str(out, source_label(r, j));
+            fprintf(out, ": %.4f</title></rect>\n", (double)w);
+        }
+    }
+    fputs("</g>\n", out);
+
+    /* The colour scale, 1 at the top. */
+    fprintf(out, "<rect id=\"legend\" x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"%.1f\" "
+                 "fill=\"url(#scale)\" stroke=\"#999999\" stroke-width=\"1\"/>\n",
+            legend_x, top, legend_h);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#222222\">1</text>\n",
+            legend_x + 22, top + 10);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#222222\">0.5</text>\n",
+            legend_x + 22, top + legend_h / 2 + 4);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#222222\">0</text>\n",
+            legend_x + 22, top + legend_h);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#666666\">weight</text>\n",
+            legend_x - 4, top + legend_h + 18);
+    fputs("</svg>\n", out);
+    return ferror(out) ? TT_EIO : TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * HTML
+ */
+
+/* The data block's JSON (see inspect_render.h) into *buf (malloc'd, *n bytes). */
+static int html_data_json(char **buf, size_t *n, const TranslatorResult *r,
+                          const float *encoder, const char *sentence, size_t len)
+{
+    const ModelConfig *c = &r->model->config;
+    const int L = c->n_decoder_layers, LE = c->n_encoder_layers, H = c->n_heads,
+              N = c->max_len;
+    const Translation *t = r->t;
+    const int T = t->n, S = t->S;
+    *buf = NULL;
+    *n = 0;
+    FILE *mem = open_memstream(buf, n);
+    if (!mem)
+        return TT_ENOMEM;
+    JsonWriter w;
+    json_init(&w, mem);
+    json_begin_object(&w);
+    json_key(&w, "sentence");
+    json_string_n(&w, sentence, len);
+    json_key(&w, "translation");
+    json_string(&w, r->text);
+    json_key(&w, "source");
+    json_begin_array(&w);
+    for (int j = 0; j < S; j++)
+        json_string(&w, source_label(r, j));
+    json_end_array(&w);
+    json_key(&w, "target");
+    json_begin_array(&w);
+    for (int i = 0; i < T; i++)
+        json_string(&w, r->words[i]);
+    json_end_array(&w);
+    json_key(&w, "layers");
+    json_int(&w, L);
+    json_key(&w, "encoder_layers");
+    json_int(&w, LE);
+    json_key(&w, "heads");
+    json_int(&w, H);
+    for (int k = 0; k < 2; k++) {
+        const float *a = k == 0 ? t->cross : t->self; /* (max_len, L, H, N) */
+        json_key(&w, k == 0 ? "cross" : "self");
+        json_begin_array(&w);
+        for (int i = 0; i < T; i++) {
+            json_begin_array(&w);
+            for (int l = 0; l < L; l++) {
+                json_begin_array(&w);
+                for (int h = 0; h < H; h++)
+                    json_float_array(&w, a + (((size_t)i * L + l) * H + h) * N,
+                                     k == 0 ? S : i + 1);
+                json_end_array(&w);
+            }
+            json_end_array(&w);
+        }
+        json_end_array(&w);
+    }
+    json_key(&w, "encoder");
+    json_begin_array(&w);
+    for (int l = 0; l < LE; l++) {
+        json_begin_array(&w);
+        for (int h = 0; h < H; h++) {
+            json_begin_array(&w);
+            for (int q = 0; q < S; q++)
+                json_float_array(&w, encoder + (((size_t)l * H + h) * S + q) * S, S);
+            json_end_array(&w);
+        }
+        json_end_array(&w);
+    }
+    json_end_array(&w);
+    json_end_object(&w);
+    int rc = json_finish(&w);
+    if (fclose(mem) != 0 && rc == TT_OK)
+        rc = TT_ENOMEM;
+    if (rc != TT_OK) {
+        free(*buf);
+        *buf = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* Copies JSON text into a <script> block: "</" as "<\/", "<!" as "\u003c!". */
+static void put_script_json(FILE *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '<' && i + 1 < n && s[i + 1] == '/')
+            fputs("<\\", out);
+        else if (s[i] == '<' && i + 1 < n && s[i + 1] == '!')
+            fputs("\\u003c", out);
+        else
+            fputc(s[i], out);
+    }
+}
+
+static const char HTML_STYLE[] =
+    "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\n"
+    "h1{font-size:1.2em}\n"
+    "#controls label{margin-right:1em}\n"
+    "#target,#source{margin:.6em 0;line-height:2.2em}\n"
+    "#target span,#source span{padding:.25em .45em;margin:0 .1em;border-radius:4px;"
+    "border:1px solid #ccc}\n"
+    ".tgt-word,.src-token{cursor:pointer}\n"
+    ".bos-marker{color:#777}\n"
+    ".selected{outline:2px solid #d62728}\n"
+    ".top{font-weight:bold;border-color:#08306b!important}\n"
+    "#status{margin:.6em 0;color:#555}\n"
+    "#heatmap{border-collapse:collapse;font-size:.85em}\n"
+    "#heatmap td{width:2.4em;height:1.6em;border:1px solid #eee}\n"
+    "#heatmap th{font-weight:normal;padding:0 .4em;text-align:right}\n"
+    "#heatmap tr.selected-row th{font-weight:bold}\n";
+
+/* The page's behaviour (inspect_render.h gives the contract), one line per string (C
+ * compilers need not take longer literals). No "</" in it. */
+static const char *const HTML_SCRIPT[] = {
+    "(function () {\n",
+    "  'use strict';\n",
+    "  var D = JSON.parse(document.getElementById('data').textContent);\n",
+    "  function $(id) { return document.getElementById(id); }\n",
+    "  var layerSel = $('layer'), headSel = $('head'), kindSel = $('kind'), bos = $('bos');\n",
+    "  function byIndex(sel) {\n",
+    "    var a = Array.prototype.slice.call(document.querySelectorAll(sel));\n",
+    "    a.sort(function (x, y) { return +x.getAttribute('data-index') - "
+    "+y.getAttribute('data-index'); });\n",
+    "    return a;\n",
+    "  }\n",
+    "  var tgt = byIndex('#target .tgt-word'), src = byIndex('#source .src-token');\n",
+    "  var selTgt = -1, selSrc = -1;\n",
+    "  function color(w) {\n",
+    "    w = Math.max(0, Math.min(1, w || 0));\n",
+    "    var r = Math.round(255 - w * 247), g = Math.round(255 - w * 207), "
+    "b = Math.round(255 - w * 148);\n",
+    "    return 'rgb(' + r + ', ' + g + ', ' + b + ')';\n",
+    "  }\n",
+    "  function ink(w) { return w > 0.55 ? '#ffffff' : ''; }\n",
+    "  function pick(perHead) {\n",
+    "    var h = headSel.value;\n",
+    "    if (h !== 'mean') return perHead[+h].slice();\n",
+    "    var out = [];\n",
+    "    for (var j = 0; j < perHead[0].length; j++) {\n",
+    "      var s = 0;\n",
+    "      for (var k = 0; k < perHead.length; k++) s += perHead[k][j];\n",
+    "      out.push(s / perHead.length);\n",
+    "    }\n",
+    "    return out;\n",
+    "  }\n",
+    "  function encLayer() { return Math.min(+layerSel.value, D.encoder_layers - 1); }\n",
+    "  function row(kind, i) {\n",
+    "    var l = +layerSel.value;\n",
+    "    if (kind === 'cross') return pick(D.cross[i][l]);\n",
+    "    if (kind === 'self') return pick(D.self[i][l]);\n",
+    "    return pick(D.encoder[encLayer()].map(function (hq) { return hq[i]; }));\n",
+    "  }\n",
+    "  function headText() {\n",
+    "    return headSel.value === 'mean' ? 'mean of ' + D.heads + ' heads' : "
+    "'head ' + headSel.value;\n",
+    "  }\n",
+    "  function statusText() {\n",
+    "    var k = kindSel.value, l = +layerSel.value;\n",
+    "    if (k === 'cross') return 'cross-attention, layer ' + l + ', ' + headText();\n",
+    "    if (k === 'self') return 'decoder self-attention, layer ' + l + ', ' + headText();\n",
+    "    var e = encLayer();\n",
+    "    return 'encoder self-attention, layer ' + e + (e !== l ? ' (the last encoder "
+    "layer)' : '') + ', ' + headText();\n",
+    "  }\n",
+    "  function clear(els) {\n",
+    "    els.forEach(function (e) {\n",
+    "      e.classList.remove('selected');\n",
+    "      e.classList.remove('top');\n",
+    "      e.removeAttribute('data-weight');\n",
+    "      e.style.backgroundColor = '';\n",
+    "      e.style.color = '';\n",
+    "    });\n",
+    "  }\n",
+    "  function mark(els, w) {\n",
+    "    var best = 0;\n",
+    "    for (var j = 0; j < els.length; j++) {\n",
+    "      els[j].setAttribute('data-weight', w[j].toFixed(4));\n",
+    "      els[j].style.backgroundColor = color(w[j]);\n",
+    "      els[j].style.color = ink(w[j]);\n",
+    "      if (w[j] > w[best]) best = j;\n",
+    "    }\n",
+    "    if (els.length) els[best].classList.add('top');\n",
+    "  }\n",
+    "  function drawTable() {\n",
+    "    var k = kindSel.value, t = $('heatmap'), rows, cols, i, j;\n",
+    "    while (t.firstChild) t.removeChild(t.firstChild);\n",
+    "    if (k === 'encoder') { rows = D.source; cols = D.source; }\n",
+    "    else if (k === 'cross') { rows = D.target; cols = D.source; }\n",
+    "    else { rows = D.target; cols = ['<s>'].concat(D.target.slice(0, D.target.length - 1)); }\n",
+    "    var head = t.insertRow();\n",
+    "    head.appendChild(document.createElement('th'));\n",
+    "    cols.forEach(function (c) {\n",
+    "      var th = document.createElement('th');\n",
+    "      th.textContent = c;\n",
+    "      head.appendChild(th);\n",
+    "    });\n",
+    "    var sel = k === 'encoder' ? selSrc : selTgt;\n",
+    "    for (i = 0; i < rows.length; i++) {\n",
+    "      var tr = t.insertRow(), w = row(k, i), th = document.createElement('th');\n",
+    "      th.textContent = rows[i];\n",
+    "      tr.appendChild(th);\n",
+    "      if (i === sel) tr.className = 'selected-row';\n",
+    "      for (j = 0; j < cols.length; j++) {\n",
+    "        var td = tr.insertCell();\n",
+    "        if (j >= w.length) continue;\n",
+    "        td.title = rows[i] + ' \\u2192 ' + cols[j] + ': ' + w[j].toFixed(4);\n",
+    "        td.setAttribute('data-weight', w[j].toFixed(4));\n",
+    "        td.style.backgroundColor = color(w[j]);\n",
+    "      }\n",
+    "    }\n",
+    "  }\n",
+    "  function apply() {\n",
+    "    var k = kindSel.value;\n",
+    "    clear(tgt.concat(src, [bos]));\n",
+    "    if (k === 'cross' && selTgt >= 0) {\n",
+    "      tgt[selTgt].classList.add('selected');\n",
+    "      mark(src, row('cross', selTgt));\n",
+    "    } else if (k === 'self' && selTgt >= 0) {\n",
+    "      tgt[selTgt].classList.add('selected');\n",
+    "      mark([bos].concat(tgt.slice(0, selTgt)), row('self', selTgt));\n",
+    "    } else if (k === 'encoder' && selSrc >= 0) {\n",
+    "      src[selSrc].classList.add('selected');\n",
+    "      mark(src, row('encoder', selSrc));\n",
+    "    }\n",
+    "    drawTable();\n",
+    "    $('status').textContent = statusText();\n",
+    "  }\n",
+    "  tgt.forEach(function (e) {\n",
+    "    e.addEventListener('click', function () { selTgt = +e.getAttribute('data-index'); "
+    "apply(); });\n",
+    "  });\n",
+    "  src.forEach(function (e) {\n",
+    "    e.addEventListener('click', function () { selSrc = +e.getAttribute('data-index'); "
+    "apply(); });\n",
+    "  });\n",
+    "  [layerSel, headSel, kindSel].forEach(function (s) { s.addEventListener('change', apply); });\n",
+    "  apply();\n",
+    "})();\n",
+    NULL,
+};
+
+int inspect_write_html(FILE *out, const TranslatorResult *r, const float *encoder,
+                       const char *sentence, size_t len)
+{
+    if (!out || !r || !r->t || !r->model || r->t->n < 1 || r->t->S < 1 || !encoder ||
+        !sentence)
+        return TT_EINVAL;
+    const ModelConfig *c = &r->model->config;
+    const int L = c->n_decoder_layers, H = c->n_heads;
+    const Translation *t = r->t;
+    char *json;
+    size_t n;
+    int rc = html_data_json(&json, &n, r, encoder, sentence, len);
+    if (rc != TT_OK)
+        return rc;
+
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<title>toytrans inspect: ", out);
+    put_text(out, sentence, len);
+    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>\xe2\x80\x9c", HTML_STYLE);
+    put_text(out, sentence, len);
+    fputs("\xe2\x80\x9d \xe2\x86\x92 \xe2\x80\x9c", out);
+    put_str(out, r->text);
+    fputs("\xe2\x80\x9d</h1>\n<div id=\"controls\">\n<label>layer <select id=\"layer\">", out);
+    for (int l = 0; l < L; l++)
+        fprintf(out, "<option value=\"%d\"%s>%d</option>", l, l == L - 1 ? " selected" : "", l);
+    fputs("</select></label>\n<label>head <select id=\"head\">"
+          "<option value=\"mean\" selected>mean</option>", out);
+    for (int h = 0; h < H; h++)
+        fprintf(out, "<option value=\"%d\">%d</option>", h, h);
+    fputs("</select></label>\n<label>attention <select id=\"kind\">"
+          "<option value=\"cross\" selected>cross: word \xe2\x86\x92 source</option>"
+          "<option value=\"self\">self: word \xe2\x86\x92 &lt;s&gt; and earlier words</option>"
+          "<option value=\"encoder\">encoder: source \xe2\x86\x92 source</option>"
+          "</select></label>\n</div>\n"
+          "<p>Click a German word (cross, self) or an English token (encoder).</p>\n"
+          "<div id=\"target\"><span id=\"bos\" class=\"bos-marker\">&lt;s&gt;</span>", out);
+    for (int i = 0; i < t->n; i++) {
+        fprintf(out, " <span class=\"tgt-word\" data-index=\"%d\">", i);
+        put_str(out, r->words[i]);
+        fputs("</span>", out);
+    }
+    fputs("</div>\n<div id=\"source\">", out);
+    for (int j = 0; j < t->S; j++) {
+        fprintf(out, "%s<span class=\"src-token\" data-index=\"%d\">", j ? " " : "", j);
+        put_str(out, source_label(r, j));
+        fputs("</span>", out);
+    }
+    fputs("</div>\n<div id=\"status\"></div>\n<table id=\"heatmap\"></table>\n"
+          "<script id=\"data\" type=\"application/json\">", out);
+    put_script_json(out, json, n);
+    fputs("</script>\n<script>\n", out);
+    for (const char *const *line = HTML_SCRIPT; *line; line++)
+        fputs(*line, out);
+    fputs("</script>\n</body>\n</html>\n", out);
+    free(json);
+    return ferror(out) ? TT_EIO : TT_OK;
+}

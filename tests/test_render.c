@@ -1,0 +1,367 @@
+/*
+ * test_render.c — the inspect files (inspect_render.h): the SVG heatmap is well-formed
+ * XML with one cell per (word, token), the legend and exact tooltips, and escapes
+ * tokens; the HTML page carries every id and class of its DOM contract, a data block
+ * that is valid JSON, and a "</script>" token that cannot end that block.
+ *
+ * The fixture is a hand-made TranslatorResult (2 decoder layers, 1 encoder layer, 2
+ * heads) with known weights, so the expected tooltips are written out here.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "heatmap.h"
+#include "inspect_render.h"
+#include "jsoncheck.h"
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { L = 2, LE = 1, H = 2, N = 4, S = 3, T = 2 };
+
+typedef struct {
+    Model m;
+    Translation t;
+    TokenList src;
+    const char *src_tok[S - 1];
+    const char *words[T];
+    float cross[N * L * H * N]; /* (max_len, L, H, N) */
+    float self[N * L * H * N];
+    float enc[LE * H * S * S];  /* (LE, H, S, S) */
+    TranslatorResult r;
+} Fixture;
+
+static Fixture *fixture_new(void)
+{
+    Fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    f->m.config.n_decoder_layers = L;
+    f->m.config.n_encoder_layers = LE;
+    f->m.config.n_heads = H;
+    f->m.config.max_len = N;
+    f->src_tok[0] = "<&>";
+    f->src_tok[1] = "</script>";
+    f->src.n = S - 1;
+    f->src.tok = f->src_tok;
+    f->words[0] = "Ja";
+    f->words[1] = "</s>";
+    /* Cross weights: step i, layer l, head h puts 0.5 + 0.25*h on token (i + l) % S and
+     * the rest evenly on the others. */
+    for (int i = 0; i < T; i++)
+        for (int l = 0; l < L; l++)
+            for (int h = 0; h < H; h++)
+                for (int j = 0; j < S; j++) {
+                    const float top = 0.5f + 0.25f * (float)h;
+                    f->cross[(((size_t)i * L + l) * H + h) * N + j] =
+                        j == (i + l) % S ? top : (1.0f - top) / 2.0f;
+                    if (j <= i)
+                        f->self[(((size_t)i * L + l) * H + h) * N + j] = 1.0f / (float)(i + 1);
+                }
+    for (size_t k = 0; k < sizeof f->enc / sizeof f->enc[0]; k++)
+        f->enc[k] = 1.0f / S;
+    f->t.S = S;
+    f->t.n = T;
+    f->t.cross = f->cross;
+    f->t.self = f->self;
+    f->r.model = &f->m;
+    f->r.text = "Ja";
+    f->r.t = &f->t;
+    f->r.src = &f->src;
+    f->r.surface = &f->src;
+    f->r.tokens = f->words;
+    f->r.words = f->words;
+    f->r.n_text = 1;
+    return f;
+}
+
+static char *render_svg(const Fixture *f, int layer, int head, int *rc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    *rc = inspect_write_svg(out, &f->r, "<&> </script>", 13, layer, head);
+    assert_int_equal(fclose(out), 0);
+    return buf;
+}
+
+static char *render_html(const Fixture *f, int *rc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    *rc = inspect_write_html(out, &f->r, f->enc, "<&> </script>", 13);
+    assert_int_equal(fclose(out), 0);
+    return buf;
+}
+
+static int count_substr(const char *s, const char *sub)
+{
+    int n = 0;
+    for (const char *p = strstr(s, sub); p; p = strstr(p + 1, sub))
+        n++;
+    return n;
+}
+
+/* Copied from test_history.c (the plot's checker): an XML declaration, one <svg> root,
+ * balanced tags, quoted attributes without '<', '&' only in predefined entities. */
+static int xml_well_formed(const char *doc, char *why, size_t size)
+{
+    enum { DEPTH = 32 };
+    char stack[DEPTH][32];
+    int depth = 0, roots = 0;
+    const char *p = doc;
+    if (strncmp(p, "<?xml ", 6) != 0)
+        return snprintf(why, size, "no XML declaration"), 0;
+    p = strstr(p, "?>");
+    if (!p)
+        return snprintf(why, size, "unterminated declaration"), 0;
+    p += 2;
+    while (*p) {
+        if (*p == '&') {
+            static const char *const ENTITIES[] = {"&lt;", "&gt;", "&amp;", "&quot;", "&apos;"};
+            int ok = 0;
+            for (int i = 0; i < 5; i++)
+                ok |= strncmp(p, ENTITIES[i], strlen(ENTITIES[i])) == 0;
+            if (!ok)
+                return snprintf(why, size, "bare '&' at byte %td", p - doc), 0;
+            p++;
+            continue;
+        }
+        if (*p == '>')
+            return snprintf(why, size, "bare '>' at byte %td", p - doc), 0;
+        if (*p != '<') {
+            if (depth == 0 && *p != '\n' && *p != ' ')
+                return snprintf(why, size, "text outside the root at byte %td", p - doc), 0;
+            p++;
+            continue;
+        }
+        const int closing = p[1] == '/';
+        const char *name = p + 1 + closing;
+        size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-");
+        if (n == 0 || n >= sizeof stack[0])
+            return snprintf(why, size, "bad tag at byte %td", p - doc), 0;
+        /* Walk the attributes: name="value" pairs up to '>' or '/>'. */
+        const char *q = name + n;
+        while (*q && *q != '>' && !(q[0] == '/' && q[1] == '>')) {
+            if (*q == '"') {
+                const char *end = strchr(q + 1, '"');
+                if (!end)
+                    return snprintf(why, size, "unterminated attribute at byte %td", q - doc), 0;
+                if (memchr(q + 1, '<', (size_t)(end - q - 1)))
+                    return snprintf(why, size, "'<' in an attribute at byte %td", q - doc), 0;
+                q = end;
+            } else if (*q == '<') {
+                return snprintf(why, size, "'<' inside a tag at byte %td", q - doc), 0;
+            }
+            q++;
+        }
+        if (!*q)
+            return snprintf(why, size, "unterminated tag at byte %td", p - doc), 0;
+        const int empty = q[0] == '/';
+        if (closing) {
+            if (depth == 0 || strlen(stack[depth - 1]) != n ||
+                strncmp(stack[depth - 1], name, n) != 0)
+                return snprintf(why, size, "</%.*s> does not close <%s> at byte %td", (int)n,
+                                name, depth ? stack[depth - 1] : "", p - doc), 0;
+            depth--;
+        } else if (!empty) {
+            if (depth == 0 && roots++ > 0)
+                return snprintf(why, size, "a second root element at byte %td", p - doc), 0;
+            if (depth == 0 && (n != 3 || strncmp(name, "svg", 3) != 0))
+                return snprintf(why, size, "the root is not <svg>"), 0;
+            if (depth == DEPTH)
+                return snprintf(why, size, "nested too deeply"), 0;
+            memcpy(stack[depth], name, n);
+            stack[depth++][n] = '\0';
+        } else if (depth == 0) {
+            return snprintf(why, size, "an empty element outside the root"), 0;
+        }
+        p = q + (empty ? 2 : 1);
+    }
+    if (depth != 0)
+        return snprintf(why, size, "<%s> is never closed", stack[depth - 1]), 0;
+    if (roots != 1)
+        return snprintf(why, size, "no root element"), 0;
+    return 1;
+}
+
+static void assert_well_formed(const char *svg)
+{
+    char why[160];
+    if (!xml_well_formed(svg, why, sizeof why)) {
+        print_error("SVG not well formed: %s\n", why);
+        fail();
+    }
+}
+
+/* The SVG is well formed, with one cell per (word, token), the legend, the title. */
+static void test_render_svg_well_formed_with_cells_and_legend(void **state)
+{
+    (void)state;
+    Fixture *f = fixture_new();
+    int rc;
+    char *svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_well_formed(svg);
+    assert_int_equal(count_substr(svg, "<rect class=\"cell\""), T * S);
+    assert_int_equal(count_substr(svg, "<rect id=\"legend\""), 1);
+    assert_non_null(strstr(svg, "mean of 2 heads"));
+    free(svg);
+    free(f);
+}
+
+/* Tooltips hold the exact weights of the chosen layer and head, or the heads' mean. */
+static void test_render_svg_tooltips_exact(void **state)
+{
+    (void)state;
+    Fixture *f = fixture_new();
+    int rc;
+    /* Layer 1, step 0 attends token 1 ("</script>"): heads 0.5 and 0.75, mean 0.625. */
+    char *svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_non_null(strstr(svg, "<title>Ja \xe2\x86\x92 &lt;/script&gt;: 0.6250</title>"));
+    assert_non_null(strstr(svg, "<title>&lt;/s&gt; \xe2\x86\x92 &lt;/s&gt;: 0.6250</title>"));
+    free(svg);
+    svg = render_svg(f, 0, 1, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_non_null(strstr(svg, "<title>Ja \xe2\x86\x92 &lt;&amp;&gt;: 0.7500</title>"));
+    assert_non_null(strstr(svg, "<title>Ja \xe2\x86\x92 &lt;/script&gt;: 0.1250</title>"));
+    free(svg);
+    free(f);
+}
+
+/* Markup in tokens and in the sentence is escaped, never written raw. */
+static void test_render_svg_escapes_tokens(void **state)
+{
+    (void)state;
+    Fixture *f = fixture_new();
+    int rc;
+    char *svg = render_svg(f, 0, HEATMAP_HEAD_MEAN, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_null(strstr(svg, "<&>"));
+    assert_null(strstr(svg, "</script>"));
+    assert_non_null(strstr(svg, ">&lt;&amp;&gt;</text>"));
+    free(svg);
+    free(f);
+}
+
+/* A layer or head the model does not have is refused. */
+static void test_render_svg_rejects_bad_choice(void **state)
+{
+    (void)state;
+    Fixture *f = fixture_new();
+    int rc;
+    free(render_svg(f, L, HEATMAP_HEAD_MEAN, &rc));
+    assert_int_equal(rc, TT_EINVAL);
+    free(render_svg(f, 0, H, &rc));
+    assert_int_equal(rc, TT_EINVAL);
+    free(f);
+}
+
+/* The page holds every id and class of the DOM contract, with the default choices. */
+static void test_render_html_has_dom_contract(void **state)
+{
+    (void)state;
+    Fixture *f = fixture_new();
+    int rc;
+    char *html = render_html(f, &rc);
+    assert_int_equal(rc, TT_OK);
+    static const char *const NEEDLES[] = {
+        "<select id=\"layer\">", "<option value=\"0\">0</option>",
+        "<option value=\"1\" selected>1</option>", "<select id=\"head\">",
+        "<option value=\"mean\" selected>mean</option>", "<select id=\"kind\">",
+        "<option value=\"cross\" selected>", "<option value=\"self\">",
+        "<option value=\"encoder\">", "<div id=\"target\">", "<div id=\"source\">",
+        "<span class=\"tgt-word\" data-index=\"0\">Ja</span>",
+        "<span class=\"tgt-word\" data-index=\"1\">&lt;/s&gt;</span>",
+        "<span class=\"src-token\" data-index=\"0\">&lt;&amp;&gt;</span>",
+        "<span class=\"src-token\" data-index=\"1\">&lt;/script&gt;</span>",
+        "<span class=\"src-token\" data-index=\"2\">&lt;/s&gt;</span>",
+        "<table id=\"heatmap\">", "<div id=\"status\">", "id=\"bos\"",
+        "<script id=\"data\" type=\"application/json\">",
+    };
+    for (size_t i = 0; i < sizeof NEEDLES / sizeof NEEDLES[0]; i++) {
+        if (!strstr(html, NEEDLES[i])) {
+            print_error("missing: %s\n", NEEDLES[i]);
+            fail();
+        }
+    }
+    assert_null(strstr(html, "http://"));
+    assert_null(strstr(html, "https://"));
+    assert_null(strstr(html, " src="));
+    free(html);
+    free(f);
+}
+
+/* The data block is valid JSON, and a "</script>" token cannot end it: the only
+ * "</script>" in the page are the two real closing tags. */
+static void test_render_html_data_is_json_and_script_safe(void **state)
+{
+    (void)state;
+    Fixture *f = fixture_new();
+    int rc;
+    char *html = render_html(f, &rc);
+    assert_int_equal(rc, TT_OK);
+    const char *open = "<script id=\"data\" type=\"application/json\">";
+    const char *begin = strstr(html, open);
+    assert_non_null(begin);
+    begin += strlen(open);
+    const char *end = strstr(begin, "</script>");
+    assert_non_null(end);
+    char err[160] = "";
+    if (jsoncheck_validate(begin, (size_t)(end - begin), err, sizeof err) < 0) {
+        print_error("data block: %s\n", err);
+        fail();
+    }
+    assert_int_equal(count_substr(html, "</script>"), 2);
+    assert_int_equal(count_substr(html, "</script"), 2);
+    assert_null(strstr(html, "<!--"));
+    /* The escaped token is still the token to a JSON parser. */
+    char *block = strndup(begin, (size_t)(end - begin));
+    assert_non_null(block);
+    assert_non_null(strstr(block, "\"<\\/script>\""));
+    assert_non_null(strstr(block, "\"cross\":[[[[0.5,0.25,0.25],[0.75,0.125,0.125]]"));
+    free(block);
+    free(html);
+    free(f);
+}
+
+/* No decoded word or no encoder weights: nothing to draw. */
+static void test_render_html_rejects_empty(void **state)
+{
+    (void)state;
+    Fixture *f = fixture_new();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    assert_int_equal(inspect_write_html(out, &f->r, NULL, "x", 1), TT_EINVAL);
+    f->t.n = 0;
+    assert_int_equal(inspect_write_html(out, &f->r, f->enc, "x", 1), TT_EINVAL);
+    assert_int_equal(inspect_write_svg(out, &f->r, "x", 1, 0, 0), TT_EINVAL);
+    assert_int_equal(fclose(out), 0);
+    assert_int_equal(len, 0);
+    free(buf);
+    free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_render_svg_well_formed_with_cells_and_legend),
+        cmocka_unit_test(test_render_svg_tooltips_exact),
+        cmocka_unit_test(test_render_svg_escapes_tokens),
+        cmocka_unit_test(test_render_svg_rejects_bad_choice),
+        cmocka_unit_test(test_render_html_has_dom_contract),
+        cmocka_unit_test(test_render_html_data_is_json_and_script_safe),
+        cmocka_unit_test(test_render_html_rejects_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
