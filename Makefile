@@ -5,6 +5,8 @@
 #   make test       build and run the whole test suite
 #   make asan       the whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make valgrind   the whole test suite under valgrind (errors and leaks fail the run)
+#   make test-browser  build, then click through `toytrans inspect --html` in headless
+#                   Chromium (installs Debian's chromium as root, and the npm packages)
 #   make deps       install the Debian packages the build needs (apt-get, as root)
 #   make clean      remove build/
 #
@@ -108,7 +110,8 @@ CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all deps demo corpus vocab model test check-unit check-cli asan valgrind clean
+.PHONY: all deps demo corpus vocab model test check-unit check-cli asan valgrind clean \
+        browser-deps test-browser
 .DEFAULT_GOAL := all
 
 all: $(BIN)
@@ -202,6 +205,33 @@ valgrind:
 	@$(MAKE) --no-print-directory FLAVOUR=valgrind CFLAGS="-O1 -g" \
 	  RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=all --show-leak-kinds=all" \
 	  test
+
+# The browser test (tests/browser/inspect.test.mjs): Debian's Chromium, driven by
+# playwright-core from npm at the version in tests/browser/package-lock.json; no test tool
+# downloads a browser of its own. INSPECT_PAGE=tests/browser/fixture.html tests the
+# hand-written page that follows the same DOM contract instead of the real one.
+CHROMIUM ?= /usr/bin/chromium
+browser-deps:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "browser-deps: installing chromium"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || exit 1; \
+	  else \
+	    echo "browser-deps: no $(CHROMIUM); run this once, then make test-browser again:" >&2; \
+	    echo "  sudo apt-get install chromium" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || \
+	  { echo "browser-deps: node and npm are needed (Debian: apt-get install nodejs npm)" >&2; exit 1; }
+	@if [ ! -d tests/browser/node_modules/playwright-core ]; then \
+	  echo "browser-deps: npm ci --prefix tests/browser"; \
+	  npm ci --prefix tests/browser --no-audit --no-fund || exit 1; \
+	fi
+
+test-browser: $(BIN) browser-deps
+	@TOYTRANS_BIN=$(BIN) CHROMIUM=$(CHROMIUM) node tests/browser/inspect.test.mjs
 
 clean:
 	rm -rf build
