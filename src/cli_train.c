@@ -88,6 +88,9 @@ static void train_usage(FILE *out)
           "  --weight-decay X       AdamW decay of the matrices (default 0.01)\n"
           "  --clip X               gradient-norm clipping, 0 for none (default 1)\n"
           "  --dropout X            dropout on embeddings and block outputs (default 0)\n"
+          "  --name-augment X       add this fraction of the he/she pairs again with the\n"
+          "                         pronoun as <unk> on both sides, so that unknown names\n"
+          "                         pass through (default 0.1)\n"
           "  --d-model N --heads N --enc-layers N --dec-layers N --d-ff N --max-len N\n"
           "  --qkv-bias --min-count N   the architecture of a new model (as for init)\n"
           "  --seed N               initialisation and data order (default 1)\n"
@@ -117,7 +120,7 @@ int cli_train(int argc, char **argv)
 {
     enum { O_TRAIN = 256, O_VALID, O_OUT, O_RESUME, O_FORCE, O_EPOCHS, O_BATCH, O_LR, O_WARMUP,
            O_LS, O_WD, O_CLIP, O_DROPOUT, O_DMODEL, O_HEADS, O_ENC, O_DEC, O_DFF, O_MAXLEN,
-           O_QKV, O_MIN, O_SEED, O_THREADS, O_CKPT, O_STOP, O_SKIP };
+           O_QKV, O_MIN, O_SEED, O_THREADS, O_CKPT, O_STOP, O_SKIP, O_NAMES };
     static const struct option LONG_OPTS[] = {
         {"train", required_argument, NULL, O_TRAIN},   {"valid", required_argument, NULL, O_VALID},
         {"out", required_argument, NULL, O_OUT},       {"resume", no_argument, NULL, O_RESUME},
@@ -135,6 +138,7 @@ int cli_train(int argc, char **argv)
         {"checkpoint-every", required_argument, NULL, O_CKPT},
         {"stop-after", required_argument, NULL, O_STOP},
         {"skip-bad-lines", no_argument, NULL, O_SKIP}, {"help", no_argument, NULL, 'h'},
+        {"name-augment", required_argument, NULL, O_NAMES},
         {NULL, 0, NULL, 0},
     };
     TrainOptions o;
@@ -186,6 +190,10 @@ int cli_train(int argc, char **argv)
             break;
         case O_CLIP:
             if ((rc = parse_float("--clip", optarg, 0, 1e6, &o.clip)))
+                return rc;
+            break;
+        case O_NAMES:
+            if ((rc = parse_float("--name-augment", optarg, 0, 1, &o.name_augment)))
                 return rc;
             break;
         case O_DROPOUT:

@@ -43,6 +43,7 @@ void train_options_defaults(TrainOptions *o)
     o->threads = 1;
     o->checkpoint_every = 500;
     o->validate_exact = 1;
+    o->name_augment = 0.1f;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -172,6 +173,72 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
     if (rc != TT_OK)
         pairs_free(p);
     return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Names: teaching the model to pass an unknown word through
+ *
+ * The corpus has no names, so the model never sees <unk> and would translate "Anna sees
+ * the dog" as if "anna" were some known word. A name behaves like "he" or "she" (third
+ * person singular), so copies of a fraction of the pairs with "he"/"she" are added in
+ * which that pronoun and its German counterpart (er/sie) are both <unk>. The model then
+ * learns to put <unk> where an unknown subject stands, and the translator shows the
+ * source word it attended to there: names pass through.
+ */
+
+/* The one position of a token from set (n ids) in ids[0..len), or -1 (none or several). */
+static int only_position(const int *ids, int len, const int *set, int n)
+{
+    int at = -1;
+    for (int i = 0; i < len; i++)
+        for (int k = 0; k < n; k++)
+            if (set[k] != VOCAB_UNK && ids[i] == set[k]) {
+                if (at >= 0)
+                    return -1;
+                at = i;
+            }
+    return at;
+}
+
+static int pairs_augment_names(Pairs *p, const Model *m, float fraction, uint64_t seed)
+{
+    if (fraction <= 0.0f)
+        return TT_OK;
+    const int he = vocab_lookup(&m->src_vocab, "he"), she = vocab_lookup(&m->src_vocab, "she");
+    const int er[2] = {vocab_lookup(&m->tgt_vocab, "Er"), vocab_lookup(&m->tgt_vocab, "er")};
+    const int sie[2] = {vocab_lookup(&m->tgt_vocab, "Sie"), vocab_lookup(&m->tgt_vocab, "sie")};
+    const int pronouns[2] = {he, she};
+    const int n0 = p->n;
+    size_t n_ids = p->n ? p->off[p->n - 1] + (size_t)(p->src_len[p->n - 1] + p->tgt_len[p->n - 1]) : 0;
+    size_t ids_cap = n_ids, pair_cap = (size_t)p->n;
+    Rng rng;
+    rng_seed(&rng, (uint32_t)(seed * 2246822519u) ^ 0x6e616d65u); /* "name" */
+    for (int i = 0; i < n0; i++) {
+        const int *ids = p->ids + p->off[i];
+        const int ns = p->src_len[i], nt = p->tgt_len[i];
+        const int js = only_position(ids, ns, pronouns, 2);
+        if (js < 0)
+            continue;
+        const int jt = only_position(ids + ns, nt, ids[js] == he ? er : sie, 2);
+        /* One draw per candidate pair, so the choice depends on the seed only. */
+        if (jt < 0 || rng_uniform(&rng, 0.0f, 1.0f) >= fraction)
+            continue;
+        int rc = grow((void **)&p->ids, &ids_cap, n_ids + (size_t)(ns + nt), sizeof(int));
+        if (rc == TT_OK && (size_t)p->n == pair_cap)
+            rc = pairs_reserve(p, pair_cap = pair_cap * 2 + 16, 0);
+        if (rc != TT_OK)
+            return rc;
+        ids = p->ids + p->off[i]; /* ids may have moved */
+        memcpy(p->ids + n_ids, ids, sizeof(int) * (size_t)(ns + nt));
+        p->ids[n_ids + (size_t)js] = VOCAB_UNK;
+        p->ids[n_ids + (size_t)ns + (size_t)jt] = VOCAB_UNK;
+        p->off[p->n] = n_ids;
+        p->src_len[p->n] = ns;
+        p->tgt_len[p->n] = nt;
+        p->n++;
+        n_ids += (size_t)(ns + nt);
+    }
+    return TT_OK;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -490,6 +557,7 @@ static int start_new(Run *r, char *err, size_t errlen)
         {"train_warmup", 'd', o->warmup, NULL},
         {"train_label_smoothing", 'g', o->label_smoothing, NULL},
         {"train_dropout", 'g', o->dropout, NULL},
+        {"train_name_augment", 'g', o->name_augment, NULL},
         {"train_weight_decay", 'g', o->weight_decay, NULL},
         {"train_clip", 'g', o->clip, NULL},
         {"train_seed", 'd', (double)o->seed, NULL},
@@ -589,6 +657,8 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     int rc = o->resume ? start_resume(r, err, errlen) : start_new(r, err, errlen);
     if (rc == TT_OK)
         rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, err, errlen);
+    if (rc == TT_OK && (rc = pairs_augment_names(&r->train, &r->m, o->name_augment, o->seed)) != TT_OK)
+        snprintf(err, errlen, "%s", status_message(rc));
     if (rc == TT_OK && o->valid_path)
         rc = pairs_load(&r->valid, o->valid_path, &r->m, 1, o->skip_bad_lines, err, errlen);
     if (rc == TT_OK && r->train.n == 0) {

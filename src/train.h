@@ -38,6 +38,7 @@ typedef struct {
     int warmup;               /* linear warm-up steps; then cosine decay to lr/10 */
     float label_smoothing;    /* 0..1 */
     float dropout;            /* 0..<1, see trainer.h */
+    float name_augment;       /* 0..1: fraction of he/she pairs added with <unk> (train.c) */
     float weight_decay;       /* AdamW */
     float clip;               /* gradient-norm clipping threshold; 0 for none */
     uint64_t seed;
