@@ -157,7 +157,7 @@ demo: $(BIN)
 	  echo '$$ toytrans translate "This is an example" "this is an example" ...'; \
 	  ./$(BIN) translate "This is an example" "this is an example" \
 	    "The old man sees a red car." "Is the dog very big?" "We do not need apples." \
-	    "My friend writes a letter" || exit $$?; \
+	    "My friend writes a letter" "Anna sees the dog" || exit $$?; \
 	  echo; echo '$$ toytrans translate --prefix "Das ist ein" --scores "This is an example"'; \
 	  ./$(BIN) translate --prefix "Das ist ein" --scores "This is an example" || exit $$?; \
 	  echo; echo '(more: toytrans trace, toytrans translate --json, toytrans help)'; \
