@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
+#include <fcntl.h>
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -127,4 +129,54 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
     }
     free(line);
     return first;
+}
+
+int cli_write_file(const char *cmd, const char *path, CliWriteFn write, const void *ctx)
+{
+    const size_t n = strlen(path) + 5;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        fprintf(stderr, "toytrans %s: %s\n", cmd, status_message(TT_ENOMEM));
+        return TT_EXIT_IO;
+    }
+    snprintf(tmp, n, "%s.tmp", path);
+    /* O_NOFOLLOW: a symbolic link planted at the temporary name is not written through. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    const char *where = path, *failed = NULL;
+    int rc, saved = 0;
+    if (!f) {
+        saved = errno;
+        if (fd >= 0)
+            close(fd);
+        where = tmp;
+        failed = "cannot create";
+        rc = TT_EIO;
+    } else {
+        rc = write(f, ctx);
+        if (rc == TT_EIO)
+            saved = errno;
+        if (rc == TT_OK && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
+            saved = errno;
+            rc = TT_EIO;
+        }
+        if (fclose(f) != 0 && rc == TT_OK) {
+            saved = errno;
+            rc = TT_EIO;
+        }
+        if (rc == TT_OK && rename(tmp, path) != 0) {
+            saved = errno;
+            failed = "cannot move the new file into place";
+            rc = TT_EIO;
+        }
+        if (rc != TT_OK)
+            remove(tmp);
+    }
+    if (rc == TT_EIO)
+        fprintf(stderr, "toytrans %s: %s: %s: %s\n", cmd, where, failed ? failed : "cannot write",
+                saved ? strerror(saved) : "write error");
+    else if (rc != TT_OK)
+        fprintf(stderr, "toytrans %s: %s: %s\n", cmd, path, status_message(rc));
+    free(tmp);
+    return status_exit_code(rc);
 }

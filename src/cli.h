@@ -10,6 +10,7 @@
 #define TOYTRANS_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define TOYTRANS_VERSION "0.1.0"
@@ -55,6 +56,13 @@ typedef int (*CliInputFn)(const char *text, size_t len, long line_no, void *ctx)
  * flushing stdout after each. A failing text never stops the others. Returns 0, or the
  * first non-zero exit code fn returned (TT_EXIT_IO if standard input failed). */
 int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx);
+
+/* Writes a file's bytes with write(f, ctx) (returning TT_OK or a TT_E* code) into
+ * path.tmp — opened without following a planted symbolic link — flushes and syncs it,
+ * and renames it over path only when every byte is written, so a reader never sees half
+ * a file. Reports failures as "toytrans CMD: …" on stderr; returns an exit code. */
+typedef int (*CliWriteFn)(FILE *f, const void *ctx);
+int cli_write_file(const char *cmd, const char *path, CliWriteFn write, const void *ctx);
 
 /* The subcommands. */
 int cli_trace(int argc, char **argv);

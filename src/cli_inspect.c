@@ -13,8 +13,6 @@
 #include "status.h"
 #include "translator.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -300,56 +298,9 @@ static int inspect_render(FILE *f, const InspectFile *w)
     return inspect_write_svg(f, w->r, w->text, w->len, last, (int)w->run->o->head);
 }
 
-/* Writes one file through path.tmp, renamed over path only when every byte is written
- * (as `toytrans plot` does). Returns an exit code; messages on stderr. */
-static int inspect_write_file(const char *path, const InspectFile *w)
+static int inspect_render_cb(FILE *f, const void *ctx)
 {
-    const size_t n = strlen(path) + 5;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        fprintf(stderr, "toytrans inspect: %s\n", status_message(TT_ENOMEM));
-        return TT_EXIT_IO;
-    }
-    snprintf(tmp, n, "%s.tmp", path);
-    /* O_NOFOLLOW: a symbolic link planted at the temporary name is not written through. */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    const char *where = path, *failed = NULL;
-    int rc, saved = 0;
-    if (!f) {
-        saved = errno;
-        if (fd >= 0)
-            close(fd);
-        where = tmp;
-        failed = "cannot create";
-        rc = TT_EIO;
-    } else {
-        rc = inspect_render(f, w);
-        if (rc == TT_EIO)
-            saved = errno;
-        if (rc == TT_OK && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
-            saved = errno;
-            rc = TT_EIO;
-        }
-        if (fclose(f) != 0 && rc == TT_OK) {
-            saved = errno;
-            rc = TT_EIO;
-        }
-        if (rc == TT_OK && rename(tmp, path) != 0) {
-            saved = errno;
-            failed = "cannot move the new file into place";
-            rc = TT_EIO;
-        }
-        if (rc != TT_OK)
-            remove(tmp);
-    }
-    if (rc == TT_EIO)
-        fprintf(stderr, "toytrans inspect: %s: %s: %s\n", where, failed ? failed : "cannot write",
-                saved ? strerror(saved) : "write error");
-    else if (rc != TT_OK)
-        fprintf(stderr, "toytrans inspect: %s: %s\n", path, status_message(rc));
-    free(tmp);
-    return status_exit_code(rc);
+    return inspect_render(f, ctx);
 }
 
 /* The --svg and --html files of one sentence. */
@@ -363,10 +314,10 @@ static int inspect_files(const InspectRun *run, const TranslatorResult *r, const
     InspectFile w = {.run = run, .r = r, .text = text, .len = len};
     int code = TT_EXIT_OK;
     if (run->o->svg_path)
-        code = inspect_write_file(run->o->svg_path, &w);
+        code = cli_write_file("inspect", run->o->svg_path, inspect_render_cb, &w);
     w.html = 1;
     if (code == TT_EXIT_OK && run->o->html_path)
-        code = inspect_write_file(run->o->html_path, &w);
+        code = cli_write_file("inspect", run->o->html_path, inspect_render_cb, &w);
     return code;
 }
 

@@ -15,13 +15,10 @@
 #include "store.h"
 #include "vocab.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 
 static void plot_usage(FILE *out)
@@ -86,62 +83,36 @@ static void plot_title(char *buf, size_t size, const char *path, const ModelConf
 }
 
 /* Writes the picture to path through path.tmp. Returns an exit code; messages on stderr. */
+/* The plot's arguments, for cli_write_file. */
+typedef struct {
+    const TrainLogRow *steps;
+    int n_steps;
+    const ValidLogRow *epochs;
+    int n_epochs;
+    const char *title;
+    int width, height;
+} PlotArgs;
+
+static int plot_write(FILE *f, const void *ctx)
+{
+    const PlotArgs *a = ctx;
+    return plot_loss_svg(f, a->steps, a->n_steps, a->epochs, a->n_epochs, a->title, a->width,
+                         a->height);
+}
+
+/* Writes the SVG to path ("-": standard output). Returns an exit code. */
 static int write_svg_file(const char *path, const TrainLogRow *steps, int n_steps,
                           const ValidLogRow *epochs, int n_epochs, const char *title, int width,
                           int height)
 {
+    const PlotArgs a = {steps, n_steps, epochs, n_epochs, title, width, height};
     if (strcmp(path, "-") == 0) {
-        int rc = plot_loss_svg(stdout, steps, n_steps, epochs, n_epochs, title, width, height);
+        int rc = plot_write(stdout, &a);
         if (rc != TT_OK)
             fprintf(stderr, "toytrans plot: standard output: %s\n", status_message(rc));
         return status_exit_code(rc);
     }
-    const size_t n = strlen(path) + 5;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        fprintf(stderr, "toytrans plot: %s\n", status_message(TT_ENOMEM));
-        return TT_EXIT_IO;
-    }
-    snprintf(tmp, n, "%s.tmp", path);
-    /* O_NOFOLLOW: a symbolic link planted at the temporary name is not written through. */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    const char *where = path, *failed = NULL;
-    int rc, saved = 0;
-    if (!f) {
-        saved = errno;
-        if (fd >= 0)
-            close(fd);
-        where = tmp;
-        failed = "cannot create";
-        rc = TT_EIO;
-    } else {
-        rc = plot_loss_svg(f, steps, n_steps, epochs, n_epochs, title, width, height);
-        if (rc == TT_EIO)
-            saved = errno;
-        if (rc == TT_OK && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
-            saved = errno;
-            rc = TT_EIO;
-        }
-        if (fclose(f) != 0 && rc == TT_OK) {
-            saved = errno;
-            rc = TT_EIO;
-        }
-        if (rc == TT_OK && rename(tmp, path) != 0) {
-            saved = errno;
-            failed = "cannot move the new file into place";
-            rc = TT_EIO;
-        }
-        if (rc != TT_OK)
-            remove(tmp);
-    }
-    if (rc == TT_EIO)
-        fprintf(stderr, "toytrans plot: %s: %s: %s\n", where, failed ? failed : "cannot write",
-                saved ? strerror(saved) : "write error");
-    else if (rc != TT_OK)
-        fprintf(stderr, "toytrans plot: %s: %s\n", path, status_message(rc));
-    free(tmp);
-    return status_exit_code(rc);
+    return cli_write_file("plot", path, plot_write, &a);
 }
 
 int cli_plot(int argc, char **argv)
