@@ -6,6 +6,8 @@
  */
 #include "cli.h"
 
+#include "config.h"
+#include "heatmap.h"
 #include "status.h"
 
 #include <ctype.h>
@@ -59,6 +61,27 @@ int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, 
     if (errno == ERANGE || v < min || v > max)
         return cli_usage_error(cmd, "%s: %s is out of range (%ld to %ld)", opt, arg, min, max);
     *out = v;
+    return 0;
+}
+
+int cli_parse_head(const char *cmd, const char *arg, long *out)
+{
+    if (strcmp(arg, "mean") == 0) {
+        *out = HEATMAP_HEAD_MEAN;
+        return 0;
+    }
+    return cli_parse_long(cmd, "--head", arg, 0, CONFIG_MAX_D_MODEL - 1, out);
+}
+
+int cli_check_layer_head(const char *cmd, long layer, long head, int n_decoder_layers,
+                         int n_heads)
+{
+    if (layer >= n_decoder_layers)
+        return cli_usage_error(cmd, "--layer: %ld is out of range: the decoder has %d layers "
+                               "(0..%d)", layer, n_decoder_layers, n_decoder_layers - 1);
+    if (head >= n_heads)
+        return cli_usage_error(cmd, "--head: %ld is out of range: the model has %d heads "
+                               "(0..%d)", head, n_heads, n_heads - 1);
     return 0;
 }
 

@@ -57,6 +57,15 @@ typedef int (*CliInputFn)(const char *text, size_t len, long line_no, void *ctx)
  * first non-zero exit code fn returned (TT_EXIT_IO if standard input failed). */
 int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx);
 
+/* --head H|mean, shared by translate and inspect: "mean" is HEATMAP_HEAD_MEAN, else a
+ * whole number checked like cli_parse_long. Returns 0 or TT_EXIT_USAGE. */
+int cli_parse_head(const char *cmd, const char *arg, long *out);
+
+/* Checks a decoder --layer (or -1 for none given) and --head against the model's
+ * configuration; returns 0 or TT_EXIT_USAGE with a message naming the valid range. */
+int cli_check_layer_head(const char *cmd, long layer, long head, int n_decoder_layers,
+                         int n_heads);
+
 /* Writes a file's bytes with write(f, ctx) (returning TT_OK or a TT_E* code) into
  * path.tmp — opened without following a planted symbolic link — flushes and syncs it,
  * and renames it over path only when every byte is written, so a reader never sees half

@@ -111,10 +111,7 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
                 return rc;
             break;
         case O_HEAD:
-            if (strcmp(optarg, "mean") == 0)
-                o->head = HEATMAP_HEAD_MEAN;
-            else if ((rc = cli_parse_long("inspect", "--head", optarg, 0, CONFIG_MAX_D_MODEL - 1,
-                                          &o->head)))
+            if ((rc = cli_parse_head("inspect", optarg, &o->head)))
                 return rc;
             break;
         case O_SELF:
@@ -148,18 +145,15 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
 /* The options the model can serve: a layer every shown stack has, a head it has. */
 static int inspect_check_model(const InspectOptions *o, const ModelConfig *c)
 {
-    if (o->layer >= c->n_decoder_layers)
-        return cli_usage_error("inspect", "--layer: %ld is out of range: the decoder has %d "
-                               "layers (0..%d)", o->layer, c->n_decoder_layers,
-                               c->n_decoder_layers - 1);
-    if (o->encoder && o->layer >= c->n_encoder_layers)
-        return cli_usage_error("inspect", "--layer: %ld is out of range: the encoder has %d "
-                               "layers (0..%d)", o->layer, c->n_encoder_layers,
-                               c->n_encoder_layers - 1);
-    if (o->head >= c->n_heads)
-        return cli_usage_error("inspect", "--head: %ld is out of range: the model has %d "
-                               "heads (0..%d)", o->head, c->n_heads, c->n_heads - 1);
-    return 0;
+    /* The decoder's layer first, then the encoder's, then the head (-1: not checked). */
+    int rc = cli_check_layer_head("inspect", o->layer, -1, c->n_decoder_layers, c->n_heads);
+    if (rc == 0 && o->encoder && o->layer >= c->n_encoder_layers)
+        rc = cli_usage_error("inspect", "--layer: %ld is out of range: the encoder has %d "
+                             "layers (0..%d)", o->layer, c->n_encoder_layers,
+                             c->n_encoder_layers - 1);
+    if (rc == 0)
+        rc = cli_check_layer_head("inspect", -1, o->head, c->n_decoder_layers, c->n_heads);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -147,10 +147,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
                 return rc;
             break;
         case O_HEAD:
-            if (strcmp(optarg, "mean") == 0)
-                o->head = HEATMAP_HEAD_MEAN;
-            else if ((rc = cli_parse_long("translate", "--head", optarg, 0, CONFIG_MAX_D_MODEL - 1,
-                                          &o->head)))
+            if ((rc = cli_parse_head("translate", optarg, &o->head)))
                 return rc;
             break;
         case 'h':
@@ -170,14 +167,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
 /* --layer and --head against the model; returns 0 or TT_EXIT_USAGE. */
 static int translate_check_model(const TranslateOptions *o, const ModelConfig *c)
 {
-    if (o->layer >= c->n_decoder_layers)
-        return cli_usage_error("translate", "--layer: %ld is out of range: the decoder has %d "
-                               "layers (0..%d)", o->layer, c->n_decoder_layers,
-                               c->n_decoder_layers - 1);
-    if (o->head >= c->n_heads)
-        return cli_usage_error("translate", "--head: %ld is out of range: the model has %d "
-                               "heads (0..%d)", o->head, c->n_heads, c->n_heads - 1);
-    return 0;
+    return cli_check_layer_head("translate", o->layer, o->head, c->n_decoder_layers, c->n_heads);
 }
 
 /* ---------------------------------------------------------------------------------------
