@@ -671,7 +671,9 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     if (rc == TT_OK) {
         r->m1 = calloc(n, sizeof(float));
         r->m2 = calloc(n, sizeof(float));
-        r->log_cap = o->checkpoint_every > 0 ? o->checkpoint_every + r->batches.n_batches + 1 : 1;
+        /* Rows wait for the next checkpoint: at most checkpoint_every steps, or an epoch's
+         * batches when only epochs end in a checkpoint (checkpoint_every 0). */
+        r->log_cap = (o->checkpoint_every > 0 ? o->checkpoint_every : 0) + r->batches.n_batches + 1;
         r->log = malloc(sizeof(TrainLogRow) * (size_t)r->log_cap);
         if (!r->m1 || !r->m2 || !r->log)
             rc = TT_ENOMEM;

@@ -47,7 +47,8 @@ typedef struct {
     int force;                /* replace out_path for a new run */
     int skip_bad_lines;       /* malformed corpus lines: report and skip (else stop) */
     long stop_after;          /* stop (with a checkpoint) after this many steps; 0: no */
-    int checkpoint_every;     /* steps between checkpoints (and at every epoch's end) */
+    int checkpoint_every;     /* steps between checkpoints (and at every epoch's end); 0:
+                                 only at epochs' ends and when stopping */
     int validate_exact;       /* decode the validation set greedily for exact match */
 } TrainOptions;
 
