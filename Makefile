@@ -32,7 +32,7 @@ TEST_LIBS   = $(shell pkg-config --libs $(TESTPKGS))
 
 FLAVOUR ?= release
 B        = build/$(FLAVOUR)
-ALL_CFLAGS = $(WARN) $(DEFS) $(CFLAGS) $(EXTRA_CFLAGS) -Isrc $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS = $(WARN) $(DEFS) $(CFLAGS) $(OBJ_CFLAGS) $(EXTRA_CFLAGS) -Isrc $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS) -pthread
 
 # The library: every module but the command-line front end.
@@ -136,6 +136,11 @@ deps:
 	  fi; \
 	fi
 
+# The kernels are the hot loops: optimised further, and allowed to fuse a multiply and
+# an add into one instruction (see src/kernel.c for what that means for determinism).
+KERNEL_CFLAGS = -O3 -ffp-contract=fast
+$(B)/obj/kernel.o: OBJ_CFLAGS = $(KERNEL_CFLAGS)
+
 $(B)/obj/%.o: src/%.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
@@ -146,6 +151,12 @@ $(B)/libtoytrans.a: $(LIB_OBJ)
 
 $(BIN): $(CLI_OBJ) $(B)/libtoytrans.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# The benchmark driver (bench/bench.c), built against the library like the tests.
+BENCH = $(B)/bench/toytrans-bench
+$(BENCH): bench/bench.c $(B)/libtoytrans.a | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libtoytrans.a $(PKG_LIBS) -lm
 
 $(B)/tests/%: tests/%.c $(B)/libtoytrans.a | deps
 	@mkdir -p $(@D)

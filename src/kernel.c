@@ -1,10 +1,30 @@
 /*
- * kernel.c — plain, cache-friendly reference kernels.
+ * kernel.c — the numerical kernels, register-blocked and vectorised.
  *
- * The loop orders are chosen so that the innermost loop walks contiguous memory:
- * i-k-j for a·b (b's rows are streamed), and a dot product over K for a·bᵀ (both
- * operands' rows are contiguous). Sums accumulate in float in a fixed order, so the
- * same inputs give bit-identical outputs on every run.
+ * Every matrix product here is one loop nest, the tile: a block of up to TILE_ROWS rows
+ * by TILE_COLS columns of the output is held in vector registers while the shared
+ * dimension streams past, each step adding one broadcast element of the left operand
+ * times one contiguous row segment of the right operand. The tile never goes back to
+ * memory inside the K loop, so the loop is bound by the multiply-add units rather than by
+ * loads and stores. The three products the model needs map onto the tile as follows:
+ *
+ *   a · b        right operand rows are b's rows: used as they are;
+ *   a · bᵀ       a Linear layer (weight stored [out, in]): each block of TILE_COLS weight
+ *                rows is first copied transposed into a small panel on the stack;
+ *   dyᵀ · x      the weight gradient: the "left operand" is dy read down its columns,
+ *                which the tile allows by taking a row and a column stride.
+ *
+ * Vectors are GCC/Clang vector extensions of TILE_COLS floats, so the same source
+ * compiles to whatever the target has. On x86-64 with GCC or Clang, each kernel is built
+ * three times (target_clones: AVX-512, AVX2+FMA, and baseline SSE2) and the dynamic
+ * loader picks the best one the CPU supports when the program starts — one binary for
+ * every x86-64 machine. kernel.c is compiled with -ffp-contract=fast (see the Makefile),
+ * so a multiply followed by an add becomes one fused multiply-add where the CPU has one.
+ *
+ * Determinism: sums accumulate in a fixed order that does not depend on the data or on
+ * threads, so the same inputs give bit-identical outputs on every run on one machine.
+ * Across machines, results may differ in the last bits (fused or separate multiply-add);
+ * every test compares with a tolerance, never bit for bit across builds.
  */
 #include "kernel.h"
 
@@ -13,26 +33,166 @@
 #include <stddef.h>
 #include <string.h>
 
-void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int N)
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(TOYTRANS_NO_CLONES)
+#if __has_attribute(target_clones)
+#define KERNEL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define KERNEL_HAS_CLONES 1
+#endif
+#endif
+#ifndef KERNEL_CLONES
+#define KERNEL_CLONES
+#endif
+
+const char *kernel_variant(void)
 {
-    assert(out && a && b && M > 0 && K > 0 && N > 0);
-    for (int i = 0; i < M; i++) {
-        float *o = out + (size_t)i * N;
-        memset(o, 0, sizeof(float) * (size_t)N);
-        const float *ai = a + (size_t)i * K;
-        for (int k = 0; k < K; k++) {
-            const float aik = ai[k];
-            const float *bk = b + (size_t)k * N;
-            for (int j = 0; j < N; j++)
-                o[j] += aik * bk[j];
+#ifdef KERNEL_HAS_CLONES
+    /* The loader's choice, by the same features the arch levels require. */
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+        return "x86-64-v4 (AVX-512)";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return "x86-64-v3 (AVX2, FMA)";
+    return "x86-64 (SSE2)";
+#else
+    return "portable";
+#endif
+}
+
+/* A tile is TILE_ROWS vectors of TILE_COLS floats: six independent chains of
+ * multiply-adds, enough to keep two fused multiply-add units busy through most of their
+ * latency, and with AVX2 (two registers per vector) still 12 of the 16 registers. */
+#define TILE_ROWS 6
+#define TILE_COLS 16
+/* Shared-dimension chunk of a packed a · bᵀ panel: 256 × 16 floats = 16 KiB of stack. */
+#define PANEL_K 256
+/* kernel_matmul_nt packs a panel only for this many rows of a or more (measured with
+ * `make bench`: below it, the copy costs more than the dot products' lane sums). */
+#define NT_PANEL_MIN_ROWS 32
+
+typedef float vfloat __attribute__((vector_size(TILE_COLS * sizeof(float))));
+
+/* Unaligned vector load and store; the memcpy compiles to a single move instruction. */
+#define VLOAD(v, p) memcpy(&(v), (p), sizeof(vfloat))
+#define VSTORE(p, v) memcpy((p), &(v), sizeof(vfloat))
+
+/* A tile's operands. Element (r, k) of the left operand is a[r*a_rs + k*a_cs]; row k of
+ * the right operand is b + k*ldb, with TILE_COLS readable floats (the caller pads
+ * narrower blocks); the output rows are c + r*ldc, of which cols are written. */
+typedef struct {
+    float *c;
+    int ldc;
+    const float *a;
+    int a_rs, a_cs;
+    const float *b;
+    int ldb;
+} Tile;
+
+/* The TILE_ROWS × TILE_COLS tile: c = (accumulate ? c : init) + Σ_k a(r,k) · b(k,·).
+ * init is a row of TILE_COLS values (a bias) or NULL for zero. Written for a constant
+ * row count so that each instance keeps its accumulators in registers. */
+static inline __attribute__((always_inline)) void tile_run(const Tile *t, int rows, int cols,
+                                                            int K, int accumulate,
+                                                            const float *init)
+{
+    vfloat acc[TILE_ROWS];
+    for (int r = 0; r < rows; r++) {
+        float buf[TILE_COLS] = {0};
+        if (accumulate)
+            memcpy(buf, t->c + (size_t)r * t->ldc, sizeof(float) * (size_t)cols);
+        else if (init)
+            memcpy(buf, init, sizeof(float) * (size_t)cols);
+        VLOAD(acc[r], buf);
+    }
+    const float *a = t->a, *b = t->b;
+    for (int k = 0; k < K; k++) {
+        vfloat bk;
+        VLOAD(bk, b);
+        for (int r = 0; r < rows; r++)
+            acc[r] += a[(size_t)r * t->a_rs] * bk;
+        a += t->a_cs;
+        b += t->ldb;
+    }
+    for (int r = 0; r < rows; r++) {
+        if (cols == TILE_COLS) {
+            VSTORE(t->c + (size_t)r * t->ldc, acc[r]);
+        } else {
+            float buf[TILE_COLS];
+            VSTORE(buf, acc[r]);
+            memcpy(t->c + (size_t)r * t->ldc, buf, sizeof(float) * (size_t)cols);
         }
     }
 }
 
+/* Tiles of `rows` rows while they fit; returns the first row left. Called with constant
+ * row counts, so that each call's tile is compiled for its size. */
+static inline __attribute__((always_inline)) int tile_rows(Tile *t, int i, int M, int rows,
+                                                           int cols, int K, int accumulate,
+                                                           const float *init)
+{
+    for (; i + rows <= M; i += rows) {
+        tile_run(t, rows, cols, K, accumulate, init);
+        t->c += (size_t)rows * t->ldc;
+        t->a += (size_t)rows * t->a_rs;
+    }
+    return i;
+}
+
+/* All rows of one column block: full tiles of TILE_ROWS, then what is left in tiles of
+ * 4, 2 and 1 rows (a sentence of 10 tokens is 6 + 4 rows, not 6 + 1 + 1 + 1 + 1). */
+static inline __attribute__((always_inline)) void tile_column(Tile t, int M, int cols, int K,
+                                                               int accumulate, const float *init)
+{
+    int i = tile_rows(&t, 0, M, TILE_ROWS, cols, K, accumulate, init);
+    i = tile_rows(&t, i, M, 4, cols, K, accumulate, init);
+    i = tile_rows(&t, i, M, 2, cols, K, accumulate, init);
+    tile_rows(&t, i, M, 1, cols, K, accumulate, init);
+}
+
+/* Rows of b narrower than a tile are copied into a zero-padded strip, so the tile can
+ * always load TILE_COLS floats. strip holds K × TILE_COLS floats. */
+static const float *padded_rows(float *strip, const float *b, int ldb, int K, int cols)
+{
+    for (int k = 0; k < K; k++) {
+        memset(strip + (size_t)k * TILE_COLS, 0, sizeof(float) * TILE_COLS);
+        memcpy(strip + (size_t)k * TILE_COLS, b + (size_t)k * ldb, sizeof(float) * (size_t)cols);
+    }
+    return strip;
+}
+
+/* c (M, N) (+)= a · b, with a(i,k) at a[i*a_rs + k*a_cs] and b (K, N) row-major. */
+static inline __attribute__((always_inline)) void gemm_nn(float *c, const float *a, int a_rs,
+                                                          int a_cs, const float *b, int M,
+                                                          int K, int N, int accumulate)
+{
+    float strip[PANEL_K * TILE_COLS];
+    for (int j = 0; j < N; j += TILE_COLS) {
+        const int cols = N - j < TILE_COLS ? N - j : TILE_COLS;
+        for (int k0 = 0; k0 < K; k0 += PANEL_K) {
+            const int kc = K - k0 < PANEL_K ? K - k0 : PANEL_K;
+            const float *bj = b + (size_t)k0 * N + j;
+            int ldb = N;
+            if (cols < TILE_COLS) {
+                bj = padded_rows(strip, bj, N, kc, cols);
+                ldb = TILE_COLS;
+            }
+            Tile t = {c + j, N, a + (size_t)k0 * a_cs, a_rs, a_cs, bj, ldb};
+            tile_column(t, M, cols, kc, accumulate || k0 > 0, NULL);
+        }
+    }
+}
+
+KERNEL_CLONES
+void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int N)
+{
+    assert(out && a && b && M > 0 && K > 0 && N > 0);
+    gemm_nn(out, a, K, 1, b, M, K, N, 0);
+}
+
 /* Eight partial sums, added in a fixed order at the end: the compiler keeps them in one
  * vector register (a single running sum could not be vectorised without reassociating
- * float additions, which -std=c11 rightly forbids), and the result is the same bits on
- * every machine and at every vector width. */
+ * float additions, which the compiler rightly does not do on its own). */
+KERNEL_CLONES
 float kernel_dot(const float *a, const float *b, int n)
 {
     float acc[8] = {0};
@@ -46,16 +206,101 @@ float kernel_dot(const float *a, const float *b, int n)
     return s;
 }
 
+/* Sixteen vectors in, one out: lane j of *sums is the sum of v[j]'s lanes. Four
+ * rounds, each adding the two halves of every vector and packing two vectors' halves
+ * into one, so 16 sums take 15 additions (a lane-by-lane sum would take 240). */
+#define SHUF(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+static inline __attribute__((always_inline)) void lane_sums16(vfloat *sums, const vfloat *v)
+{
+    vfloat h8[8], h4[4], h2[2];
+    for (int p = 0; p < 8; p++)
+        h8[p] = SHUF(v[2 * p], v[2 * p + 1], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+                SHUF(v[2 * p], v[2 * p + 1], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    for (int p = 0; p < 4; p++)
+        h4[p] = SHUF(h8[2 * p], h8[2 * p + 1], 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
+                SHUF(h8[2 * p], h8[2 * p + 1], 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+    for (int p = 0; p < 2; p++)
+        h2[p] = SHUF(h4[2 * p], h4[2 * p + 1], 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29) +
+                SHUF(h4[2 * p], h4[2 * p + 1], 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
+    *sums = SHUF(h2[0], h2[1], 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30) +
+           SHUF(h2[0], h2[1], 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+}
+
+/* a · bᵀ + bias as dot products: for each row of a, TILE_COLS rows of b at a time, one
+ * vector of partial sums per output over the whole of K, then lane_sums16 turns the
+ * TILE_COLS vectors into TILE_COLS outputs. Needs K a multiple of TILE_COLS. */
+static inline __attribute__((always_inline)) void matmul_nt_dots(float *out, const float *a,
+                                                                 const float *b,
+                                                                 const float *bias, int M,
+                                                                 int K, int N)
+{
+    for (int j = 0; j < N; j += TILE_COLS) {
+        const int cols = N - j < TILE_COLS ? N - j : TILE_COLS;
+        const float *bj = b + (size_t)j * K;
+        float init[TILE_COLS] = {0};
+        if (bias)
+            memcpy(init, bias + j, sizeof(float) * (size_t)cols);
+        vfloat bv0;
+        VLOAD(bv0, init);
+        for (int i = 0; i < M; i++) {
+            const float *ai = a + (size_t)i * K;
+            vfloat acc[TILE_COLS] = {0};
+            for (int k = 0; k < K; k += TILE_COLS) {
+                vfloat av;
+                VLOAD(av, ai + k);
+                for (int r = 0; r < cols; r++) {
+                    vfloat bv;
+                    VLOAD(bv, bj + (size_t)r * K + k);
+                    acc[r] += av * bv;
+                }
+            }
+            vfloat sums;
+            lane_sums16(&sums, acc);
+            sums += bv0;
+            float *o = out + (size_t)i * N + j;
+            if (cols == TILE_COLS) {
+                VSTORE(o, sums);
+            } else {
+                float buf[TILE_COLS];
+                VSTORE(buf, sums);
+                memcpy(o, buf, sizeof(float) * (size_t)cols);
+            }
+        }
+    }
+}
+
+/* a · bᵀ + bias. With a few rows, dot products (matmul_nt_dots). With more, TILE_COLS
+ * rows of b at a time (TILE_COLS output columns) are copied transposed into a panel of
+ * at most PANEL_K × TILE_COLS, then every row of a runs against the panel as a tile: the
+ * copy costs N·K moves per call against M·N·K multiply-adds, and the tile needs no lane
+ * sums. */
+KERNEL_CLONES
 void kernel_matmul_nt(float *out, const float *a, const float *b, const float *bias,
                       int M, int K, int N)
 {
     assert(out && a && b && M > 0 && K > 0 && N > 0);
-    for (int i = 0; i < M; i++) {
-        const float *ai = a + (size_t)i * K;
-        float *o = out + (size_t)i * N;
-        for (int j = 0; j < N; j++) {
-            float s = kernel_dot(ai, b + (size_t)j * K, K);
-            o[j] = bias ? s + bias[j] : s;
+    if (M < NT_PANEL_MIN_ROWS && K % TILE_COLS == 0) {
+        matmul_nt_dots(out, a, b, bias, M, K, N);
+        return;
+    }
+    float panel[PANEL_K * TILE_COLS];
+    for (int j = 0; j < N; j += TILE_COLS) {
+        const int cols = N - j < TILE_COLS ? N - j : TILE_COLS;
+        float init[TILE_COLS] = {0};
+        if (bias)
+            memcpy(init, bias + j, sizeof(float) * (size_t)cols);
+        for (int k0 = 0; k0 < K; k0 += PANEL_K) {
+            const int kc = K - k0 < PANEL_K ? K - k0 : PANEL_K;
+            for (int k = 0; k < kc; k++) {
+                float *p = panel + (size_t)k * TILE_COLS;
+                int jj = 0;
+                for (; jj < cols; jj++)
+                    p[jj] = b[(size_t)(j + jj) * K + k0 + k];
+                for (; jj < TILE_COLS; jj++)
+                    p[jj] = 0.0f;
+            }
+            Tile t = {out + j, N, a + k0, K, 1, panel, TILE_COLS};
+            tile_column(t, M, cols, kc, k0 > 0, init);
         }
     }
 }
@@ -93,27 +338,20 @@ void kernel_softmax_rows(float *x, int rows, int cols)
     }
 }
 
+/* The three accumulations of y = x · wᵀ + b's backward pass, each one gemm:
+ *   dx (M, K) += dy (M, N) · w (N, K)            w's rows used as they are;
+ *   dw (N, K) += dyᵀ (N, M) · x (M, K)           dy read down its columns;
+ *   db (N)    += Σ_i dy(i, ·). */
+KERNEL_CLONES
 void kernel_matmul_nt_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
                                const float *w, int M, int K, int N)
 {
     assert(dw && dy && x && w && M > 0 && K > 0 && N > 0);
-    for (int i = 0; i < M; i++) {
-        const float *dyi = dy + (size_t)i * N, *xi = x + (size_t)i * K;
-        float *dxi = dx ? dx + (size_t)i * K : NULL;
-        for (int j = 0; j < N; j++) {
-            const float g = dyi[j];
-            if (g == 0.0f)
-                continue;
-            const float *wj = w + (size_t)j * K;
-            float *dwj = dw + (size_t)j * K;
-            if (dxi)
-                for (int k = 0; k < K; k++)
-                    dxi[k] += g * wj[k];
-            for (int k = 0; k < K; k++)
-                dwj[k] += g * xi[k];
-        }
-        if (db)
+    if (dx)
+        gemm_nn(dx, dy, N, 1, w, M, N, K, 1);
+    gemm_nn(dw, dy, 1, N, x, N, M, K, 1);
+    if (db)
+        for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++)
-                db[j] += dyi[j];
-    }
+                db[j] += dy[(size_t)i * N + j];
 }

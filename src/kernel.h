@@ -35,4 +35,8 @@ float kernel_dot(const float *a, const float *b, int n);
  * x (rows, cols). */
 void kernel_softmax_rows(float *x, int rows, int cols);
 
+/* Which build of the kernels this CPU runs: "x86-64-v4 (AVX-512)", "x86-64-v3 (AVX2, FMA)",
+ * "x86-64 (SSE2)" or "portable" — for benchmarks and bug reports. */
+const char *kernel_variant(void);
+
 #endif
