@@ -97,12 +97,18 @@ static inline __attribute__((always_inline)) void tile_run(const Tile *t, int ro
 {
     vfloat acc[TILE_ROWS];
     for (int r = 0; r < rows; r++) {
-        float buf[TILE_COLS] = {0};
-        if (accumulate)
-            memcpy(buf, t->c + (size_t)r * t->ldc, sizeof(float) * (size_t)cols);
-        else if (init)
-            memcpy(buf, init, sizeof(float) * (size_t)cols);
-        VLOAD(acc[r], buf);
+        if (cols == TILE_COLS && (accumulate || init)) {
+            VLOAD(acc[r], accumulate ? t->c + (size_t)r * t->ldc : init);
+        } else if (!accumulate && !init) {
+            acc[r] = (vfloat){0};
+        } else {
+            float buf[TILE_COLS] = {0};
+            if (accumulate)
+                memcpy(buf, t->c + (size_t)r * t->ldc, sizeof(float) * (size_t)cols);
+            else if (init)
+                memcpy(buf, init, sizeof(float) * (size_t)cols);
+            VLOAD(acc[r], buf);
+        }
     }
     const float *a = t->a, *b = t->b;
     for (int k = 0; k < K; k++) {
@@ -354,4 +360,31 @@ void kernel_matmul_nt_backward(float *dx, float *dw, float *db, const float *dy,
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++)
                 db[j] += dy[(size_t)i * N + j];
+}
+
+/* Written as selects, not branches: half the signs are negative and unpredictable, and
+ * the select vectorises. */
+KERNEL_CLONES
+void kernel_relu(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = x[i] < 0.0f ? 0.0f : x[i];
+}
+
+KERNEL_CLONES
+void kernel_relu_backward(float *dx, const float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dx[i] = y[i] <= 0.0f ? 0.0f : dx[i];
+}
+
+KERNEL_CLONES
+void kernel_adamw(float *x, const float *g, float *m, float *v, size_t n, float b1, float b2,
+                  float ic1, float ic2, float eps, float lr, float decay)
+{
+    for (size_t i = 0; i < n; i++) {
+        m[i] = b1 * m[i] + (1.0f - b1) * g[i];
+        v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+        x[i] -= lr * (m[i] * ic1 / (sqrtf(v[i] * ic2) + eps)) + lr * decay * x[i];
+    }
 }

@@ -10,6 +10,8 @@
 #ifndef TOYTRANS_KERNEL_H
 #define TOYTRANS_KERNEL_H
 
+#include <stddef.h>
+
 /* out = a · b.
  * out (M, N), a (M, K), b (K, N). */
 void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int N);
@@ -34,6 +36,19 @@ float kernel_dot(const float *a, const float *b, int n);
  * so that a diverged computation shows as NaN downstream.
  * x (rows, cols). */
 void kernel_softmax_rows(float *x, int rows, int cols);
+
+/* ReLU in place: x = max(x, 0), NaN kept. x (n). */
+void kernel_relu(float *x, size_t n);
+
+/* ReLU's backward pass: dx = 0 where the forward output y was not positive. dx, y (n). */
+void kernel_relu_backward(float *dx, const float *y, size_t n);
+
+/* One AdamW step for n parameters, in float (as PyTorch computes it):
+ *   m = b1·m + (1-b1)·g      v = b2·v + (1-b2)·g²
+ *   x -= lr · (m·ic1) / (sqrt(v·ic2) + eps) + lr · decay · x
+ * where ic1, ic2 are the inverse bias corrections 1/(1-b1^t), 1/(1-b2^t). */
+void kernel_adamw(float *x, const float *g, float *m, float *v, size_t n, float b1, float b2,
+                  float ic1, float ic2, float eps, float lr, float decay);
 
 /* Which build of the kernels this CPU runs: "x86-64-v4 (AVX-512)", "x86-64-v3 (AVX2, FMA)",
  * "x86-64 (SSE2)" or "portable" — for benchmarks and bug reports. */

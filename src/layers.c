@@ -83,9 +83,7 @@ void ffn_forward(float *out, float *hidden, const float *x, const float *w1, con
                  const float *w2, const float *b2, int N, int D, int F)
 {
     kernel_matmul_nt(hidden, x, w1, b1, N, D, F);
-    for (size_t i = 0; i < (size_t)N * F; i++)
-        if (hidden[i] < 0.0f)
-            hidden[i] = 0.0f;
+    kernel_relu(hidden, (size_t)N * F);
     kernel_matmul_nt(out, hidden, w2, b2, N, F, D);
 }
 
@@ -96,9 +94,7 @@ void ffn_backward(float *dx, float *dw1, float *db1, float *dw2, float *db2, flo
     memset(dhidden, 0, sizeof(float) * (size_t)N * F);
     kernel_matmul_nt_backward(dhidden, dw2, db2, dout, hidden, w2, N, F, D);
     /* relu: the gradient passes where the output was positive. */
-    for (size_t i = 0; i < (size_t)N * F; i++)
-        if (hidden[i] <= 0.0f)
-            dhidden[i] = 0.0f;
+    kernel_relu_backward(dhidden, hidden, (size_t)N * F);
     kernel_matmul_nt_backward(dx, dw1, db1, dhidden, x, w1, N, D, F);
 }
 

@@ -337,18 +337,15 @@ double sentence_loss(SentenceState *st, float *grads, const int *src, int n_src,
 void adamw_update(float *params, const float *grads, float *m, float *v, const ParamSpec *specs,
                   int n_specs, const AdamConfig *c, float lr, long step)
 {
-    const double bc1 = 1.0 - pow(c->beta1, (double)step), bc2 = 1.0 - pow(c->beta2, (double)step);
+    /* The bias corrections in double, once per step; the update itself in float, as
+     * PyTorch's AdamW computes it (kernel_adamw). */
+    const float ic1 = (float)(1.0 / (1.0 - pow(c->beta1, (double)step)));
+    const float ic2 = (float)(1.0 / (1.0 - pow(c->beta2, (double)step)));
     for (int s = 0; s < n_specs; s++) {
         const ParamSpec *p = &specs[s];
         const size_t n = (size_t)p->rows * (size_t)(p->cols ? p->cols : 1);
         const float decay = p->cols > 0 ? c->weight_decay : 0.0f;
-        float *x = params + p->offset, *mm = m + p->offset, *vv = v + p->offset;
-        const float *g = grads + p->offset;
-        for (size_t i = 0; i < n; i++) {
-            mm[i] = c->beta1 * mm[i] + (1.0f - c->beta1) * g[i];
-            vv[i] = c->beta2 * vv[i] + (1.0f - c->beta2) * g[i] * g[i];
-            const double mhat = mm[i] / bc1, vhat = vv[i] / bc2;
-            x[i] -= lr * (float)(mhat / (sqrt(vhat) + c->eps)) + lr * decay * x[i];
-        }
+        kernel_adamw(params + p->offset, grads + p->offset, m + p->offset, v + p->offset, n,
+                     c->beta1, c->beta2, ic1, ic2, c->eps, lr, decay);
     }
 }
