@@ -232,46 +232,91 @@ static inline __attribute__((always_inline)) void lane_sums16(vfloat *sums, cons
            SHUF(h2[0], h2[1], 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 }
 
-/* a · bᵀ + bias as dot products: for each row of a, TILE_COLS rows of b at a time, one
- * vector of partial sums per output over the whole of K, then lane_sums16 turns the
- * TILE_COLS vectors into TILE_COLS outputs. Needs K a multiple of TILE_COLS. */
+/* rows × (TILE_COLS / rows) dot products of length K (a multiple of TILE_COLS) at once:
+ * rows of a at a, lda apart, against consecutive rows of b, each pair with its own vector
+ * of partial sums, then lane_sums16: lane r·cols + c of *sums is row r of a times row c of
+ * b. Two rows of a share each load of b, which is what bounds this loop. */
+static inline __attribute__((always_inline)) void dots16(vfloat *sums, const float *a, int lda,
+                                                         const float *b, int K, int rows)
+{
+    const int cols = TILE_COLS / rows;
+    vfloat acc[TILE_COLS] = {0};
+    for (int k = 0; k < K; k += TILE_COLS) {
+        vfloat av[2];
+        for (int r = 0; r < rows; r++)
+            VLOAD(av[r], a + (size_t)r * lda + k);
+        for (int c = 0; c < cols; c++) {
+            vfloat bv;
+            VLOAD(bv, b + (size_t)c * K + k);
+            for (int r = 0; r < rows; r++)
+                acc[r * cols + c] += av[r] * bv;
+        }
+    }
+    lane_sums16(sums, acc);
+}
+
+/* One row of a against `cols` (at most TILE_COLS) consecutive rows of b: out[c] =
+ * a · b_c + bias[c]. Rows of b beyond cols are not read. */
+static inline __attribute__((always_inline)) void dots_block(float *out, const float *a,
+                                                             const float *b, const float *bias,
+                                                             int K, int cols)
+{
+    float buf[TILE_COLS] = {0};
+    if (bias)
+        memcpy(buf, bias, sizeof(float) * (size_t)cols);
+    vfloat sums, bv0;
+    VLOAD(bv0, buf);
+    if (cols == TILE_COLS) {
+        dots16(&sums, a, 0, b, K, 1);
+    } else {
+        vfloat acc[TILE_COLS] = {0};
+        for (int k = 0; k < K; k += TILE_COLS) {
+            vfloat av;
+            VLOAD(av, a + k);
+            for (int c = 0; c < cols; c++) {
+                vfloat bv;
+                VLOAD(bv, b + (size_t)c * K + k);
+                acc[c] += av * bv;
+            }
+        }
+        lane_sums16(&sums, acc);
+    }
+    sums += bv0;
+    VSTORE(buf, sums);
+    memcpy(out, buf, sizeof(float) * (size_t)cols);
+}
+
+/* a · bᵀ + bias as dot products (needs K a multiple of TILE_COLS): pairs of rows of a
+ * against TILE_COLS / 2 rows of b at a time when N allows, single rows for the rest.
+ * The block of b is the outer loop, so it stays in the L1 cache while every row of a
+ * passes (all of b would not fit: 64 KiB for the feed-forward layers). */
 static inline __attribute__((always_inline)) void matmul_nt_dots(float *out, const float *a,
                                                                  const float *b,
                                                                  const float *bias, int M,
                                                                  int K, int N)
 {
-    for (int j = 0; j < N; j += TILE_COLS) {
-        const int cols = N - j < TILE_COLS ? N - j : TILE_COLS;
+    enum { HALF = TILE_COLS / 2 };
+    const int paired = N % HALF == 0 ? M - M % 2 : 0;
+    for (int j = 0; paired && j < N; j += HALF) {
         const float *bj = b + (size_t)j * K;
-        float init[TILE_COLS] = {0};
-        if (bias)
-            memcpy(init, bias + j, sizeof(float) * (size_t)cols);
-        vfloat bv0;
-        VLOAD(bv0, init);
-        for (int i = 0; i < M; i++) {
-            const float *ai = a + (size_t)i * K;
-            vfloat acc[TILE_COLS] = {0};
-            for (int k = 0; k < K; k += TILE_COLS) {
-                vfloat av;
-                VLOAD(av, ai + k);
-                for (int r = 0; r < cols; r++) {
-                    vfloat bv;
-                    VLOAD(bv, bj + (size_t)r * K + k);
-                    acc[r] += av * bv;
-                }
-            }
+        for (int i = 0; i < paired; i += 2) {
             vfloat sums;
-            lane_sums16(&sums, acc);
-            sums += bv0;
+            dots16(&sums, a + (size_t)i * K, K, bj, K, 2);
+            float buf[TILE_COLS];
+            VSTORE(buf, sums);
             float *o = out + (size_t)i * N + j;
-            if (cols == TILE_COLS) {
-                VSTORE(o, sums);
-            } else {
-                float buf[TILE_COLS];
-                VSTORE(buf, sums);
-                memcpy(o, buf, sizeof(float) * (size_t)cols);
+            for (int c = 0; c < HALF; c++) {
+                const float bc = bias ? bias[j + c] : 0.0f;
+                o[c] = buf[c] + bc;
+                o[N + c] = buf[HALF + c] + bc;
             }
         }
+    }
+    for (int j = 0; paired < M && j < N; j += TILE_COLS) {
+        const int cols = N - j < TILE_COLS ? N - j : TILE_COLS;
+        for (int i = paired; i < M; i++)
+            dots_block(out + (size_t)i * N + j, a + (size_t)i * K, b + (size_t)j * K,
+                       bias ? bias + j : NULL, K, cols);
     }
 }
 

@@ -26,7 +26,8 @@ static float *random_matrix(Rng *rng, int rows, int cols)
 static void test_kernel_matmul_matches_naive(void **state)
 {
     (void)state;
-    static const int SHAPES[][3] = {{1, 1, 1}, {3, 5, 7}, {6, 3, 2}, {17, 33, 9}, {64, 64, 256}};
+    static const int SHAPES[][3] = {{1, 1, 1}, {3, 5, 7}, {6, 3, 2}, {17, 33, 9}, {64, 64, 256},
+                                    {10, 300, 20}};
     Rng rng;
     rng_seed(&rng, 1);
     for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
@@ -68,6 +69,125 @@ static void test_kernel_matmul_nt_is_linear_layer(void **state)
     assert_close_array("linear", got, want, 15, 1e-6);
     assert_close_array("linear without bias", got_nobias, want_nobias, 15, 1e-6);
     free(a), free(w), free(bias);
+}
+
+/* Every path of kernel_matmul_nt against a double-precision loop: one row and pairs of
+ * rows as dot products (K a multiple of 16, N a multiple of 8 or not), the transposed
+ * panel (32 rows or more, or K not a multiple of 16), K longer than one panel (256), and
+ * widths that leave a narrow last block. */
+static void test_kernel_matmul_nt_all_paths(void **state)
+{
+    (void)state;
+    static const int SHAPES[][3] = {{1, 64, 64},  {1, 64, 176}, {2, 16, 8},  {3, 32, 24},
+                                    {10, 64, 176}, {10, 256, 64}, {5, 16, 5}, {9, 48, 13},
+                                    {33, 64, 17}, {40, 300, 20}, {7, 7, 3},  {1, 512, 3},
+                                    {64, 520, 40}};
+    Rng rng;
+    rng_seed(&rng, 4);
+    for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
+        const int M = SHAPES[s][0], K = SHAPES[s][1], N = SHAPES[s][2];
+        float *a = random_matrix(&rng, M, K), *w = random_matrix(&rng, N, K);
+        float *bias = random_matrix(&rng, 1, N);
+        float *got = malloc(sizeof(float) * (size_t)M * N), *want = malloc(sizeof(float) * (size_t)M * N);
+        assert_non_null(got);
+        assert_non_null(want);
+        for (int with_bias = 0; with_bias < 2; with_bias++) {
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    double acc = with_bias ? bias[j] : 0.0;
+                    for (int k = 0; k < K; k++)
+                        acc += (double)a[(size_t)i * K + k] * w[(size_t)j * K + k];
+                    want[(size_t)i * N + j] = (float)acc;
+                }
+            kernel_matmul_nt(got, a, w, with_bias ? bias : NULL, M, K, N);
+            assert_close_array("matmul_nt", got, want, (size_t)M * N, 1e-5 * K);
+        }
+        free(a), free(w), free(bias), free(got), free(want);
+    }
+}
+
+/* The backward pass accumulates dx += dy·w, dw += dyᵀ·x, db += Σ dy on top of what the
+ * buffers hold, for shapes with and without full 16-wide blocks. */
+static void test_kernel_matmul_nt_backward_matches_naive(void **state)
+{
+    (void)state;
+    static const int SHAPES[][3] = {{1, 64, 64}, {10, 64, 256}, {10, 256, 64}, {7, 5, 3},
+                                    {13, 33, 17}, {3, 300, 20}};
+    Rng rng;
+    rng_seed(&rng, 5);
+    for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
+        const int M = SHAPES[s][0], K = SHAPES[s][1], N = SHAPES[s][2];
+        float *x = random_matrix(&rng, M, K), *w = random_matrix(&rng, N, K);
+        float *dy = random_matrix(&rng, M, N);
+        float *dx = random_matrix(&rng, M, K), *dw = random_matrix(&rng, N, K);
+        float *db = random_matrix(&rng, 1, N);
+        double *wdx = malloc(sizeof(double) * (size_t)M * K), *wdw = malloc(sizeof(double) * (size_t)N * K);
+        double *wdb = malloc(sizeof(double) * (size_t)N);
+        assert_non_null(wdx);
+        assert_non_null(wdw);
+        assert_non_null(wdb);
+        for (int i = 0; i < M; i++)
+            for (int k = 0; k < K; k++) {
+                double acc = dx[(size_t)i * K + k];
+                for (int j = 0; j < N; j++)
+                    acc += (double)dy[(size_t)i * N + j] * w[(size_t)j * K + k];
+                wdx[(size_t)i * K + k] = acc;
+            }
+        for (int j = 0; j < N; j++) {
+            double accb = db[j];
+            for (int i = 0; i < M; i++)
+                accb += dy[(size_t)i * N + j];
+            wdb[j] = accb;
+            for (int k = 0; k < K; k++) {
+                double acc = dw[(size_t)j * K + k];
+                for (int i = 0; i < M; i++)
+                    acc += (double)dy[(size_t)i * N + j] * x[(size_t)i * K + k];
+                wdw[(size_t)j * K + k] = acc;
+            }
+        }
+        kernel_matmul_nt_backward(dx, dw, db, dy, x, w, M, K, N);
+        for (size_t i = 0; i < (size_t)M * K; i++)
+            assert_true(fabs(dx[i] - wdx[i]) <= 1e-5 * N + 1e-6);
+        for (size_t i = 0; i < (size_t)N * K; i++)
+            assert_true(fabs(dw[i] - wdw[i]) <= 1e-5 * M + 1e-6);
+        for (int j = 0; j < N; j++)
+            assert_true(fabs(db[j] - wdb[j]) <= 1e-5 * M + 1e-6);
+        free(x), free(w), free(dy), free(dx), free(dw), free(db), free(wdx), free(wdw), free(wdb);
+    }
+}
+
+/* ReLU keeps NaN (a diverged value must stay visible) and its backward pass zeroes the
+ * gradient exactly where the output was not positive. AdamW's kernel against the formula
+ * in double. */
+static void test_kernel_relu_and_adamw(void **state)
+{
+    (void)state;
+    float x[5] = {-1.0f, 0.0f, 2.5f, NAN, -0.0f};
+    kernel_relu(x, 5);
+    assert_true(x[0] == 0.0f && x[1] == 0.0f && x[2] == 2.5f && isnan(x[3]) && x[4] == 0.0f);
+    float y[4] = {-1.0f, 0.0f, 3.0f, 1e-30f}, dx[4] = {1, 2, 3, 4};
+    kernel_relu_backward(dx, y, 4);
+    assert_true(dx[0] == 0.0f && dx[1] == 0.0f && dx[2] == 3.0f && dx[3] == 4.0f);
+
+    enum { N = 37 };
+    Rng rng;
+    rng_seed(&rng, 6);
+    float p[N], g[N], m[N], v[N];
+    rng_fill_uniform(&rng, p, N, -1, 1);
+    rng_fill_uniform(&rng, g, N, -1, 1);
+    rng_fill_uniform(&rng, m, N, -0.1f, 0.1f);
+    rng_fill_uniform(&rng, v, N, 0.0f, 0.01f);
+    double want[N];
+    const double b1 = 0.9, b2 = 0.98, eps = 1e-9, lr = 1e-3, decay = 0.01, t = 3;
+    const double ic1 = 1 / (1 - pow(b1, t)), ic2 = 1 / (1 - pow(b2, t));
+    for (int i = 0; i < N; i++) {
+        const double mm = b1 * m[i] + (1 - b1) * g[i], vv = b2 * v[i] + (1 - b2) * (double)g[i] * g[i];
+        want[i] = p[i] - lr * (mm * ic1 / (sqrt(vv * ic2) + eps)) - lr * decay * p[i];
+    }
+    kernel_adamw(p, g, m, v, N, (float)b1, (float)b2, (float)ic1, (float)ic2, (float)eps,
+                 (float)lr, (float)decay);
+    for (int i = 0; i < N; i++)
+        assert_float_equal(p[i], want[i], 1e-6);
 }
 
 /* Every softmax row is a distribution: non-negative and summing to 1. */
@@ -134,6 +254,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kernel_matmul_matches_naive),
         cmocka_unit_test(test_kernel_matmul_nt_is_linear_layer),
+        cmocka_unit_test(test_kernel_matmul_nt_all_paths),
+        cmocka_unit_test(test_kernel_matmul_nt_backward_matches_naive),
+        cmocka_unit_test(test_kernel_relu_and_adamw),
         cmocka_unit_test(test_kernel_softmax_rows_sum_to_one),
         cmocka_unit_test(test_kernel_softmax_stable_for_huge_scores),
         cmocka_unit_test(test_kernel_softmax_masked_entries_are_zero),
