@@ -5,6 +5,7 @@
 #   make test       build and run the whole test suite
 #   make asan       the whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make valgrind   the whole test suite under valgrind (errors and leaks fail the run)
+#   make bench      time toytrans beside PyTorch on the same model (bench/results.md)
 #   make test-browser  build, then click through `toytrans inspect --html` in headless
 #                   Chromium (installs Debian's chromium as root, and the npm packages)
 #   make deps       install the Debian packages the build needs (apt-get, as root)
@@ -110,11 +111,11 @@ CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all deps demo corpus vocab model test check-unit check-cli asan valgrind clean \
+.PHONY: all deps bench bench-deps demo corpus vocab model test check-unit check-cli asan valgrind clean \
         browser-deps test-browser
 .DEFAULT_GOAL := all
 
-all: $(BIN)
+all: $(BIN) $(BENCH)
 
 # Install what pkg-config cannot find. As root: apt-get; otherwise say what to run.
 deps:
@@ -132,6 +133,23 @@ deps:
 	  else \
 	    echo "deps: run this once, then make again:" >&2; \
 	    echo "  sudo apt-get install $(DEBPKGS)" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
+# `make bench` also needs PyTorch for the reference and OpenBLAS for both PyTorch and the
+# sgemm comparison — Debian's packages, for the benchmark only (bench/run.sh).
+BENCH_DEBPKGS = python3-torch python3-numpy libopenblas0-pthread
+bench-deps:
+	@if ! /usr/bin/python3 -c 'import torch, numpy' >/dev/null 2>&1 || \
+	    ! ls /usr/lib/*/libopenblas.so.0 >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "bench-deps: installing $(BENCH_DEBPKGS)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_DEBPKGS) >/dev/null || exit 1; \
+	  else \
+	    echo "bench-deps: run this once, then make bench again:" >&2; \
+	    echo "  sudo apt-get install $(BENCH_DEBPKGS)" >&2; \
 	    exit 1; \
 	  fi; \
 	fi
@@ -204,6 +222,11 @@ check-unit: $(TEST_BIN)
 	  echo "== $$t"; $(RUNNER) ./$$t || failed=$$((failed + 1)); \
 	done; \
 	if [ $$failed -ne 0 ]; then echo "unit tests: $$failed binaries failed"; exit 1; fi
+
+# toytrans beside PyTorch on the shipped model: the table goes to stdout and to
+# bench/results.md (bench/run.sh says what is measured and how).
+bench: $(BIN) $(BENCH) bench-deps
+	@sh bench/run.sh ./$(BIN) ./$(BENCH)
 
 check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"

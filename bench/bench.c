@@ -1,0 +1,599 @@
+/*
+ * bench.c — toytrans's side of `make bench`: times the library in one process and
+ * writes the figures as one JSON object (bench/report.py turns them into the table).
+ *
+ *   toytrans-bench --model M --sentences TSV --toytrans BIN [--reps R]
+ *                  [--train TSV] [--train-steps S] [--json OUT]
+ *
+ * Every figure is the median of R repetitions. What is measured, and how:
+ *   translate   greedy (1 and 2 threads) and beam 4 over the source column of TSV, one
+ *               sentence at a time through translator_run — tokenizing, encoding,
+ *               decoding and detokenizing, as `toytrans translate` does. With 2 threads,
+ *               each thread translates every other sentence with its own Translator on
+ *               the shared, read-only Model.
+ *   load        model_load_file to the first decoded word of the first sentence.
+ *   rss         peak resident memory of `BIN translate` over the whole TSV (wait4).
+ *   train       target tokens per second of train_run with the shipped model's settings
+ *               (Makefile MODEL_SETTINGS) on --train, over S steps after a warm-up,
+ *               with 1 and 2 threads.
+ *   matmul      GFLOP/s of kernel_matmul_nt on the shapes the model uses, beside the
+ *               machine's fp32 peak and OpenBLAS's cblas_sgemm on the same shapes when
+ *               libopenblas.so.0 can be loaded (dlopen: the benchmark needs no BLAS at
+ *               build time, and toytrans itself never uses one).
+ */
+/* wait4 and its rusage: BSD/GNU, not POSIX. */
+#define _DEFAULT_SOURCE
+
+#include "evalset.h"
+#include "json.h"
+#include "kernel.h"
+#include "model.h"
+#include "rng.h"
+#include "status.h"
+#include "train.h"
+#include "translator.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_REPS 101
+
+typedef struct {
+    const char *model, *sentences, *toytrans, *train, *json;
+    int reps, train_steps;
+} BenchOptions;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- translation ---- */
+
+typedef struct {
+    const Model *model;
+    const EvalSet *set;
+    int beam, first, stride; /* translates sentences first, first + stride, ... */
+    long words;              /* output words, a check that the work was done */
+    int rc;
+    char err[512];
+} TranslateJob;
+
+static void *translate_job(void *arg)
+{
+    TranslateJob *j = arg;
+    Translator tr;
+    TranslatorOptions o = {j->beam, 0, 0, 0, NULL};
+    j->words = 0;
+    j->rc = translator_init(&tr, j->model, &o, j->err, sizeof j->err);
+    for (size_t i = (size_t)j->first; j->rc == TT_OK && i < j->set->n; i += (size_t)j->stride) {
+        TranslatorResult r;
+        j->rc = translator_run(&tr, j->set->src[i], strlen(j->set->src[i]), &r, j->err,
+                               sizeof j->err);
+        if (j->rc == TT_OK)
+            j->words += r.n_text;
+    }
+    translator_free(&tr);
+    return NULL;
+}
+
+/* One pass over every sentence with `threads` threads; returns seconds, or -1. */
+static double translate_pass(const Model *m, const EvalSet *set, int beam, int threads)
+{
+    TranslateJob jobs[2];
+    pthread_t tid[2];
+    const double t0 = now();
+    for (int k = 0; k < threads; k++) {
+        jobs[k] = (TranslateJob){m, set, beam, k, threads, 0, TT_OK, ""};
+        if (k > 0 && pthread_create(&tid[k], NULL, translate_job, &jobs[k]) != 0) {
+            fprintf(stderr, "toytrans-bench: cannot start a thread\n");
+            return -1;
+        }
+    }
+    translate_job(&jobs[0]);
+    for (int k = 1; k < threads; k++)
+        pthread_join(tid[k], NULL);
+    const double secs = now() - t0;
+    for (int k = 0; k < threads; k++)
+        if (jobs[k].rc != TT_OK) {
+            fprintf(stderr, "toytrans-bench: translate: %s\n", jobs[k].err);
+            return -1;
+        }
+    return secs;
+}
+
+static int bench_translate(JsonWriter *w, const Model *m, const EvalSet *set, const char *key,
+                           int beam, int threads, int reps)
+{
+    double t[MAX_REPS];
+    if (translate_pass(m, set, beam, threads) < 0) /* warm-up */
+        return 1;
+    for (int r = 0; r < reps; r++)
+        if ((t[r] = translate_pass(m, set, beam, threads)) < 0)
+            return 1;
+    const double secs = median(t, reps);
+    json_key(w, key);
+    json_begin_object(w);
+    json_key(w, "sentences");
+    json_int(w, (long long)set->n);
+    json_key(w, "threads");
+    json_int(w, threads);
+    json_key(w, "beam");
+    json_int(w, beam);
+    json_key(w, "sentences_per_s");
+    json_float(w, (double)set->n / secs);
+    json_key(w, "ms_per_sentence");
+    json_float(w, 1e3 * secs / (double)set->n);
+    json_end_object(w);
+    fprintf(stderr, "  translate beam %d, %d thread(s): %.0f sentences/s\n", beam, threads,
+            (double)set->n / secs);
+    return 0;
+}
+
+/* Open the file, load everything, translate the first sentence up to its first word. */
+static int bench_load(JsonWriter *w, const char *path, const EvalSet *set, int reps)
+{
+    double t[MAX_REPS];
+    char err[512];
+    for (int r = 0; r < reps; r++) {
+        const double t0 = now();
+        Model m;
+        int rc = model_load_file(&m, path, err, sizeof err);
+        if (rc != TT_OK) {
+            fprintf(stderr, "toytrans-bench: %s\n", err);
+            return 1;
+        }
+        Translator tr;
+        TranslatorOptions o = {1, 2, 0, 0, NULL}; /* max_len 2: one word, then </s> */
+        rc = translator_init(&tr, &m, &o, err, sizeof err);
+        TranslatorResult res;
+        if (rc == TT_OK)
+            rc = translator_run(&tr, set->src[0], strlen(set->src[0]), &res, err, sizeof err);
+        t[r] = now() - t0;
+        if (rc == TT_OK && res.t->n < 1)
+            rc = TT_EINVAL, snprintf(err, sizeof err, "no word decoded");
+        translator_free(&tr);
+        model_free(&m);
+        if (rc != TT_OK) {
+            fprintf(stderr, "toytrans-bench: load: %s\n", err);
+            return 1;
+        }
+    }
+    const double ms = 1e3 * median(t, reps);
+    json_key(w, "load_to_first_word_ms");
+    json_float(w, ms);
+    fprintf(stderr, "  load to first word: %.2f ms\n", ms);
+    return 0;
+}
+
+/* Peak RSS of the real command, translating the whole TSV's source column. */
+static int bench_rss(JsonWriter *w, const char *toytrans, const char *model, const EvalSet *set)
+{
+    char src[] = "/tmp/toytrans-bench-XXXXXX";
+    int fd = mkstemp(src);
+    if (fd < 0) {
+        perror("toytrans-bench: mkstemp");
+        return 1;
+    }
+    FILE *f = fdopen(fd, "w");
+    for (size_t i = 0; f && i < set->n; i++)
+        fprintf(f, "%s\n", set->src[i]);
+    if (!f || fclose(f) != 0) {
+        perror("toytrans-bench: writing the sentences");
+        unlink(src);
+        return 1;
+    }
+    const double t0 = now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int in = open(src, O_RDONLY), out = open("/dev/null", O_WRONLY);
+        if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0)
+            _exit(127);
+        execl(toytrans, toytrans, "translate", "--model", model, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    struct rusage ru;
+    const pid_t got = pid > 0 ? wait4(pid, &status, 0, &ru) : -1;
+    const double secs = now() - t0;
+    unlink(src);
+    if (got != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "toytrans-bench: %s translate failed (status %d)\n", toytrans, status);
+        return 1;
+    }
+    json_key(w, "translate_command");
+    json_begin_object(w);
+    json_key(w, "peak_rss_kib");
+    json_int(w, ru.ru_maxrss);
+    json_key(w, "seconds");
+    json_float(w, secs);
+    json_end_object(w);
+    fprintf(stderr, "  translate command: peak RSS %ld KiB, %.2f s\n", ru.ru_maxrss, secs);
+    return 0;
+}
+
+/* ---- training ---- */
+
+typedef struct {
+    long warmup_steps;
+    double t_warm, tok_warm; /* seconds and tokens when the warm-up ended */
+    double t_end, tok_end;
+} TrainClock;
+
+static void train_tick(void *ctx, const TrainProgress *p)
+{
+    TrainClock *c = ctx;
+    if (p->valid || p->note)
+        return;
+    const double tokens = p->tokens_per_second * p->seconds;
+    if (p->step == c->warmup_steps)
+        c->t_warm = p->seconds, c->tok_warm = tokens;
+    c->t_end = p->seconds, c->tok_end = tokens;
+}
+
+static int bench_train(JsonWriter *w, const char *corpus, int threads, int steps, int reps)
+{
+    double tps[MAX_REPS];
+    char out[] = "/tmp/toytrans-bench-model-XXXXXX";
+    int fd = mkstemp(out);
+    if (fd < 0) {
+        perror("toytrans-bench: mkstemp");
+        return 1;
+    }
+    close(fd);
+    for (int r = 0; r < reps; r++) {
+        TrainOptions o;
+        train_options_defaults(&o);
+        /* The shipped model's settings (Makefile MODEL_SETTINGS). */
+        o.train_path = corpus;
+        o.out_path = out;
+        o.command = "toytrans-bench";
+        o.config.d_model = 64, o.config.n_heads = 4, o.config.n_encoder_layers = 2;
+        o.config.n_decoder_layers = 2, o.config.d_ff = 256, o.config.max_len = 32;
+        o.epochs = 12, o.batch = 32, o.lr = 0.001f, o.warmup = 800;
+        o.label_smoothing = 0.02f, o.seed = 1, o.threads = threads;
+        o.force = 1, o.stop_after = steps + 5, o.checkpoint_every = 0, o.validate_exact = 0;
+        TrainClock c = {5, 0, 0, 0, 0};
+        char err[512];
+        int rc = train_run(&o, train_tick, &c, NULL, err, sizeof err);
+        if (rc != TT_OK) {
+            fprintf(stderr, "toytrans-bench: train: %s\n", err);
+            unlink(out);
+            return 1;
+        }
+        tps[r] = (c.tok_end - c.tok_warm) / (c.t_end - c.t_warm);
+    }
+    unlink(out);
+    const double v = median(tps, reps);
+    char key[32];
+    snprintf(key, sizeof key, "train_threads_%d", threads);
+    json_key(w, key);
+    json_begin_object(w);
+    json_key(w, "steps");
+    json_int(w, steps);
+    json_key(w, "batch");
+    json_int(w, 32);
+    json_key(w, "tokens_per_s");
+    json_float(w, v);
+    json_end_object(w);
+    fprintf(stderr, "  train, %d thread(s): %.0f target tokens/s\n", threads, v);
+    return 0;
+}
+
+/* ---- matrix multiply ---- */
+
+typedef void (*SgemmFn)(int order, int ta, int tb, int M, int N, int K, float alpha,
+                        const float *A, int lda, const float *B, int ldb, float beta, float *C,
+                        int ldc);
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
+
+typedef struct {
+    void *lib;
+    SgemmFn sgemm;
+    void (*set_threads)(int);
+    char *(*config)(void);
+} Blas;
+
+static void blas_open(Blas *b)
+{
+    memset(b, 0, sizeof *b);
+    b->lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!b->lib)
+        return;
+    *(void **)&b->sgemm = dlsym(b->lib, "cblas_sgemm");
+    *(void **)&b->set_threads = dlsym(b->lib, "openblas_set_num_threads");
+    *(void **)&b->config = dlsym(b->lib, "openblas_get_config");
+    if (!b->sgemm) {
+        dlclose(b->lib);
+        b->lib = NULL;
+    }
+}
+
+/* Seconds per call of f over `calls` calls, median of reps. */
+typedef struct {
+    const float *a, *b, *bias;
+    float *c;
+    int M, K, N;
+    const Blas *blas;
+} MatmulCase;
+
+static void run_ours(const MatmulCase *c)
+{
+    kernel_matmul_nt(c->c, c->a, c->b, c->bias, c->M, c->K, c->N);
+}
+
+static void run_blas(const MatmulCase *c)
+{
+    /* C = A · Bᵀ, B stored [N, K] like a Linear weight; the bias is left out (OpenBLAS
+     * has no fused bias; it costs M·N additions, under 1 % of the work here). */
+    c->blas->sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, c->M, c->N, c->K, 1.0f, c->a,
+                   c->K, c->b, c->K, 0.0f, c->c, c->N);
+}
+
+static double gflops(void (*f)(const MatmulCase *), const MatmulCase *c, int reps)
+{
+    const double flop = 2.0 * c->M * c->K * c->N;
+    /* Enough calls for about 20 ms per repetition. */
+    long calls = (long)(4e8 / flop) + 1;
+    double t[MAX_REPS];
+    for (long i = 0; i < calls / 10 + 1; i++)
+        f(c);
+    for (int r = 0; r < reps; r++) {
+        const double t0 = now();
+        for (long i = 0; i < calls; i++)
+            f(c);
+        t[r] = (now() - t0) / (double)calls;
+    }
+    return flop / median(t, reps) * 1e-9;
+}
+
+/* The core clock, measured: a chain of dependent integer additions retires one per
+ * cycle on every x86-64 core of the last fifteen years. */
+static double measure_clock_ghz(void)
+{
+    double best = 0;
+    for (int r = 0; r < 5; r++) {
+        volatile unsigned long sink;
+        unsigned long x = 0;
+        const long n = 200000000;
+        const double t0 = now();
+        for (long i = 0; i < n; i++)
+            __asm__ volatile("add $1, %0" : "+r"(x));
+        const double secs = now() - t0;
+        sink = x;
+        (void)sink;
+        const double ghz = (double)n / secs * 1e-9;
+        if (ghz > best)
+            best = ghz;
+    }
+    return best;
+}
+
+typedef struct {
+    const char *use;
+    int M, K, N;
+} Shape;
+
+static int bench_matmul(JsonWriter *w, int reps)
+{
+    /* The model's Linear layers (d_model 64, d_ff 256, 176 target words): a decoder step
+     * has one row; the encoder, the recorded pass and training run whole sentences, about
+     * ten rows (data/test.tsv sentences have about 7 words and 8 tokens with </s>). */
+    static const Shape SHAPES[] = {
+        {"decoder step: q/k/v/out projection", 1, 64, 64},
+        {"decoder step: feed-forward up", 1, 64, 256},
+        {"decoder step: feed-forward down", 1, 256, 64},
+        {"decoder step: output layer", 1, 64, 176},
+        {"sentence (10 tokens): projection", 10, 64, 64},
+        {"sentence: feed-forward up", 10, 64, 256},
+        {"sentence: feed-forward down", 10, 256, 64},
+        {"sentence: output layer", 10, 64, 176},
+    };
+    Blas blas;
+    blas_open(&blas);
+    if (blas.set_threads)
+        blas.set_threads(1);
+    const double ghz = measure_clock_ghz();
+    /* The fp32 peak per core: two fused multiply-add units, each lanes wide, two
+     * operations per lane per cycle. */
+    const int lanes = __builtin_cpu_supports("avx512f") ? 16 : __builtin_cpu_supports("avx2") ? 8 : 4;
+    const int fma = __builtin_cpu_supports("fma") ? 2 : 1;
+    const double peak1 = ghz * 2 /* units */ * lanes * fma;
+    json_key(w, "machine");
+    json_begin_object(w);
+    json_key(w, "clock_ghz");
+    json_float(w, ghz);
+    json_key(w, "fp32_lanes");
+    json_int(w, lanes);
+    json_key(w, "fma");
+    json_bool(w, fma == 2);
+    json_key(w, "peak_gflops_1_core");
+    json_float(w, peak1);
+    json_key(w, "peak_gflops_2_cores");
+    json_float(w, 2 * peak1);
+    json_key(w, "kernel_variant");
+    json_string(w, kernel_variant());
+    json_key(w, "openblas");
+    if (blas.config)
+        json_string(w, blas.config());
+    else
+        json_null(w);
+    json_end_object(w);
+    fprintf(stderr, "  clock %.2f GHz, %d lanes, peak %.1f GFLOP/s per core, kernels: %s\n", ghz,
+            lanes, peak1, kernel_variant());
+
+    Rng rng;
+    rng_seed(&rng, 7);
+    json_key(w, "matmul");
+    json_begin_array(w);
+    int rc = 0;
+    for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0] && rc == 0; s++) {
+        const Shape *sh = &SHAPES[s];
+        float *a = malloc(sizeof(float) * (size_t)sh->M * sh->K);
+        float *b = malloc(sizeof(float) * (size_t)sh->N * sh->K);
+        float *bias = malloc(sizeof(float) * (size_t)sh->N);
+        float *c = malloc(sizeof(float) * (size_t)sh->M * sh->N);
+        if (!a || !b || !bias || !c) {
+            fprintf(stderr, "toytrans-bench: out of memory\n");
+            rc = 1;
+        } else {
+            rng_fill_uniform(&rng, a, (size_t)sh->M * sh->K, -1, 1);
+            rng_fill_uniform(&rng, b, (size_t)sh->N * sh->K, -1, 1);
+            rng_fill_uniform(&rng, bias, (size_t)sh->N, -1, 1);
+            MatmulCase mc = {a, b, bias, c, sh->M, sh->K, sh->N, &blas};
+            const double ours = gflops(run_ours, &mc, reps);
+            const double theirs = blas.sgemm ? gflops(run_blas, &mc, reps) : 0;
+            json_begin_object(w);
+            json_key(w, "use");
+            json_string(w, sh->use);
+            json_key(w, "M");
+            json_int(w, sh->M);
+            json_key(w, "K");
+            json_int(w, sh->K);
+            json_key(w, "N");
+            json_int(w, sh->N);
+            json_key(w, "toytrans_gflops");
+            json_float(w, ours);
+            json_key(w, "openblas_gflops");
+            if (blas.sgemm)
+                json_float(w, theirs);
+            else
+                json_null(w);
+            json_end_object(w);
+            fprintf(stderr, "  matmul %4d x %3d x %3d: %6.2f GFLOP/s, OpenBLAS %6.2f\n", sh->M,
+                    sh->K, sh->N, ours, theirs);
+        }
+        free(a), free(b), free(bias), free(c);
+    }
+    json_end_array(w);
+    if (blas.lib)
+        dlclose(blas.lib);
+    return rc;
+}
+
+/* ---- main ---- */
+
+static void usage(FILE *f)
+{
+    fputs("Usage: toytrans-bench --model M --sentences TSV --toytrans BIN [--train TSV]\n"
+          "                      [--train-steps S] [--reps R] [--json OUT] [--only PART]\n"
+          "\n"
+          "Times toytrans's library: translation (greedy with 1 and 2 threads, beam 4),\n"
+          "load to first word, the translate command's peak memory, training tokens/s\n"
+          "(1 and 2 threads) and the matrix-multiply kernel beside OpenBLAS. Writes one\n"
+          "JSON object (to OUT or standard output); progress goes to standard error.\n"
+          "PART is translate, train or matmul (repeatable; default: all).\n"
+          "\n"
+          "Exit status: 0 ok, 2 bad command line, 3 unusable model, 5 I/O error.\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    BenchOptions o = {NULL, NULL, NULL, NULL, NULL, 5, 200};
+    int parts = 0; /* bit 1 translate, 2 train, 4 matmul */
+    static const struct option longopts[] = {
+        {"model", required_argument, NULL, 'm'},   {"sentences", required_argument, NULL, 's'},
+        {"toytrans", required_argument, NULL, 't'}, {"train", required_argument, NULL, 'T'},
+        {"train-steps", required_argument, NULL, 'S'}, {"reps", required_argument, NULL, 'r'},
+        {"json", required_argument, NULL, 'j'},    {"only", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'm': o.model = optarg; break;
+        case 's': o.sentences = optarg; break;
+        case 't': o.toytrans = optarg; break;
+        case 'T': o.train = optarg; break;
+        case 'S': o.train_steps = atoi(optarg); break;
+        case 'r': o.reps = atoi(optarg); break;
+        case 'j': o.json = optarg; break;
+        case 'o':
+            if (strcmp(optarg, "translate") == 0)
+                parts |= 1;
+            else if (strcmp(optarg, "train") == 0)
+                parts |= 2;
+            else if (strcmp(optarg, "matmul") == 0)
+                parts |= 4;
+            else {
+                fprintf(stderr, "toytrans-bench: unknown part '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!parts)
+        parts = 7;
+    if (optind < argc || o.reps < 1 || o.reps > MAX_REPS || o.train_steps < 1 ||
+        ((parts & 1) && (!o.model || !o.sentences || !o.toytrans)) || ((parts & 2) && !o.train)) {
+        usage(stderr);
+        return 2;
+    }
+    FILE *out = o.json ? fopen(o.json, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "toytrans-bench: %s: %s\n", o.json, strerror(errno));
+        return 5;
+    }
+    JsonWriter w;
+    json_init(&w, out);
+    json_begin_object(&w);
+    int rc = 0;
+    if (parts & 1) {
+        char err[512];
+        EvalSet set;
+        Model m;
+        if (evalset_load(&set, o.sentences, NULL, 0, 0, stderr, err, sizeof err) != TT_OK) {
+            fprintf(stderr, "toytrans-bench: %s\n", err);
+            return 5;
+        }
+        if (model_load_file(&m, o.model, err, sizeof err) != TT_OK) {
+            fprintf(stderr, "toytrans-bench: %s\n", err);
+            evalset_free(&set);
+            return 3;
+        }
+        rc = bench_translate(&w, &m, &set, "greedy_threads_1", 1, 1, o.reps) ||
+             bench_translate(&w, &m, &set, "greedy_threads_2", 1, 2, o.reps) ||
+             bench_translate(&w, &m, &set, "beam_4", 4, 1, o.reps) ||
+             bench_load(&w, o.model, &set, o.reps) || bench_rss(&w, o.toytrans, o.model, &set);
+        model_free(&m);
+        evalset_free(&set);
+    }
+    if (!rc && (parts & 2))
+        rc = bench_train(&w, o.train, 1, o.train_steps, o.reps) ||
+             bench_train(&w, o.train, 2, o.train_steps, o.reps);
+    if (!rc && (parts & 4))
+        rc = bench_matmul(&w, o.reps);
+    json_end_object(&w);
+    fputc('\n', out);
+    if (json_finish(&w) != TT_OK || fflush(out) != 0 || (o.json && fclose(out) != 0)) {
+        fprintf(stderr, "toytrans-bench: writing the JSON failed\n");
+        return 5;
+    }
+    return rc ? 1 : 0;
+}

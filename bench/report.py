@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""The table of `make bench`, from the JSON files bench/run.sh collected.
+
+    /usr/bin/python3 bench/report.py DIR OUT.md
+
+DIR holds toytrans.json (bench/bench.c: translation, training, matmul), torch-1.json and
+torch-2.json (bench/torch_ref.py with 1 and 2 threads, at the OpenBLAS setting run.sh
+chose) and env.json (what run.sh tried and chose). The table goes to standard output and
+to OUT.md. Every figure is a median over repetitions measured in the same `make bench`
+run; a ratio is toytrans's figure over PyTorch's (above 1: toytrans is faster).
+"""
+import json
+import os
+import sys
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def fmt(x, digits=1):
+    if x is None:
+        return "–"
+    return f"{x:,.{digits}f}"
+
+
+def ratio(ours, theirs):
+    if not ours or not theirs:
+        return "–"
+    return f"{ours / theirs:.1f}×"
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: report.py DIR OUT.md")
+    d, out_path = sys.argv[1], sys.argv[2]
+    tt = load(os.path.join(d, "toytrans.json"))
+    t1 = load(os.path.join(d, "torch-1.json"))
+    t2 = load(os.path.join(d, "torch-2.json"))
+    env = load(os.path.join(d, "env.json"))
+    m = tt["machine"]
+    lines = []
+    add = lines.append
+
+    add("# toytrans vs PyTorch: `make bench`")
+    add("")
+    add(f"- date: {env['date']}")
+    add(f"- CPU: {env['cpu']} ({env['cores']} cores); clock measured {m['clock_ghz']:.2f} GHz")
+    add(f"- toytrans kernels: {m['kernel_variant']}; compiler: {env['cc']}")
+    blas = t1["blas_library"]
+    if isinstance(blas, list):
+        blas = ", ".join(sorted({b.get("resolved") or b.get("path") for b in blas}))
+    add(f"- PyTorch {t1['torch_version']}; BLAS libraries it loaded: {blas or 'none'}; "
+        f"OpenBLAS threads {t1.get('openblas_threads')}, core {t1.get('openblas_corename')}")
+    add(f"- OpenBLAS: {m.get('openblas') or 'not installed'}; setting used: "
+        f"{env['chosen']} (tried: {', '.join(env['tried'])}; {env['why']})")
+    add(f"- model: {env['model']} ({env['params']}); sentences: {env['sentences']}")
+    add(f"- repetitions: {env['reps']} (median); training: {tt['train_threads_1']['steps']} steps "
+        f"of {tt['train_threads_1']['batch']} sentences after a warm-up")
+    add("")
+    ok_g = t1["greedy_match"] == t1["greedy_total"] and t2["greedy_match"] == t2["greedy_total"]
+    ok_b = t1.get("beam_match") == t1.get("beam_total")
+    add(f"Same translations: greedy {t1['greedy_match']}/{t1['greedy_total']} "
+        f"(1 thread), {t2['greedy_match']}/{t2['greedy_total']} (2 threads); beam 4 "
+        f"{t1.get('beam_match')}/{t1.get('beam_total')}."
+        + ("" if ok_g and ok_b else " **MISMATCH: the comparison below is not valid.**"))
+    add("")
+    add("| what | toytrans | PyTorch | ratio |")
+    add("| --- | ---: | ---: | ---: |")
+    g1, g2, b4 = tt["greedy_threads_1"], tt["greedy_threads_2"], tt["beam_4"]
+    add(f"| greedy, 1 thread: sentences/s | {fmt(g1['sentences_per_s'], 0)} | "
+        f"{fmt(t1['greedy_sentences_per_s'], 1)} | {ratio(g1['sentences_per_s'], t1['greedy_sentences_per_s'])} |")
+    add(f"| greedy, 1 thread: ms/sentence | {fmt(g1['ms_per_sentence'], 3)} | "
+        f"{fmt(t1['greedy_ms_per_sentence'], 2)} | |")
+    add(f"| greedy, 2 threads: sentences/s | {fmt(g2['sentences_per_s'], 0)} | "
+        f"{fmt(t2['greedy_sentences_per_s'], 1)} | {ratio(g2['sentences_per_s'], t2['greedy_sentences_per_s'])} |")
+    add(f"| greedy, 2 threads: ms/sentence | {fmt(g2['ms_per_sentence'], 3)} | "
+        f"{fmt(t2['greedy_ms_per_sentence'], 2)} | |")
+    add(f"| beam 4, 1 thread: sentences/s | {fmt(b4['sentences_per_s'], 0)} | "
+        f"{fmt(t1.get('beam_sentences_per_s'), 1)} | {ratio(b4['sentences_per_s'], t1.get('beam_sentences_per_s'))} |")
+    add(f"| beam 4, 1 thread: ms/sentence | {fmt(b4['ms_per_sentence'], 3)} | "
+        f"{fmt(t1.get('beam_ms_per_sentence'), 2)} | |")
+    tr1, tr2 = tt["train_threads_1"], tt["train_threads_2"]
+    add(f"| training, 1 thread: target tokens/s | {fmt(tr1['tokens_per_s'], 0)} | "
+        f"{fmt(t1['train_tokens_per_s'], 0)} | {ratio(tr1['tokens_per_s'], t1['train_tokens_per_s'])} |")
+    add(f"| training, 2 threads: target tokens/s | {fmt(tr2['tokens_per_s'], 0)} | "
+        f"{fmt(t2['train_tokens_per_s'], 0)} | {ratio(tr2['tokens_per_s'], t2['train_tokens_per_s'])} |")
+    load_tt, load_pt = tt["load_to_first_word_ms"], t1["load_to_first_word_ms"]
+    add(f"| load to first word: ms | {fmt(load_tt, 2)} | {fmt(load_pt, 1)} | "
+        f"{ratio(load_pt, load_tt)} |")
+    rss = tt["translate_command"]["peak_rss_kib"] / 1024
+    prss = t1.get("peak_rss_mib")
+    add(f"| peak resident memory of translate: MiB | {fmt(rss, 1)} | {fmt(prss, 1)} | |")
+    add("")
+    add("Matrix multiply, a Linear layer's `x · Wᵀ` (`kernel_matmul_nt`, one thread) beside "
+        "OpenBLAS `cblas_sgemm` on the same shapes (one thread):")
+    add("")
+    add("| shape M×K×N | used for | toytrans GFLOP/s | OpenBLAS GFLOP/s | toytrans / OpenBLAS |")
+    add("| --- | --- | ---: | ---: | ---: |")
+    for s in tt["matmul"]:
+        ob = s.get("openblas_gflops")
+        pct = f"{100 * s['toytrans_gflops'] / ob:.0f} %" if ob else "–"
+        add(f"| {s['M']}×{s['K']}×{s['N']} | {s['use']} | {fmt(s['toytrans_gflops'])} | {fmt(ob)} | {pct} |")
+    add("")
+    add(f"Machine fp32 peak: {fmt(m['peak_gflops_1_core'])} GFLOP/s per core, "
+        f"{fmt(m['peak_gflops_2_cores'])} with both = measured clock {m['clock_ghz']:.2f} GHz "
+        f"× 2 fused multiply-add units × {m['fp32_lanes']} lanes × 2 operations "
+        f"(the clock from a chain of dependent additions, one per cycle; the lanes from "
+        f"the widest vector unit the CPU reports).")
+    add("")
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    with open(out_path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
