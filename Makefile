@@ -175,7 +175,7 @@ $(BIN): $(CLI_OBJ) $(B)/libtoytrans.a
 BENCH = $(B)/bench/toytrans-bench
 $(BENCH): bench/bench.c $(B)/libtoytrans.a | deps
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libtoytrans.a $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) $(KERNEL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libtoytrans.a $(PKG_LIBS) -lm
 
 $(B)/tests/%: tests/%.c $(B)/libtoytrans.a | deps
 	@mkdir -p $(@D)
