@@ -33,6 +33,7 @@
 #include "train.h"
 #include "translator.h"
 
+#include <assert.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -106,6 +107,7 @@ static double translate_pass(const Model *m, const EvalSet *set, int beam, int t
 {
     TranslateJob jobs[2];
     pthread_t tid[2];
+    assert(threads >= 1 && threads <= 2);
     const double t0 = now();
     for (int k = 0; k < threads; k++) {
         jobs[k] = (TranslateJob){m, set, beam, k, threads, 0, TT_OK, ""};
@@ -221,7 +223,7 @@ static int bench_rss(JsonWriter *w, const char *toytrans, const char *model, con
     const pid_t got = pid > 0 ? wait4(pid, &status, 0, &ru) : -1;
     const double secs = now() - t0;
     unlink(src);
-    if (got != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (pid < 0 || got != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "toytrans-bench: %s translate failed (status %d)\n", toytrans, status);
         return 1;
     }
@@ -535,6 +537,18 @@ static int bench_matmul(JsonWriter *w, int reps)
 
 /* ---- main ---- */
 
+/* A whole number in 1..max, all of the text; returns 1 and sets *out, or 0. */
+static int parse_count(const char *text, long max, int *out)
+{
+    char *end;
+    errno = 0;
+    const long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 1 || v > max)
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
 static void usage(FILE *f)
 {
     fputs("Usage: toytrans-bench --model M --sentences TSV --toytrans BIN [--train TSV]\n"
@@ -567,8 +581,18 @@ int main(int argc, char **argv)
         case 's': o.sentences = optarg; break;
         case 't': o.toytrans = optarg; break;
         case 'T': o.train = optarg; break;
-        case 'S': o.train_steps = atoi(optarg); break;
-        case 'r': o.reps = atoi(optarg); break;
+        case 'S':
+            if (!parse_count(optarg, 1000000, &o.train_steps)) {
+                fprintf(stderr, "toytrans-bench: --train-steps wants 1..1000000, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'r':
+            if (!parse_count(optarg, MAX_REPS, &o.reps)) {
+                fprintf(stderr, "toytrans-bench: --reps wants 1..%d, not '%s'\n", MAX_REPS, optarg);
+                return 2;
+            }
+            break;
         case 'j': o.json = optarg; break;
         case 'o':
             if (strcmp(optarg, "translate") == 0)
@@ -588,8 +612,7 @@ int main(int argc, char **argv)
     }
     if (!parts)
         parts = 7;
-    if (optind < argc || o.reps < 1 || o.reps > MAX_REPS || o.train_steps < 1 ||
-        ((parts & 1) && (!o.model || !o.sentences || !o.toytrans)) || ((parts & 2) && !o.train)) {
+    if (optind < argc || ((parts & 1) && (!o.model || !o.sentences || !o.toytrans)) || ((parts & 2) && !o.train)) {
         usage(stderr);
         return 2;
     }

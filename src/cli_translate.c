@@ -14,6 +14,7 @@
 #include "status.h"
 #include "translator.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -72,7 +73,8 @@ static void translate_usage(FILE *out)
           "  -h, --help         show this help\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 some line could not\n"
-          "be translated (the others were), 5 output failed.\n",
+          "be translated (the others were), 5 output failed or the model could not be read\n"
+          "(locked by another process's write for longer than 5 s).\n",
           out);
 }
 
@@ -286,6 +288,7 @@ int cli_translate(int argc, char **argv)
     int code = translate_parse(&o, argc, argv);
     if (code != 0)
         return code < 0 ? TT_EXIT_OK : code;
+    assert(o.model_path); /* translate_parse sets it when it returns 0 */
 
     Model m;
     char err[512];

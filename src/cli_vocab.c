@@ -14,6 +14,7 @@
 #include "tokenizer.h"
 #include "vocab.h"
 
+#include <assert.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,6 +142,7 @@ static int vocab_write_model(const VocabOptions *o, const Vocab *src, const Voca
     Store *s = NULL;
     const int D = o->config.d_model;
     const int sizes[2] = {src->size, tgt->size};
+    assert(D > 0 && sizes[0] > 0 && sizes[1] > 0); /* a validated config; specials in both */
     float *emb = malloc(sizeof(float) * (size_t)(sizes[0] > sizes[1] ? sizes[0] : sizes[1]) * D);
     if (!emb) {
         fprintf(stderr, "toytrans vocab: %s\n", status_message(TT_ENOMEM));

@@ -947,8 +947,10 @@ static int corpus_draw_all(FILE *const files[N_SPLITS], const char *const names[
         misses = 0;
         long r = (long)draw_below(rng, (uint32_t)left);
         int s = 0;
-        while (r >= remaining[s])
+        while (r >= remaining[s]) {
             r -= remaining[s++];
+            assert(s < N_SPLITS); /* r < left, the sum of remaining[] */
+        }
         int rc = write_pair(files[s], pair.en, pair.de, names[s], err, errlen);
         if (rc != TT_OK)
             return rc;

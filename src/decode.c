@@ -24,6 +24,7 @@ void decode_log_softmax(double *out, const float *logits, int V)
     double sum = 0.0;
     for (int v = 0; v < V; v++)
         sum += exp((double)logits[v] - max);
+    /* cppcheck-suppress invalidFunctionArg ; sum >= 1: the maximum's term is exp(0) */
     const double lse = max + log(sum);
     for (int v = 0; v < V; v++)
         out[v] = (double)logits[v] - lse;

@@ -252,8 +252,17 @@ static int read_table(Store *s, const Table *t, void **rows, int *n, char *err, 
 {
     *rows = NULL;
     *n = 0;
-    int64_t count;
-    int rc = query_count(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+    int64_t count = 0;
+    /* A view under the table's name is never run (views are off): it is a malformed
+     * history, as the writer, which cannot append to it, would find too. */
+    int rc = query_count(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND "
+                            "name = ?1", t->name, &count, err, errlen);
+    if (rc == TT_OK && count > 0) {
+        set_err(err, errlen, "%s: %s is a view, not a table", store_path(s), t->name);
+        return TT_EMODEL;
+    }
+    if (rc == TT_OK)
+        rc = query_count(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
                             "name = ?1", t->name, &count, err, errlen);
     if (rc != TT_OK || count == 0)
         return rc;

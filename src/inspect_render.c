@@ -359,7 +359,7 @@ static const char *const HTML_SCRIPT[] = {
     "  function byIndex(sel) {\n",
     "    var a = Array.prototype.slice.call(document.querySelectorAll(sel));\n",
     "    a.sort(function (x, y) { return +x.getAttribute('data-index') - "
-    "+y.getAttribute('data-index'); });\n",
+        "+y.getAttribute('data-index'); });\n",
     "    return a;\n",
     "  }\n",
     "  var tgt = byIndex('#target .tgt-word'), src = byIndex('#source .src-token');\n",
@@ -367,7 +367,7 @@ static const char *const HTML_SCRIPT[] = {
     "  function color(w) {\n",
     "    w = Math.max(0, Math.min(1, w || 0));\n",
     "    var r = Math.round(255 - w * 247), g = Math.round(255 - w * 207), "
-    "b = Math.round(255 - w * 148);\n",
+        "b = Math.round(255 - w * 148);\n",
     "    return 'rgb(' + r + ', ' + g + ', ' + b + ')';\n",
     "  }\n",
     "  function ink(w) { return w > 0.55 ? '#ffffff' : ''; }\n",
@@ -391,7 +391,7 @@ static const char *const HTML_SCRIPT[] = {
     "  }\n",
     "  function headText() {\n",
     "    return headSel.value === 'mean' ? 'mean of ' + D.heads + ' heads' : "
-    "'head ' + headSel.value;\n",
+        "'head ' + headSel.value;\n",
     "  }\n",
     "  function statusText() {\n",
     "    var k = kindSel.value, l = +layerSel.value;\n",
@@ -399,7 +399,7 @@ static const char *const HTML_SCRIPT[] = {
     "    if (k === 'self') return 'decoder self-attention, layer ' + l + ', ' + headText();\n",
     "    var e = encLayer();\n",
     "    return 'encoder self-attention, layer ' + e + (e !== l ? ' (the last encoder "
-    "layer)' : '') + ', ' + headText();\n",
+        "layer)' : '') + ', ' + headText();\n",
     "  }\n",
     "  function clear(els) {\n",
     "    els.forEach(function (e) {\n",
@@ -470,11 +470,11 @@ static const char *const HTML_SCRIPT[] = {
     "  }\n",
     "  tgt.forEach(function (e) {\n",
     "    e.addEventListener('click', function () { selTgt = +e.getAttribute('data-index'); "
-    "apply(); });\n",
+        "apply(); });\n",
     "  });\n",
     "  src.forEach(function (e) {\n",
     "    e.addEventListener('click', function () { selSrc = +e.getAttribute('data-index'); "
-    "apply(); });\n",
+        "apply(); });\n",
     "  });\n",
     "  [layerSel, headSel, kindSel].forEach(function (s) { s.addEventListener('change', apply); });\n",
     "  apply();\n",

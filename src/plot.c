@@ -163,9 +163,10 @@ static void log_ticks(double lo, double hi, double *ticks, int *n, double *minor
     }
     /* Less than a digit's worth of range: a linear scale of nice numbers. */
     const double a = pow(10.0, lo), b = pow(10.0, hi), step = nice_step((b - a) / 4.0);
+    const double first = ceil(a / step);
     *n = 0;
-    for (double v = ceil(a / step) * step; v <= b && *n < MAX_TICKS; v += step)
-        ticks[(*n)++] = v;
+    for (int i = 0; *n < MAX_TICKS && (first + i) * step <= b; i++)
+        ticks[(*n)++] = (first + i) * step;
 }
 
 /* A step or epoch count as a label: 0, 250, 12000, 150k. */
@@ -394,8 +395,8 @@ static void draw_grid_and_axes(FILE *out, const Frame *f)
     double step = nice_step(f->x_max / fmax(2.0, f->pw / 100.0));
     if (step < 1)
         step = 1;
-    for (double v = 0; v <= f->x_max * (1 + 1e-12) && nx < MAX_TICKS; v += step)
-        xt[nx++] = v;
+    for (int i = 0; nx < MAX_TICKS && i * step <= f->x_max * (1 + 1e-12); i++)
+        xt[nx++] = i * step;
 
     fprintf(out, "<g stroke=\"%s\" stroke-width=\"1\">\n", COLOR_GRID);
     for (int i = 0; i < n; i++) {

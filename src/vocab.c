@@ -322,7 +322,6 @@ int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabC
             if (report)
                 fprintf(report, "%s (skipped)\n", line_err);
             out->bad_lines++;
-            rc = TT_OK;
             continue;
         }
         if (rc != TT_OK) {

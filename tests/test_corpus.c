@@ -580,6 +580,7 @@ static void test_corpus_write_deterministic(void **state)
     join_path(again, dir, "train.tsv");
     assert_int_equal(file_lines_load(&other, again), 0);
     assert_int_equal(other.n, 200);
+    /* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): file_lines_load set all n lines */
     assert_string_equal(other.lines[0], fx->split[SPLIT_TRAIN].lines[0]); /* the seed pair */
     assert_string_not_equal(other.lines[1], fx->split[SPLIT_TRAIN].lines[1]);
     file_lines_free(&other);
@@ -713,7 +714,7 @@ static void test_corpus_default_seed_first_pairs(void **state)
 {
     const Fixture *fx = *state;
     static const char *const WANT[] = {
-        CORPUS_SEED_EN "\t" CORPUS_SEED_DE,
+        (CORPUS_SEED_EN "\t" CORPUS_SEED_DE),
         "I am red and good.\tIch bin rot und gut.",
         "He is not very good.\tEr ist nicht sehr gut.",
         "Is she new\tIst sie neu",

@@ -734,7 +734,7 @@ static void model_clear_kinks(ModelCase *c, double margin)
         snprintf(name, sizeof name, "%s.layers.%d.linear1.bias", enc ? "encoder" : "decoder",
                  layer);
         float *b1 = model_tensor(m, name);
-        assert_true(rows <= (int)(sizeof pre / sizeof pre[0]));
+        assert_true(rows > 0 && rows <= (int)(sizeof pre / sizeof pre[0]));
         for (int f = 0; f < F; f++) {
             for (int i = 0; i < rows; i++) {
                 pre[i] = b1[f];

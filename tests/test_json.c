@@ -120,8 +120,9 @@ static size_t ref_replace(const unsigned char *in, size_t n, char *out)
             used += k;
             i += k;
         } else {
-            memcpy(out + used, "\xEF\xBF\xBD", 3);
-            used += 3;
+            static const unsigned char FFFD[3] = {0xEF, 0xBF, 0xBD}; /* U+FFFD in UTF-8 */
+            memcpy(out + used, FFFD, sizeof FFFD);
+            used += sizeof FFFD;
             i += ref_maximal_subpart(in + i, n - i);
         }
     }

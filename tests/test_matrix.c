@@ -124,7 +124,7 @@ typedef struct {
     const char *detail; /* a second substring (the field, the reason), or NULL */
 } BadInput;
 
-#define BAD(what, lit, rc, place, detail) {what, lit, sizeof lit - 1, rc, place, detail}
+#define BAD(what, lit, rc, place, detail) {what, lit, sizeof(lit) - 1, rc, place, detail}
 
 /* Reads one malformed input and checks the status, the message and the zeroed Matrix. */
 static void check_bad_input(const BadInput *c)

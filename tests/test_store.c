@@ -560,7 +560,7 @@ static void test_store_config_eps_round_trips_exactly(void **state)
     assert_tt_ok(store_open(&s, f->path, STORE_READ, err, sizeof err), err);
     assert_tt_ok(config_read(s, &got, err, sizeof err), err);
     assert_tt_ok(store_close(s, err, sizeof err), err);
-    if (memcmp(&got.layer_norm_eps, &c.layer_norm_eps, sizeof(double)) != 0) {
+    if (got.layer_norm_eps != c.layer_norm_eps) { /* a finite double: equal is bit-identical */
         print_error("layer_norm_eps wrote %.17g, read back %.17g\n", c.layer_norm_eps,
                     got.layer_norm_eps);
         fail();

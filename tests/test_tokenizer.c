@@ -178,14 +178,13 @@ static void expect_detok(const char *spaced, const char *want)
     assert_int_equal(tokenize(&l, spaced, strlen(spaced), TOK_TGT, NULL), TT_OK);
     char *got = NULL;
     assert_int_equal(detokenize(&got, l.tok, l.n), TT_OK);
-    if (strcmp(got, want) != 0) {
+    const int same = strcmp(got, want) == 0;
+    if (!same)
         print_error("detokenize(%s): got [%s], want [%s]\n", spaced, got, want);
-        free(got);
-        tokenlist_free(&l);
-        fail();
-    }
     free(got);
     tokenlist_free(&l);
+    if (!same)
+        fail();
 }
 
 /* German output reads naturally: no space before closing punctuation or after opening. */
