@@ -251,6 +251,35 @@ void model_randomize(Model *m, Rng *rng)
     }
 }
 
+/* A block this small is allocated even when the file cannot hold it, so that the loader
+ * names the first missing tensor, as it does for a file of vocabularies only. */
+#define MODEL_UNCHECKED_BYTES (16.0 * 1024 * 1024)
+
+/* Refuses a configuration (checked by config_read) that needs more parameters than the
+ * file can hold (4 bytes each, stored as they are), before the block is allocated: a
+ * small damaged file must not make the loader ask for gigabytes. */
+static int check_fits(Store *s, const ModelConfig *c, int V_src, int V_tgt, char *err,
+                      size_t errlen)
+{
+    ParamSpec *specs;
+    int n;
+    size_t total = 0;
+    long long bytes = 0;
+    int rc = model_param_specs(c, V_src, V_tgt, &specs, &n, &total);
+    if (rc == TT_OK)
+        free(specs);
+    if (rc == TT_OK)
+        rc = store_size(s, &bytes, err, errlen);
+    const double need = (double)total * sizeof(float);
+    if (rc == TT_OK && need > MODEL_UNCHECKED_BYTES && need > (double)bytes) {
+        snprintf(err, errlen, "%s: the configuration needs %zu parameters (%.0f bytes), more "
+                              "than the whole file holds (%lld bytes)",
+                 store_path(s), total, need, bytes);
+        rc = TT_EMODEL;
+    }
+    return rc;
+}
+
 int model_load(Model *m, Store *s, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -261,6 +290,8 @@ int model_load(Model *m, Store *s, char *err, size_t errlen)
         rc = store_vocab_read(s, "src", &src, err, errlen);
     if (rc == TT_OK)
         rc = store_vocab_read(s, "tgt", &tgt, err, errlen);
+    if (rc == TT_OK)
+        rc = check_fits(s, &c, src.size, tgt.size, err, errlen);
     if (rc == TT_OK)
         rc = model_init(m, &c, &src, &tgt, err, errlen);
     vocab_free(&src); /* zeroed if model_init took it */

@@ -28,6 +28,7 @@ struct Store {
     char *tmp_path;  /* the file being built (CREATE, REPLACE), else NULL; owned */
     int committed;   /* a new model: 1 once a transaction committed, 0 after a failure */
     int in_txn;      /* 1 between store_begin and store_commit/rollback */
+    size_t image_size; /* bytes of the image given to store_open_image; 0 for a file */
 };
 
 static const char SCHEMA[] =
@@ -124,9 +125,26 @@ static int exec(Store *s, const char *sql, const char *what, char *err, size_t e
     return rc == SQLITE_OK ? TT_OK : sql_fail(s, rc, what, err, errlen);
 }
 
+/* Runs a journal_mode pragma on an existing file. The change needs the write lock, which
+ * SQLite asks for without calling the busy handler (the statement already holds a read
+ * lock), so another process's transaction would fail it at once: wait here instead, as
+ * long as the busy timeout would. */
+static int exec_journal_mode(Store *s, const char *sql, const char *what, char *err,
+                             size_t errlen)
+{
+    int rc, waited = 0;
+    while ((rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL)) != SQLITE_OK &&
+           (rc & 0xff) == SQLITE_BUSY && waited < STORE_BUSY_TIMEOUT_MS) {
+        sqlite3_sleep(20);
+        waited += 20;
+    }
+    return rc == SQLITE_OK ? TT_OK : sql_fail(s, rc, what, err, errlen);
+}
+
 /* Runs a query whose first row's first column is an integer, into *out. */
 static int query_int(Store *s, const char *sql, long long *out, char *err, size_t errlen)
 {
+    *out = 0; /* defined on every path, failures included */
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     if (rc == SQLITE_OK)
@@ -211,12 +229,15 @@ static int validate(Store *s, char *err, size_t errlen)
         return TT_EMODEL;
     }
 
+    /* integrity_check, not quick_check: quick_check does not compare the indexes with
+     * their tables, and a damaged rowid in the embedding or tensor key index sends a
+     * lookup to another row of the same size, which would load as a wrong model. */
     sqlite3_stmt *st = NULL;
-    int sqlrc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL);
+    int sqlrc = sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL);
     if (sqlrc == SQLITE_OK && (sqlrc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *res = (const char *)sqlite3_column_text(st, 0);
         if (!res || strcmp(res, "ok") != 0) {
-            set_err(err, errlen, "%s: the database is damaged (quick_check: %s)", s->path,
+            set_err(err, errlen, "%s: the database is damaged (integrity_check: %s)", s->path,
                     res ? res : "no answer");
             sqlite3_finalize(st);
             return TT_EMODEL;
@@ -225,23 +246,29 @@ static int validate(Store *s, char *err, size_t errlen)
     }
     sqlite3_finalize(st);
     if (sqlrc != SQLITE_OK)
-        return sql_fail(s, sqlrc, "PRAGMA quick_check", err, errlen);
+        return sql_fail(s, sqlrc, "PRAGMA integrity_check", err, errlen);
 
-    /* SQLite reads missing bytes at the end of a file as zeros, and quick_check does not
+    /* SQLite reads missing bytes at the end of a file as zeros, and integrity_check does not
      * notice a cut inside the last page: compare the file's size with the pages it
      * claims. (Pages may still sit in a WAL file beside it; then the WAL holds them.) */
     long long pages, page_size;
     if ((rc = query_int(s, "PRAGMA page_count", &pages, err, errlen)) != TT_OK ||
         (rc = query_int(s, "PRAGMA page_size", &page_size, err, errlen)) != TT_OK)
         return rc;
-    struct stat sb, wal;
-    char wal_path[4200];
-    snprintf(wal_path, sizeof wal_path, "%s-wal", s->path);
-    int has_wal = stat(wal_path, &wal) == 0 && wal.st_size > 0;
-    if (stat(s->path, &sb) == 0 && !has_wal && (long long)sb.st_size < pages * page_size) {
+    long long size = -1; /* unknown: no check */
+    if (s->image_size > 0) {
+        size = (long long)s->image_size; /* an image has no WAL beside it */
+    } else {
+        struct stat sb, wal;
+        char wal_path[4200];
+        snprintf(wal_path, sizeof wal_path, "%s-wal", s->path);
+        int has_wal = stat(wal_path, &wal) == 0 && wal.st_size > 0;
+        if (stat(s->path, &sb) == 0 && !has_wal)
+            size = (long long)sb.st_size;
+    }
+    if (size >= 0 && size < pages * page_size) {
         set_err(err, errlen, "%s: the database is damaged (truncated: %lld bytes, the header "
-                             "promises %lld pages of %lld)", s->path, (long long)sb.st_size,
-                pages, page_size);
+                             "promises %lld pages of %lld)", s->path, size, pages, page_size);
         return TT_EMODEL;
     }
 
@@ -296,6 +323,25 @@ static int create_schema(Store *s, char *err, size_t errlen)
         rc = store_commit(s, err, errlen);
     if (rc != TT_OK)
         store_rollback(s);
+    return rc;
+}
+
+/* A writer killed inside a rollback-journal transaction (switching the journal mode at
+ * the start or end of a run) leaves a hot journal, which a read-only connection cannot
+ * roll back (SQLITE_READONLY_ROLLBACK). Rolls it back through a short read-write
+ * connection, as any writer's first read would: the last committed state comes back and
+ * nothing else is written. */
+static int rollback_hot_journal(Store *s, char *err, size_t errlen)
+{
+    Store rw = {.mode = STORE_WRITE, .path = s->path};
+    int sqlrc = sqlite3_open_v2(s->path, &rw.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
+                                NULL);
+    int rc = sqlrc == SQLITE_OK ? harden(&rw, err, errlen) : TT_OK;
+    if (sqlrc == SQLITE_OK && rc == TT_OK)
+        sqlrc = sqlite3_exec(rw.db, "PRAGMA application_id", NULL, NULL, NULL);
+    if (sqlrc != SQLITE_OK && rc == TT_OK)
+        rc = sql_fail(&rw, sqlrc, "rolling back the journal a killed writer left", err, errlen);
+    sqlite3_close(rw.db);
     return rc;
 }
 
@@ -363,17 +409,79 @@ int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t 
     if ((rc = harden(s, err, errlen)) != TT_OK)
         goto fail;
     rc = creating ? create_schema(s, err, errlen) : validate(s, err, errlen);
+    if (rc != TT_OK && mode == STORE_READ &&
+        sqlite3_extended_errcode(s->db) == SQLITE_READONLY_ROLLBACK &&
+        (rc = rollback_hot_journal(s, err, errlen)) == TT_OK)
+        rc = validate(s, err, errlen);
     if (rc != TT_OK)
         goto fail;
     /* A new model appears at its path only once the caller commits its contents. */
     s->committed = 0;
     if (mode == STORE_WRITE &&
-        (rc = exec(s, "PRAGMA journal_mode = WAL", "setting WAL journal mode", err, errlen)) != TT_OK)
+        (rc = exec_journal_mode(s, "PRAGMA journal_mode = WAL", "setting WAL journal mode", err,
+                                errlen)) != TT_OK)
         goto fail;
     *out = s;
     return TT_OK;
 fail:
     s->committed = 0;
+    store_close(s, NULL, 0);
+    return rc;
+}
+
+int store_open_image(Store **out, const void *data, size_t size, const char *name, char *err,
+                     size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!out)
+        return TT_EINVAL;
+    *out = NULL;
+    if (!name || !*name || (!data && size > 0)) {
+        set_err(err, errlen, "no model image given");
+        return TT_EINVAL;
+    }
+    if (size == 0) {
+        set_err(err, errlen, "%s: empty image (0 bytes), not a model", name);
+        return TT_EMODEL;
+    }
+    Store *s = calloc(1, sizeof *s);
+    if (!s)
+        return TT_ENOMEM;
+    s->mode = STORE_READ;
+    s->image_size = size;
+    int rc = TT_ENOMEM;
+    if (!(s->path = dup_str(name)))
+        goto fail;
+    int sqlrc = sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READWRITE, NULL);
+    if (sqlrc != SQLITE_OK) {
+        rc = sql_fail(s, sqlrc, "opening", err, errlen);
+        goto fail;
+    }
+    /* Hardened before the bytes arrive, as a file is before its first read. */
+    if ((rc = harden(s, err, errlen)) != TT_OK)
+        goto fail;
+    unsigned char *copy = sqlite3_malloc64(size);
+    if (!copy)
+        goto fail; /* rc is TT_ENOMEM */
+    memcpy(copy, data, size);
+    /* An in-memory database cannot be in WAL mode: read a WAL-mode header (bytes 18 and
+     * 19 are 2) as rollback mode, as a file whose -wal companion is empty reads. */
+    for (size_t k = 18; k < 20 && k < size; k++)
+        if (copy[k] == 2)
+            copy[k] = 1;
+    /* SQLite owns the copy from here, and frees it even when this call fails. */
+    sqlrc = sqlite3_deserialize(s->db, "main", copy, (sqlite3_int64)size, (sqlite3_int64)size,
+                                SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+    if (sqlrc != SQLITE_OK) {
+        rc = sql_fail(s, sqlrc, "reading the image", err, errlen);
+        goto fail;
+    }
+    if ((rc = validate(s, err, errlen)) != TT_OK)
+        goto fail;
+    *out = s;
+    return TT_OK;
+fail:
     store_close(s, NULL, 0);
     return rc;
 }
@@ -390,10 +498,12 @@ int store_close(Store *s, char *err, size_t errlen)
     int rc = TT_OK;
     if (s->in_txn)
         store_rollback(s);
-    if (s->db && s->committed && (s->tmp_path || s->mode == STORE_WRITE)) {
+    if (s->db && (s->tmp_path ? s->committed : s->mode == STORE_WRITE)) {
         /* Fold the WAL into the file, so the model is one self-contained file that a
-         * reader can open even where it cannot create the -shm file beside it. */
-        rc = exec(s, "PRAGMA journal_mode = DELETE", "finishing the file", err, errlen);
+         * reader can open even where it cannot create the -shm file beside it; an
+         * existing file too when its last transaction failed (it was opened in WAL). */
+        rc = exec_journal_mode(s, "PRAGMA journal_mode = DELETE", "finishing the file", err,
+                               errlen);
     }
     if (s->db && sqlite3_close(s->db) != SQLITE_OK && rc == TT_OK) {
         set_err(err, errlen, "%s: cannot close: %s", s->path, sqlite3_errmsg(s->db));
@@ -415,6 +525,16 @@ int store_close(Store *s, char *err, size_t errlen)
     free(s->tmp_path);
     free(s->path);
     free(s);
+    return rc;
+}
+
+int store_size(Store *s, long long *bytes, char *err, size_t errlen)
+{
+    long long pages, page_size;
+    int rc = query_int(s, "PRAGMA page_count", &pages, err, errlen);
+    if (rc == TT_OK)
+        rc = query_int(s, "PRAGMA page_size", &page_size, err, errlen);
+    *bytes = rc == TT_OK ? pages * page_size : 0;
     return rc;
 }
 
@@ -475,6 +595,8 @@ int store_meta_set(Store *s, const char *key, const char *value, char *err, size
 
 int store_meta_get(Store *s, const char *key, char *buf, size_t size, char *err, size_t errlen)
 {
+    if (size > 0)
+        buf[0] = '\0'; /* an empty string on every failure */
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL);
     if (rc == SQLITE_OK)
@@ -626,7 +748,8 @@ int store_vocab_read(Store *s, const char *lang, Vocab *out, char *err, size_t e
         const char *t = (const char *)sqlite3_column_text(st, 1);
         if (!t || !(tokens[i] = malloc((size_t)sqlite3_column_bytes(st, 1) + 1))) {
             rc = t ? TT_ENOMEM : TT_EMODEL;
-            set_err(err, errlen, "%s: vocab '%s' id %lld has no token", s->path, lang, i);
+            set_err(err, errlen, t ? "%s: out of memory (reading vocab '%s' id %lld)"
+                                   : "%s: vocab '%s' id %lld has no token", s->path, lang, i);
             goto done;
         }
         memcpy(tokens[i], t, (size_t)sqlite3_column_bytes(st, 1) + 1);

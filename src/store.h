@@ -12,7 +12,7 @@
  * contract, and be refused with a message that says what is wrong otherwise. Reading
  * opens the file read-only without following symbolic links, in SQLite's defensive mode
  * with triggers, views and untrusted schema functions off, bounds blob sizes, and runs
- * PRAGMA quick_check before trusting anything.
+ * PRAGMA integrity_check before trusting anything.
  *
  * Writing happens in transactions (store_begin/store_commit), so a crash never leaves
  * half a model, in WAL journal mode. A new file is built under a temporary name beside
@@ -46,10 +46,17 @@ typedef enum {
 } StoreMode;
 
 /* Opens path. READ and WRITE validate the file (SQLite, application_id, user_version,
- * quick_check, tables, meta format); CREATE and REPLACE start an empty model with the
+ * integrity_check, tables, meta format); CREATE and REPLACE start an empty model with the
  * schema and format meta under a temporary name. *out is owned by the caller (close with
  * store_close) and NULL on failure. */
 int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t errlen);
+
+/* Opens size bytes of data, the bytes of a model file, as STORE_READ opens a file: an
+ * in-memory copy (data stays the caller's), read-only, with the same defences and the
+ * same validation. name stands for the path in messages and store_path. For tests and
+ * fuzzing, which have bytes rather than a file. *out as for store_open. */
+int store_open_image(Store **out, const void *data, size_t size, const char *name, char *err,
+                     size_t errlen);
 
 /* Closes s; for a new model, moves the file into place if the last transaction
  * committed and removes it otherwise. Returns TT_OK or TT_EIO (err says why). NULL is
@@ -58,6 +65,10 @@ int store_close(Store *s, char *err, size_t errlen);
 
 /* The path given to store_open. */
 const char *store_path(const Store *s);
+
+/* The database's size in bytes, page_count × page_size: all the file holds, so a bound
+ * on what its contents can be. */
+int store_size(Store *s, long long *bytes, char *err, size_t errlen);
 
 /* Transactions: everything written between begin and commit lands together or not at
  * all. rollback undoes an open transaction (a no-op without one). */

@@ -121,7 +121,6 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
     while ((rc = tsv_next(&r, &tp, line_err, sizeof line_err)) != TSV_END) {
         if (rc == TT_EINPUT && skip_bad) {
             fprintf(stderr, "toytrans train: %s (skipped)\n", line_err);
-            rc = TT_OK;
             continue;
         }
         if (rc != TT_OK) {
@@ -577,6 +576,25 @@ static int start_new(Run *r, char *err, size_t errlen)
     snprintf(buf, sizeof buf, "%016llx", (unsigned long long)count.checksum);
     if (rc == TT_OK)
         rc = store_meta_set(s, "train_corpus_fnv1a64", buf, err, errlen);
+    /* The file is a checkpoint from the moment it appears (step 0, zero AdamW moments):
+     * a run killed before its first checkpoint commits can still be resumed. */
+    const int dims[1] = {(int)r->m.n_params};
+    float *zeros = rc == TT_OK ? calloc(r->m.n_params, sizeof(float)) : NULL;
+    if (rc == TT_OK && !zeros) {
+        snprintf(err, errlen, "%s", status_message(TT_ENOMEM));
+        rc = TT_ENOMEM;
+    }
+    if (rc == TT_OK)
+        rc = store_tensor_write(s, "optim.m", dims, 1, zeros, err, errlen);
+    if (rc == TT_OK)
+        rc = store_tensor_write(s, "optim.v", dims, 1, zeros, err, errlen);
+    free(zeros);
+    if (rc == TT_OK)
+        rc = meta_set_long(s, "train_step", 0, err, errlen);
+    if (rc == TT_OK)
+        rc = meta_set_long(s, "train_epoch", 0, err, errlen);
+    if (rc == TT_OK)
+        rc = meta_set_long(s, "train_batch", 0, err, errlen);
     if (rc == TT_OK)
         rc = store_commit(s, err, errlen);
     int crc = store_close(s, rc == TT_OK ? err : NULL, errlen);

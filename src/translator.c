@@ -166,8 +166,14 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         goto fail;
     }
     /* The case-kept spelling of each source token, for copying unknown words (names).
-     * Case folding can change how a text splits; then the folded tokens stand in. */
-    if (tokenize(&tr->surface, text, len, TOK_TGT, NULL) != TT_OK || tr->surface.n != tr->src.n)
+     * Case folding can change how a text splits; then the folded tokens stand in. Out
+     * of memory fails the sentence: it must not change the words shown. */
+    rc = tokenize(&tr->surface, text, len, TOK_TGT, NULL);
+    if (rc == TT_ENOMEM) {
+        set_error(err, errlen, status_message(rc));
+        goto fail;
+    }
+    if (rc != TT_OK || tr->surface.n != tr->src.n)
         tokenlist_free(&tr->surface);
     const TokenList *surface = tr->surface.n ? &tr->surface : &tr->src;
 
