@@ -8,6 +8,9 @@
 #   make bench      time toytrans beside PyTorch on the same model (bench/results.md)
 #   make test-browser  build, then click through `toytrans inspect --html` in headless
 #                   Chromium (installs Debian's chromium as root, and the npm packages)
+#   make lint       cppcheck and clang-tidy (.clang-tidy) over src/, tests/ and bench/
+#   make fuzz       every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS (default 60)
+#   make crash-test kill -9 training CRASH_TRIALS times (default 200); the file survives
 #   make deps       install the Debian packages the build needs (apt-get, as root)
 #   make clean      remove build/
 #
@@ -101,6 +104,7 @@ TESTS = \
     test_transformer \
     test_check \
     test_heatmap \
+    test_faults \
     test_render
 
 # Helper programs the command-line tests use.
@@ -112,7 +116,8 @@ TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
 .PHONY: all deps bench bench-deps demo corpus vocab model test check-unit check-cli asan valgrind clean \
-        browser-deps test-browser
+        fuzz fuzz-deps fuzz-replay \
+        browser-deps test-browser lint crash-test
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(BENCH)
@@ -182,6 +187,12 @@ $(B)/tests/%: tests/%.c $(B)/libtoytrans.a | deps
 	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests $(ALL_LDFLAGS) -o $@ $< $(B)/libtoytrans.a \
 	  $(PKG_LIBS) $(TEST_LIBS) -lm
 
+# test_faults fails allocations on demand: GNU ld's --wrap sends the library's calls to
+# malloc, calloc and realloc through the test's counting wrappers (tests/test_faults.c).
+$(B)/tests/test_faults: private ALL_LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+# Under valgrind its sweeps take one case in 8 (about 80 s instead of 10 minutes).
+valgrind: export TOYTRANS_FAULT_STRIDE ?= 8
+
 demo: $(BIN)
 	@if [ -f models/en-de.db ]; then \
 	  echo '$$ toytrans translate "This is an example" "this is an example" ...'; \
@@ -215,7 +226,7 @@ vocab: $(BIN)
 # RUNNER prefixes every test binary (valgrind sets it); a failing binary fails the run
 # only after all of them have run, so one failure does not hide the others.
 RUNNER ?=
-test: check-unit check-cli
+test: check-unit check-cli fuzz-replay
 
 check-unit: $(TEST_BIN)
 	@failed=0; for t in $(TEST_BIN); do \
@@ -230,6 +241,7 @@ bench: $(BIN) $(BENCH) bench-deps
 
 check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
+	@sh tests/test_matrix_cli.sh ./$(BIN) "$(RUNNER)"
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan:
@@ -240,6 +252,143 @@ valgrind:
 	@$(MAKE) --no-print-directory FLAVOUR=valgrind CFLAGS="-O1 -g" \
 	  RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=all --show-leak-kinds=all" \
 	  test
+
+# Fuzzing (tests/fuzz/, issue 8): four libFuzzer harnesses. `make fuzz` builds them with
+# clang, the library included, into build/fuzz/ (its own objects, never a flavour's) and
+# runs each for FUZZ_SECONDS on its committed corpus, tests/fuzz/corpus/NAME/, plus a
+# scratch corpus in build/fuzz/corpus/NAME/ that takes whatever new inputs it finds; a
+# crash (and its input, in build/fuzz/crashes/NAME/) fails the target. `make fuzz-replay`
+# (part of `make test`, so of asan and valgrind too) builds the same harnesses with the
+# flavour's compiler and tests/fuzz/replay.c instead of libFuzzer and runs the committed
+# corpus through them. tests/fuzz/make_seeds.sh regenerates the model files there;
+# tests/fuzz/NAME.dict, if there is one, is given to libFuzzer as a dictionary.
+FUZZERS       = fuzz_tokenizer fuzz_loader fuzz_tsv fuzz_translate
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   ?= -timeout=30
+FUZZ_B        = build/fuzz
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# clang 14 gives target_clones functions no symbol under their own name, so the kernels
+# are built once, for the baseline (src/kernel.c, TOYTRANS_NO_CLONES).
+FUZZ_CFLAGS   = $(WARN) $(DEFS) -DTOYTRANS_NO_CLONES -g -O1 $(FUZZ_SAN) -Isrc $(PKG_CFLAGS) -MMD -MP
+FUZZ_LIB_OBJ  = $(LIB_SRC:src/%.c=$(FUZZ_B)/obj/%.o)
+FUZZ_BIN      = $(FUZZERS:%=$(FUZZ_B)/%)
+REPLAY_BIN    = $(FUZZERS:%=$(B)/fuzz/%)
+
+# clang and its libFuzzer runtime (Debian: clang, and libclang-rt-N-dev for clang N).
+fuzz-deps:
+	@if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' | \
+	    $(FUZZ_CC) -fsanitize=fuzzer,address,undefined -x c - -o /dev/null >/dev/null 2>&1; then \
+	  v=$$($(FUZZ_CC) -dumpversion 2>/dev/null | cut -d. -f1); \
+	  pkgs="clang libclang-rt-$${v:-14}-dev"; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "fuzz-deps: installing $$pkgs"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$pkgs >/dev/null || \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-dev >/dev/null; } || exit 1; \
+	  else \
+	    echo "fuzz-deps: $(FUZZ_CC) cannot build a libFuzzer binary; run this once, then make fuzz again:" >&2; \
+	    echo "  sudo apt-get install $$pkgs   (newer Debian: clang libclang-rt-dev)" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
+$(FUZZ_B)/obj/%.o: src/%.c | deps fuzz-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_B)/libtoytrans.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_B)/%: tests/fuzz/%.c $(FUZZ_B)/libtoytrans.a | deps fuzz-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -pthread -o $@ $< \
+	  $(FUZZ_B)/libtoytrans.a $(PKG_LIBS) -lm
+
+# Runs every harness, even after one failed; prints libFuzzer's count of executions.
+fuzz: $(FUZZ_BIN)
+	@failed=""; for f in $(FUZZERS); do \
+	  mkdir -p $(FUZZ_B)/corpus/$$f $(FUZZ_B)/crashes/$$f; \
+	  dict=""; [ ! -f tests/fuzz/$$f.dict ] || dict=-dict=tests/fuzz/$$f.dict; \
+	  echo "== $$f: $(FUZZ_SECONDS) s (log: $(FUZZ_B)/$$f.log)"; \
+	  if ./$(FUZZ_B)/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	       -artifact_prefix=$(FUZZ_B)/crashes/$$f/ $$dict $(FUZZ_FLAGS) \
+	       $(FUZZ_B)/corpus/$$f tests/fuzz/corpus/$$f >$(FUZZ_B)/$$f.log 2>&1; then \
+	    sed -n -e 's/^stat::number_of_executed_units: */  executions: /p' \
+	      -e 's/^stat::average_exec_per_sec: */  per second: /p' \
+	      -e 's/^stat::new_units_added: */  new inputs: /p' $(FUZZ_B)/$$f.log; \
+	  else \
+	    failed="$$failed $$f"; tail -n 40 $(FUZZ_B)/$$f.log; \
+	    echo "  FAILED: the input is in $(FUZZ_B)/crashes/$$f/"; \
+	  fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed"; exit 1; fi
+
+$(B)/fuzz/replay.o: tests/fuzz/replay.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/fuzz -c $< -o $@
+
+$(B)/fuzz/%: tests/fuzz/%.c $(B)/fuzz/replay.o $(B)/libtoytrans.a | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/fuzz $(ALL_LDFLAGS) -o $@ $< $(B)/fuzz/replay.o \
+	  $(B)/libtoytrans.a $(PKG_LIBS) -lm
+
+fuzz-replay: $(REPLAY_BIN)
+	@failed=0; for f in $(FUZZERS); do \
+	  $(RUNNER) ./$(B)/fuzz/$$f tests/fuzz/corpus/$$f || failed=$$((failed + 1)); \
+	done; \
+	if [ $$failed -ne 0 ]; then echo "fuzz-replay: $$failed harnesses failed"; exit 1; fi
+
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d) $(REPLAY_BIN:=.d) $(B)/fuzz/replay.d
+
+# Static analysis (issue 8): cppcheck over src/, tests/ and bench/, then clang-tidy with
+# the checked-in .clang-tidy over src/*.c, bench/*.c and tests/*.c, LINT_JOBS files at a
+# time, with the build's flags; any finding fails the target. False positives are marked
+# where they are (NOLINT, cppcheck-suppress), or for files cppcheck cannot be told in
+# place, listed with their reasons in tests/lint/cppcheck-suppressions.xml. cppcheck
+# checks the build's configuration (its -D flags) and reads system headers through its
+# own std library model, not the files. The tests are read through
+# tests/lint/cmocka_analyzer.h, so that the analyzer knows a failed assertion ends a test.
+LINT_DEBPKGS = cppcheck clang-tidy
+LINT_JOBS   ?= 2
+LINT_CFLAGS  = $(filter-out -MMD -MP,$(ALL_CFLAGS))
+LINT_TEST_CFLAGS = $(LINT_CFLAGS) $(TEST_CFLAGS) -Itests -include tests/lint/cmocka_analyzer.h
+CPPCHECK_FLAGS = --std=c11 --enable=warning,performance,portability --inline-suppr \
+                 --error-exitcode=1 --quiet --suppress-xml=tests/lint/cppcheck-suppressions.xml \
+                 -D_POSIX_C_SOURCE=200809L $(filter -D%,$(PKG_CFLAGS) $(TEST_CFLAGS)) \
+                 -Isrc -Itests -itests/browser
+# $(call lint_tidy,FLAGS): one clang-tidy per file named on stdin, its output shown only
+# when it finds something (clean files still print clang's "N warnings generated").
+lint_tidy = xargs -P $(LINT_JOBS) -I{} sh -c 'out=$$(clang-tidy --quiet "$$0" -- $(1) 2>&1) || \
+            { printf "%s\n" "$$out"; exit 1; }' {}
+lint: deps
+	@if ! command -v cppcheck >/dev/null 2>&1 || ! command -v clang-tidy >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "lint: installing $(LINT_DEBPKGS)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(LINT_DEBPKGS) >/dev/null || exit 1; \
+	  else \
+	    echo "lint: run this once, then make lint again:" >&2; \
+	    echo "  sudo apt-get install $(LINT_DEBPKGS)" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+	@failed=""; \
+	echo "lint: cppcheck src tests bench"; \
+	cppcheck $(CPPCHECK_FLAGS) src tests bench || failed="$$failed cppcheck"; \
+	echo "lint: clang-tidy src/*.c bench/*.c tests/*.c ($(LINT_JOBS) at a time)"; \
+	ls src/*.c bench/*.c | $(call lint_tidy,$(LINT_CFLAGS)) || failed="$$failed clang-tidy"; \
+	ls tests/*.c | $(call lint_tidy,$(LINT_TEST_CFLAGS)) || failed="$$failed clang-tidy(tests)"; \
+	if [ -n "$$failed" ]; then echo "lint: findings from:$$failed"; exit 1; fi; \
+	echo "lint: clean"
+
+# kill -9 at seeded random moments of a training run, then the file must pass
+# integrity_check, load, translate and resume (tests/test_matrix_cli.sh): `make test` runs
+# 20 trials, this CRASH_TRIALS (200); CRASH_SEED=S repeats a run's moments.
+CRASH_TRIALS ?= 200
+crash-test: $(BIN)
+	@CRASH_TRIALS=$(CRASH_TRIALS) CRASH_ONLY=1 sh tests/test_matrix_cli.sh ./$(BIN) "$(RUNNER)"
 
 # The browser test (tests/browser/inspect.test.mjs): Debian's Chromium, driven by
 # playwright-core from npm at the version in tests/browser/package-lock.json; no test tool
