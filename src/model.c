@@ -307,6 +307,9 @@ int model_load(Model *m, Store *s, char *err, size_t errlen)
                                       p->rows, p->cols, err, errlen);
         }
     }
+    /* Last, so that a file broken in a way the checks above name gets that message. */
+    if (rc == TT_OK)
+        rc = store_verify_checksum(s, err, errlen);
     if (rc != TT_OK)
         model_free(m);
     return rc;

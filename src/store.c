@@ -550,9 +550,88 @@ int store_begin(Store *s, char *err, size_t errlen)
     return rc;
 }
 
+/* FNV-1a 64 over the content, as docs/model-format.md defines it: each row of each query
+ * in order, each value's bytes (text as stored, integers in decimal, blobs raw) followed
+ * by one zero byte. */
+static int content_checksum(Store *s, uint64_t *out, char *err, size_t errlen)
+{
+    static const char *const QUERIES[] = {
+        "SELECT key, value FROM meta WHERE key <> '" STORE_CHECKSUM_KEY "' ORDER BY key",
+        "SELECT lang, id, token, count FROM vocab ORDER BY lang, id",
+        "SELECT lang, id, vector FROM embedding ORDER BY lang, id",
+        "SELECT name, shape, data FROM tensor ORDER BY name",
+    };
+    uint64_t h = 0xcbf29ce484222325u;
+    int rc = TT_OK;
+    for (size_t q = 0; rc == TT_OK && q < sizeof QUERIES / sizeof QUERIES[0]; q++) {
+        sqlite3_stmt *st = NULL;
+        int sqlrc = sqlite3_prepare_v2(s->db, QUERIES[q], -1, &st, NULL);
+        while (sqlrc == SQLITE_OK && (sqlrc = sqlite3_step(st)) == SQLITE_ROW) {
+            for (int c = 0; c < sqlite3_column_count(st); c++) {
+                /* column_blob gives a number's decimal text, as column_text would. */
+                const unsigned char *p = sqlite3_column_blob(st, c);
+                const int n = sqlite3_column_bytes(st, c);
+                for (int k = 0; p && k < n; k++)
+                    h = (h ^ p[k]) * 0x100000001b3u;
+                h *= 0x100000001b3u; /* the zero byte after each value */
+            }
+            sqlrc = SQLITE_OK;
+        }
+        if (sqlrc != SQLITE_DONE)
+            rc = sql_fail(s, sqlrc, "computing the content checksum", err, errlen);
+        sqlite3_finalize(st);
+    }
+    *out = h;
+    return rc;
+}
+
+int store_verify_checksum(Store *s, char *err, size_t errlen)
+{
+    char stored[32];
+    sqlite3_stmt *st = NULL;
+    int sqlrc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = '" STORE_CHECKSUM_KEY "'",
+                                   -1, &st, NULL);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = sqlite3_step(st);
+    int rc = TT_OK, present = 0;
+    if (sqlrc == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 0);
+        present = 1;
+        snprintf(stored, sizeof stored, "%s", v ? v : "");
+    } else if (sqlrc != SQLITE_DONE) {
+        rc = sql_fail(s, sqlrc, "reading the content checksum", err, errlen);
+    }
+    sqlite3_finalize(st);
+    if (rc != TT_OK || !present)
+        return rc;
+    uint64_t h;
+    if ((rc = content_checksum(s, &h, err, errlen)) != TT_OK)
+        return rc;
+    char computed[32];
+    snprintf(computed, sizeof computed, "%016llx", (unsigned long long)h);
+    if (strcmp(stored, computed) != 0) {
+        set_err(err, errlen, "%s: the content does not match its checksum (meta %s is '%s', "
+                             "the content gives %s): the file was damaged or changed without "
+                             "updating it", s->path, STORE_CHECKSUM_KEY, stored, computed);
+        rc = TT_EMODEL;
+    }
+    return rc;
+}
+
 int store_commit(Store *s, char *err, size_t errlen)
 {
-    int rc = exec(s, "COMMIT", "committing", err, errlen);
+    uint64_t h;
+    char hex[32];
+    int rc = content_checksum(s, &h, err, errlen);
+    if (rc == TT_OK) {
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+        rc = store_meta_set(s, STORE_CHECKSUM_KEY, hex, err, errlen);
+    }
+    if (rc != TT_OK) {
+        store_rollback(s);
+        return rc;
+    }
+    rc = exec(s, "COMMIT", "committing", err, errlen);
     if (rc == TT_OK) {
         s->in_txn = 0;
         s->committed = 1;

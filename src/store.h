@@ -35,6 +35,7 @@
 #define STORE_FORMAT_NAME "toytrans-model"
 #define STORE_MAX_BLOB (256 * 1024 * 1024) /* bytes one blob may hold */
 #define STORE_BUSY_TIMEOUT_MS 5000        /* wait this long for another writer */
+#define STORE_CHECKSUM_KEY "content_fnv1a64" /* meta key of the content checksum */
 
 typedef struct Store Store;
 
@@ -70,8 +71,16 @@ const char *store_path(const Store *s);
  * on what its contents can be. */
 int store_size(Store *s, long long *bytes, char *err, size_t errlen);
 
+/* The content checksum (docs/model-format.md, "Checksum"): FNV-1a 64 over the rows of
+ * meta (but its own key), vocab, embedding and tensor in key order. store_commit writes
+ * it into meta in every transaction it commits. store_verify_checksum recomputes it and
+ * compares: TT_OK when they agree or the file has none (a writer need not write it),
+ * TT_EMODEL when they differ (err says so), or an SQLite failure's code. */
+int store_verify_checksum(Store *s, char *err, size_t errlen);
+
 /* Transactions: everything written between begin and commit lands together or not at
- * all. rollback undoes an open transaction (a no-op without one). */
+ * all, the content checksum included. rollback undoes an open transaction (a no-op
+ * without one). */
 int store_begin(Store *s, char *err, size_t errlen);
 int store_commit(Store *s, char *err, size_t errlen);
 void store_rollback(Store *s);

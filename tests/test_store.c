@@ -529,6 +529,44 @@ static void test_store_round_trip_bit_identical(void **state)
     assert_dir_holds(f->dir, ONLY_MODEL);
 }
 
+/* The content checksum: every commit writes it (16 hex digits); a value changed behind
+ * its back is refused with a message that says so; a file without one, as another
+ * writer may make, is accepted; and a write through the store puts it right again. */
+static void test_store_checksum_catches_changed_content(void **state)
+{
+    Fixture *f = *state;
+    build_model(f->path);
+    assert_int_equal(query_file_int(f->path, "SELECT count(*) FROM meta WHERE key = '"
+                                             STORE_CHECKSUM_KEY "' AND length(value) = 16 "
+                                             "AND value NOT GLOB '*[^0-9a-f]*'"),
+                     1);
+    char err[ERRLEN] = "";
+    Store *s = NULL;
+    assert_tt_ok(store_open(&s, f->path, STORE_READ, err, sizeof err), err);
+    assert_tt_ok(store_verify_checksum(s, err, sizeof err), err);
+    assert_tt_ok(store_close(s, err, sizeof err), err);
+
+    patch_float(f->path, "embedding", "vector", "lang = 'tgt' AND id = 7", 5, 0.5f);
+    assert_tt_ok(store_open(&s, f->path, STORE_READ, err, sizeof err), err);
+    assert_int_equal(store_verify_checksum(s, err, sizeof err), TT_EMODEL);
+    assert_non_null(strstr(err, "does not match its checksum"));
+    assert_non_null(strstr(err, f->path));
+    assert_tt_ok(store_close(s, err, sizeof err), err);
+
+    /* A changed meta value counts too; the checksum's own row does not. */
+    sql_on_file(f->path, "DELETE FROM meta WHERE key = '" STORE_CHECKSUM_KEY "'");
+    assert_tt_ok(store_open(&s, f->path, STORE_WRITE, err, sizeof err), err);
+    assert_tt_ok(store_verify_checksum(s, err, sizeof err), err);
+    assert_tt_ok(store_begin(s, err, sizeof err), err);
+    assert_tt_ok(store_meta_set(s, "note", "written through the store", err, sizeof err), err);
+    assert_tt_ok(store_commit(s, err, sizeof err), err);
+    assert_tt_ok(store_close(s, err, sizeof err), err);
+    sql_on_file(f->path, "UPDATE meta SET value = 'changed by hand' WHERE key = 'note'");
+    assert_tt_ok(store_open(&s, f->path, STORE_READ, err, sizeof err), err);
+    assert_int_equal(store_verify_checksum(s, err, sizeof err), TT_EMODEL);
+    assert_tt_ok(store_close(s, err, sizeof err), err);
+}
+
 /* store_path returns the path given to store_open (not the temporary file's). */
 static void test_store_path_is_the_given_path(void **state)
 {
@@ -1082,6 +1120,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, fixture_setup, fixture_teardown)
         T(test_store_round_trip_bit_identical),
+        T(test_store_checksum_catches_changed_content),
         T(test_store_path_is_the_given_path),
         T(test_store_config_eps_round_trips_exactly),
         T(test_store_create_refuses_existing_file),
