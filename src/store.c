@@ -345,6 +345,21 @@ static int rollback_hot_journal(Store *s, char *err, size_t errlen)
     return rc;
 }
 
+/* A reader sees one state of the file from its first read to store_close: everything
+ * it reads runs in one read transaction (ended by store_close). Without it, a training
+ * run committing a checkpoint between two of the reader's statements would hand it
+ * vocabularies, tensors and a checksum of two different checkpoints. */
+static int validate_snapshot(Store *s, char *err, size_t errlen)
+{
+    if (s->mode == STORE_READ) {
+        int rc = exec(s, "BEGIN", "starting a read transaction", err, errlen);
+        if (rc != TT_OK)
+            return rc;
+        s->in_txn = 1;
+    }
+    return validate(s, err, errlen);
+}
+
 int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t errlen)
 {
     if (err && errlen)
@@ -408,11 +423,13 @@ int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t 
     }
     if ((rc = harden(s, err, errlen)) != TT_OK)
         goto fail;
-    rc = creating ? create_schema(s, err, errlen) : validate(s, err, errlen);
+    rc = creating ? create_schema(s, err, errlen) : validate_snapshot(s, err, errlen);
     if (rc != TT_OK && mode == STORE_READ &&
-        sqlite3_extended_errcode(s->db) == SQLITE_READONLY_ROLLBACK &&
-        (rc = rollback_hot_journal(s, err, errlen)) == TT_OK)
-        rc = validate(s, err, errlen);
+        sqlite3_extended_errcode(s->db) == SQLITE_READONLY_ROLLBACK) {
+        store_rollback(s);
+        if ((rc = rollback_hot_journal(s, err, errlen)) == TT_OK)
+            rc = validate_snapshot(s, err, errlen);
+    }
     if (rc != TT_OK)
         goto fail;
     /* A new model appears at its path only once the caller commits its contents. */

@@ -567,6 +567,28 @@ static void test_store_checksum_catches_changed_content(void **state)
     assert_tt_ok(store_close(s, err, sizeof err), err);
 }
 
+/* A reader sees one state of the file from open to close: a writer committing between
+ * its statements (a training run's checkpoint, in WAL mode) does not reach it, so the
+ * checksum it verifies belongs to the content it read. */
+static void test_store_reader_sees_one_snapshot(void **state)
+{
+    Fixture *f = *state;
+    build_model(f->path);
+    sql_on_file(f->path, "PRAGMA journal_mode = WAL");
+    char err[ERRLEN] = "";
+    Store *s = NULL;
+    assert_tt_ok(store_open(&s, f->path, STORE_READ, err, sizeof err), err);
+    /* Another process's commit, which leaves the checksum stale. */
+    sql_on_file(f->path, "UPDATE meta SET value = 'changed' WHERE key = 'format_version'");
+    char buf[64];
+    assert_tt_ok(store_meta_get(s, "format_version", buf, sizeof buf, err, sizeof err), err);
+    assert_string_equal(buf, "1");
+    assert_tt_ok(store_verify_checksum(s, err, sizeof err), err);
+    assert_tt_ok(store_close(s, err, sizeof err), err);
+    /* A reader opened now sees the commit, and the format check refuses it. */
+    assert_int_equal(store_open(&s, f->path, STORE_READ, err, sizeof err), TT_EMODEL);
+}
+
 /* store_path returns the path given to store_open (not the temporary file's). */
 static void test_store_path_is_the_given_path(void **state)
 {
@@ -1121,6 +1143,7 @@ int main(void)
 #define T(name) cmocka_unit_test_setup_teardown(name, fixture_setup, fixture_teardown)
         T(test_store_round_trip_bit_identical),
         T(test_store_checksum_catches_changed_content),
+        T(test_store_reader_sees_one_snapshot),
         T(test_store_path_is_the_given_path),
         T(test_store_config_eps_round_trips_exactly),
         T(test_store_create_refuses_existing_file),
