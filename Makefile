@@ -123,6 +123,18 @@ BIN      = $(B)/toytrans
 all: $(BIN) $(BENCH)
 
 # Install what pkg-config cannot find. As root: apt-get; otherwise say what to run.
+# $(call apt_install,WHO,PACKAGES,WHAT): in a recipe, installs the Debian PACKAGES with
+# apt-get when run as root, else says which command to run once before WHAT, and fails.
+apt_install = if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "$(1): installing $(2)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null || exit 1; \
+	  else \
+	    echo "$(1): run this once, then $(3) again:" >&2; \
+	    echo "  sudo apt-get install $(2)" >&2; \
+	    exit 1; \
+	  fi
+
 deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
@@ -131,15 +143,7 @@ deps:
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: missing:$$missing"; \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "deps: installing $(DEBPKGS)"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBPKGS) >/dev/null || exit 1; \
-	  else \
-	    echo "deps: run this once, then make again:" >&2; \
-	    echo "  sudo apt-get install $(DEBPKGS)" >&2; \
-	    exit 1; \
-	  fi; \
+	  $(call apt_install,deps,$(DEBPKGS),make); \
 	fi
 
 # `make bench` also needs PyTorch for the reference and OpenBLAS for both PyTorch and the
@@ -148,15 +152,7 @@ BENCH_DEBPKGS = python3-torch python3-numpy libopenblas0-pthread
 bench-deps:
 	@if ! /usr/bin/python3 -c 'import torch, numpy' >/dev/null 2>&1 || \
 	    ! ls /usr/lib/*/libopenblas.so.0 >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "bench-deps: installing $(BENCH_DEBPKGS)"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_DEBPKGS) >/dev/null || exit 1; \
-	  else \
-	    echo "bench-deps: run this once, then make bench again:" >&2; \
-	    echo "  sudo apt-get install $(BENCH_DEBPKGS)" >&2; \
-	    exit 1; \
-	  fi; \
+	  $(call apt_install,bench-deps,$(BENCH_DEBPKGS),make bench); \
 	fi
 
 # The kernels are the hot loops: optimised further, allowed to fuse a multiply and an
@@ -364,15 +360,7 @@ lint_tidy = xargs -P $(LINT_JOBS) -I{} sh -c 'out=$$(clang-tidy --quiet "$$0" --
             { printf "%s\n" "$$out"; exit 1; }' {}
 lint: deps
 	@if ! command -v cppcheck >/dev/null 2>&1 || ! command -v clang-tidy >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "lint: installing $(LINT_DEBPKGS)"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(LINT_DEBPKGS) >/dev/null || exit 1; \
-	  else \
-	    echo "lint: run this once, then make lint again:" >&2; \
-	    echo "  sudo apt-get install $(LINT_DEBPKGS)" >&2; \
-	    exit 1; \
-	  fi; \
+	  $(call apt_install,lint,$(LINT_DEBPKGS),make lint); \
 	fi
 	@failed=""; \
 	echo "lint: cppcheck src tests bench"; \
@@ -397,15 +385,8 @@ crash-test: $(BIN)
 CHROMIUM ?= /usr/bin/chromium
 browser-deps:
 	@if [ ! -x $(CHROMIUM) ]; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "browser-deps: installing chromium"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || exit 1; \
-	  else \
-	    echo "browser-deps: no $(CHROMIUM); run this once, then make test-browser again:" >&2; \
-	    echo "  sudo apt-get install chromium" >&2; \
-	    exit 1; \
-	  fi; \
+	  echo "browser-deps: no $(CHROMIUM)"; \
+	  $(call apt_install,browser-deps,chromium,make test-browser); \
 	fi
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || \
 	  { echo "browser-deps: node and npm are needed (Debian: apt-get install nodejs npm)" >&2; exit 1; }

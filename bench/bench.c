@@ -257,6 +257,17 @@ static void train_tick(void *ctx, const TrainProgress *p)
     c->t_end = p->seconds, c->tok_end = tokens;
 }
 
+/* The scratch model and whatever SQLite may have left beside it. */
+static void remove_model(const char *path)
+{
+    static const char *const SUFFIXES[] = {"", "-wal", "-shm", "-journal", ".tmp"};
+    char p[256];
+    for (size_t i = 0; i < sizeof SUFFIXES / sizeof SUFFIXES[0]; i++) {
+        snprintf(p, sizeof p, "%s%s", path, SUFFIXES[i]);
+        unlink(p);
+    }
+}
+
 static int bench_train(JsonWriter *w, const char *corpus, int threads, int steps, int reps)
 {
     double tps[MAX_REPS];
@@ -284,12 +295,12 @@ static int bench_train(JsonWriter *w, const char *corpus, int threads, int steps
         int rc = train_run(&o, train_tick, &c, NULL, err, sizeof err);
         if (rc != TT_OK) {
             fprintf(stderr, "toytrans-bench: train: %s\n", err);
-            unlink(out);
+            remove_model(out);
             return 1;
         }
         tps[r] = (c.tok_end - c.tok_warm) / (c.t_end - c.t_warm);
     }
-    unlink(out);
+    remove_model(out);
     const double v = median(tps, reps);
     char key[32];
     snprintf(key, sizeof key, "train_threads_%d", threads);

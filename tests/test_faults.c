@@ -52,6 +52,7 @@
 #include "tokenizer.h"
 #include "train.h"
 #include "translator.h"
+#include "testutil.h"
 #include "vocab.h"
 
 #include <dirent.h>
@@ -539,23 +540,11 @@ static int fixture_setup(void **state)
     return 0;
 }
 
-/* Removes every file in the directory, then the directory. */
+/* Removes the scratch directory and everything in it. */
 static int fixture_teardown(void **state)
 {
     Fixture *f = *state;
-    DIR *d = opendir(f->dir);
-    if (d) {
-        struct dirent *e;
-        char p[600];
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(p, sizeof p, "%s/%s", f->dir, e->d_name);
-            unlink(p);
-        }
-        closedir(d);
-    }
-    int rc = rmdir(f->dir);
+    int rc = testutil_remove_dir(f->dir);
     model_free(&f->m);
     free(f->bytes);
     free(f);

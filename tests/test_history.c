@@ -25,6 +25,7 @@
 #include "plot.h"
 #include "status.h"
 #include "store.h"
+#include "testutil.h"
 #include "xmlcheck.h"
 
 #include <dirent.h>
@@ -81,19 +82,7 @@ static int fixture_setup(void **state)
 static int fixture_teardown(void **state)
 {
     Fixture *f = *state;
-    DIR *d = opendir(f->dir);
-    if (d) {
-        struct dirent *e;
-        char p[512];
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(p, sizeof p, "%s/%s", f->dir, e->d_name);
-            unlink(p);
-        }
-        closedir(d);
-    }
-    int rc = rmdir(f->dir);
+    int rc = testutil_remove_dir(f->dir);
     free(f);
     return rc == 0 ? 0 : -1;
 }

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "status.h"
 #include "store.h"
+#include "testutil.h"
 #include "vocab.h"
 
 #include <dirent.h>
@@ -57,24 +58,11 @@ static int fixture_setup(void **state)
     return 0;
 }
 
-/* Removes everything in the directory (files, links, one level of subdirectory). */
+/* Removes the scratch directory and everything in it. */
 static int fixture_teardown(void **state)
 {
     Fixture *f = *state;
-    DIR *d = opendir(f->dir);
-    if (d) {
-        struct dirent *e;
-        char p[512];
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(p, sizeof p, "%s/%s", f->dir, e->d_name);
-            if (unlink(p) != 0)
-                rmdir(p);
-        }
-        closedir(d);
-    }
-    int rc = rmdir(f->dir);
+    int rc = testutil_remove_dir(f->dir);
     free(f);
     return rc == 0 ? 0 : -1;
 }

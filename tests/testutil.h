@@ -8,9 +8,12 @@
 #ifndef TOYTRANS_TESTUTIL_H
 #define TOYTRANS_TESTUTIL_H
 
+#include <dirent.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 /* The largest |got[i] - want[i]| over n values; *where receives its index. NaN counts as
  * an infinite difference. */
@@ -43,5 +46,25 @@ static inline double testutil_max_diff(const float *got, const float *want, size
             fail();                                                                        \
         }                                                                                  \
     } while (0)
+
+/* Removes the scratch directory dir of a test fixture and what it holds: files, links
+ * and empty subdirectories (one level). Returns 0 when dir is gone. */
+static inline int testutil_remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char p[4200];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            if (unlink(p) != 0)
+                rmdir(p);
+        }
+        closedir(d);
+    }
+    return rmdir(dir);
+}
 
 #endif
