@@ -24,7 +24,9 @@
  * Determinism: sums accumulate in a fixed order that does not depend on the data or on
  * threads, so the same inputs give bit-identical outputs on every run on one machine.
  * Across machines, results may differ in the last bits (fused or separate multiply-add);
- * every test compares with a tolerance, never bit for bit across builds.
+ * every test compares with a tolerance, never bit for bit across builds. The path a
+ * product takes depends on its shape (rows, K a multiple of 16), so one row computed
+ * alone and the same row within a larger product may differ in the last bits too.
  */
 #include "kernel.h"
 
@@ -33,6 +35,11 @@
 #include <stddef.h>
 #include <string.h>
 
+/* Clang before 15 emits target_clones functions without a symbol under their own name
+ * (calls from other files do not link), so it builds the portable kernels. */
+#if defined(__clang__) && __clang_major__ < 15 && !defined(TOYTRANS_NO_CLONES)
+#define TOYTRANS_NO_CLONES 1
+#endif
 #if defined(__x86_64__) && defined(__has_attribute) && !defined(TOYTRANS_NO_CLONES)
 #if __has_attribute(target_clones)
 #define KERNEL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -46,13 +53,22 @@
 const char *kernel_variant(void)
 {
 #ifdef KERNEL_HAS_CLONES
-    /* The loader's choice, by the same features the arch levels require. */
+    /* The loader's choice: the same test of the whole feature level it makes. */
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+    if (__builtin_cpu_supports("x86-64-v4"))
         return "x86-64-v4 (AVX-512)";
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if (__builtin_cpu_supports("x86-64-v3"))
         return "x86-64-v3 (AVX2, FMA)";
+#else
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512cd"))
+        return "x86-64-v4 (AVX-512)";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+        __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("movbe"))
+        return "x86-64-v3 (AVX2, FMA)";
+#endif
     return "x86-64 (SSE2)";
 #else
     return "portable";
@@ -412,6 +428,7 @@ void kernel_matmul_nt_backward(float *dx, float *dw, float *db, const float *dy,
 KERNEL_CLONES
 void kernel_relu(float *x, size_t n)
 {
+    assert(x || n == 0);
     for (size_t i = 0; i < n; i++)
         x[i] = x[i] < 0.0f ? 0.0f : x[i];
 }
@@ -419,6 +436,7 @@ void kernel_relu(float *x, size_t n)
 KERNEL_CLONES
 void kernel_relu_backward(float *dx, const float *y, size_t n)
 {
+    assert((dx && y) || n == 0);
     for (size_t i = 0; i < n; i++)
         dx[i] = y[i] <= 0.0f ? 0.0f : dx[i];
 }
@@ -427,6 +445,7 @@ KERNEL_CLONES
 void kernel_adamw(float *x, const float *g, float *m, float *v, size_t n, float b1, float b2,
                   float ic1, float ic2, float eps, float lr, float decay)
 {
+    assert((x && g && m && v) || n == 0);
     for (size_t i = 0; i < n; i++) {
         m[i] = b1 * m[i] + (1.0f - b1) * g[i];
         v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];

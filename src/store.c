@@ -27,7 +27,10 @@ struct Store {
     char *path;      /* as given, owned */
     char *tmp_path;  /* the file being built (CREATE, REPLACE), else NULL; owned */
     int committed;   /* a new model: 1 once a transaction committed, 0 after a failure */
-    int in_txn;      /* 1 between store_begin and store_commit/rollback */
+    int in_txn;      /* 1 between store_begin and store_commit/rollback, and for a reader
+                        from its first read to store_close (one snapshot) */
+    int wal;         /* 1 once store_open switched an existing file to WAL: store_close
+                        switches it back */
     size_t image_size; /* bytes of the image given to store_open_image; 0 for a file */
 };
 
@@ -125,19 +128,21 @@ static int exec(Store *s, const char *sql, const char *what, char *err, size_t e
     return rc == SQLITE_OK ? TT_OK : sql_fail(s, rc, what, err, errlen);
 }
 
-/* Runs a journal_mode pragma on an existing file. The change needs the write lock, which
- * SQLite asks for without calling the busy handler (the statement already holds a read
- * lock), so another process's transaction would fail it at once: wait here instead, as
- * long as the busy timeout would. */
+/* Runs a journal_mode pragma on an existing file. The change needs the write lock; a
+ * writer in another process fails it at once (SQLite does not call the busy handler for
+ * it), a reader makes SQLite wait the whole busy timeout per try. So the busy handler is
+ * off while this loop retries, for STORE_BUSY_TIMEOUT_MS in all. */
 static int exec_journal_mode(Store *s, const char *sql, const char *what, char *err,
                              size_t errlen)
 {
+    sqlite3_busy_timeout(s->db, 0);
     int rc, waited = 0;
     while ((rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL)) != SQLITE_OK &&
            (rc & 0xff) == SQLITE_BUSY && waited < STORE_BUSY_TIMEOUT_MS) {
         sqlite3_sleep(20);
         waited += 20;
     }
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
     return rc == SQLITE_OK ? TT_OK : sql_fail(s, rc, what, err, errlen);
 }
 
@@ -436,7 +441,9 @@ int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t 
     s->committed = 0;
     if (mode == STORE_WRITE &&
         (rc = exec_journal_mode(s, "PRAGMA journal_mode = WAL", "setting WAL journal mode", err,
-                                errlen)) != TT_OK)
+                                errlen)) == TT_OK)
+        s->wal = 1;
+    if (rc != TT_OK)
         goto fail;
     *out = s;
     return TT_OK;
@@ -515,7 +522,7 @@ int store_close(Store *s, char *err, size_t errlen)
     int rc = TT_OK;
     if (s->in_txn)
         store_rollback(s);
-    if (s->db && (s->tmp_path ? s->committed : s->mode == STORE_WRITE)) {
+    if (s->db && (s->tmp_path ? s->committed : s->wal)) {
         /* Fold the WAL into the file, so the model is one self-contained file that a
          * reader can open even where it cannot create the -shm file beside it; an
          * existing file too when its last transaction failed (it was opened in WAL). */
@@ -585,8 +592,11 @@ static int content_checksum(Store *s, uint64_t *out, char *err, size_t errlen)
         int sqlrc = sqlite3_prepare_v2(s->db, QUERIES[q], -1, &st, NULL);
         while (sqlrc == SQLITE_OK && (sqlrc = sqlite3_step(st)) == SQLITE_ROW) {
             for (int c = 0; c < sqlite3_column_count(st); c++) {
-                /* column_blob gives a number's decimal text, as column_text would. */
-                const unsigned char *p = sqlite3_column_blob(st, c);
+                /* A blob's bytes; anything else as UTF-8 text (a number as SQLite prints
+                 * it), whatever the database's own text encoding; NULL as nothing. */
+                const unsigned char *p = sqlite3_column_type(st, c) == SQLITE_BLOB
+                                             ? sqlite3_column_blob(st, c)
+                                             : sqlite3_column_text(st, c);
                 const int n = sqlite3_column_bytes(st, c);
                 for (int k = 0; p && k < n; k++)
                     h = (h ^ p[k]) * 0x100000001b3u;
@@ -628,8 +638,9 @@ int store_verify_checksum(Store *s, char *err, size_t errlen)
     snprintf(computed, sizeof computed, "%016llx", (unsigned long long)h);
     if (strcmp(stored, computed) != 0) {
         set_err(err, errlen, "%s: the content does not match its checksum (meta %s is '%s', "
-                             "the content gives %s): the file was damaged or changed without "
-                             "updating it", s->path, STORE_CHECKSUM_KEY, stored, computed);
+                             "the content gives %s): the file was damaged, or changed by a tool "
+                             "that did not update or delete that key", s->path,
+                STORE_CHECKSUM_KEY, stored, computed);
         rc = TT_EMODEL;
     }
     return rc;

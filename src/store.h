@@ -10,7 +10,8 @@
  *
  * A model file is untrusted input: whoever wrote it, it must load only if it follows the
  * contract, and be refused with a message that says what is wrong otherwise. Reading
- * opens the file read-only without following symbolic links, in SQLite's defensive mode
+ * opens the file read-only (but for rolling back the journal a killed writer left, the
+ * one time a reader writes) without following symbolic links, in SQLite's defensive mode
  * with triggers, views and untrusted schema functions off, bounds blob sizes, and runs
  * PRAGMA integrity_check before trusting anything.
  *
@@ -46,7 +47,10 @@ typedef enum {
     STORE_REPLACE = 3 /* a new model that replaces any existing file on close */
 } StoreMode;
 
-/* Opens path. READ and WRITE validate the file (SQLite, application_id, user_version,
+/* Opens path. A READ store reads one snapshot of the file, from its first read to
+ * store_close, in a read transaction: a file in rollback-journal mode cannot be written by
+ * others meanwhile (they wait up to STORE_BUSY_TIMEOUT_MS), so close a reader soon.
+ * READ and WRITE validate the file (SQLite, application_id, user_version,
  * integrity_check, tables, meta format); CREATE and REPLACE start an empty model with the
  * schema and format meta under a temporary name. *out is owned by the caller (close with
  * store_close) and NULL on failure. */
