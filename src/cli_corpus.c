@@ -13,6 +13,7 @@
 
 typedef struct {
     const char *out_dir; /* --out-dir, default "data"; points into argv */
+    const char *lexicon; /* --lexicon, default CORPUS_DEFAULT_LEXICON; points into argv */
     uint64_t seed;       /* --seed, default CORPUS_DEFAULT_SEED */
     long n_train;        /* --train, 1..CORPUS_MAX_PAIRS */
     long n_valid;        /* --valid, 0..CORPUS_MAX_PAIRS */
@@ -24,15 +25,19 @@ static void corpus_usage(FILE *out)
     fprintf(out,
             "Usage: toytrans corpus [OPTIONS]\n"
             "\n"
-            "Writes the English→German corpus of docs/corpus.md: DIR/train.tsv,\n"
-            "DIR/valid.tsv and DIR/test.tsv, one \"English<TAB>German\" pair per line.\n"
-            "The sentences are distinct across the three files (compared without their\n"
-            "final punctuation), train.tsv starts with the pair\n"
+            "Writes the English→German corpus of docs/corpus.md from the words of a\n"
+            "lexicon file: DIR/train.tsv, DIR/valid.tsv and DIR/test.tsv, one\n"
+            "\"English<TAB>German\" pair per line; test.tsv has a third column naming each\n"
+            "sentence's construction (coord-clause, do-question, ...), which 'toytrans\n"
+            "eval' reports on. The sentences are distinct across the three files (compared\n"
+            "lower-cased, contractions expanded, without commas and final punctuation),\n"
+            "train.tsv starts with the pair\n"
             "    %s<TAB>%s\n"
             "and the same options always write byte-identical files.\n"
             "\n"
             "Options:\n"
             "  --out-dir DIR   where to write (default: data; created if missing)\n"
+            "  --lexicon FILE  the words (default: %s)\n"
             "  --seed N        seed of the MT19937 generator (default %u)\n"
             "  --train N       pairs in train.tsv, the seed pair included (default %d)\n"
             "  --valid N       pairs in valid.tsv (default %d)\n"
@@ -40,9 +45,10 @@ static void corpus_usage(FILE *out)
             "                  (at most %d pairs in all)\n"
             "  -h, --help      show this help\n"
             "\n"
-            "Exit status: 0 on success, 2 for a bad command line, 5 when a file cannot be\n"
-            "written (no partial file is left behind). See 'toytrans help exit-codes'.\n",
-            CORPUS_SEED_EN, CORPUS_SEED_DE, CORPUS_DEFAULT_SEED, CORPUS_DEFAULT_TRAIN,
+            "Exit status: 0 on success, 2 for a bad command line, 4 for a malformed\n"
+            "lexicon (file and line named), 5 when a file cannot be read or written (no\n"
+            "partial file is left behind). See 'toytrans help exit-codes'.\n",
+            CORPUS_SEED_EN, CORPUS_SEED_DE, CORPUS_DEFAULT_LEXICON, CORPUS_DEFAULT_SEED, CORPUS_DEFAULT_TRAIN,
             CORPUS_DEFAULT_VALID, CORPUS_DEFAULT_TEST, CORPUS_MAX_PAIRS);
 }
 
@@ -50,9 +56,10 @@ static void corpus_usage(FILE *out)
  * --help that was printed: exit 0). */
 static int corpus_parse(CorpusOptions *opts, int argc, char **argv)
 {
-    enum { OPT_OUT_DIR = 256, OPT_SEED, OPT_TRAIN, OPT_VALID, OPT_TEST };
+    enum { OPT_OUT_DIR = 256, OPT_LEXICON, OPT_SEED, OPT_TRAIN, OPT_VALID, OPT_TEST };
     static const struct option LONG_OPTS[] = {
         {"out-dir", required_argument, NULL, OPT_OUT_DIR},
+        {"lexicon", required_argument, NULL, OPT_LEXICON},
         {"seed", required_argument, NULL, OPT_SEED},
         {"train", required_argument, NULL, OPT_TRAIN},
         {"valid", required_argument, NULL, OPT_VALID},
@@ -60,7 +67,7 @@ static int corpus_parse(CorpusOptions *opts, int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *opts = (CorpusOptions){.out_dir = "data", .seed = CORPUS_DEFAULT_SEED,
+    *opts = (CorpusOptions){.out_dir = "data", .lexicon = CORPUS_DEFAULT_LEXICON, .seed = CORPUS_DEFAULT_SEED,
                             .n_train = CORPUS_DEFAULT_TRAIN, .n_valid = CORPUS_DEFAULT_VALID,
                             .n_test = CORPUS_DEFAULT_TEST};
     optind = 1;
@@ -72,6 +79,11 @@ static int corpus_parse(CorpusOptions *opts, int argc, char **argv)
             if (optarg[0] == '\0')
                 return cli_usage_error("corpus", "--out-dir: the directory name is empty");
             opts->out_dir = optarg;
+            break;
+        case OPT_LEXICON:
+            if (optarg[0] == '\0')
+                return cli_usage_error("corpus", "--lexicon: the file name is empty");
+            opts->lexicon = optarg;
             break;
         case OPT_SEED:
             if ((rc = cli_parse_u64("corpus", "--seed", optarg, &opts->seed)))
@@ -117,8 +129,12 @@ int cli_corpus(int argc, char **argv)
 
     CorpusStats stats;
     char err[512];
-    int rc = corpus_write(opts.out_dir, opts.seed, (int)opts.n_train, (int)opts.n_valid,
+    Lexicon *lex = NULL;
+    int rc = corpus_lexicon_load(&lex, opts.lexicon, err, sizeof err);
+    if (rc == TT_OK)
+        rc = corpus_write(opts.out_dir, lex, opts.seed, (int)opts.n_train, (int)opts.n_valid,
                           (int)opts.n_test, &stats, err, sizeof err);
+    corpus_lexicon_free(lex);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans corpus: %s\n", err[0] ? err : status_message(rc));
         return status_exit_code(rc);
@@ -132,7 +148,7 @@ int cli_corpus(int argc, char **argv)
     printf("  %s/valid.tsv  %7ld pairs\n", opts.out_dir, opts.n_valid);
     printf("  %s/test.tsv   %7ld pairs\n", opts.out_dir, opts.n_test);
     for (int t = 0; t < CORPUS_N_TYPES; t++)
-        printf("  %-11s %7ld pairs (%4.1f%%)\n", corpus_type_name((CorpusType)t),
+        printf("  %-14s %7ld pairs (%4.1f%%)\n", corpus_type_name((CorpusType)t),
                stats.pairs[t], 100.0 * (double)stats.pairs[t] / (double)total);
     return TT_EXIT_OK;
 }

@@ -1,20 +1,18 @@
 /*
- * corpus.c — the grammar of docs/corpus.md: enumeration, sampling and the corpus writer.
+ * corpus.c — the grammar of docs/corpus.md over the lexicon of data/lexicon.tsv:
+ * loading the lexicon, sampling sentences by construction, and the corpus writer.
  *
- * A sentence is first a Clause: a small struct of choices (subject, verb, object,
- * negation, adjectives) that determines one core and nothing else. Two producers fill a
- * Clause — clause_at() decodes an index in [0, corpus_core_count(type)) as a mixed-radix
- * number, clause_sample() draws each choice from the generator with the weights below —
- * and one function, clause_render(), turns a Clause into English and German. So the
- * sampler cannot produce a sentence the enumeration does not count, and German agreement
- * lives in one place: the tables DE_ARTICLE and DE_ENDING, indexed by determiner, case
- * and "slot" (masculine, feminine, neuter or plural).
+ * A sentence is first a Sentence: one to three Clauses and a mood (statement, question,
+ * imperative), each Clause a small struct of choices — subject, verb, object, negation,
+ * predicate, adjunct — made by the samplers below. Two renderers turn it into words,
+ * en_sentence() and de_sentence(); German agreement lives in the tables DE_DET and
+ * DE_ENDING, indexed by determiner, case and "slot" (masculine, feminine, neuter or
+ * plural), and in the pronoun table. The samplers know nothing of German, the renderers
+ * choose nothing.
  *
- * Where docs/corpus.md says a noun phrase has an "optional adjective" (the subjects of
- * predicates and questions, "Is this NP?", "Are these Ns?") the phrase has at most one
- * plain adjective; where it says "NP" or "any noun phrase" (This is, the subjects and
- * objects of transitive sentences) it follows the full rule
- * `determiner [[very] adjective] noun`.
+ * Selection restrictions (which adjective describes which noun, which subjects and
+ * objects a verb takes, what can be in what) are the lexicon's tags: the code asks only
+ * "does this noun phrase have one of these tags".
  */
 #include "corpus.h"
 
@@ -28,442 +26,530 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define BIT(n) (UINT32_C(1) << (n))
-
 /* ---------------------------------------------------------------------------------------
- * Lexicon (docs/corpus.md, "Lexicon")
+ * The lexicon
  */
 
-enum {
-    N_EXAMPLE, N_HOUSE, N_DOG, N_CAT, N_BOOK, N_MAN, N_WOMAN, N_CHILD, N_GIRL, N_CAR,
-    N_APPLE, N_TABLE, N_TEACHER, N_CITY, N_TREE, N_LETTER, N_GARDEN, N_SCHOOL, N_BREAD,
-    N_FRIEND, N_STREET, N_DOOR, N_NOUNS
-};
+#define LEX_MAX_NOUNS 64
+#define LEX_MAX_ADJS 32
+#define LEX_MAX_VERBS 32
+#define LEX_MAX_NAMES 256
+#define LEX_MAX_TAGS 64
+#define LEX_MAX_FIELDS 12
 
-/* A noun's "slot" picks the article and the adjective ending: its gender in the singular,
- * SLOT_PL in the plural. */
 enum { SLOT_M, SLOT_F, SLOT_N, SLOT_PL, N_SLOTS };
-
-typedef struct {
-    const char *en_sg, *en_pl; /* en_pl NULL: singular only */
-    const char *de_sg, *de_pl; /* de_pl NULL exactly when en_pl is */
-    int gender;                /* SLOT_M, SLOT_F or SLOT_N */
-} Noun;
-
-static const Noun NOUNS[N_NOUNS] = {
-    [N_EXAMPLE] = {"example", "examples", "Beispiel", "Beispiele", SLOT_N},
-    [N_HOUSE] = {"house", "houses", "Haus", "Häuser", SLOT_N},
-    [N_DOG] = {"dog", "dogs", "Hund", "Hunde", SLOT_M},
-    [N_CAT] = {"cat", "cats", "Katze", "Katzen", SLOT_F},
-    [N_BOOK] = {"book", "books", "Buch", "Bücher", SLOT_N},
-    [N_MAN] = {"man", "men", "Mann", "Männer", SLOT_M},
-    [N_WOMAN] = {"woman", "women", "Frau", "Frauen", SLOT_F},
-    [N_CHILD] = {"child", "children", "Kind", "Kinder", SLOT_N},
-    [N_GIRL] = {"girl", "girls", "Mädchen", "Mädchen", SLOT_N},
-    [N_CAR] = {"car", "cars", "Auto", "Autos", SLOT_N},
-    [N_APPLE] = {"apple", "apples", "Apfel", "Äpfel", SLOT_M},
-    [N_TABLE] = {"table", "tables", "Tisch", "Tische", SLOT_M},
-    [N_TEACHER] = {"teacher", "teachers", "Lehrer", "Lehrer", SLOT_M},
-    [N_CITY] = {"city", "cities", "Stadt", "Städte", SLOT_F},
-    [N_TREE] = {"tree", "trees", "Baum", "Bäume", SLOT_M},
-    [N_LETTER] = {"letter", "letters", "Brief", "Briefe", SLOT_M},
-    [N_GARDEN] = {"garden", "gardens", "Garten", "Gärten", SLOT_M},
-    [N_SCHOOL] = {"school", "schools", "Schule", "Schulen", SLOT_F},
-    [N_BREAD] = {"bread", NULL, "Brot", NULL, SLOT_N},
-    [N_FRIEND] = {"friend", "friends", "Freund", "Freunde", SLOT_M},
-    [N_STREET] = {"street", "streets", "Straße", "Straßen", SLOT_F},
-    [N_DOOR] = {"door", "doors", "Tür", "Türen", SLOT_F},
-};
-
-/* Noun classes as bit masks over the N_* indices. */
-#define NOUNS_ALL (BIT(N_NOUNS) - 1u)
-#define NOUNS_PERSON (BIT(N_MAN) | BIT(N_WOMAN) | BIT(N_CHILD) | BIT(N_GIRL) | \
-                      BIT(N_TEACHER) | BIT(N_FRIEND))
-#define NOUNS_ANIMAL (BIT(N_DOG) | BIT(N_CAT))
-#define NOUNS_THING (NOUNS_ALL & ~(NOUNS_PERSON | NOUNS_ANIMAL))
-
-enum { N_ADJS = 8 };
-
-typedef struct {
-    const char *en, *de; /* de is the undeclined stem, which is also the predicate form */
-} Adjective;
-
-static const Adjective ADJS[N_ADJS] = {
-    {"big", "groß"}, {"small", "klein"}, {"old", "alt"},         {"new", "neu"},
-    {"good", "gut"}, {"red", "rot"},     {"beautiful", "schön"}, {"young", "jung"},
-};
-
+enum { SEX_NONE, SEX_M, SEX_F };
 /* Persons, the index of every conjugation table: ich, du, er/sie/es, wir, sie. */
 enum { P_1SG, P_2SG, P_3SG, P_1PL, P_3PL, N_PERSONS };
+enum { CLS_PERSON, CLS_ANIMAL, CLS_THING, N_CLASSES };
 
-enum { PRON_I, PRON_YOU, PRON_HE, PRON_SHE, PRON_IT, PRON_WE, PRON_THEY, N_PRONOUNS };
-#define PRONOUNS_ALL (BIT(N_PRONOUNS) - 1u)
+typedef uint64_t Tags; /* one bit per tag name of the lexicon */
 
 typedef struct {
-    const char *en, *de; /* de lower case; clause_render capitalises a first word */
-    int person;          /* P_* */
+    const char *en_sg, *en_pl;          /* en_pl NULL: a mass noun */
+    const char *de_sg, *de_pl, *de_dpl; /* NULL exactly when en_pl is */
+    int gender;                         /* SLOT_M, SLOT_F or SLOT_N */
+    int sex;                            /* SEX_* */
+    int cls;                            /* CLS_* */
+    Tags tags, in, place;               /* place 0: cannot follow "in" */
+} LexNoun;
+
+typedef struct {
+    const char *en, *de; /* de: the stem, also the predicate form */
+    Tags tags;           /* describes nouns with one of these */
+    uint32_t opposites;  /* bit i: never coordinated with adjective i */
+} LexAdj;
+
+typedef struct {
+    const char *en, *en3;
+    const char *de[N_PERSONS];
+    const char *imp; /* NULL: no imperative */
+    Tags subj, obj;
+} LexVerb;
+
+typedef struct {
+    const char *name;
+    int sex; /* SEX_M or SEX_F */
+} LexName;
+
+struct Lexicon {
+    char *text; /* the file, split in place; every string points here; owned */
+    LexNoun nouns[LEX_MAX_NOUNS];
+    LexAdj adjs[LEX_MAX_ADJS];
+    LexVerb verbs[LEX_MAX_VERBS];
+    LexName names[LEX_MAX_NAMES];
+    int n_nouns, n_adjs, n_verbs, n_names;
+    const char *tag_names[LEX_MAX_TAGS];
+    int n_tags;
+    Tags person_tags, person_in; /* what a person pronoun or a name is ("class person") */
+    Tags it_tags, it_in;         /* what "it", "them" and "this" are ("class it") */
+    Tags cls_tag[N_CLASSES];     /* the bits of the tags person, animal, thing */
+    Tags nopossessive;           /* the bit of the tag nopossessive */
+};
+
+static void corpus_err(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void corpus_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* The bit of tag name (added if new); 0 when the table is full. */
+static Tags lex_tag(Lexicon *lex, const char *name)
+{
+    for (int i = 0; i < lex->n_tags; i++)
+        if (strcmp(lex->tag_names[i], name) == 0)
+            return (Tags)1 << i;
+    if (lex->n_tags == LEX_MAX_TAGS)
+        return 0;
+    lex->tag_names[lex->n_tags] = name;
+    return (Tags)1 << lex->n_tags++;
+}
+
+/* Parses a comma-separated tag list in place ("any": every tag; "-": none). Returns 0 on
+ * success, -1 when the tag table overflows or an item is empty. */
+static int lex_tags(Lexicon *lex, char *list, Tags *out)
+{
+    *out = 0;
+    if (strcmp(list, "-") == 0)
+        return 0;
+    if (strcmp(list, "any") == 0) {
+        *out = ~(Tags)0;
+        return 0;
+    }
+    for (char *item = list;;) {
+        char *comma = strchr(item, ',');
+        if (comma)
+            *comma = '\0';
+        if (*item == '\0')
+            return -1;
+        Tags bit = lex_tag(lex, item);
+        if (!bit)
+            return -1;
+        *out |= bit;
+        if (!comma)
+            return 0;
+        item = comma + 1;
+    }
+}
+
+/* A word of the lexicon: non-empty, no space, no comma, ASCII letters on the English
+ * side (the German side may be any UTF-8 but space). */
+static int lex_word_ok(const char *w, int english)
+{
+    if (*w == '\0' || strcmp(w, "-") == 0)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)w; *p; p++) {
+        if (*p <= ' ' || *p == ',')
+            return 0;
+        if (english && !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+            return 0;
+    }
+    return 1;
+}
+
+static int lex_sex(const char *s)
+{
+    return strcmp(s, "m") == 0 ? SEX_M : strcmp(s, "f") == 0 ? SEX_F
+                                     : strcmp(s, "-") == 0 ? SEX_NONE : -1;
+}
+
+/* One entry, its fields f[0..nf). Returns NULL, or what is wrong with it. */
+static const char *lex_entry(Lexicon *lex, char **f, int nf)
+{
+    if (strcmp(f[0], "noun") == 0) {
+        if (nf != 11)
+            return "a noun has 11 fields";
+        if (lex->n_nouns == LEX_MAX_NOUNS)
+            return "too many nouns";
+        LexNoun *n = &lex->nouns[lex->n_nouns];
+        const int mass = strcmp(f[2], "-") == 0;
+        n->en_sg = f[1];
+        n->en_pl = mass ? NULL : f[2];
+        n->de_sg = f[3];
+        n->de_pl = mass ? NULL : f[4];
+        n->de_dpl = mass ? NULL : f[5];
+        if (!lex_word_ok(n->en_sg, 1) || !lex_word_ok(n->de_sg, 0) ||
+            (!mass && (!lex_word_ok(n->en_pl, 1) || !lex_word_ok(n->de_pl, 0) ||
+                       !lex_word_ok(n->de_dpl, 0))) ||
+            (mass && (strcmp(f[4], "-") != 0 || strcmp(f[5], "-") != 0)))
+            return "bad word forms (a mass noun has '-' in all three plural fields)";
+        n->gender = strcmp(f[6], "m") == 0 ? SLOT_M : strcmp(f[6], "f") == 0 ? SLOT_F
+                                            : strcmp(f[6], "n") == 0 ? SLOT_N : -1;
+        if (n->gender < 0)
+            return "gender must be m, f or n";
+        if ((n->sex = lex_sex(f[7])) < 0)
+            return "sex must be m, f or -";
+        if (lex_tags(lex, f[8], &n->tags) || lex_tags(lex, f[9], &n->in) ||
+            lex_tags(lex, f[10], &n->place))
+            return "bad tag list (or more than 64 tags)";
+        n->cls = -1;
+        for (int c = 0; c < N_CLASSES; c++)
+            if (n->tags & lex->cls_tag[c])
+                n->cls = n->cls == -1 ? c : -2;
+        if (n->cls < 0)
+            return "a noun has exactly one of the tags person, animal, thing";
+        lex->n_nouns++;
+    } else if (strcmp(f[0], "adj") == 0) {
+        if (nf != 5)
+            return "an adjective has 5 fields";
+        if (lex->n_adjs == LEX_MAX_ADJS)
+            return "too many adjectives";
+        LexAdj *a = &lex->adjs[lex->n_adjs];
+        a->en = f[1];
+        a->de = f[2];
+        if (!lex_word_ok(a->en, 1) || !lex_word_ok(a->de, 0))
+            return "bad word forms";
+        if (lex_tags(lex, f[3], &a->tags))
+            return "bad tag list";
+        /* Opposites are names, resolved once every adjective is read: keep the text. */
+        a->opposites = 0;
+        lex->n_adjs++;
+    } else if (strcmp(f[0], "verb") == 0) {
+        if (nf != 11)
+            return "a verb has 11 fields";
+        if (lex->n_verbs == LEX_MAX_VERBS)
+            return "too many verbs";
+        LexVerb *v = &lex->verbs[lex->n_verbs];
+        v->en = f[1];
+        v->en3 = f[2];
+        for (int p = 0; p < N_PERSONS; p++)
+            v->de[p] = f[3 + p];
+        v->imp = strcmp(f[8], "-") == 0 ? NULL : f[8];
+        int ok = lex_word_ok(v->en, 1) && lex_word_ok(v->en3, 1) &&
+                 (!v->imp || lex_word_ok(v->imp, 0));
+        for (int p = 0; p < N_PERSONS; p++)
+            ok = ok && lex_word_ok(v->de[p], 0);
+        if (!ok)
+            return "bad word forms";
+        if (lex_tags(lex, f[9], &v->subj) || lex_tags(lex, f[10], &v->obj))
+            return "bad tag list";
+        lex->n_verbs++;
+    } else if (strcmp(f[0], "name") == 0) {
+        if (nf != 3)
+            return "a name has 3 fields";
+        if (lex->n_names == LEX_MAX_NAMES)
+            return "too many names";
+        LexName *n = &lex->names[lex->n_names];
+        n->name = f[1];
+        n->sex = lex_sex(f[2]);
+        if (!lex_word_ok(n->name, 1) || n->name[0] < 'A' || n->name[0] > 'Z')
+            return "a name is ASCII letters, capitalised";
+        if (n->sex != SEX_M && n->sex != SEX_F)
+            return "a name's sex is m or f";
+        lex->n_names++;
+    } else if (strcmp(f[0], "class") == 0) {
+        if (nf != 4)
+            return "a class has 4 fields";
+        Tags tags, in;
+        if (lex_tags(lex, f[2], &tags) || lex_tags(lex, f[3], &in))
+            return "bad tag list";
+        if (strcmp(f[1], "person") == 0) {
+            lex->person_tags = tags;
+            lex->person_in = in;
+        } else if (strcmp(f[1], "it") == 0) {
+            lex->it_tags = tags;
+            lex->it_in = in;
+        } else {
+            return "a class is 'person' or 'it'";
+        }
+    } else {
+        return "unknown kind of entry (noun, adj, verb, name, class)";
+    }
+    return NULL;
+}
+
+int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errlen)
+{
+    Lexicon *lex = NULL;
+    FILE *f = NULL;
+    char **opp = NULL; /* the opposites field of each adjective, by index */
+    int rc = TT_OK;
+    *out = NULL;
+
+    f = fopen(path, "rb");
+    if (!f) {
+        corpus_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return TT_EIO;
+    }
+    lex = calloc(1, sizeof *lex);
+    opp = calloc(LEX_MAX_ADJS, sizeof *opp);
+    if (!lex || !opp) {
+        rc = TT_ENOMEM;
+        corpus_err(err, errlen, "out of memory reading '%s'", path);
+        goto done;
+    }
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *t = realloc(lex->text, cap);
+            if (!t) {
+                rc = TT_ENOMEM;
+                corpus_err(err, errlen, "out of memory reading '%s'", path);
+                goto done;
+            }
+            lex->text = t;
+        }
+        size_t got = fread(lex->text + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        rc = TT_EIO;
+        corpus_err(err, errlen, "error reading '%s': %s", path, strerror(errno));
+        goto done;
+    }
+    lex->text[len] = '\0';
+    if (memchr(lex->text, '\0', len)) {
+        rc = TT_EINPUT;
+        corpus_err(err, errlen, "%s: contains a NUL byte", path);
+        goto done;
+    }
+    lex->cls_tag[CLS_PERSON] = lex_tag(lex, "person");
+    lex->cls_tag[CLS_ANIMAL] = lex_tag(lex, "animal");
+    lex->cls_tag[CLS_THING] = lex_tag(lex, "thing");
+    lex->nopossessive = lex_tag(lex, "nopossessive");
+
+    int line = 0;
+    for (char *p = lex->text; *p;) {
+        char *eol = strchr(p, '\n');
+        line++;
+        if (eol)
+            *eol = '\0';
+        char *next = eol ? eol + 1 : p + strlen(p);
+        if (*p != '\0' && *p != '#') {
+            char *fields[LEX_MAX_FIELDS];
+            int nf = 0;
+            const char *why = NULL;
+            if (strchr(p, '\r'))
+                why = "carriage return (the file must have LF line ends)";
+            for (char *q = p; !why;) {
+                if (nf == LEX_MAX_FIELDS) {
+                    why = "too many fields";
+                    break;
+                }
+                fields[nf++] = q;
+                char *tab = strchr(q, '\t');
+                if (!tab)
+                    break;
+                *tab = '\0';
+                q = tab + 1;
+            }
+            if (!why && strcmp(fields[0], "adj") == 0 && nf == 5 && lex->n_adjs < LEX_MAX_ADJS)
+                opp[lex->n_adjs] = fields[4];
+            if (!why)
+                why = lex_entry(lex, fields, nf);
+            if (why) {
+                rc = TT_EINPUT;
+                corpus_err(err, errlen, "%s:%d: %s", path, line, why);
+                goto done;
+            }
+        }
+        p = next;
+    }
+    for (int i = 0; i < lex->n_adjs; i++) {
+        if (strcmp(opp[i], "-") == 0)
+            continue;
+        for (char *item = opp[i];;) {
+            char *comma = strchr(item, ',');
+            if (comma)
+                *comma = '\0';
+            int k = 0;
+            while (k < lex->n_adjs && strcmp(lex->adjs[k].en, item) != 0)
+                k++;
+            if (k == lex->n_adjs) {
+                rc = TT_EINPUT;
+                corpus_err(err, errlen, "%s: adjective '%s': opposite '%s' is not an adjective "
+                                        "of the lexicon", path, lex->adjs[i].en, item);
+                goto done;
+            }
+            lex->adjs[i].opposites |= UINT32_C(1) << k;
+            lex->adjs[k].opposites |= UINT32_C(1) << i;
+            if (!comma)
+                break;
+            item = comma + 1;
+        }
+    }
+    if (lex->n_nouns < 2 || lex->n_adjs < 2 || lex->n_verbs < 1 || lex->n_names < 2 ||
+        !lex->person_tags || !lex->it_tags) {
+        rc = TT_EINPUT;
+        corpus_err(err, errlen, "%s: needs at least 2 nouns, 2 adjectives, 1 verb, 2 names "
+                                "and the classes 'person' and 'it'", path);
+        goto done;
+    }
+    *out = lex;
+    lex = NULL;
+done:
+    free(opp);
+    corpus_lexicon_free(lex);
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+void corpus_lexicon_free(Lexicon *lex)
+{
+    if (!lex)
+        return;
+    free(lex->text);
+    free(lex);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The closed classes: pronouns, determiners, declension (docs/corpus.md)
+ */
+
+enum { PR_I, PR_YOU, PR_HE, PR_SHE, PR_IT, PR_WE, PR_THEY, N_PRONS };
+
+typedef struct {
+    const char *en_subj, *en_obj;
+    const char *nom, *acc, *dat; /* dat NULL: never after "with" */
+    int person;                  /* P_* */
+    int is_person, is_thing;     /* stands for persons, for animals and things ("they": both) */
+    int sex;                     /* SEX_* */
 } Pronoun;
 
-static const Pronoun PRONOUNS[N_PRONOUNS] = {
-    [PRON_I] = {"I", "ich", P_1SG},    [PRON_YOU] = {"you", "du", P_2SG},
-    [PRON_HE] = {"he", "er", P_3SG},   [PRON_SHE] = {"she", "sie", P_3SG},
-    [PRON_IT] = {"it", "es", P_3SG},   [PRON_WE] = {"we", "wir", P_1PL},
-    [PRON_THEY] = {"they", "sie", P_3PL},
+static const Pronoun PRONS[N_PRONS] = {
+    [PR_I] = {"I", "me", "ich", "mich", "mir", P_1SG, 1, 0, SEX_NONE},
+    [PR_YOU] = {"you", "you", "du", "dich", "dir", P_2SG, 1, 0, SEX_NONE},
+    [PR_HE] = {"he", "him", "er", "ihn", "ihm", P_3SG, 1, 0, SEX_M},
+    [PR_SHE] = {"she", "her", "sie", "sie", "ihr", P_3SG, 1, 0, SEX_F},
+    [PR_IT] = {"it", "it", "es", "es", NULL, P_3SG, 0, 1, SEX_NONE},
+    [PR_WE] = {"we", "us", "wir", "uns", "uns", P_1PL, 1, 0, SEX_NONE},
+    [PR_THEY] = {"they", "them", "sie", "sie", "ihnen", P_3PL, 1, 1, SEX_NONE},
 };
 
 static const char *const BE_EN[N_PERSONS] = {"am", "are", "is", "are", "are"};
 static const char *const BE_DE[N_PERSONS] = {"bin", "bist", "ist", "sind", "sind"};
 
-enum { V_SEE, V_HAVE, V_READ, V_WRITE, V_BUY, V_EAT, V_FIND, V_NEED, V_LOVE, N_VERBS };
+typedef enum {
+    D_THE, D_THIS, D_A, D_NO, D_MY, D_YOUR, D_HIS, D_HER, D_OUR, D_THEIR, D_NONE, N_DETS
+} Det;
+#define DBIT(d) (UINT32_C(1) << (d))
+#define DETS_POSS_BASIC (DBIT(D_MY) | DBIT(D_YOUR))
+#define DETS_POSS_MORE (DBIT(D_HIS) | DBIT(D_HER) | DBIT(D_OUR) | DBIT(D_THEIR))
+#define DETS_BASIC (DBIT(D_THE) | DBIT(D_THIS) | DBIT(D_A) | DETS_POSS_BASIC | DBIT(D_NONE))
+#define DETS_ALL_BUT_NO (DETS_BASIC | DETS_POSS_MORE)
 
-typedef struct {
-    const char *en, *en_3sg;
-    const char *de[N_PERSONS];
-    uint32_t objects; /* the nouns it takes as object (BIT(N_*) mask) */
-    int literate;     /* 1: the subject is a person or a pronoun other than "it" */
-} Verb;
-
-static const Verb VERBS[N_VERBS] = {
-    [V_SEE] = {"see", "sees", {"sehe", "siehst", "sieht", "sehen", "sehen"}, NOUNS_ALL, 0},
-    [V_HAVE] = {"have", "has", {"habe", "hast", "hat", "haben", "haben"}, NOUNS_ALL, 0},
-    [V_READ] = {"read", "reads", {"lese", "liest", "liest", "lesen", "lesen"},
-                BIT(N_BOOK) | BIT(N_LETTER), 1},
-    [V_WRITE] = {"write", "writes", {"schreibe", "schreibst", "schreibt", "schreiben",
-                                     "schreiben"},
-                 BIT(N_BOOK) | BIT(N_LETTER), 1},
-    [V_BUY] = {"buy", "buys", {"kaufe", "kaufst", "kauft", "kaufen", "kaufen"},
-               (NOUNS_THING & ~(BIT(N_CITY) | BIT(N_STREET) | BIT(N_SCHOOL) |
-                                BIT(N_EXAMPLE))) | NOUNS_ANIMAL,
-               0},
-    [V_EAT] = {"eat", "eats", {"esse", "isst", "isst", "essen", "essen"},
-               BIT(N_APPLE) | BIT(N_BREAD), 0},
-    [V_FIND] = {"find", "finds", {"finde", "findest", "findet", "finden", "finden"},
-                NOUNS_ALL, 0},
-    [V_NEED] = {"need", "needs", {"brauche", "brauchst", "braucht", "brauchen", "brauchen"},
-                NOUNS_ALL, 0},
-    [V_LOVE] = {"love", "loves", {"liebe", "liebst", "liebt", "lieben", "lieben"},
-                NOUNS_ALL, 0},
-};
-
-/* ---------------------------------------------------------------------------------------
- * Determiners and declension ("Noun phrases")
- */
-
-/* DET_KEIN is never chosen: it is how the German renders a negated a/an or bare plural. */
-typedef enum { DET_THE, DET_THIS, DET_A, DET_MY, DET_YOUR, DET_NONE, DET_KEIN, N_DETS } Det;
-
-enum { CASE_NOM, CASE_ACC, N_CASES };
+enum { CASE_NOM, CASE_ACC, CASE_DAT, N_CASES };
 enum { DECL_WEAK, DECL_MIXED, DECL_STRONG, N_DECLS };
+enum { ART_DER, ART_DIESER, ART_EIN, ART_KEIN, ART_MEIN, ART_DEIN, ART_SEIN, ART_IHR,
+       ART_UNSER, ART_NONE, N_ARTS };
 
-/* German article by determiner, case and slot; NULL where the combination does not
- * exist (ein has no plural; a bare noun phrase is always plural). */
-static const char *const DE_ARTICLE[N_DETS][N_CASES][N_SLOTS] = {
-    [DET_THE] = {{"der", "die", "das", "die"}, {"den", "die", "das", "die"}},
-    [DET_THIS] = {{"dieser", "diese", "dieses", "diese"}, {"diesen", "diese", "dieses", "diese"}},
-    [DET_A] = {{"ein", "eine", "ein", NULL}, {"einen", "eine", "ein", NULL}},
-    [DET_MY] = {{"mein", "meine", "mein", "meine"}, {"meinen", "meine", "mein", "meine"}},
-    [DET_YOUR] = {{"dein", "deine", "dein", "deine"}, {"deinen", "deine", "dein", "deine"}},
-    [DET_NONE] = {{NULL, NULL, NULL, ""}, {NULL, NULL, NULL, ""}},
-    [DET_KEIN] = {{"kein", "keine", "kein", "keine"}, {"keinen", "keine", "kein", "keine"}},
+/* English determiners: singular and plural form (NULL: not in that number; "a" becomes
+ * "an" before a vowel letter). */
+static const char *const DET_EN[N_DETS][2] = {
+    [D_THE] = {"the", "the"},   [D_THIS] = {"this", "these"}, [D_A] = {"a", NULL},
+    [D_NO] = {"no", "no"},      [D_MY] = {"my", "my"},        [D_YOUR] = {"your", "your"},
+    [D_HIS] = {"his", "his"},   [D_HER] = {"her", "her"},     [D_OUR] = {"our", "our"},
+    [D_THEIR] = {"their", "their"}, [D_NONE] = {"", ""},
 };
 
-static const int DET_DECL[N_DETS] = {
-    [DET_THE] = DECL_WEAK,   [DET_THIS] = DECL_WEAK,   [DET_A] = DECL_MIXED,
-    [DET_MY] = DECL_MIXED,   [DET_YOUR] = DECL_MIXED,  [DET_NONE] = DECL_STRONG,
-    [DET_KEIN] = DECL_MIXED,
+static const int DET_ART[N_DETS] = {
+    [D_THE] = ART_DER,  [D_THIS] = ART_DIESER, [D_A] = ART_EIN,   [D_NO] = ART_KEIN,
+    [D_MY] = ART_MEIN,  [D_YOUR] = ART_DEIN,   [D_HIS] = ART_SEIN, [D_HER] = ART_IHR,
+    [D_OUR] = ART_UNSER, [D_THEIR] = ART_IHR,  [D_NONE] = ART_NONE,
 };
 
-/* Attributive adjective endings by declension, case and slot. Mixed declension has weak
- * endings in the plural; strong declension only occurs in the plural here. */
+/* German article forms by article, case and slot; NULL where none exists. The
+ * possessives and kein share one pattern, written out by possessive_forms(). */
+static const char *const DE_ART_FIXED[3][N_CASES][N_SLOTS] = {
+    [ART_DER] = {{"der", "die", "das", "die"}, {"den", "die", "das", "die"},
+                 {"dem", "der", "dem", "den"}},
+    [ART_DIESER] = {{"dieser", "diese", "dieses", "diese"}, {"diesen", "diese", "dieses", "diese"},
+                    {"diesem", "dieser", "diesem", "diesen"}},
+    [ART_EIN] = {{"ein", "eine", "ein", NULL}, {"einen", "eine", "ein", NULL},
+                 {"einem", "einer", "einem", NULL}},
+};
+static const char *const POSS_STEM[N_ARTS] = {
+    [ART_KEIN] = "kein", [ART_MEIN] = "mein", [ART_DEIN] = "dein", [ART_SEIN] = "sein",
+    [ART_IHR] = "ihr",   [ART_UNSER] = "unser",
+};
+/* The endings of kein/mein/…: stem + this. */
+static const char *const POSS_ENDING[N_CASES][N_SLOTS] = {
+    {"", "e", "", "e"}, {"en", "e", "", "e"}, {"em", "er", "em", "en"},
+};
+
+static const int ART_DECL[N_ARTS] = {
+    [ART_DER] = DECL_WEAK,   [ART_DIESER] = DECL_WEAK, [ART_EIN] = DECL_MIXED,
+    [ART_KEIN] = DECL_MIXED, [ART_MEIN] = DECL_MIXED,  [ART_DEIN] = DECL_MIXED,
+    [ART_SEIN] = DECL_MIXED, [ART_IHR] = DECL_MIXED,   [ART_UNSER] = DECL_MIXED,
+    [ART_NONE] = DECL_STRONG,
+};
+
+/* Attributive adjective endings by declension, case and slot. */
 static const char *const DE_ENDING[N_DECLS][N_CASES][N_SLOTS] = {
-    [DECL_WEAK] = {{"e", "e", "e", "en"}, {"en", "e", "e", "en"}},
-    [DECL_MIXED] = {{"er", "e", "es", "en"}, {"en", "e", "es", "en"}},
-    [DECL_STRONG] = {{NULL, NULL, NULL, "e"}, {NULL, NULL, NULL, "e"}},
+    [DECL_WEAK] = {{"e", "e", "e", "en"}, {"en", "e", "e", "en"}, {"en", "en", "en", "en"}},
+    [DECL_MIXED] = {{"er", "e", "es", "en"}, {"en", "e", "es", "en"}, {"en", "en", "en", "en"}},
+    [DECL_STRONG] = {{"er", "e", "es", "e"}, {"en", "e", "es", "e"}, {"em", "er", "em", "en"}},
 };
 
 /* ---------------------------------------------------------------------------------------
- * Clauses: the choices that make one core
+ * Sentences as choices
  */
 
-typedef struct {
-    Det det;    /* never DET_KEIN */
-    int noun;   /* N_* */
-    int plural; /* 0 or 1; 1 needs a noun with a plural */
-    int adj;    /* -1 for none, else an index into ADJS */
-    int very;   /* 1: "very" before the adjective (only when adj >= 0) */
-} NounPhrase;
+typedef enum { NP_NOUN, NP_PRON, NP_NAME, NP_DAS } NpKind;
 
 typedef struct {
-    int pron;      /* PRON_*, or -1 when the subject is np */
-    NounPhrase np; /* used when pron < 0 */
-} Subject;
+    NpKind kind;
+    Det det;    /* NP_NOUN */
+    int noun;   /* NP_NOUN: index into lex->nouns */
+    int plural; /* NP_NOUN: 0 or 1 */
+    int adj;    /* NP_NOUN: -1 or an index into lex->adjs */
+    int very;   /* NP_NOUN: "very" before adj */
+    int pron;   /* NP_PRON: PR_* */
+    int name;   /* NP_NAME: index into lex->names */
+} Np;
 
-/* The questions: "Is this NP?" / "Are these Ns?", or "Is/Are/Am SUBJ [very] ADJ?". */
-enum { Q_THIS, Q_BE, N_QFORMS };
+typedef enum { CL_TRANS, CL_PRED_ADJ, CL_PRED_NOUN, CL_PRED_LOC, CL_THIS_NP, CL_THIS_ADJ } ClauseKind;
+typedef enum { ADJUNCT_NONE, ADJUNCT_WITH, ADJUNCT_IN } Adjunct;
 
 typedef struct {
-    CorpusType type;
-    int qform;     /* QUESTION: Q_* */
-    Subject subj;  /* PREDICATE, TRANSITIVE, QUESTION Q_BE */
-    NounPhrase np; /* THIS_IS and Q_THIS: the phrase; TRANSITIVE: the object */
-    int verb;      /* TRANSITIVE: V_* */
-    int negated;   /* THIS_IS, PREDICATE (single adjective), TRANSITIVE: 0 or 1 */
-    int very;      /* PREDICATE, Q_BE: "very" before the predicate adjective */
-    int adj;       /* PREDICATE, Q_BE: the predicate adjective */
-    int adj2;      /* PREDICATE: -1, or a second adjective != adj (then negated is 0) */
+    int adj, very, neg;
+} PredAdj;
+
+typedef struct {
+    ClauseKind kind;
+    Np subj[2];
+    int n_subj;       /* 1, or 2 coordinated (not for CL_THIS_*) */
+    int verb[2];
+    int n_verbs;      /* CL_TRANS: 1, or 2 sharing the object */
+    Np obj[2];
+    int n_obj;        /* CL_TRANS: 1 or 2 */
+    int neg;          /* "not" */
+    PredAdj padj[2];
+    int n_padj;       /* CL_PRED_ADJ, CL_THIS_ADJ: 1 or 2 */
+    Np pred;          /* CL_PRED_NOUN, CL_THIS_NP: the noun phrase; CL_PRED_LOC: the place */
+    Adjunct adjunct;  /* CL_TRANS, affirmative only */
+    Np adjunct_np;
 } Clause;
 
-/* The noun phrases a slot of a sentence type allows. */
-typedef struct {
-    uint32_t dets_sg; /* BIT(DET_*) allowed in the singular */
-    uint32_t dets_pl; /* BIT(DET_*) allowed in the plural */
-    uint32_t nouns;   /* BIT(N_*) */
-    int very;         /* 1: [[very] adjective]; 0: an optional plain adjective */
-} NpSet;
+typedef enum { MOOD_STATEMENT, MOOD_QUESTION, MOOD_IMPERATIVE } Mood;
 
 typedef struct {
-    uint32_t prons; /* BIT(PRON_*) allowed as subject */
-    NpSet np;       /* or a noun phrase from this set */
-} SubjectSet;
-
-#define DETS_THIS_IS_SG (BIT(DET_A) | BIT(DET_THE) | BIT(DET_MY) | BIT(DET_YOUR))
-#define DETS_THIS_IS_PL (BIT(DET_NONE) | BIT(DET_THE) | BIT(DET_MY) | BIT(DET_YOUR))
-#define DETS_DEFINITE (BIT(DET_THE) | BIT(DET_THIS) | BIT(DET_MY) | BIT(DET_YOUR))
-
-/* This is [not] NP / These are [not] NP. */
-static const NpSet THIS_IS_NPS = {DETS_THIS_IS_SG, DETS_THIS_IS_PL, NOUNS_ALL, 1};
-/* Subjects of predicates and of "Is/Are SUBJ ADJ?". */
-static const SubjectSet BE_SUBJECTS = {PRONOUNS_ALL, {DETS_DEFINITE, DETS_DEFINITE, NOUNS_ALL, 0}};
-/* Is this NP? (a/an, the, my, your) / Are these Ns? (bare plural). */
-static const NpSet Q_THIS_NPS = {DETS_THIS_IS_SG, BIT(DET_NONE), NOUNS_ALL, 0};
-
-/* Predicate adjectives: [not] [very] ADJ (2·2·8), then [very] ADJ and ADJ2 (2·8·7). */
-enum { PRED_SINGLE = 2 * 2 * N_ADJS, PRED_COUNT = PRED_SINGLE + 2 * N_ADJS * (N_ADJS - 1) };
-
-static void transitive_subjects(SubjectSet *s, int verb)
-{
-    const int literate = VERBS[verb].literate;
-    s->prons = literate ? PRONOUNS_ALL & ~BIT(PRON_IT) : PRONOUNS_ALL;
-    s->np = (NpSet){DETS_DEFINITE | BIT(DET_A), DETS_DEFINITE,
-                    literate ? NOUNS_PERSON : NOUNS_PERSON | NOUNS_ANIMAL, 1};
-}
-
-static void transitive_objects(NpSet *s, int verb)
-{
-    *s = (NpSet){DETS_DEFINITE | BIT(DET_A), DETS_DEFINITE | BIT(DET_NONE),
-                 VERBS[verb].objects, 1};
-}
+    Clause c[3];
+    int n;           /* clauses, 1..3; more than one only in statements */
+    Mood mood;
+    int comma[2];    /* English comma before the "and" after clause i */
+    int contract;    /* English contractions where possible */
+    char punct;      /* '.', '?', '!' or 0 */
+} Sentence;
 
 /* ---------------------------------------------------------------------------------------
- * Enumeration: index → Clause
+ * Drawing
  */
 
-static int bit_count(uint32_t m)
-{
-    int n = 0;
-    for (; m; m &= m - 1)
-        n++;
-    return n;
-}
-
-/* The position of the k-th set bit of m (k from 0). */
-static int bit_nth(uint32_t m, uint64_t k)
-{
-    for (int b = 0; b < 32; b++)
-        if ((m & BIT(b)) && k-- == 0)
-            return b;
-    assert(!"bit_nth: k beyond the mask");
-    return -1;
-}
-
-/* Adjective choices: none, one of N_ADJS, and with very also "very" + one of N_ADJS. */
-static uint64_t np_adj_choices(const NpSet *s)
-{
-    return s->very ? 1 + 2 * N_ADJS : 1 + N_ADJS;
-}
-
-static uint64_t np_count(const NpSet *s)
-{
-    const uint64_t n_sg = (uint64_t)bit_count(s->dets_sg);
-    const uint64_t n_pl = (uint64_t)bit_count(s->dets_pl);
-    uint64_t forms = 0; /* (noun, number, determiner) triples */
-    for (int k = 0; k < N_NOUNS; k++)
-        if (s->nouns & BIT(k))
-            forms += n_sg + (NOUNS[k].en_pl ? n_pl : 0);
-    return forms * np_adj_choices(s);
-}
-
-static void np_at(NounPhrase *np, const NpSet *s, uint64_t i)
-{
-    const uint64_t a = i % np_adj_choices(s);
-    i /= np_adj_choices(s);
-    np->adj = a == 0 ? -1 : (int)((a - 1) % N_ADJS);
-    np->very = a > N_ADJS;
-    const uint64_t n_sg = (uint64_t)bit_count(s->dets_sg);
-    for (int k = 0; k < N_NOUNS; k++) {
-        if (!(s->nouns & BIT(k)))
-            continue;
-        const uint64_t n_pl = NOUNS[k].en_pl ? (uint64_t)bit_count(s->dets_pl) : 0;
-        np->noun = k;
-        if (i < n_sg) {
-            np->plural = 0;
-            np->det = (Det)bit_nth(s->dets_sg, i);
-            return;
-        }
-        i -= n_sg;
-        if (i < n_pl) {
-            np->plural = 1;
-            np->det = (Det)bit_nth(s->dets_pl, i);
-            return;
-        }
-        i -= n_pl;
-    }
-    assert(!"np_at: index beyond np_count");
-}
-
-static uint64_t subject_count(const SubjectSet *s)
-{
-    return (uint64_t)bit_count(s->prons) + np_count(&s->np);
-}
-
-static void subject_at(Subject *subj, const SubjectSet *s, uint64_t i)
-{
-    const uint64_t n_pron = (uint64_t)bit_count(s->prons);
-    if (i < n_pron) {
-        subj->pron = bit_nth(s->prons, i);
-        return;
-    }
-    subj->pron = -1;
-    np_at(&subj->np, &s->np, i - n_pron);
-}
-
-/* Decodes p in [0, PRED_COUNT) into negated, very, adj, adj2. */
-static void predicate_at(Clause *c, uint64_t p)
-{
-    if (p < PRED_SINGLE) {
-        c->adj = (int)(p % N_ADJS);
-        c->very = (int)(p / N_ADJS % 2);
-        c->negated = (int)(p / (2 * N_ADJS));
-        c->adj2 = -1;
-        return;
-    }
-    p -= PRED_SINGLE;
-    const int other = (int)(p % (N_ADJS - 1)); /* adj2 among the adjectives but adj */
-    c->adj = (int)(p / (N_ADJS - 1) % N_ADJS);
-    c->very = (int)(p / ((N_ADJS - 1) * N_ADJS));
-    c->adj2 = other < c->adj ? other : other + 1;
-    c->negated = 0;
-}
-
-static uint64_t transitive_verb_count(int verb)
-{
-    SubjectSet subjects;
-    NpSet objects;
-    transitive_subjects(&subjects, verb);
-    transitive_objects(&objects, verb);
-    return 2 * subject_count(&subjects) * np_count(&objects); /* ×2: negated or not */
-}
-
-uint64_t corpus_core_count(CorpusType type)
-{
-    switch (type) {
-    case CORPUS_THIS_IS:
-        return 2 * np_count(&THIS_IS_NPS);
-    case CORPUS_PREDICATE:
-        return subject_count(&BE_SUBJECTS) * PRED_COUNT;
-    case CORPUS_TRANSITIVE: {
-        uint64_t n = 0;
-        for (int v = 0; v < N_VERBS; v++)
-            n += transitive_verb_count(v);
-        return n;
-    }
-    case CORPUS_QUESTION:
-        return np_count(&Q_THIS_NPS) + subject_count(&BE_SUBJECTS) * 2 * N_ADJS;
-    default:
-        return 0;
-    }
-}
-
-/* Fills c with core i of type. Returns 0, or -1 if i >= corpus_core_count(type). */
-static int clause_at(Clause *c, CorpusType type, uint64_t i)
-{
-    memset(c, 0, sizeof *c);
-    c->type = type;
-    c->adj2 = -1;
-    if (type != CORPUS_TRANSITIVE && i >= corpus_core_count(type))
-        return -1; /* the transitive count is the loop below */
-    switch (type) {
-    case CORPUS_THIS_IS:
-        c->negated = (int)(i % 2);
-        np_at(&c->np, &THIS_IS_NPS, i / 2);
-        return 0;
-    case CORPUS_PREDICATE:
-        predicate_at(c, i % PRED_COUNT);
-        subject_at(&c->subj, &BE_SUBJECTS, i / PRED_COUNT);
-        return 0;
-    case CORPUS_TRANSITIVE:
-        for (int v = 0; v < N_VERBS; v++) {
-            const uint64_t n = transitive_verb_count(v);
-            if (i >= n) {
-                i -= n;
-                continue;
-            }
-            SubjectSet subjects;
-            NpSet objects;
-            transitive_subjects(&subjects, v);
-            transitive_objects(&objects, v);
-            const uint64_t n_objects = np_count(&objects);
-            c->verb = v;
-            c->negated = (int)(i % 2);
-            i /= 2;
-            np_at(&c->np, &objects, i % n_objects);
-            subject_at(&c->subj, &subjects, i / n_objects);
-            return 0;
-        }
-        return -1;
-    case CORPUS_QUESTION:
-        if (i < np_count(&Q_THIS_NPS)) {
-            c->qform = Q_THIS;
-            np_at(&c->np, &Q_THIS_NPS, i);
-            return 0;
-        }
-        i -= np_count(&Q_THIS_NPS);
-        c->qform = Q_BE;
-        c->adj = (int)(i % N_ADJS);
-        c->very = (int)(i / N_ADJS % 2);
-        subject_at(&c->subj, &BE_SUBJECTS, i / (2 * N_ADJS));
-        return 0;
-    default:
-        return -1;
-    }
-}
-
-/* ---------------------------------------------------------------------------------------
- * Sampling: Rng → Clause
- *
- * Each choice is drawn on its own, with weights that keep the short, frequent forms
- * (no adjective, a pronoun subject, affirmative) common enough to learn from while the
- * long forms supply most of the distinct sentences. Change a weight and every corpus
- * changes: the order and number of draws is part of the format.
- */
-
-static const unsigned TYPE_WEIGHTS[CORPUS_N_TYPES] = {
-    [CORPUS_THIS_IS] = 20, [CORPUS_PREDICATE] = 25, [CORPUS_TRANSITIVE] = 30,
-    [CORPUS_QUESTION] = 25,
-};
-static const unsigned ADJ_WEIGHTS_VERY[3] = {45, 40, 15}; /* none, ADJ, very ADJ */
-static const unsigned ADJ_WEIGHTS_PLAIN[2] = {50, 50};    /* none, ADJ */
-#define PCT_PLURAL 45          /* a noun phrase is plural, where both are allowed */
-#define PCT_NEGATED 30         /* a sentence that may be negated is */
-#define PCT_VERY 25            /* "very" before a predicate adjective */
-#define PCT_TWO_ADJS 25        /* a predicate is "ADJ and ADJ2" */
-#define PCT_PRON_PREDICATE 35  /* the subject of a predicate is a pronoun */
-#define PCT_PRON_TRANSITIVE 40 /* the subject of a transitive sentence is a pronoun */
-#define PCT_PRON_QUESTION 20   /* the subject of "Is/Are SUBJ ADJ?" is a pronoun */
-#define PCT_Q_THIS 30          /* a question is "Is this NP?" / "Are these Ns?" */
-#define PCT_PUNCTUATED 50      /* a pair ends in '.' or '?' */
-
-/* Uniform in [0, n), n >= 1, without modulo bias. */
 static uint32_t draw_below(Rng *rng, uint32_t n)
 {
     assert(n > 0);
@@ -476,367 +562,1307 @@ static uint32_t draw_below(Rng *rng, uint32_t n)
     return x % n;
 }
 
-static int draw_percent(Rng *rng, unsigned pct)
+static int pct(Rng *rng, unsigned p)
 {
-    return draw_below(rng, 100) < pct;
-}
-
-/* An index in [0, n) drawn with probability w[i] / sum(w). */
-static int draw_weighted(Rng *rng, const unsigned *w, int n)
-{
-    uint32_t total = 0;
-    for (int i = 0; i < n; i++)
-        total += w[i];
-    uint32_t x = draw_below(rng, total);
-    for (int i = 0; i < n; i++) {
-        if (x < w[i])
-            return i;
-        x -= w[i];
-    }
-    assert(!"draw_weighted: fell off the end");
-    return n - 1;
+    return draw_below(rng, 100) < p;
 }
 
 /* One of the set bits of m (m != 0), uniformly. */
 static int draw_bit(Rng *rng, uint32_t m)
 {
-    return bit_nth(m, draw_below(rng, (uint32_t)bit_count(m)));
+    int n = 0;
+    for (uint32_t x = m; x; x &= x - 1)
+        n++;
+    assert(n > 0);
+    uint32_t k = draw_below(rng, (uint32_t)n);
+    for (int b = 0; b < 32; b++)
+        if ((m & DBIT(b)) && k-- == 0)
+            return b;
+    assert(!"draw_bit: no bit");
+    return 0;
 }
 
-static void np_sample(NounPhrase *np, const NpSet *s, Rng *rng)
+/* What pronoun p can stand for. */
+static Tags pron_tags(const Lexicon *lex, int p)
 {
-    np->noun = draw_bit(rng, s->nouns);
-    const int can_sg = s->dets_sg != 0;
-    const int can_pl = s->dets_pl != 0 && NOUNS[np->noun].en_pl != NULL;
-    assert(can_sg || can_pl);
-    np->plural = can_sg && can_pl ? draw_percent(rng, PCT_PLURAL) : can_pl;
-    np->det = (Det)draw_bit(rng, np->plural ? s->dets_pl : s->dets_sg);
-    const int a = s->very ? draw_weighted(rng, ADJ_WEIGHTS_VERY, 3)
-                          : draw_weighted(rng, ADJ_WEIGHTS_PLAIN, 2);
-    np->adj = a == 0 ? -1 : (int)draw_below(rng, N_ADJS);
-    np->very = a == 2;
+    return (PRONS[p].is_person ? lex->person_tags : 0) | (PRONS[p].is_thing ? lex->it_tags : 0);
 }
 
-static void subject_sample(Subject *subj, const SubjectSet *s, unsigned pct_pron, Rng *rng)
+/* The tags of what a noun phrase stands for, and where it can be. */
+static Tags np_tags(const Lexicon *lex, const Np *np)
 {
-    if (draw_percent(rng, pct_pron)) {
-        subj->pron = draw_bit(rng, s->prons);
-        return;
+    switch (np->kind) {
+    case NP_NOUN: return lex->nouns[np->noun].tags;
+    case NP_NAME: return lex->person_tags;
+    case NP_DAS: return lex->it_tags;
+    case NP_PRON: return pron_tags(lex, np->pron);
     }
-    subj->pron = -1;
-    np_sample(&subj->np, &s->np, rng);
+    return 0;
 }
 
-static void clause_sample(Clause *c, CorpusType type, Rng *rng)
+static Tags np_in(const Lexicon *lex, const Np *np)
+{
+    switch (np->kind) {
+    case NP_NOUN: return lex->nouns[np->noun].in;
+    case NP_NAME: return lex->person_in;
+    case NP_DAS: return lex->it_in;
+    case NP_PRON:
+        return (PRONS[np->pron].is_person ? lex->person_in : 0) |
+               (PRONS[np->pron].is_thing ? lex->it_in : 0);
+    }
+    return 0;
+}
+
+static int np_sex(const Lexicon *lex, const Np *np)
+{
+    switch (np->kind) {
+    case NP_NOUN: return lex->nouns[np->noun].sex;
+    case NP_NAME: return lex->names[np->name].sex;
+    case NP_PRON: return PRONS[np->pron].sex;
+    case NP_DAS: return SEX_NONE;
+    }
+    return SEX_NONE;
+}
+
+static int np_class(const Lexicon *lex, const Np *np)
+{
+    if (np->kind == NP_NOUN)
+        return lex->nouns[np->noun].cls;
+    if (np->kind == NP_NAME ||
+        (np->kind == NP_PRON && PRONS[np->pron].is_person && !PRONS[np->pron].is_thing))
+        return CLS_PERSON;
+    return -1; /* it, they, this: an animal or a thing (they: or persons) */
+}
+
+static int np_plural(const Np *np)
+{
+    return (np->kind == NP_NOUN && np->plural) || (np->kind == NP_PRON &&
+                                                   PRONS[np->pron].person >= P_1PL);
+}
+
+static int has_det(const Np *np, Det d)
+{
+    return np->kind == NP_NOUN && np->det == d;
+}
+
+static int np_same(const Np *a, const Np *b)
+{
+    if (a->kind != b->kind)
+        return 0;
+    switch (a->kind) {
+    case NP_NOUN: return a->noun == b->noun;
+    case NP_NAME: return a->name == b->name;
+    case NP_PRON: return a->pron == b->pron;
+    case NP_DAS: return 1;
+    }
+    return 0;
+}
+
+/* What a noun-phrase slot allows. */
+typedef struct {
+    Tags want;       /* the phrase has one of these tags */
+    Tags in;         /* non-zero: the phrase is a place whose PLACE is one of these */
+    uint32_t dets;   /* DBIT(D_*) allowed with nouns */
+    unsigned p_pron; /* % a pronoun (person pronouns, or "it"/"they"/"them" for things) */
+    unsigned p_name; /* % a name */
+    unsigned p_das;  /* % "this" as object (das) */
+    unsigned p_plural;
+    unsigned p_adj;  /* % an attributive adjective */
+    int role;        /* CASE_NOM subject, CASE_ACC object, CASE_DAT after with/in */
+} Slot;
+
+/* Draws a noun phrase for slot s; returns 0 when none fits (then *np is unspecified). */
+static int draw_np(Np *np, const Lexicon *lex, const Slot *s, Rng *rng)
+{
+    memset(np, 0, sizeof *np);
+    np->adj = -1;
+    if (!s->in && s->p_das && s->role == CASE_ACC && (lex->it_tags & s->want) &&
+        pct(rng, s->p_das)) {
+        np->kind = NP_DAS;
+        return 1;
+    }
+    if (!s->in && s->p_pron && pct(rng, s->p_pron)) {
+        uint32_t ok = 0;
+        for (int p = 0; p < N_PRONS; p++) {
+            if (!(pron_tags(lex, p) & s->want))
+                continue;
+            if (s->role == CASE_DAT && !PRONS[p].dat)
+                continue;
+            ok |= DBIT(p);
+        }
+        if (ok) {
+            np->kind = NP_PRON;
+            np->pron = draw_bit(rng, ok);
+            return 1;
+        }
+    }
+    if (!s->in && s->p_name && (lex->person_tags & s->want) && pct(rng, s->p_name)) {
+        np->kind = NP_NAME;
+        np->name = (int)draw_below(rng, (uint32_t)lex->n_names);
+        return 1;
+    }
+    int cand[LEX_MAX_NOUNS], n = 0;
+    for (int k = 0; k < lex->n_nouns; k++) {
+        const LexNoun *nn = &lex->nouns[k];
+        if (!(nn->tags & s->want))
+            continue;
+        if (s->in && !(nn->place & s->in))
+            continue;
+        cand[n++] = k;
+    }
+    if (n == 0)
+        return 0;
+    np->kind = NP_NOUN;
+    np->noun = cand[draw_below(rng, (uint32_t)n)];
+    const LexNoun *nn = &lex->nouns[np->noun];
+    const int mass = nn->en_pl == NULL;
+    np->plural = !mass && pct(rng, s->p_plural);
+    uint32_t dets = s->dets;
+    if (nn->tags & lex->nopossessive)
+        dets &= ~(DETS_POSS_BASIC | DETS_POSS_MORE);
+    if (np->plural || mass)
+        dets &= ~DBIT(D_A);
+    if (!np->plural && !mass)
+        dets &= ~DBIT(D_NONE);
+    if (!dets)
+        return 0;
+    np->det = (Det)draw_bit(rng, dets);
+    if (pct(rng, s->p_adj)) {
+        uint32_t ok = 0;
+        for (int a = 0; a < lex->n_adjs; a++)
+            if (lex->adjs[a].tags & nn->tags)
+                ok |= UINT32_C(1) << a;
+        if (ok) {
+            np->adj = draw_bit(rng, ok);
+            np->very = pct(rng, 30);
+        }
+    }
+    return 1;
+}
+
+/* An adjective describing every one of the n phrases, not excluded by avoid (a mask);
+ * -1 if none. */
+static int draw_adj_for(const Lexicon *lex, const Np *nps, int n, uint32_t avoid, Rng *rng)
+{
+    uint32_t ok = 0;
+    for (int a = 0; a < lex->n_adjs; a++) {
+        int fits = !(avoid & (UINT32_C(1) << a));
+        for (int i = 0; i < n && fits; i++)
+            fits = (lex->adjs[a].tags & np_tags(lex, &nps[i])) != 0;
+        if (fits)
+            ok |= UINT32_C(1) << a;
+    }
+    return ok ? draw_bit(rng, ok) : -1;
+}
+
+/* Features of one construction's clauses, as percentages. */
+typedef struct {
+    uint32_t dets;       /* determiners of noun phrases */
+    unsigned p_pron_subj, p_pron_obj, p_das, p_name;
+    unsigned p_coord_subj, p_coord_obj, p_coord_verb;
+    unsigned p_neg, p_adjunct, p_plural, p_adj;
+    unsigned w_kind[6];  /* weights of CL_TRANS … CL_THIS_ADJ */
+    int n_padj;          /* 0: one or two at random; else exactly */
+} Features;
+
+static Slot slot_of(const Features *f, Tags want, int role)
+{
+    Slot s = {want, 0, f->dets, 0, f->p_name, 0, f->p_plural, f->p_adj, role};
+    s.p_pron = role == CASE_NOM ? f->p_pron_subj : f->p_pron_obj;
+    s.p_das = role == CASE_ACC ? f->p_das : 0;
+    return s;
+}
+
+static int subject_person(const Clause *c)
+{
+    if (c->n_subj == 2)
+        return P_3PL;
+    const Np *s = &c->subj[0];
+    if (s->kind == NP_PRON)
+        return PRONS[s->pron].person;
+    return np_plural(s) ? P_3PL : P_3SG;
+}
+
+/* Draws the subject(s) of a clause: phrases with one of want's tags. */
+static int draw_subjects(Clause *c, const Lexicon *lex, const Features *f, Tags want, int coord,
+                         Rng *rng)
+{
+    Slot s = slot_of(f, want, CASE_NOM);
+    c->n_subj = 1;
+    if (coord) {
+        /* Two phrases, neither a pronoun (German "du und ich" takes other persons). */
+        s.p_pron = 0;
+        if (!draw_np(&c->subj[0], lex, &s, rng) || !draw_np(&c->subj[1], lex, &s, rng) ||
+            np_same(&c->subj[0], &c->subj[1]) ||
+            np_class(lex, &c->subj[0]) != np_class(lex, &c->subj[1]))
+            return 0;
+        c->n_subj = 2;
+        return 1;
+    }
+    return draw_np(&c->subj[0], lex, &s, rng);
+}
+
+static int any_subject_is(const Clause *c, const Np *np)
+{
+    for (int i = 0; i < c->n_subj; i++)
+        if (np_same(&c->subj[i], np))
+            return 1;
+    /* "I ... with me", "we ... us": the same person as pronouns of one person. */
+    if (np->kind == NP_PRON && c->n_subj == 1 && c->subj[0].kind == NP_PRON)
+        return PRONS[np->pron].person == PRONS[c->subj[0].pron].person &&
+               PRONS[np->pron].person != P_3SG && PRONS[np->pron].person != P_3PL;
+    return 0;
+}
+
+static int draw_trans(Clause *c, const Lexicon *lex, const Features *f, Mood mood, Rng *rng)
+{
+    c->kind = CL_TRANS;
+    int v = (int)draw_below(rng, (uint32_t)lex->n_verbs);
+    if (mood == MOOD_IMPERATIVE && !lex->verbs[v].imp)
+        return 0;
+    c->verb[0] = v;
+    c->n_verbs = 1;
+    Tags subj = lex->verbs[v].subj, obj = lex->verbs[v].obj;
+    if (mood == MOOD_STATEMENT && pct(rng, f->p_coord_verb)) {
+        int w = (int)draw_below(rng, (uint32_t)lex->n_verbs);
+        if (w == v)
+            return 0;
+        c->verb[1] = w;
+        c->n_verbs = 2;
+        subj &= lex->verbs[w].subj;
+        obj &= lex->verbs[w].obj;
+        if (!subj || !obj)
+            return 0;
+    }
+    if (mood == MOOD_IMPERATIVE) {
+        c->n_subj = 1;
+        c->subj[0] = (Np){NP_PRON, D_THE, 0, 0, -1, 0, PR_YOU, 0};
+        if (!(lex->person_tags & subj))
+            return 0;
+    } else if (!draw_subjects(c, lex, f, subj, pct(rng, f->p_coord_subj), rng)) {
+        return 0;
+    }
+    /* A subject must fit the verb(s) as a whole (a pronoun's class may be wider). */
+    for (int i = 0; i < c->n_subj; i++)
+        if (!(np_tags(lex, &c->subj[i]) & subj))
+            return 0;
+    c->neg = c->n_verbs == 1 && pct(rng, f->p_neg);
+    for (int i = 0; i < c->n_subj; i++)
+        if (c->neg && has_det(&c->subj[i], D_NO))
+            return 0;
+    Slot so = slot_of(f, obj, CASE_ACC);
+    if (c->neg)
+        so.dets &= ~DBIT(D_NO);
+    c->n_obj = 1;
+    if (!c->neg && pct(rng, f->p_coord_obj)) {
+        so.p_pron = 0;
+        so.p_das = 0;
+        c->n_obj = 2;
+    }
+    for (int i = 0; i < c->n_obj; i++) {
+        if (!draw_np(&c->obj[i], lex, &so, rng) || !(np_tags(lex, &c->obj[i]) & obj))
+            return 0;
+        if (any_subject_is(c, &c->obj[i]))
+            return 0;
+    }
+    if (c->n_obj == 2 && (np_same(&c->obj[0], &c->obj[1]) ||
+                          np_class(lex, &c->obj[0]) != np_class(lex, &c->obj[1])))
+        return 0;
+    c->adjunct = ADJUNCT_NONE;
+    if (!c->neg && mood == MOOD_STATEMENT && pct(rng, f->p_adjunct)) {
+        if (pct(rng, 50)) {
+            /* with + a person or an animal */
+            Slot sa = slot_of(f, lex->cls_tag[CLS_PERSON] | lex->cls_tag[CLS_ANIMAL], CASE_DAT);
+            sa.dets &= ~DBIT(D_NO);
+            sa.p_pron = 25;
+            if (!draw_np(&c->adjunct_np, lex, &sa, rng) || any_subject_is(c, &c->adjunct_np))
+                return 0;
+            for (int i = 0; i < c->n_obj; i++)
+                if (np_same(&c->obj[i], &c->adjunct_np))
+                    return 0;
+            c->adjunct = ADJUNCT_WITH;
+        } else {
+            Tags in = ~(Tags)0;
+            for (int i = 0; i < c->n_subj; i++)
+                in &= np_in(lex, &c->subj[i]);
+            if (!in)
+                return 0;
+            Slot sa = slot_of(f, ~(Tags)0, CASE_DAT);
+            sa.in = in;
+            sa.dets &= ~(DBIT(D_NO) | DBIT(D_NONE));
+            sa.p_plural = 15;
+            if (!draw_np(&c->adjunct_np, lex, &sa, rng))
+                return 0;
+            c->adjunct = ADJUNCT_IN;
+        }
+    }
+    return 1;
+}
+
+static int draw_pred_adj(Clause *c, const Lexicon *lex, const Features *f, int n_padj, Rng *rng)
+{
+    c->kind = CL_PRED_ADJ;
+    if (!draw_subjects(c, lex, f, ~(Tags)0, pct(rng, f->p_coord_subj), rng))
+        return 0;
+    c->n_padj = n_padj;
+    uint32_t avoid = 0; /* not "the good dog is good" */
+    for (int i = 0; i < c->n_subj; i++)
+        if (c->subj[i].kind == NP_NOUN && c->subj[i].adj >= 0)
+            avoid |= (UINT32_C(1) << c->subj[i].adj) | lex->adjs[c->subj[i].adj].opposites;
+    for (int i = 0; i < n_padj; i++) {
+        PredAdj *p = &c->padj[i];
+        p->adj = draw_adj_for(lex, c->subj, c->n_subj, avoid, rng);
+        if (p->adj < 0)
+            return 0;
+        avoid |= (UINT32_C(1) << p->adj) | lex->adjs[p->adj].opposites;
+        p->very = pct(rng, 30);
+        p->neg = pct(rng, n_padj == 1 ? f->p_neg : f->p_neg / 2 + 10);
+    }
+    /* "no" subjects only in affirmative clauses. */
+    for (int i = 0; i < c->n_subj; i++)
+        for (int k = 0; k < n_padj; k++)
+            if (c->subj[i].kind == NP_NOUN && c->subj[i].det == D_NO && c->padj[k].neg)
+                return 0;
+    return 1;
+}
+
+static int draw_pred_noun(Clause *c, const Lexicon *lex, const Features *f, Rng *rng)
+{
+    c->kind = CL_PRED_NOUN;
+    Features g = *f;
+    g.dets &= ~DBIT(D_NO);
+    if (!draw_subjects(c, lex, &g, ~(Tags)0, 0, rng))
+        return 0;
+    const Np *s = &c->subj[0];
+    if (s->kind == NP_NOUN && s->det == D_NONE)
+        return 0; /* "Dogs are cats" */
+    c->neg = pct(rng, f->p_neg);
+    Slot sp = slot_of(&g, ~(Tags)0, CASE_NOM);
+    sp.dets &= ~DBIT(D_THIS);
+    sp.p_pron = sp.p_name = 0;
+    sp.p_plural = np_plural(s) ? 100 : 0;
+    if (!draw_np(&c->pred, lex, &sp, rng) || np_plural(&c->pred) != np_plural(s))
+        return 0;
+    const LexNoun *pn = &lex->nouns[c->pred.noun];
+    const int cls = np_class(lex, s);
+    if (cls >= 0 ? pn->cls != cls : pn->cls == CLS_PERSON)
+        return 0;
+    if (pn->cls == CLS_PERSON && pn->sex != SEX_NONE && pn->sex != np_sex(lex, s))
+        return 0;
+    if (s->kind == NP_NOUN && s->noun == c->pred.noun) {
+        /* "The dog is my dog", never "A cat is the cat" */
+        if (!(DBIT(c->pred.det) & (DETS_POSS_BASIC | DETS_POSS_MORE)) ||
+            !(DBIT(s->det) & (DBIT(D_THE) | DBIT(D_THIS))))
+            return 0;
+    } else if (s->kind == NP_NOUN && pn->cls != CLS_PERSON &&
+               !(c->neg && s->det == D_A && c->pred.det == D_A)) {
+        return 0; /* not "The book is my house", but "A dog is not a cat" */
+    }
+    return 1;
+}
+
+static int draw_pred_loc(Clause *c, const Lexicon *lex, const Features *f, Rng *rng)
+{
+    c->kind = CL_PRED_LOC;
+    Features g = *f;
+    g.dets &= ~DBIT(D_NO);
+    if (!draw_subjects(c, lex, &g, ~(Tags)0, pct(rng, f->p_coord_subj), rng))
+        return 0;
+    Tags in = ~(Tags)0;
+    for (int i = 0; i < c->n_subj; i++)
+        in &= np_in(lex, &c->subj[i]);
+    if (!in)
+        return 0;
+    c->neg = pct(rng, f->p_neg);
+    Slot sp = slot_of(&g, ~(Tags)0, CASE_DAT);
+    sp.in = in;
+    sp.dets &= ~DBIT(D_NONE);
+    sp.p_plural = 15;
+    if (!draw_np(&c->pred, lex, &sp, rng))
+        return 0;
+    for (int i = 0; i < c->n_subj; i++)
+        if (np_same(&c->subj[i], &c->pred))
+            return 0;
+    return 1;
+}
+
+static int draw_this(Clause *c, const Lexicon *lex, const Features *f, int adj, Rng *rng)
+{
+    c->n_subj = 0;
+    c->neg = pct(rng, f->p_neg);
+    if (adj) {
+        c->kind = CL_THIS_ADJ;
+        c->n_padj = 1;
+        Np it = {NP_DAS, D_THE, 0, 0, -1, 0, 0, 0};
+        c->padj[0].adj = draw_adj_for(lex, &it, 1, 0, rng);
+        c->padj[0].very = pct(rng, 35);
+        c->padj[0].neg = c->neg;
+        return c->padj[0].adj >= 0;
+    }
+    c->kind = CL_THIS_NP;
+    Slot sp = slot_of(f, ~(Tags)0, CASE_NOM);
+    sp.dets &= ~(DBIT(D_THIS) | DBIT(D_NO));
+    sp.p_pron = sp.p_name = 0;
+    return draw_np(&c->pred, lex, &sp, rng);
+}
+
+/* Draws one clause of the kinds f weighs. */
+static int draw_clause(Clause *c, const Lexicon *lex, const Features *f, Mood mood, Rng *rng)
 {
     memset(c, 0, sizeof *c);
-    c->type = type;
-    c->adj2 = -1;
-    switch (type) {
-    case CORPUS_THIS_IS:
-        c->negated = draw_percent(rng, PCT_NEGATED);
-        np_sample(&c->np, &THIS_IS_NPS, rng);
-        return;
-    case CORPUS_PREDICATE:
-        subject_sample(&c->subj, &BE_SUBJECTS, PCT_PRON_PREDICATE, rng);
-        c->very = draw_percent(rng, PCT_VERY);
-        c->adj = (int)draw_below(rng, N_ADJS);
-        if (draw_percent(rng, PCT_TWO_ADJS)) {
-            const int other = (int)draw_below(rng, N_ADJS - 1);
-            c->adj2 = other < c->adj ? other : other + 1;
-        } else {
-            c->negated = draw_percent(rng, PCT_NEGATED);
-        }
-        return;
-    case CORPUS_TRANSITIVE: {
-        SubjectSet subjects;
-        NpSet objects;
-        c->verb = (int)draw_below(rng, N_VERBS);
-        transitive_subjects(&subjects, c->verb);
-        transitive_objects(&objects, c->verb);
-        subject_sample(&c->subj, &subjects, PCT_PRON_TRANSITIVE, rng);
-        np_sample(&c->np, &objects, rng);
-        c->negated = draw_percent(rng, PCT_NEGATED);
-        return;
+    unsigned total = 0;
+    for (int k = 0; k < 6; k++)
+        total += f->w_kind[k];
+    assert(total > 0);
+    unsigned x = draw_below(rng, total);
+    int kind = 0;
+    while (x >= f->w_kind[kind])
+        x -= f->w_kind[kind++];
+    switch ((ClauseKind)kind) {
+    case CL_TRANS: return draw_trans(c, lex, f, mood, rng);
+    case CL_PRED_ADJ:
+        return draw_pred_adj(c, lex, f, f->n_padj ? f->n_padj : 1 + pct(rng, 30), rng);
+    case CL_PRED_NOUN: return draw_pred_noun(c, lex, f, rng);
+    case CL_PRED_LOC: return draw_pred_loc(c, lex, f, rng);
+    case CL_THIS_NP: return draw_this(c, lex, f, 0, rng);
+    case CL_THIS_ADJ: return draw_this(c, lex, f, 1, rng);
     }
-    case CORPUS_QUESTION:
-        if (draw_percent(rng, PCT_Q_THIS)) {
-            c->qform = Q_THIS;
-            np_sample(&c->np, &Q_THIS_NPS, rng);
-            return;
-        }
-        c->qform = Q_BE;
-        subject_sample(&c->subj, &BE_SUBJECTS, PCT_PRON_QUESTION, rng);
-        c->very = draw_percent(rng, PCT_VERY);
-        c->adj = (int)draw_below(rng, N_ADJS);
-        return;
-    default:
-        assert(!"clause_sample: not a corpus type");
-    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------
- * Rendering: Clause → English and German
+ * Words
  */
 
+#define WORDS_MAX 96
+#define ARENA_MAX 1024
+
 typedef struct {
-    char *s;    /* CORPUS_TEXT_MAX bytes, NUL-terminated */
-    size_t len; /* strlen(s) */
-} Text;
+    const char *w[WORDS_MAX];
+    int n;
+    char arena[ARENA_MAX]; /* words made here (declined adjectives, contractions) */
+    size_t used;
+} Words;
 
-/* Appends a and b joined (b may be ""), after a space unless t is empty. */
-static void text_add2(Text *t, const char *a, const char *b)
+static void words_add(Words *ws, const char *w)
 {
-    const size_t na = strlen(a), nb = strlen(b), sep = t->len > 0;
-    assert(t->len + sep + na + nb < CORPUS_TEXT_MAX);
-    if (sep)
-        t->s[t->len++] = ' ';
-    memcpy(t->s + t->len, a, na);
-    memcpy(t->s + t->len + na, b, nb);
-    t->len += na + nb;
-    t->s[t->len] = '\0';
+    assert(ws->n < WORDS_MAX);
+    ws->w[ws->n++] = w;
 }
 
-static void text_add(Text *t, const char *w)
+/* Adds the concatenation a + b, made in the arena. */
+static void words_add2(Words *ws, const char *a, const char *b)
 {
-    text_add2(t, w, "");
+    const size_t na = strlen(a), nb = strlen(b);
+    assert(ws->used + na + nb + 1 <= ARENA_MAX);
+    char *w = ws->arena + ws->used;
+    memcpy(w, a, na);
+    memcpy(w + na, b, nb + 1);
+    ws->used += na + nb + 1;
+    words_add(ws, w);
 }
+
+/* ---------------------------------------------------------------------------------------
+ * English
+ */
 
 static int starts_with_vowel(const char *w)
 {
-    return w[0] != '\0' && strchr("aeiou", w[0]) != NULL;
+    return w[0] != '\0' && strchr("aeiouAEIOU", w[0]) != NULL;
 }
 
-static const char *noun_en(const NounPhrase *np)
+static void en_np(Words *ws, const Lexicon *lex, const Np *np, int role)
 {
-    return np->plural ? NOUNS[np->noun].en_pl : NOUNS[np->noun].en_sg;
-}
-
-static void np_render_en(Text *t, const NounPhrase *np)
-{
-    /* "an" goes by the next word's first letter: an apple, an old dog, a very old dog. */
-    const char *next = np->very ? "very" : np->adj >= 0 ? ADJS[np->adj].en : noun_en(np);
-    switch (np->det) {
-    case DET_THE: text_add(t, "the"); break;
-    case DET_THIS: text_add(t, np->plural ? "these" : "this"); break;
-    case DET_A: text_add(t, starts_with_vowel(next) ? "an" : "a"); break;
-    case DET_MY: text_add(t, "my"); break;
-    case DET_YOUR: text_add(t, "your"); break;
-    case DET_NONE: break;
-    default: assert(!"np_render_en: not an English determiner");
-    }
-    if (np->very)
-        text_add(t, "very");
-    if (np->adj >= 0)
-        text_add(t, ADJS[np->adj].en);
-    text_add(t, noun_en(np));
-}
-
-/* Does negating np turn its determiner into kein (a/an, bare plural) rather than add
- * "nicht" (the, this/these, my, your)? */
-static int np_negates_to_kein(const NounPhrase *np)
-{
-    return np->det == DET_A || np->det == DET_NONE;
-}
-
-/* The German noun phrase in case cas; kein replaces a/an or the bare plural by kein. */
-static void np_render_de(Text *t, const NounPhrase *np, int cas, int kein)
-{
-    assert(!kein || np_negates_to_kein(np));
-    assert(np->plural == 0 || NOUNS[np->noun].de_pl != NULL);
-    const Det det = kein ? DET_KEIN : np->det;
-    const int slot = np->plural ? SLOT_PL : NOUNS[np->noun].gender;
-    const char *article = DE_ARTICLE[det][cas][slot];
-    assert(article != NULL);
-    if (article[0])
-        text_add(t, article);
-    if (np->very)
-        text_add(t, "sehr");
-    if (np->adj >= 0) {
-        const char *ending = DE_ENDING[DET_DECL[det]][cas][slot];
-        assert(ending != NULL);
-        text_add2(t, ADJS[np->adj].de, ending);
-    }
-    text_add(t, np->plural ? NOUNS[np->noun].de_pl : NOUNS[np->noun].de_sg);
-}
-
-static int subject_person(const Subject *s)
-{
-    if (s->pron >= 0)
-        return PRONOUNS[s->pron].person;
-    return s->np.plural ? P_3PL : P_3SG;
-}
-
-static void subject_render(Text *en, Text *de, const Subject *s)
-{
-    if (s->pron >= 0) {
-        text_add(en, PRONOUNS[s->pron].en);
-        text_add(de, PRONOUNS[s->pron].de);
+    switch (np->kind) {
+    case NP_PRON:
+        words_add(ws, role == CASE_NOM ? PRONS[np->pron].en_subj : PRONS[np->pron].en_obj);
         return;
+    case NP_NAME: words_add(ws, lex->names[np->name].name); return;
+    case NP_DAS: words_add(ws, "this"); return;
+    case NP_NOUN: break;
     }
-    np_render_en(en, &s->np);
-    np_render_de(de, &s->np, CASE_NOM, 0);
+    const LexNoun *n = &lex->nouns[np->noun];
+    const char *noun = np->plural ? n->en_pl : n->en_sg;
+    const char *det = DET_EN[np->det][np->plural];
+    assert(det);
+    if (np->det == D_A) {
+        const char *next = np->very ? "very" : np->adj >= 0 ? lex->adjs[np->adj].en : noun;
+        det = starts_with_vowel(next) ? "an" : "a";
+    }
+    if (*det)
+        words_add(ws, det);
+    if (np->adj >= 0) {
+        if (np->very)
+            words_add(ws, "very");
+        words_add(ws, lex->adjs[np->adj].en);
+    }
+    words_add(ws, noun);
 }
 
-/* The predicate "[not] [very] ADJ [and ADJ2]" of PREDICATE and Q_BE. */
-static void predicate_render(Text *en, Text *de, const Clause *c)
+static void en_subjects(Words *ws, const Lexicon *lex, const Clause *c)
 {
-    if (c->negated) {
-        text_add(en, "not");
-        text_add(de, "nicht");
-    }
-    if (c->very) {
-        text_add(en, "very");
-        text_add(de, "sehr");
-    }
-    text_add(en, ADJS[c->adj].en);
-    text_add(de, ADJS[c->adj].de);
-    if (c->adj2 >= 0) {
-        text_add(en, "and");
-        text_add(de, "und");
-        text_add(en, ADJS[c->adj2].en);
-        text_add(de, ADJS[c->adj2].de);
+    for (int i = 0; i < c->n_subj; i++) {
+        if (i)
+            words_add(ws, "and");
+        en_np(ws, lex, &c->subj[i], CASE_NOM);
     }
 }
 
-static void transitive_render(Text *en, Text *de, const Clause *c)
+/* The predicate after "be" (and after "not", which the caller has placed). */
+static void en_be_rest(Words *ws, const Lexicon *lex, const Clause *c)
 {
-    const Verb *v = &VERBS[c->verb];
-    const int person = subject_person(&c->subj);
-    /* The grammar's restrictions, which clause_at and clause_sample both honour. */
-    assert(v->objects & BIT(c->np.noun));
-    assert(!v->literate || (c->subj.pron >= 0 ? c->subj.pron != PRON_IT
-                                              : (NOUNS_PERSON & BIT(c->subj.np.noun)) != 0));
-    assert(c->subj.pron >= 0 || c->subj.np.det != DET_NONE);
-
-    subject_render(en, de, &c->subj);
-    if (c->negated) {
-        text_add(en, person == P_3SG ? "does" : "do");
-        text_add(en, "not");
-        text_add(en, v->en);
-    } else {
-        text_add(en, person == P_3SG ? v->en_3sg : v->en);
-    }
-    np_render_en(en, &c->np);
-
-    text_add(de, v->de[person]);
-    const int kein = c->negated && np_negates_to_kein(&c->np);
-    np_render_de(de, &c->np, CASE_ACC, kein);
-    if (c->negated && !kein)
-        text_add(de, "nicht"); /* Sie liest das Buch nicht. */
-}
-
-/* Upper-cases the first letter; every first word (English or German) starts in ASCII. */
-static void capitalise(char *s)
-{
-    assert((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'));
-    if (s[0] >= 'a' && s[0] <= 'z')
-        s[0] = (char)(s[0] - 'a' + 'A');
-}
-
-static void clause_render(CorpusPair *out, const Clause *c, int punctuated)
-{
-    Text en = {out->en, 0}, de = {out->de, 0};
-    out->en[0] = out->de[0] = '\0';
-    out->type = c->type;
-    out->punctuated = punctuated;
-    switch (c->type) {
-    case CORPUS_THIS_IS: {
-        text_add(&en, c->np.plural ? "these are" : "this is");
-        text_add(&de, c->np.plural ? "das sind" : "das ist");
-        if (c->negated)
-            text_add(&en, "not");
-        np_render_en(&en, &c->np);
-        const int kein = c->negated && np_negates_to_kein(&c->np);
-        if (c->negated && !kein)
-            text_add(&de, "nicht"); /* Das ist nicht mein Buch. */
-        np_render_de(&de, &c->np, CASE_NOM, kein);
-        break;
-    }
-    case CORPUS_PREDICATE: {
-        const int person = subject_person(&c->subj);
-        subject_render(&en, &de, &c->subj);
-        text_add(&en, BE_EN[person]);
-        text_add(&de, BE_DE[person]);
-        predicate_render(&en, &de, c);
-        break;
-    }
-    case CORPUS_TRANSITIVE:
-        transitive_render(&en, &de, c);
-        break;
-    case CORPUS_QUESTION:
-        if (c->qform == Q_THIS) {
-            text_add(&en, c->np.plural ? "are these" : "is this");
-            text_add(&de, c->np.plural ? "sind das" : "ist das");
-            np_render_en(&en, &c->np);
-            np_render_de(&de, &c->np, CASE_NOM, 0);
-        } else {
-            const int person = subject_person(&c->subj);
-            text_add(&en, BE_EN[person]);
-            text_add(&de, BE_DE[person]);
-            subject_render(&en, &de, &c->subj);
-            predicate_render(&en, &de, c);
+    switch (c->kind) {
+    case CL_PRED_ADJ:
+    case CL_THIS_ADJ: {
+        /* The first adjective's "not" is the clause's: the caller wrote it. */
+        for (int i = 0; i < c->n_padj; i++) {
+            const PredAdj *p = &c->padj[i];
+            if (i) {
+                words_add(ws, "and");
+                if (p->neg)
+                    words_add(ws, "not");
+            }
+            if (p->very)
+                words_add(ws, "very");
+            words_add(ws, lex->adjs[p->adj].en);
         }
         break;
-    default:
-        assert(!"clause_render: not a corpus type");
     }
-    capitalise(out->en);
-    capitalise(out->de);
-    if (punctuated) {
-        const char *mark = c->type == CORPUS_QUESTION ? "?" : ".";
-        assert(en.len + 1 < CORPUS_TEXT_MAX && de.len + 1 < CORPUS_TEXT_MAX);
-        strcat(out->en, mark);
-        strcat(out->de, mark);
+    case CL_PRED_NOUN:
+    case CL_THIS_NP: en_np(ws, lex, &c->pred, CASE_NOM); break;
+    case CL_PRED_LOC:
+        words_add(ws, "in");
+        en_np(ws, lex, &c->pred, CASE_DAT);
+        break;
+    case CL_TRANS: assert(!"en_be_rest: a transitive clause"); break;
     }
+}
+
+/* Is "not" in the clause's first position (after the verb)? */
+static int be_negated(const Clause *c)
+{
+    if (c->kind == CL_PRED_ADJ || c->kind == CL_THIS_ADJ)
+        return c->padj[0].neg;
+    return c->neg;
+}
+
+static void en_objects(Words *ws, const Lexicon *lex, const Clause *c)
+{
+    for (int i = 0; i < c->n_obj; i++) {
+        if (i)
+            words_add(ws, "and");
+        en_np(ws, lex, &c->obj[i], CASE_ACC);
+    }
+    if (c->adjunct != ADJUNCT_NONE) {
+        words_add(ws, c->adjunct == ADJUNCT_WITH ? "with" : "in");
+        en_np(ws, lex, &c->adjunct_np, CASE_DAT);
+    }
+}
+
+static const char *const CONTRACTED[][3] = {
+    {"do", "not", "don't"},     {"does", "not", "doesn't"}, {"is", "not", "isn't"},
+    {"are", "not", "aren't"},   {"I", "am", "I'm"},         {"you", "are", "you're"},
+    {"he", "is", "he's"},       {"she", "is", "she's"},     {"it", "is", "it's"},
+    {"we", "are", "we're"},     {"they", "are", "they're"},
+};
+#define N_CONTRACTED (sizeof CONTRACTED / sizeof CONTRACTED[0])
+
+/* The contraction of w followed by next, or NULL. */
+static const char *contraction_of(const char *w, const char *next)
+{
+    for (size_t k = 0; k < N_CONTRACTED; k++)
+        if (strcmp(w, CONTRACTED[k][0]) == 0 && strcmp(next, CONTRACTED[k][1]) == 0)
+            return CONTRACTED[k][2];
+    return NULL;
+}
+
+static void en_clause(Words *ws, const Lexicon *lex, const Clause *c, Mood mood, int contract)
+{
+    const int person = c->kind == CL_THIS_NP || c->kind == CL_THIS_ADJ
+                           ? (c->kind == CL_THIS_NP && c->pred.plural ? P_3PL : P_3SG)
+                           : subject_person(c);
+    if (c->kind == CL_TRANS) {
+        const LexVerb *v = &lex->verbs[c->verb[0]];
+        const char *do_ = person == P_3SG ? "does" : "do";
+        if (mood == MOOD_IMPERATIVE) {
+            if (c->neg) {
+                if (contract) {
+                    words_add(ws, "don't");
+                } else {
+                    words_add(ws, "do");
+                    words_add(ws, "not");
+                }
+            }
+            words_add(ws, v->en);
+        } else if (mood == MOOD_QUESTION) {
+            if (c->neg && contract) {
+                words_add2(ws, do_, "n't");
+                en_subjects(ws, lex, c);
+            } else {
+                words_add(ws, do_);
+                en_subjects(ws, lex, c);
+                if (c->neg)
+                    words_add(ws, "not");
+            }
+            words_add(ws, v->en);
+        } else {
+            en_subjects(ws, lex, c);
+            if (c->neg) {
+                words_add(ws, do_);
+                words_add(ws, "not");
+                words_add(ws, v->en);
+            } else {
+                for (int i = 0; i < c->n_verbs; i++) {
+                    const LexVerb *vi = &lex->verbs[c->verb[i]];
+                    if (i)
+                        words_add(ws, "and");
+                    words_add(ws, person == P_3SG ? vi->en3 : vi->en);
+                }
+            }
+        }
+        en_objects(ws, lex, c);
+        return;
+    }
+    const int this_ = c->kind == CL_THIS_NP || c->kind == CL_THIS_ADJ;
+    const char *be = BE_EN[person];
+    const int neg = be_negated(c);
+    if (mood == MOOD_QUESTION) {
+        if (neg && contract && person != P_1SG) {
+            words_add2(ws, be, "n't");
+            if (this_)
+                words_add(ws, person == P_3PL ? "these" : "this");
+            else
+                en_subjects(ws, lex, c);
+        } else {
+            words_add(ws, be);
+            if (this_)
+                words_add(ws, person == P_3PL ? "these" : "this");
+            else
+                en_subjects(ws, lex, c);
+            if (neg)
+                words_add(ws, "not");
+        }
+    } else {
+        if (this_)
+            words_add(ws, person == P_3PL ? "these" : "this");
+        else
+            en_subjects(ws, lex, c);
+        words_add(ws, be);
+        if (neg)
+            words_add(ws, "not");
+    }
+    en_be_rest(ws, lex, c);
+}
+
+/* Applies the contractions of the statement forms in place: "I am" → "I'm", "do not" →
+ * "don't". The first of two candidates wins ("I am not" → "I'm not"). */
+static void en_contract(Words *ws)
+{
+    int out = 0;
+    for (int i = 0; i < ws->n; i++) {
+        const char *c = i + 1 < ws->n ? contraction_of(ws->w[i], ws->w[i + 1]) : NULL;
+        /* "Do you not" is not "Don't you"; only a subject or a verb before. */
+        if (c) {
+            ws->w[out++] = c;
+            i++;
+        } else {
+            ws->w[out++] = ws->w[i];
+        }
+    }
+    ws->n = out;
 }
 
 /* ---------------------------------------------------------------------------------------
- * Public: one pair
+ * German
  */
 
-const char *corpus_type_name(CorpusType type)
+static int np_slot(const Lexicon *lex, const Np *np)
 {
-    switch (type) {
-    case CORPUS_THIS_IS: return "this-is";
-    case CORPUS_PREDICATE: return "predicate";
-    case CORPUS_TRANSITIVE: return "transitive";
-    case CORPUS_QUESTION: return "question";
-    default: return "?";
+    return np->plural ? SLOT_PL : lex->nouns[np->noun].gender;
+}
+
+/* Writes the German of np in case cas; kein: the determiner a/an or none becomes kein. */
+static void de_np(Words *ws, const Lexicon *lex, const Np *np, int cas, int kein, int in)
+{
+    switch (np->kind) {
+    case NP_PRON: {
+        const Pronoun *p = &PRONS[np->pron];
+        words_add(ws, cas == CASE_NOM ? p->nom : cas == CASE_ACC ? p->acc : p->dat);
+        return;
+    }
+    case NP_NAME: words_add(ws, lex->names[np->name].name); return;
+    case NP_DAS: words_add(ws, "das"); return;
+    case NP_NOUN: break;
+    }
+    const LexNoun *n = &lex->nouns[np->noun];
+    const int slot = np_slot(lex, np);
+    int art = DET_ART[np->det];
+    if (kein && (np->det == D_A || np->det == D_NONE))
+        art = ART_KEIN;
+    const char *form = NULL;
+    if (art == ART_DER || art == ART_DIESER || art == ART_EIN) {
+        form = DE_ART_FIXED[art][cas][slot];
+        assert(form);
+    }
+    if (in) {
+        /* in + dem is written im: im Garten, but in der Stadt, in diesem Haus. */
+        if (art == ART_DER && cas == CASE_DAT && (slot == SLOT_M || slot == SLOT_N)) {
+            words_add(ws, "im");
+            form = NULL;
+        } else {
+            words_add(ws, "in");
+        }
+    }
+    if (form)
+        words_add(ws, form);
+    else if (POSS_STEM[art])
+        words_add2(ws, POSS_STEM[art], POSS_ENDING[cas][slot]);
+    if (np->adj >= 0) {
+        if (np->very)
+            words_add(ws, "sehr");
+        words_add2(ws, lex->adjs[np->adj].de, DE_ENDING[ART_DECL[art]][cas][slot]);
+    }
+    if (np->plural)
+        words_add(ws, cas == CASE_DAT ? n->de_dpl : n->de_pl);
+    else
+        words_add(ws, n->de_sg);
+}
+
+static void de_subjects(Words *ws, const Lexicon *lex, const Clause *c)
+{
+    for (int i = 0; i < c->n_subj; i++) {
+        if (i)
+            words_add(ws, "und");
+        de_np(ws, lex, &c->subj[i], CASE_NOM, 0, 0);
     }
 }
 
-int corpus_core_at(CorpusPair *out, CorpusType type, uint64_t index)
+/* Does negating this object fold into kein? */
+static int np_takes_kein(const Np *np)
 {
-    Clause c;
-    if (clause_at(&c, type, index) != 0)
-        return TT_EINVAL;
-    clause_render(out, &c, 0);
-    return TT_OK;
+    return np->kind == NP_NOUN && (np->det == D_A || np->det == D_NONE);
 }
 
-void corpus_sample(CorpusPair *out, CorpusType type, Rng *rng)
+static void de_be_rest(Words *ws, const Lexicon *lex, const Clause *c)
 {
-    assert((unsigned)type < CORPUS_N_TYPES);
-    Clause c;
-    clause_sample(&c, type, rng);
-    clause_render(out, &c, draw_percent(rng, PCT_PUNCTUATED));
+    switch (c->kind) {
+    case CL_PRED_ADJ:
+    case CL_THIS_ADJ:
+        for (int i = 0; i < c->n_padj; i++) {
+            const PredAdj *p = &c->padj[i];
+            if (i)
+                words_add(ws, "und");
+            if (p->neg)
+                words_add(ws, "nicht");
+            if (p->very)
+                words_add(ws, "sehr");
+            words_add(ws, lex->adjs[p->adj].de);
+        }
+        break;
+    case CL_PRED_NOUN:
+    case CL_THIS_NP: {
+        const int kein = c->neg && np_takes_kein(&c->pred);
+        if (c->neg && !kein)
+            words_add(ws, "nicht");
+        de_np(ws, lex, &c->pred, CASE_NOM, kein, 0);
+        break;
+    }
+    case CL_PRED_LOC:
+        if (c->neg)
+            words_add(ws, "nicht");
+        de_np(ws, lex, &c->pred, CASE_DAT, 0, 1);
+        break;
+    case CL_TRANS: assert(!"de_be_rest: a transitive clause"); break;
+    }
+}
+
+static void de_clause(Words *ws, const Lexicon *lex, const Clause *c, Mood mood)
+{
+    if (c->kind == CL_TRANS) {
+        const int person = subject_person(c);
+        const LexVerb *v = &lex->verbs[c->verb[0]];
+        if (mood == MOOD_IMPERATIVE) {
+            words_add(ws, v->imp);
+        } else if (mood == MOOD_QUESTION) {
+            words_add(ws, v->de[person]);
+            de_subjects(ws, lex, c);
+        } else {
+            de_subjects(ws, lex, c);
+            for (int i = 0; i < c->n_verbs; i++) {
+                if (i)
+                    words_add(ws, "und");
+                words_add(ws, lex->verbs[c->verb[i]].de[person]);
+            }
+        }
+        const int kein = c->neg && np_takes_kein(&c->obj[0]);
+        for (int i = 0; i < c->n_obj; i++) {
+            if (i)
+                words_add(ws, "und");
+            de_np(ws, lex, &c->obj[i], CASE_ACC, kein, 0);
+        }
+        if (c->neg && !kein)
+            words_add(ws, "nicht");
+        if (c->adjunct == ADJUNCT_WITH) {
+            words_add(ws, "mit");
+            de_np(ws, lex, &c->adjunct_np, CASE_DAT, 0, 0);
+        } else if (c->adjunct == ADJUNCT_IN) {
+            de_np(ws, lex, &c->adjunct_np, CASE_DAT, 0, 1);
+        }
+        return;
+    }
+    const int this_ = c->kind == CL_THIS_NP || c->kind == CL_THIS_ADJ;
+    const int person = this_ ? (c->kind == CL_THIS_NP && c->pred.plural ? P_3PL : P_3SG)
+                             : subject_person(c);
+    if (mood == MOOD_QUESTION) {
+        words_add(ws, BE_DE[person]);
+        if (this_)
+            words_add(ws, "das");
+        else
+            de_subjects(ws, lex, c);
+    } else {
+        if (this_)
+            words_add(ws, "das");
+        else
+            de_subjects(ws, lex, c);
+        words_add(ws, BE_DE[person]);
+    }
+    de_be_rest(ws, lex, c);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Rendering a sentence
+ */
+
+/* Upper-cases the first letter of s in place: ASCII, and ä ö ü (UTF-8 C3 A4/B6/BC). */
+static void capitalise(char *s)
+{
+    unsigned char *u = (unsigned char *)s;
+    if (u[0] >= 'a' && u[0] <= 'z')
+        u[0] = (unsigned char)(u[0] - 'a' + 'A');
+    else if (u[0] == 0xC3 && (u[1] == 0xA4 || u[1] == 0xB6 || u[1] == 0xBC))
+        u[1] = (unsigned char)(u[1] - 0x20);
+}
+
+static void words_join(char *out, const Words *ws, char punct)
+{
+    size_t len = 0;
+    for (int i = 0; i < ws->n; i++) {
+        const size_t n = strlen(ws->w[i]);
+        const int space = i > 0 && strcmp(ws->w[i], ",") != 0;
+        assert(len + space + n + 2 < CORPUS_TEXT_MAX);
+        if (space)
+            out[len++] = ' ';
+        memcpy(out + len, ws->w[i], n);
+        len += n;
+    }
+    if (punct)
+        out[len++] = punct;
+    out[len] = '\0';
+    capitalise(out);
+}
+
+static int words_count(const Words *ws)
+{
+    int n = 0;
+    for (int i = 0; i < ws->n; i++)
+        n += strcmp(ws->w[i], ",") != 0;
+    return n;
+}
+
+/* Renders s into out; returns 0 when the English is too long. */
+static int render(CorpusPair *out, const Lexicon *lex, const Sentence *s)
+{
+    Words en, de;
+    en.n = de.n = 0;
+    en.used = de.used = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (i) {
+            if (s->comma[i - 1])
+                words_add(&en, ",");
+            words_add(&en, "and");
+            words_add(&de, "und");
+        }
+        en_clause(&en, lex, &s->c[i], s->mood, s->contract);
+        de_clause(&de, lex, &s->c[i], s->mood);
+    }
+    if (words_count(&en) > CORPUS_MAX_WORDS)
+        return 0;
+    if (s->contract && s->mood != MOOD_IMPERATIVE)
+        en_contract(&en);
+    out->punct = s->punct;
+    words_join(out->en, &en, s->punct);
+    words_join(out->de, &de, s->punct);
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Constructions
+ */
+
+/* The default features: every kind of clause, basic determiners. */
+static Features features_base(void)
+{
+    Features f;
+    memset(&f, 0, sizeof f);
+    f.dets = DETS_BASIC;
+    f.p_pron_subj = 35;
+    f.p_plural = 35;
+    f.p_adj = 40;
+    f.p_neg = 30;
+    return f;
+}
+
+/* Does any noun phrase of the sentence satisfy pred? */
+static int sentence_any_np(const Sentence *s, int (*pred)(const Np *))
+{
+    for (int i = 0; i < s->n; i++) {
+        const Clause *c = &s->c[i];
+        for (int k = 0; k < c->n_subj; k++)
+            if (pred(&c->subj[k]))
+                return 1;
+        if (c->kind == CL_TRANS) {
+            for (int k = 0; k < c->n_obj; k++)
+                if (pred(&c->obj[k]))
+                    return 1;
+            if (c->adjunct != ADJUNCT_NONE && pred(&c->adjunct_np))
+                return 1;
+        } else if (c->kind != CL_PRED_ADJ && c->kind != CL_THIS_ADJ && pred(&c->pred)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int np_is_poss_more(const Np *np)
+{
+    return np->kind == NP_NOUN && (DBIT(np->det) & DETS_POSS_MORE);
+}
+static int np_is_no(const Np *np) { return has_det(np, D_NO); }
+static int np_is_bare(const Np *np) { return has_det(np, D_NONE); }
+static int np_is_name(const Np *np) { return np->kind == NP_NAME; }
+
+/* Draws the clauses and mood of construction type; returns 0 to draw again. */
+static int draw_sentence(Sentence *s, const Lexicon *lex, CorpusType type, Rng *rng)
+{
+    Features f = features_base();
+    memset(s, 0, sizeof *s);
+    s->n = 1;
+    s->mood = MOOD_STATEMENT;
+    unsigned w_all[6] = {50, 20, 10, 10, 6, 4};
+    memcpy(f.w_kind, w_all, sizeof w_all);
+    switch (type) {
+    case CORPUS_THIS_IS:
+        f.w_kind[CL_TRANS] = f.w_kind[CL_PRED_ADJ] = f.w_kind[CL_PRED_NOUN] = 0;
+        f.w_kind[CL_PRED_LOC] = 0;
+        f.w_kind[CL_THIS_NP] = 75;
+        f.w_kind[CL_THIS_ADJ] = 25;
+        f.p_neg = 35;
+        break;
+    case CORPUS_PREDICATE:
+    case CORPUS_COORD_ADJ:
+        memset(f.w_kind, 0, sizeof f.w_kind);
+        f.w_kind[CL_PRED_ADJ] = 1;
+        f.n_padj = type == CORPUS_PREDICATE ? 1 : 2;
+        f.dets |= DBIT(D_A);
+        f.p_pron_subj = 35;
+        break;
+    case CORPUS_NOUN_PREDICATE:
+        memset(f.w_kind, 0, sizeof f.w_kind);
+        f.w_kind[CL_PRED_NOUN] = 1;
+        f.p_neg = 40;
+        f.p_name = 10;
+        break;
+    case CORPUS_TRANSITIVE:
+        memset(f.w_kind, 0, sizeof f.w_kind);
+        f.w_kind[CL_TRANS] = 1;
+        f.p_pron_subj = 40;
+        f.p_neg = 35;
+        break;
+    case CORPUS_OBJ_PRONOUN:
+        memset(f.w_kind, 0, sizeof f.w_kind);
+        f.w_kind[CL_TRANS] = 1;
+        f.p_pron_obj = 85;
+        f.p_das = 15;
+        f.p_pron_subj = 50;
+        f.p_name = 10;
+        f.p_neg = 30;
+        break;
+    case CORPUS_POSSESSIVE:
+        f.dets = DETS_ALL_BUT_NO;
+        f.w_kind[CL_THIS_NP] = f.w_kind[CL_THIS_ADJ] = 0;
+        f.p_pron_subj = 25;
+        break;
+    case CORPUS_NO:
+        f.dets = DETS_BASIC | DBIT(D_NO);
+        f.w_kind[CL_PRED_NOUN] = f.w_kind[CL_PRED_LOC] = 0;
+        f.w_kind[CL_THIS_NP] = f.w_kind[CL_THIS_ADJ] = 0;
+        f.p_neg = 0;
+        break;
+    case CORPUS_BARE_PLURAL:
+        f.dets = DBIT(D_NONE) | DBIT(D_THE) | DBIT(D_A) | DETS_POSS_BASIC;
+        f.w_kind[CL_PRED_NOUN] = f.w_kind[CL_PRED_LOC] = 0;
+        f.w_kind[CL_THIS_NP] = f.w_kind[CL_THIS_ADJ] = 0;
+        f.p_plural = 70;
+        f.p_pron_subj = 20;
+        break;
+    case CORPUS_NAMES:
+        f.w_kind[CL_THIS_NP] = f.w_kind[CL_THIS_ADJ] = 0;
+        f.p_name = 55;
+        f.p_pron_subj = 15;
+        f.p_coord_subj = 15;
+        f.p_coord_obj = 10;
+        f.p_adjunct = 20;
+        break;
+    case CORPUS_COORD_NP:
+        f.w_kind[CL_PRED_NOUN] = 0;
+        f.w_kind[CL_THIS_NP] = f.w_kind[CL_THIS_ADJ] = 0;
+        f.p_coord_subj = 55;
+        f.p_coord_obj = 60;
+        f.p_name = 10;
+        f.p_neg = 20;
+        break;
+    case CORPUS_COORD_VERB:
+        memset(f.w_kind, 0, sizeof f.w_kind);
+        f.w_kind[CL_TRANS] = 1;
+        f.p_coord_verb = 100;
+        f.p_pron_subj = 45;
+        f.p_pron_obj = 10;
+        break;
+    case CORPUS_COORD_CLAUSE:
+        f.dets = DETS_ALL_BUT_NO | DBIT(D_NO);
+        f.p_pron_subj = 40;
+        f.p_pron_obj = 20;
+        f.p_name = 12;
+        f.p_coord_subj = 8;
+        f.p_coord_obj = 8;
+        f.p_coord_verb = 5;
+        f.p_adjunct = 12;
+        f.p_adj = 30;
+        s->n = 2 + pct(rng, 35);
+        break;
+    case CORPUS_DATIVE:
+        memset(f.w_kind, 0, sizeof f.w_kind);
+        f.w_kind[CL_TRANS] = 65;
+        f.w_kind[CL_PRED_LOC] = 35;
+        f.dets = DETS_ALL_BUT_NO;
+        f.p_adjunct = 100;
+        f.p_neg = 15;
+        f.p_name = 8;
+        break;
+    case CORPUS_BE_QUESTION:
+        s->mood = MOOD_QUESTION;
+        f.w_kind[CL_TRANS] = 0;
+        f.w_kind[CL_PRED_ADJ] = 50;
+        f.w_kind[CL_PRED_NOUN] = 15;
+        f.w_kind[CL_PRED_LOC] = 15;
+        f.w_kind[CL_THIS_NP] = 20;
+        f.w_kind[CL_THIS_ADJ] = 0;
+        f.p_pron_subj = 30;
+        f.p_name = 8;
+        f.p_neg = 30;
+        break;
+    case CORPUS_DO_QUESTION:
+        s->mood = MOOD_QUESTION;
+        memset(f.w_kind, 0, sizeof f.w_kind);
+        f.w_kind[CL_TRANS] = 1;
+        f.p_pron_subj = 60;
+        f.p_pron_obj = 20;
+        f.p_name = 8;
+        f.p_neg = 35;
+        f.dets = DETS_ALL_BUT_NO;
+        break;
+    case CORPUS_IMPERATIVE:
+        s->mood = MOOD_IMPERATIVE;
+        memset(f.w_kind, 0, sizeof f.w_kind);
+        f.w_kind[CL_TRANS] = 1;
+        f.p_pron_obj = 20;
+        f.p_das = 10;
+        f.p_name = 8;
+        f.p_neg = 40;
+        f.dets = DETS_ALL_BUT_NO;
+        break;
+    case CORPUS_CONTRACTION: {
+        s->contract = 1;
+        const unsigned r = draw_below(rng, 100);
+        f.p_neg = 70;
+        f.p_pron_subj = 60;
+        f.dets = DETS_ALL_BUT_NO;
+        if (r < 15) {
+            s->mood = MOOD_QUESTION;
+            f.w_kind[CL_TRANS] = 50;
+        } else if (r < 25) {
+            s->mood = MOOD_IMPERATIVE;
+            memset(f.w_kind, 0, sizeof f.w_kind);
+            f.w_kind[CL_TRANS] = 1;
+        } else if (r < 35) {
+            s->n = 2;
+        }
+        break;
+    }
+    case CORPUS_N_TYPES: assert(!"draw_sentence: not a construction"); return 0;
+    }
+    for (int i = 0; i < s->n; i++)
+        if (!draw_clause(&s->c[i], lex, &f, s->mood, rng))
+            return 0;
+    for (int i = 0; i + 1 < s->n; i++)
+        s->comma[i] = pct(rng, 25);
+    /* Each construction shows what it is named for. */
+    const Clause *c = &s->c[0];
+    switch (type) {
+    case CORPUS_OBJ_PRONOUN:
+        if (c->obj[0].kind != NP_PRON && c->obj[0].kind != NP_DAS)
+            return 0;
+        break;
+    case CORPUS_POSSESSIVE:
+        if (!sentence_any_np(s, np_is_poss_more))
+            return 0;
+        break;
+    case CORPUS_NO:
+        if (!sentence_any_np(s, np_is_no))
+            return 0;
+        break;
+    case CORPUS_BARE_PLURAL:
+        if (!sentence_any_np(s, np_is_bare))
+            return 0;
+        break;
+    case CORPUS_NAMES:
+        if (!sentence_any_np(s, np_is_name))
+            return 0;
+        break;
+    case CORPUS_COORD_NP:
+        if (c->n_subj != 2 && !(c->kind == CL_TRANS && c->n_obj == 2))
+            return 0;
+        break;
+    case CORPUS_DATIVE:
+        if (c->kind == CL_TRANS && c->adjunct == ADJUNCT_NONE)
+            return 0;
+        break;
+    default: break;
+    }
+    switch (s->mood) {
+    case MOOD_STATEMENT: s->punct = pct(rng, 50) ? '.' : 0; break;
+    case MOOD_QUESTION: s->punct = pct(rng, 50) ? '?' : 0; break;
+    case MOOD_IMPERATIVE: {
+        const unsigned r = draw_below(rng, 4);
+        s->punct = r == 0 ? '.' : r == 1 ? '!' : 0;
+        break;
+    }
+    }
+    return 1;
+}
+
+static int has_contraction(const char *en)
+{
+    return strchr(en, '\'') != NULL;
+}
+
+void corpus_sample(CorpusPair *out, const Lexicon *lex, CorpusType type, Rng *rng)
+{
+    assert(type >= 0 && type < CORPUS_N_TYPES);
+    for (;;) {
+        Sentence s;
+        if (!draw_sentence(&s, lex, type, rng))
+            continue;
+        if (!render(out, lex, &s))
+            continue;
+        if (type == CORPUS_CONTRACTION && !has_contraction(out->en))
+            continue;
+        out->type = type;
+        return;
+    }
+}
+
+static const char *const TYPE_NAMES[CORPUS_N_TYPES] = {
+    [CORPUS_THIS_IS] = "this-is",
+    [CORPUS_PREDICATE] = "predicate",
+    [CORPUS_COORD_ADJ] = "coord-adj",
+    [CORPUS_NOUN_PREDICATE] = "noun-predicate",
+    [CORPUS_TRANSITIVE] = "transitive",
+    [CORPUS_OBJ_PRONOUN] = "obj-pronoun",
+    [CORPUS_POSSESSIVE] = "possessive",
+    [CORPUS_NO] = "no",
+    [CORPUS_BARE_PLURAL] = "bare-plural",
+    [CORPUS_NAMES] = "names",
+    [CORPUS_COORD_NP] = "coord-np",
+    [CORPUS_COORD_VERB] = "coord-verb",
+    [CORPUS_COORD_CLAUSE] = "coord-clause",
+    [CORPUS_DATIVE] = "dative",
+    [CORPUS_BE_QUESTION] = "be-question",
+    [CORPUS_DO_QUESTION] = "do-question",
+    [CORPUS_IMPERATIVE] = "imperative",
+    [CORPUS_CONTRACTION] = "contraction",
+};
+
+const char *corpus_type_name(CorpusType type)
+{
+    return type >= 0 && type < CORPUS_N_TYPES ? TYPE_NAMES[type] : "?";
+}
+
+/* Weights of the constructions in train.tsv: the long and the word-order-changing ones
+ * more often. */
+static const unsigned TRAIN_WEIGHTS[CORPUS_N_TYPES] = {
+    [CORPUS_THIS_IS] = 4,      [CORPUS_PREDICATE] = 4,    [CORPUS_COORD_ADJ] = 5,
+    [CORPUS_NOUN_PREDICATE] = 5, [CORPUS_TRANSITIVE] = 6, [CORPUS_OBJ_PRONOUN] = 5,
+    [CORPUS_POSSESSIVE] = 5,   [CORPUS_NO] = 5,           [CORPUS_BARE_PLURAL] = 5,
+    [CORPUS_NAMES] = 6,        [CORPUS_COORD_NP] = 6,     [CORPUS_COORD_VERB] = 4,
+    [CORPUS_COORD_CLAUSE] = 14, [CORPUS_DATIVE] = 7,      [CORPUS_BE_QUESTION] = 6,
+    [CORPUS_DO_QUESTION] = 6,  [CORPUS_IMPERATIVE] = 5,   [CORPUS_CONTRACTION] = 5,
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Cores
+ */
+
+void corpus_core(char *out, size_t n, const char *en)
+{
+    static const char *const LONG[][2] = {
+        {"don't", "do not"},   {"doesn't", "does not"}, {"isn't", "is not"},
+        {"aren't", "are not"}, {"i'm", "i am"},         {"you're", "you are"},
+        {"he's", "he is"},     {"she's", "she is"},     {"it's", "it is"},
+        {"we're", "we are"},   {"they're", "they are"},
+    };
+    size_t len = 0;
+    if (n == 0)
+        return;
+    const char *p = en;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        char word[64];
+        size_t k = 0;
+        while (*p && *p != ' ') {
+            char ch = *p++;
+            if (ch >= 'A' && ch <= 'Z')
+                ch = (char)(ch - 'A' + 'a');
+            if (ch == ',' || ch == '.' || ch == '?' || ch == '!')
+                continue;
+            if (k + 1 < sizeof word)
+                word[k++] = ch;
+        }
+        word[k] = '\0';
+        if (k == 0)
+            continue;
+        const char *w = word;
+        for (size_t i = 0; i < sizeof LONG / sizeof LONG[0]; i++)
+            if (strcmp(word, LONG[i][0]) == 0)
+                w = LONG[i][1];
+        const size_t wl = strlen(w);
+        if (len > 0 && len + 1 < n)
+            out[len++] = ' ';
+        for (size_t i = 0; i < wl && len + 1 < n; i++)
+            out[len++] = w[i];
+    }
+    out[len] = '\0';
 }
 
 /* ---------------------------------------------------------------------------------------
  * The writer
- *
- * Distinct cores are kept in an open-addressing set of 64-bit hashes of the lower-cased
- * core. Two equal cores always collide, so no duplicate can slip through; two different
- * cores that share a hash (about 34000²/2⁶⁵ ≈ 3·10⁻¹¹ for the default sizes) would only
- * cost a redraw. The split of each new pair is drawn in proportion to the room left in
- * each file, so the three files are samples of one distribution: the forms that run out
- * of new sentences early (the 112 pronoun questions, say) are spread over all of them.
  */
 
 enum { SPLIT_TRAIN, SPLIT_VALID, SPLIT_TEST, N_SPLITS };
 static const char *const SPLIT_FILES[N_SPLITS] = {"train.tsv", "valid.tsv", "test.tsv"};
-static const CorpusPair SEED_PAIR = {CORPUS_THIS_IS, 0, CORPUS_SEED_EN, CORPUS_SEED_DE};
 
 #define CORPUS_PATH_MAX 4096     /* bytes of a file path with its NUL */
 #define CORPUS_MAX_MISSES 100000 /* consecutive duplicate draws before giving up */
@@ -862,8 +1888,7 @@ static void coreset_free(CoreSet *s)
     s->keys = NULL;
 }
 
-/* Inserts key (never 0); returns 1 if it was new, 0 if already present. The caller never
- * inserts more than the n coreset_init was sized for. */
+/* Inserts key (never 0); returns 1 if it was new, 0 if already present. */
 static int coreset_insert(CoreSet *s, uint64_t key)
 {
     /* splitmix64's finaliser spreads the FNV bits over the index. */
@@ -881,62 +1906,53 @@ static int coreset_insert(CoreSet *s, uint64_t key)
     }
 }
 
-/* FNV-1a of the lower-cased English core (final '.' or '?' left out); never 0. */
-static uint64_t core_key(const CorpusPair *p)
+/* FNV-1a of the core of en; never 0. */
+static uint64_t core_key(const char *en)
 {
-    size_t n = strlen(p->en);
-    if (p->punctuated)
-        n--;
+    char core[CORPUS_TEXT_MAX * 2];
+    corpus_core(core, sizeof core, en);
     uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)p->en[i];
-        if (ch >= 'A' && ch <= 'Z')
-            ch = (unsigned char)(ch - 'A' + 'a');
-        h = (h ^ ch) * UINT64_C(0x100000001b3);
-    }
+    for (const unsigned char *p = (const unsigned char *)core; *p; p++)
+        h = (h ^ *p) * UINT64_C(0x100000001b3);
     return h ? h : 1;
 }
 
-static void corpus_err(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void corpus_err(char *err, size_t errlen, const char *fmt, ...)
+static int write_pair(FILE *f, const CorpusPair *p, int with_type, const char *name,
+                      char *err, size_t errlen)
 {
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
-static int write_pair(FILE *f, const char *en, const char *de, const char *name, char *err,
-                      size_t errlen)
-{
-    if (fprintf(f, "%s\t%s\n", en, de) < 0) {
+    int rc = with_type ? fprintf(f, "%s\t%s\t%s\n", p->en, p->de, corpus_type_name(p->type))
+                       : fprintf(f, "%s\t%s\n", p->en, p->de);
+    if (rc < 0) {
         corpus_err(err, errlen, "error writing '%s': %s", name, strerror(errno));
         return TT_EIO;
     }
     return TT_OK;
 }
 
-/* Draws until every split has its pairs; remaining[s] counts the lines still owed. */
-static int corpus_draw_all(FILE *const files[N_SPLITS], const char *const names[N_SPLITS],
-                           int remaining[N_SPLITS], CoreSet *seen, Rng *rng,
-                           CorpusStats *stats, char *err, size_t errlen)
+/* Draws n pairs into f: construction i % N for the i-th when cycle, else by TRAIN_WEIGHTS. */
+static int draw_split(FILE *f, const char *name, int n, int cycle, int with_type,
+                      const Lexicon *lex, CoreSet *seen, Rng *rng, CorpusStats *stats,
+                      char *err, size_t errlen)
 {
-    long left = 0, misses = 0;
-    for (int s = 0; s < N_SPLITS; s++)
-        left += remaining[s];
-    while (left > 0) {
+    unsigned total = 0;
+    for (int t = 0; t < CORPUS_N_TYPES; t++)
+        total += TRAIN_WEIGHTS[t];
+    long misses = 0;
+    for (int i = 0; i < n;) {
+        CorpusType type;
+        if (cycle) {
+            type = (CorpusType)(i % CORPUS_N_TYPES);
+        } else {
+            unsigned x = draw_below(rng, total);
+            int t = 0;
+            while (x >= TRAIN_WEIGHTS[t])
+                x -= TRAIN_WEIGHTS[t++];
+            type = (CorpusType)t;
+        }
         CorpusPair pair;
-        const CorpusType type = (CorpusType)draw_weighted(rng, TYPE_WEIGHTS, CORPUS_N_TYPES);
-        corpus_sample(&pair, type, rng);
+        corpus_sample(&pair, lex, type, rng);
         stats->draws++;
-        if (!coreset_insert(seen, core_key(&pair))) {
+        if (!coreset_insert(seen, core_key(pair.en))) {
             if (++misses > CORPUS_MAX_MISSES) {
                 corpus_err(err, errlen, "the grammar ran out of new sentences after %ld "
                                         "draws", stats->draws);
@@ -945,33 +1961,24 @@ static int corpus_draw_all(FILE *const files[N_SPLITS], const char *const names[
             continue;
         }
         misses = 0;
-        long r = (long)draw_below(rng, (uint32_t)left);
-        int s = 0;
-        while (r >= remaining[s]) {
-            r -= remaining[s++];
-            assert(s < N_SPLITS); /* r < left, the sum of remaining[] */
-        }
-        int rc = write_pair(files[s], pair.en, pair.de, names[s], err, errlen);
+        int rc = write_pair(f, &pair, with_type, name, err, errlen);
         if (rc != TT_OK)
             return rc;
-        remaining[s]--;
-        left--;
         stats->pairs[type]++;
+        i++;
     }
     return TT_OK;
 }
 
-int corpus_write(const char *dir, uint64_t seed, int n_train, int n_valid, int n_test,
-                 CorpusStats *stats, char *err, size_t errlen)
+int corpus_write(const char *dir, const Lexicon *lex, uint64_t seed, int n_train,
+                 int n_valid, int n_test, CorpusStats *stats, char *err, size_t errlen)
 {
     char path[N_SPLITS][CORPUS_PATH_MAX], tmp[N_SPLITS][CORPUS_PATH_MAX];
-    const char *const tmp_names[N_SPLITS] = {tmp[0], tmp[1], tmp[2]};
     FILE *files[N_SPLITS] = {NULL, NULL, NULL};
     int created[N_SPLITS] = {0, 0, 0}; /* tmp[s] exists and must go on failure */
     CoreSet seen = {NULL, 0};
     CorpusStats local;
     Rng rng;
-    int remaining[N_SPLITS] = {n_train - 1, n_valid, n_test}; /* lines still owed */
     int rc = TT_OK;
 
     if (!stats)
@@ -979,7 +1986,7 @@ int corpus_write(const char *dir, uint64_t seed, int n_train, int n_valid, int n
     memset(stats, 0, sizeof *stats);
     if (err && errlen)
         err[0] = '\0';
-    if (!dir || n_train < 1 || n_valid < 0 || n_test < 0 ||
+    if (!dir || !lex || n_train < 1 || n_valid < 0 || n_test < 0 ||
         (long)n_train + n_valid + n_test > CORPUS_MAX_PAIRS) {
         corpus_err(err, errlen, "corpus sizes out of range: train %d (at least 1), valid %d, "
                                 "test %d, at most %d in all", n_train, n_valid, n_test,
@@ -1015,15 +2022,20 @@ int corpus_write(const char *dir, uint64_t seed, int n_train, int n_valid, int n
 
     /* The seed pair comes first, and its core is taken before any draw, so no split can
      * hold "This is an example" in another form. */
-    coreset_insert(&seen, core_key(&SEED_PAIR));
-    if ((rc = write_pair(files[SPLIT_TRAIN], SEED_PAIR.en, SEED_PAIR.de, tmp[SPLIT_TRAIN],
-                         err, errlen)) != TT_OK)
+    const CorpusPair seed_pair = {CORPUS_THIS_IS, 0, CORPUS_SEED_EN, CORPUS_SEED_DE};
+    coreset_insert(&seen, core_key(seed_pair.en));
+    if ((rc = write_pair(files[SPLIT_TRAIN], &seed_pair, 0, tmp[SPLIT_TRAIN], err,
+                         errlen)) != TT_OK)
         goto done;
     stats->pairs[CORPUS_THIS_IS]++;
 
     rng_seed(&rng, seed);
-    if ((rc = corpus_draw_all(files, tmp_names, remaining, &seen, &rng, stats, err,
-                              errlen)) != TT_OK)
+    if ((rc = draw_split(files[SPLIT_TEST], tmp[SPLIT_TEST], n_test, 1, 1, lex, &seen, &rng,
+                         stats, err, errlen)) != TT_OK ||
+        (rc = draw_split(files[SPLIT_VALID], tmp[SPLIT_VALID], n_valid, 1, 0, lex, &seen, &rng,
+                         stats, err, errlen)) != TT_OK ||
+        (rc = draw_split(files[SPLIT_TRAIN], tmp[SPLIT_TRAIN], n_train - 1, 0, 0, lex, &seen,
+                         &rng, stats, err, errlen)) != TT_OK)
         goto done;
 
     for (int s = 0; s < N_SPLITS; s++) {
