@@ -177,67 +177,85 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
 /* ---------------------------------------------------------------------------------------
  * Names: teaching the model to pass an unknown word through
  *
- * The corpus has no names, so the model never sees <unk> and would translate "Anna sees
- * the dog" as if "anna" were some known word. A name behaves like "he" or "she" (third
- * person singular), so copies of a fraction of the pairs with "he"/"she" are added in
- * which that pronoun and its German counterpart (er/sie) are both <unk>. The model then
- * learns to put <unk> where an unknown subject stands, and the translator shows the
- * source word it attended to there: names pass through.
+ * The lexicon's names are in the vocabularies, but a name the corpus
+ * never had (Zoe, Greta) is <unk> in the source, and a model that never saw <unk> would
+ * translate it as some known word. A name is written the same in both languages, so a
+ * source token that, capitalised, is also a target token is taken for a name; copies of a
+ * fraction of the pairs with names are added in which every name is <unk> on both sides.
+ * The model then learns to put <unk> where an unknown name stands, in any position, and
+ * the translator shows the source word it attended to there: names pass through.
  */
 
-/* The one position of a token from set (n ids) in ids[0..len), or -1 (none or several). */
-static int only_position(const int *ids, int len, const int *set, int n)
+/* For each source id, the target id of the same word capitalised ("anna" → "Anna"), or
+ * -1. Returns TT_OK or TT_ENOMEM; *out is owned by the caller. */
+static int name_map(int **out, const Model *m)
 {
-    int at = -1;
-    for (int i = 0; i < len; i++)
-        for (int k = 0; k < n; k++)
-            if (set[k] != VOCAB_UNK && ids[i] == set[k]) {
-                if (at >= 0)
-                    return -1;
-                at = i;
-            }
-    return at;
+    const Vocab *sv = &m->src_vocab, *tv = &m->tgt_vocab;
+    int *map = malloc(sizeof *map * (size_t)sv->size);
+    if (!map)
+        return TT_ENOMEM;
+    for (int i = 0; i < sv->size; i++) {
+        map[i] = -1;
+        const char *w = sv->tokens[i];
+        char cap[64];
+        const size_t n = strlen(w);
+        if (i < VOCAB_N_SPECIAL || n == 0 || n >= sizeof cap || w[0] < 'a' || w[0] > 'z')
+            continue;
+        memcpy(cap, w, n + 1);
+        cap[0] = (char)(cap[0] - 'a' + 'A');
+        const int t = vocab_lookup(tv, cap);
+        if (t >= VOCAB_N_SPECIAL)
+            map[i] = t;
+    }
+    *out = map;
+    return TT_OK;
 }
 
 static int pairs_augment_names(Pairs *p, const Model *m, float fraction, uint64_t seed)
 {
     if (fraction <= 0.0f)
         return TT_OK;
-    const int he = vocab_lookup(&m->src_vocab, "he"), she = vocab_lookup(&m->src_vocab, "she");
-    const int er[2] = {vocab_lookup(&m->tgt_vocab, "Er"), vocab_lookup(&m->tgt_vocab, "er")};
-    const int sie[2] = {vocab_lookup(&m->tgt_vocab, "Sie"), vocab_lookup(&m->tgt_vocab, "sie")};
-    const int pronouns[2] = {he, she};
+    int *map = NULL;
+    int rc = name_map(&map, m);
+    if (rc != TT_OK)
+        return rc;
     const int n0 = p->n;
     size_t n_ids = p->n ? p->off[p->n - 1] + (size_t)(p->src_len[p->n - 1] + p->tgt_len[p->n - 1]) : 0;
     size_t ids_cap = n_ids, pair_cap = (size_t)p->n;
     Rng rng;
     rng_seed(&rng, (uint32_t)(seed * 2246822519u) ^ 0x6e616d65u); /* "name" */
-    for (int i = 0; i < n0; i++) {
-        const int *ids = p->ids + p->off[i];
+    for (int i = 0; i < n0 && rc == TT_OK; i++) {
         const int ns = p->src_len[i], nt = p->tgt_len[i];
-        const int js = only_position(ids, ns, pronouns, 2);
-        if (js < 0)
-            continue;
-        const int jt = only_position(ids + ns, nt, ids[js] == he ? er : sie, 2);
+        int names = 0;
+        for (int j = 0; j < ns; j++)
+            names += map[p->ids[p->off[i] + (size_t)j]] >= 0;
         /* One draw per candidate pair, so the choice depends on the seed only. */
-        if (jt < 0 || rng_uniform(&rng, 0.0f, 1.0f) >= fraction)
+        if (names == 0 || rng_uniform(&rng, 0.0f, 1.0f) >= fraction)
             continue;
-        int rc = grow((void **)&p->ids, &ids_cap, n_ids + (size_t)(ns + nt), sizeof(int));
+        rc = grow((void **)&p->ids, &ids_cap, n_ids + (size_t)(ns + nt), sizeof(int));
         if (rc == TT_OK && (size_t)p->n == pair_cap)
             rc = pairs_reserve(p, pair_cap = pair_cap * 2 + 16, 0);
         if (rc != TT_OK)
-            return rc;
-        ids = p->ids + p->off[i]; /* ids may have moved */
-        memcpy(p->ids + n_ids, ids, sizeof(int) * (size_t)(ns + nt));
-        p->ids[n_ids + (size_t)js] = VOCAB_UNK;
-        p->ids[n_ids + (size_t)ns + (size_t)jt] = VOCAB_UNK;
+            break;
+        int *copy = p->ids + n_ids;
+        memcpy(copy, p->ids + p->off[i], sizeof(int) * (size_t)(ns + nt));
+        for (int j = 0; j < ns; j++) {
+            const int t = map[copy[j]];
+            if (t < 0)
+                continue;
+            copy[j] = VOCAB_UNK;
+            for (int k = 0; k < nt; k++)
+                if (copy[ns + k] == t)
+                    copy[ns + k] = VOCAB_UNK;
+        }
         p->off[p->n] = n_ids;
         p->src_len[p->n] = ns;
         p->tgt_len[p->n] = nt;
         p->n++;
         n_ids += (size_t)(ns + nt);
     }
-    return TT_OK;
+    free(map);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------------------------
