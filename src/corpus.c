@@ -790,8 +790,10 @@ static int draw_subjects(Clause *c, const Lexicon *lex, const Features *f, Tags 
     Slot s = slot_of(f, want, CASE_NOM);
     c->n_subj = 1;
     if (coord) {
-        /* Two phrases, neither a pronoun (German "du und ich" takes other persons). */
+        /* Two phrases, neither a pronoun (German "du und ich" takes other persons) nor
+         * with "no" ("her friend and no man"). */
         s.p_pron = 0;
+        s.dets &= ~DBIT(D_NO);
         if (!draw_np(&c->subj[0], lex, &s, rng) || !draw_np(&c->subj[1], lex, &s, rng) ||
             np_same(&c->subj[0], &c->subj[1]) ||
             np_class(lex, &c->subj[0]) != np_class(lex, &c->subj[1]))
@@ -857,6 +859,7 @@ static int draw_trans(Clause *c, const Lexicon *lex, const Features *f, Mood moo
     if (!c->neg && pct(rng, f->p_coord_obj)) {
         so.p_pron = 0;
         so.p_das = 0;
+        so.dets &= ~DBIT(D_NO);
         c->n_obj = 2;
     }
     for (int i = 0; i < c->n_obj; i++) {
@@ -993,8 +996,15 @@ static int draw_this(Clause *c, const Lexicon *lex, const Features *f, int adj, 
     if (adj) {
         c->kind = CL_THIS_ADJ;
         c->n_padj = 1;
-        Np it = {NP_DAS, D_THE, 0, 0, -1, 0, 0, 0};
-        c->padj[0].adj = draw_adj_for(lex, &it, 1, 0, rng);
+        /* "This is beautiful", "this is red": what describes things ("this is young"
+         * would say it of a person). */
+        uint32_t ok = 0;
+        for (int k = 0; k < lex->n_nouns; k++)
+            if (lex->nouns[k].cls == CLS_THING)
+                for (int a = 0; a < lex->n_adjs; a++)
+                    if (lex->adjs[a].tags & lex->nouns[k].tags)
+                        ok |= UINT32_C(1) << a;
+        c->padj[0].adj = ok ? draw_bit(rng, ok) : -1;
         c->padj[0].very = pct(rng, 35);
         c->padj[0].neg = c->neg;
         return c->padj[0].adj >= 0;
