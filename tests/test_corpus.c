@@ -1,14 +1,13 @@
 /*
- * test_corpus.c — unit tests for corpus.h: the grammar of docs/corpus.md, its sampler,
- * and the writer of train.tsv, valid.tsv and test.tsv.
+ * test_corpus.c — unit tests for corpus.h: the lexicon loader, the sampler of each
+ * construction of docs/corpus.md, and the writer of train.tsv, valid.tsv and test.tsv.
  *
- * The group setup writes one corpus with the default seed and sizes (exactly what
- * `make corpus` writes) into a mkdtemp directory and reads it back, and enumerates the
- * grammar into a set of 64-bit core hashes: every core of the this-is, predicate and
- * question types, and every TRANSITIVE_STRIDE-th transitive core (all 51.7 million would
- * take minutes). The file tests then read those lines; the error tests make their own
- * directories. The German of the pinned pairs was written by hand from docs/corpus.md
- * and then matched to the indices that corpus_core_at gives them.
+ * The group setup loads data/lexicon.tsv (the tests run from the repository root) and
+ * writes one corpus with the default seed and sizes (exactly what `make corpus` writes)
+ * into a mkdtemp directory; the file tests read those lines. The German of the pinned
+ * pairs was written by hand from the tables of docs/corpus.md, then found in the test
+ * file by its English. Whether every line's German is right is tests/test_grammar.c's
+ * job, with tables of its own.
  */
 #include "corpus.h"
 #include "rng.h"
@@ -29,18 +28,12 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <utf8proc.h>
 
 #define ERR_LEN 512
 #define PATH_LEN 1024
-#define N_SAMPLED (CORPUS_DEFAULT_TRAIN + CORPUS_DEFAULT_VALID + CORPUS_DEFAULT_TEST)
-#define TRANSITIVE_STRIDE 251 /* enumerate transitive cores 0, 251, 502, … */
-#define ENUM_SLOTS ((size_t)1 << 20) /* hash slots: over twice the 461,569 cores enumerated */
 
 enum { SPLIT_TRAIN, SPLIT_VALID, SPLIT_TEST, N_SPLITS };
 static const char *const SPLIT_FILES[N_SPLITS] = {"train.tsv", "valid.tsv", "test.tsv"};
-static const int SPLIT_SIZES[N_SPLITS] = {CORPUS_DEFAULT_TRAIN, CORPUS_DEFAULT_VALID,
-                                          CORPUS_DEFAULT_TEST};
 
 /* ---------------------------------------------------------------------------------------
  * Helpers: files, directories, a set of 64-bit hashes
@@ -186,564 +179,455 @@ static int path_exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
-/* The core of an English sentence: lower-cased, final '.' or '?' dropped, into out. */
-static void core_of(char *out, size_t cap, const char *en, size_t len)
+/* qsort's comparator for an array of strings. */
+static int strcmp_ptr(const void *a, const void *b)
 {
-    if (len > 0 && (en[len - 1] == '.' || en[len - 1] == '?'))
-        len--;
-    assert_true(len < cap);
-    for (size_t i = 0; i < len; i++)
-        out[i] = (en[i] >= 'A' && en[i] <= 'Z') ? (char)(en[i] - 'A' + 'a') : en[i];
-    out[len] = '\0';
-}
-
-/* FNV-1a of the core of en (never 0). */
-static uint64_t core_hash(const char *en)
-{
-    char core[CORPUS_TEXT_MAX];
-    core_of(core, sizeof core, en, strlen(en));
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (const char *p = core; *p; p++)
-        h = (h ^ (unsigned char)*p) * UINT64_C(0x100000001b3);
-    return h ? h : 1;
-}
-
-typedef struct {
-    uint64_t *keys; /* (mask + 1) slots, 0 = empty; owned */
-    size_t mask;
-    size_t n;       /* keys stored */
-} HashSet;
-
-static int hashset_init(HashSet *s, size_t cap_pow2)
-{
-    s->keys = calloc(cap_pow2, sizeof *s->keys);
-    s->mask = cap_pow2 - 1;
-    s->n = 0;
-    return s->keys ? 0 : -1;
-}
-
-static void hashset_free(HashSet *s)
-{
-    free(s->keys);
-    s->keys = NULL;
-}
-
-/* Finds key's slot: where it is, or the empty slot where it would go. */
-static size_t hashset_slot(const HashSet *s, uint64_t key)
-{
-    size_t i = (size_t)(key * UINT64_C(0x9e3779b97f4a7c15) >> 20) & s->mask;
-    while (s->keys[i] != 0 && s->keys[i] != key)
-        i = (i + 1) & s->mask;
-    return i;
-}
-
-/* Adds key; returns 1 if it was new, 0 if present. The table never fills (sized 2×). */
-static int hashset_add(HashSet *s, uint64_t key)
-{
-    size_t i = hashset_slot(s, key);
-    if (s->keys[i] == key)
-        return 0;
-    s->keys[i] = key;
-    s->n++;
-    return 1;
-}
-
-static int hashset_has(const HashSet *s, uint64_t key)
-{
-    return s->keys[hashset_slot(s, key)] == key;
-}
-
-/* Which type an English sentence is, from its words alone (the grammar makes it clear). */
-static CorpusType classify(const char *en)
-{
-    if (strncmp(en, "This is ", 8) == 0 || strncmp(en, "These are ", 10) == 0)
-        return CORPUS_THIS_IS;
-    if (strncmp(en, "Is ", 3) == 0 || strncmp(en, "Are ", 4) == 0 || strncmp(en, "Am ", 3) == 0)
-        return CORPUS_QUESTION;
-    if (strstr(en, " is ") || strstr(en, " are ") || strstr(en, " am "))
-        return CORPUS_PREDICATE;
-    return CORPUS_TRANSITIVE;
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* ---------------------------------------------------------------------------------------
- * Group fixture
+ * The group: the committed lexicon and one default corpus
  */
 
 typedef struct {
-    char dir[PATH_LEN];          /* the corpus written with the defaults */
-    CorpusStats stats;           /* what corpus_write reported for it */
-    FileLines split[N_SPLITS];   /* its files, as lines */
-    HashSet cores;               /* hashes of the enumerated cores */
-    size_t n_enumerated;         /* indices enumerated, all types together */
-} Fixture;
+    Lexicon *lex;
+    char dir[PATH_LEN];
+    FileLines split[N_SPLITS];
+} Group;
 
-static int fixture_free(Fixture *fx)
-{
-    for (int s = 0; s < N_SPLITS; s++)
-        file_lines_free(&fx->split[s]);
-    hashset_free(&fx->cores);
-    if (fx->dir[0])
-        remove_tree(fx->dir);
-    free(fx);
-    return 0;
-}
+static Group g;
 
 static int group_setup(void **state)
 {
-    Fixture *fx = calloc(1, sizeof *fx);
-    if (!fx)
+    (void)state;
+    char err[ERR_LEN], path[PATH_LEN];
+    if (corpus_lexicon_load(&g.lex, CORPUS_DEFAULT_LEXICON, err, sizeof err) != TT_OK) {
+        fprintf(stderr, "test_corpus: %s\n", err);
         return -1;
-    const char *base = getenv("TMPDIR");
-    snprintf(fx->dir, sizeof fx->dir, "%s/toytrans-corpus.XXXXXX",
-             base && base[0] ? base : "/tmp");
-    char err[ERR_LEN];
-    if (!mkdtemp(fx->dir)) {
-        fx->dir[0] = '\0';
-        goto fail;
     }
-    if (corpus_write(fx->dir, CORPUS_DEFAULT_SEED, CORPUS_DEFAULT_TRAIN, CORPUS_DEFAULT_VALID,
-                     CORPUS_DEFAULT_TEST, &fx->stats, err, sizeof err) != TT_OK) {
-        fprintf(stderr, "group setup: corpus_write: %s\n", err);
-        goto fail;
+    make_temp_dir(g.dir);
+    if (corpus_write(g.dir, g.lex, CORPUS_DEFAULT_SEED, CORPUS_DEFAULT_TRAIN,
+                     CORPUS_DEFAULT_VALID, CORPUS_DEFAULT_TEST, NULL, err, sizeof err) != TT_OK) {
+        fprintf(stderr, "test_corpus: %s\n", err);
+        return -1;
     }
     for (int s = 0; s < N_SPLITS; s++) {
-        char path[PATH_LEN];
-        join_path(path, fx->dir, SPLIT_FILES[s]);
-        if (file_lines_load(&fx->split[s], path) != 0)
-            goto fail;
+        join_path(path, g.dir, SPLIT_FILES[s]);
+        if (file_lines_load(&g.split[s], path) != 0)
+            return -1;
     }
-    if (hashset_init(&fx->cores, ENUM_SLOTS) != 0)
-        goto fail;
-    for (int t = 0; t < CORPUS_N_TYPES; t++) {
-        const uint64_t step = t == CORPUS_TRANSITIVE ? TRANSITIVE_STRIDE : 1;
-        CorpusPair p;
-        for (uint64_t i = 0; i < corpus_core_count((CorpusType)t); i += step) {
-            if (corpus_core_at(&p, (CorpusType)t, i) != TT_OK)
-                goto fail;
-            hashset_add(&fx->cores, core_hash(p.en));
-            fx->n_enumerated++;
-        }
-    }
-    *state = fx;
     return 0;
-fail:
-    fixture_free(fx);
-    return -1;
 }
 
 static int group_teardown(void **state)
 {
-    return fixture_free(*state);
+    (void)state;
+    for (int s = 0; s < N_SPLITS; s++)
+        file_lines_free(&g.split[s]);
+    remove_tree(g.dir);
+    corpus_lexicon_free(g.lex);
+    return 0;
+}
+
+/* Splits a copy of line at its TABs into f[0..max); returns the number of fields. */
+static int split_tabs(char *line, char **f, int max)
+{
+    int n = 0;
+    for (char *p = line;;) {
+        if (n == max)
+            return max + 1;
+        f[n++] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab)
+            return n;
+        *tab = '\0';
+        p = tab + 1;
+    }
+}
+
+static int count_words(const char *s)
+{
+    int n = 0, in = 0;
+    for (; *s; s++) {
+        if (*s == ' ')
+            in = 0;
+        else if (!in && *s != ',')
+            in = 1, n++;
+    }
+    return n;
 }
 
 /* ---------------------------------------------------------------------------------------
- * The grammar
+ * The lexicon
  */
 
-/* The number of cores per type is exactly what docs/corpus.md's rules multiply out to. */
-static void test_corpus_core_counts_exact(void **state)
+/* Writes text to dir/name and loads it; returns the status and the message in err. */
+static int load_text(const char *dir, const char *text, char *err)
+{
+    char path[PATH_LEN];
+    join_path(path, dir, "lex.tsv");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+    Lexicon *lex = NULL;
+    int rc = corpus_lexicon_load(&lex, path, err, ERR_LEN);
+    if (rc == TT_OK)
+        assert_non_null(lex);
+    else
+        assert_null(lex);
+    corpus_lexicon_free(lex);
+    return rc;
+}
+
+#define LEX_OK \
+    "noun\tdog\tdogs\tHund\tHunde\tHunden\tm\t-\tanimal,living\troom\t-\n" \
+    "noun\thouse\thouses\tHaus\tHäuser\tHäusern\tn\t-\tthing\t-\troom\n" \
+    "adj\tbig\tgroß\tliving,thing\tsmall\n" \
+    "adj\tsmall\tklein\tliving,thing\t-\n" \
+    "verb\tsee\tsees\tsehe\tsiehst\tsieht\tsehen\tsehen\tsieh\tliving\tany\n" \
+    "class\tperson\tperson,living\troom\n" \
+    "class\tit\tthing,animal,living\troom\n" \
+    "name\tAnna\tf\n" \
+    "name\tBob\tm\n"
+
+/* A small well-formed lexicon loads, and a sentence can be drawn from it. */
+static void test_corpus_lexicon_small_file_loads(void **state)
 {
     (void)state;
-    /* this-is: 2 (not) × [4 dets × 22 nouns + 4 dets × 21 plurals] × 17 adjective choices
-     * (none, 8, very + 8). predicate: (7 pronouns + 4 dets × 43 noun forms × 9 adjective
-     * choices) × 144 predicates (2 not × 2 very × 8 + 2 very × 8 × 7 pairs). question:
-     * (4 × 22 + 21 bare plurals) × 9 + 1555 subjects × 16 (very × 8). transitive: the sum
-     * over the verbs of 2 × subjects × objects, e.g. read: 2 × (6 + 9 × 6 × 17) × 2 × 170. */
-    assert_int_equal(corpus_core_count(CORPUS_THIS_IS), 5848);
-    assert_int_equal(corpus_core_count(CORPUS_PREDICATE), 223920);
-    assert_int_equal(corpus_core_count(CORPUS_TRANSITIVE), 51690710);
-    assert_int_equal(corpus_core_count(CORPUS_QUESTION), 25861);
-    assert_int_equal(corpus_core_count(CORPUS_N_TYPES), 0);
-
-    CorpusPair p;
-    for (int t = 0; t < CORPUS_N_TYPES; t++) {
-        const uint64_t n = corpus_core_count((CorpusType)t);
-        assert_int_equal(corpus_core_at(&p, (CorpusType)t, n - 1), TT_OK);
-        assert_int_equal(corpus_core_at(&p, (CorpusType)t, n), TT_EINVAL);
-    }
-    assert_int_equal(corpus_core_at(&p, CORPUS_N_TYPES, 0), TT_EINVAL);
-}
-
-typedef struct {
-    CorpusType type;
-    uint64_t index;
-    const char *en, *de;
-} Pinned;
-
-/* Hand-translated pairs, with the examples of docs/corpus.md among them. */
-static const Pinned PINNED[] = {
-    {CORPUS_THIS_IS, 34, "This is an example", "Das ist ein Beispiel"},
-    {CORPUS_THIS_IS, 585, "This is not an old dog", "Das ist kein alter Hund"},
-    {CORPUS_THIS_IS, 782, "These are dogs", "Das sind Hunde"},
-    {CORPUS_THIS_IS, 785, "These are not big dogs", "Das sind keine großen Hunde"},
-    {CORPUS_THIS_IS, 1157, "This is not my book", "Das ist nicht mein Buch"},
-    {CORPUS_THIS_IS, 1266, "These are my new books", "Das sind meine neuen Bücher"},
-    {CORPUS_THIS_IS, 2057, "These are not the young children", "Das sind nicht die jungen Kinder"},
-    {CORPUS_THIS_IS, 2495, "This is not a red car", "Das ist kein rotes Auto"},
-    {CORPUS_THIS_IS, 2776, "This is a very old apple", "Das ist ein sehr alter Apfel"},
-    {CORPUS_THIS_IS, 4998, "This is your bread", "Das ist dein Brot"},
-    {CORPUS_THIS_IS, 5318, "This is the beautiful street", "Das ist die schöne Straße"},
-    {CORPUS_PREDICATE, 18, "I am not old", "Ich bin nicht alt"},
-    {CORPUS_PREDICATE, 224, "You are beautiful and young", "Du bist schön und jung"},
-    {CORPUS_PREDICATE, 693, "It is very good and small", "Es ist sehr gut und klein"},
-    {CORPUS_PREDICATE, 26966, "The dogs are big and young", "Die Hunde sind groß und jung"},
-    {CORPUS_PREDICATE, 36316, "Your small cat is not very good",
-     "Deine kleine Katze ist nicht sehr gut"},
-    {CORPUS_PREDICATE, 53288, "The old man is very big", "Der alte Mann ist sehr groß"},
-    {CORPUS_PREDICATE, 71011, "My women are not new", "Meine Frauen sind nicht neu"},
-    {CORPUS_PREDICATE, 90433, "These girls are small", "Diese Mädchen sind klein"},
-    {CORPUS_PREDICATE, 168197, "This garden is red", "Dieser Garten ist rot"},
-    {CORPUS_TRANSITIVE, 749, "I do not see a dog", "Ich sehe keinen Hund"},
-    {CORPUS_TRANSITIVE, 4762, "I see the big tree", "Ich sehe den großen Baum"},
-    {CORPUS_TRANSITIVE, 17252011, "My friend does not have a big house",
-     "Mein Freund hat kein großes Haus"},
-    {CORPUS_TRANSITIVE, 17999261, "She does not read the book", "Sie liest das Buch nicht"},
-    {CORPUS_TRANSITIVE, 18629518, "They write my letters", "Sie schreiben meine Briefe"},
-    {CORPUS_TRANSITIVE, 18655188, "An old man writes a letter",
-     "Ein alter Mann schreibt einen Brief"},
-    {CORPUS_TRANSITIVE, 22273820, "The girl buys a red car", "Das Mädchen kauft ein rotes Auto"},
-    {CORPUS_TRANSITIVE, 23404379, "Your teachers do not buy big apples",
-     "Deine Lehrer kaufen keine großen Äpfel"},
-    {CORPUS_TRANSITIVE, 24067648, "You eat an apple", "Du isst einen Apfel"},
-    {CORPUS_TRANSITIVE, 24313468, "This woman eats an apple", "Diese Frau isst einen Apfel"},
-    {CORPUS_TRANSITIVE, 24730240, "It finds the bread", "Es findet das Brot"},
-    {CORPUS_TRANSITIVE, 26237025, "A very young cat does not find an old door",
-     "Eine sehr junge Katze findet keine alte Tür"},
-    {CORPUS_TRANSITIVE, 33711315, "He does not need your new car",
-     "Er braucht dein neues Auto nicht"},
-    {CORPUS_TRANSITIVE, 33733747, "We do not need apples", "Wir brauchen keine Äpfel"},
-    {CORPUS_TRANSITIVE, 47842987, "The children do not love these very old cities",
-     "Die Kinder lieben diese sehr alten Städte nicht"},
-    {CORPUS_QUESTION, 9, "Is this an example", "Ist das ein Beispiel"},
-    {CORPUS_QUESTION, 201, "Is this my old book", "Ist das mein altes Buch"},
-    {CORPUS_QUESTION, 447, "Are these red cars", "Sind das rote Autos"},
-    {CORPUS_QUESTION, 486, "Are these apples", "Sind das Äpfel"},
-    {CORPUS_QUESTION, 983, "Am I old", "Bin ich alt"},
-    {CORPUS_QUESTION, 1004, "Are you young", "Bist du jung"},
-    {CORPUS_QUESTION, 1029, "Is she big", "Ist sie groß"},
-    {CORPUS_QUESTION, 1056, "Is it very new", "Ist es sehr neu"},
-    {CORPUS_QUESTION, 1078, "Are they small", "Sind sie klein"},
-    {CORPUS_QUESTION, 3397, "Is the dog big", "Ist der Hund groß"},
-    {CORPUS_QUESTION, 3973, "Are the dogs big", "Sind die Hunde groß"},
-    {CORPUS_QUESTION, 19683, "Is this garden very beautiful", "Ist dieser Garten sehr schön"},
-    {CORPUS_QUESTION, 25718, "Are your doors small", "Sind deine Türen klein"},
-};
-
-/* Every pinned index gives exactly the hand-translated pair, without punctuation. */
-static void test_corpus_pinned_pairs_match_hand_translation(void **state)
-{
-    (void)state;
-    for (size_t k = 0; k < sizeof PINNED / sizeof PINNED[0]; k++) {
-        const Pinned *w = &PINNED[k];
-        CorpusPair p;
-        assert_int_equal(corpus_core_at(&p, w->type, w->index), TT_OK);
-        assert_int_equal(p.type, w->type);
-        assert_int_equal(p.punctuated, 0);
-        assert_string_equal(p.en, w->en);
-        assert_string_equal(p.de, w->de);
-    }
-}
-
-/* No two enumerated indices, over all types together, give the same core, and there are
- * at least ten times more of them than a default corpus samples. */
-static void test_corpus_grammar_tenfold_distinct_cores(void **state)
-{
-    const Fixture *fx = *state;
-    assert_int_equal(fx->cores.n, fx->n_enumerated);
-    assert_true(fx->cores.n >= (size_t)10 * N_SAMPLED);
-    uint64_t total = 0;
-    for (int t = 0; t < CORPUS_N_TYPES; t++)
-        total += corpus_core_count((CorpusType)t);
-    assert_true(total >= (uint64_t)10 * N_SAMPLED);
-}
-
-/* Checks one pair: no TAB/CR/LF, capitalised, ASCII English, NFC German, the final
- * punctuation that its type and punctuated flag call for, "an" only before a vowel. */
-static void check_pair_form(const CorpusPair *p)
-{
-    const size_t ne = strlen(p->en), nd = strlen(p->de);
-    assert_true(ne > 0 && ne + 1 < CORPUS_TEXT_MAX && nd > 0 && nd + 1 < CORPUS_TEXT_MAX);
-    assert_null(strpbrk(p->en, "\t\r\n"));
-    assert_null(strpbrk(p->de, "\t\r\n"));
-    assert_true(p->en[0] >= 'A' && p->en[0] <= 'Z');
-    assert_true(p->de[0] >= 'A' && p->de[0] <= 'Z');
-    for (size_t i = 0; i < ne; i++)
-        assert_true((unsigned char)p->en[i] < 0x80);
-    const char want = p->punctuated ? (p->type == CORPUS_QUESTION ? '?' : '.') : 0;
-    const char last_en = p->en[ne - 1], last_de = p->de[nd - 1];
-    if (want) {
-        assert_int_equal(last_en, want);
-        assert_int_equal(last_de, want);
-    } else {
-        assert_true(last_en != '.' && last_en != '?');
-        assert_true(last_de != '.' && last_de != '?');
-    }
-    utf8proc_uint8_t *nfc = utf8proc_NFC((const utf8proc_uint8_t *)p->de);
-    assert_non_null(nfc); /* NULL: not valid UTF-8 */
-    assert_string_equal((const char *)nfc, p->de);
-    free(nfc);
-    /* "a" before a consonant, "an" before a vowel letter: each word against the next. */
-    for (const char *w = p->en, *sp; (sp = strchr(w, ' ')) != NULL; w = sp + 1) {
-        const size_t len = (size_t)(sp - w);
-        const int vowel = strchr("aeiou", sp[1]) != NULL;
-        if (len == 1 && (w[0] == 'a' || w[0] == 'A') && vowel)
-            fail_msg("'a' before a vowel: %s", p->en);
-        if (len == 2 && (w[0] == 'a' || w[0] == 'A') && w[1] == 'n' && !vowel)
-            fail_msg("'an' before a consonant: %s", p->en);
-    }
-}
-
-/* Enumerated cores of every type are well formed, with an English core that identifies
- * its type. */
-static void test_corpus_enumerated_cores_well_formed(void **state)
-{
-    (void)state;
-    for (int t = 0; t < CORPUS_N_TYPES; t++) {
-        const uint64_t n = corpus_core_count((CorpusType)t);
-        const uint64_t step = n / 4000 + 1; /* about 4000 per type, spread over the range */
-        CorpusPair p;
-        for (uint64_t i = 0; i < n; i += step) {
-            assert_int_equal(corpus_core_at(&p, (CorpusType)t, i), TT_OK);
-            check_pair_form(&p);
-            assert_int_equal(classify(p.en), t);
-        }
-    }
-}
-
-/* The sampler only draws cores that the enumeration counts, in well-formed pairs. */
-static void test_corpus_samples_stay_in_grammar(void **state)
-{
-    const Fixture *fx = *state;
+    char dir[PATH_LEN], err[ERR_LEN], path[PATH_LEN];
+    make_temp_dir(dir);
+    assert_int_equal(load_text(dir, "# comment\n\n" LEX_OK, err), TT_OK);
+    Lexicon *lex = NULL;
+    join_path(path, dir, "lex.tsv");
+    assert_int_equal(corpus_lexicon_load(&lex, path, err, sizeof err), TT_OK);
     Rng rng;
     rng_seed(&rng, 7);
-    int punctuated = 0, n = 0;
-    for (int t = 0; t < CORPUS_N_TYPES; t++) {
-        for (int k = 0; k < 3000; k++, n++) {
-            CorpusPair p;
-            corpus_sample(&p, (CorpusType)t, &rng);
-            assert_int_equal(p.type, t);
-            check_pair_form(&p);
-            punctuated += p.punctuated;
-            /* The fixture holds every core of the other types, of this one only a stride. */
-            if (t != CORPUS_TRANSITIVE && !hashset_has(&fx->cores, core_hash(p.en)))
-                fail_msg("sampled core not in the grammar: %s", p.en);
-        }
-    }
-    /* Both forms occur: about half the pairs carry punctuation. */
-    assert_true(punctuated > n / 3 && punctuated < 2 * n / 3);
-}
-
-/* ---------------------------------------------------------------------------------------
- * The written corpus
- */
-
-/* Each file has its requested number of lines, and the stats add up to them. */
-static void test_corpus_write_sizes(void **state)
-{
-    const Fixture *fx = *state;
-    long total = 0;
-    for (int s = 0; s < N_SPLITS; s++)
-        assert_int_equal(fx->split[s].n, SPLIT_SIZES[s]);
-    for (int t = 0; t < CORPUS_N_TYPES; t++)
-        total += fx->stats.pairs[t];
-    assert_int_equal(total, N_SAMPLED);
-    assert_true(fx->stats.draws >= N_SAMPLED - 1);
-}
-
-/* The same seed writes byte-identical files; another seed writes different ones. */
-static void test_corpus_write_deterministic(void **state)
-{
-    const Fixture *fx = *state;
-    char dir[PATH_LEN], err[ERR_LEN];
-    make_temp_dir(dir);
-    assert_int_equal(corpus_write(dir, CORPUS_DEFAULT_SEED, CORPUS_DEFAULT_TRAIN,
-                                  CORPUS_DEFAULT_VALID, CORPUS_DEFAULT_TEST, NULL, err,
-                                  sizeof err),
-                     TT_OK);
-    char first[PATH_LEN], again[PATH_LEN];
-    for (int s = 0; s < N_SPLITS; s++) {
-        join_path(first, fx->dir, SPLIT_FILES[s]);
-        join_path(again, dir, SPLIT_FILES[s]);
-        size_t n1, n2;
-        char *a = read_all(first, &n1), *b = read_all(again, &n2);
-        assert_non_null(a);
-        assert_non_null(b);
-        assert_int_equal(n1, n2);
-        assert_memory_equal(a, b, n1);
-        free(a);
-        free(b);
-    }
-    assert_int_equal(corpus_write(dir, CORPUS_DEFAULT_SEED + 1, 200, 10, 10, NULL, err,
-                                  sizeof err),
-                     TT_OK);
-    FileLines other;
-    join_path(again, dir, "train.tsv");
-    assert_int_equal(file_lines_load(&other, again), 0);
-    assert_int_equal(other.n, 200);
-    /* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): file_lines_load set all n lines */
-    assert_string_equal(other.lines[0], fx->split[SPLIT_TRAIN].lines[0]); /* the seed pair */
-    assert_string_not_equal(other.lines[1], fx->split[SPLIT_TRAIN].lines[1]);
-    file_lines_free(&other);
+    CorpusPair p;
+    corpus_sample(&p, lex, CORPUS_TRANSITIVE, &rng);
+    assert_true(strstr(p.de, "sieh") != NULL || strstr(p.de, "Sieh") != NULL);
+    corpus_lexicon_free(lex);
     remove_tree(dir);
 }
 
-static int compare_strings(const void *a, const void *b)
+/* Each kind of malformed entry is refused with TT_EINPUT, naming the file, the line and
+ * what is wrong; a missing file is TT_EIO. */
+static void test_corpus_lexicon_errors_name_file_and_line(void **state)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    (void)state;
+    static const struct {
+        const char *text, *want;
+    } CASES[] = {
+        {LEX_OK "noun\tcat\tcats\tKatze\tKatzen\tf\t-\tanimal\t-\t-\n", "lex.tsv:10: a noun has 11"},
+        {LEX_OK "noun\tcat\tcats\tKatze\tKatzen\tKatzen\tx\t-\tanimal\t-\t-\n", "lex.tsv:10: gender"},
+        {LEX_OK "noun\tcat\tcats\tKatze\tKatzen\tKatzen\tf\t-\tliving\t-\t-\n", "exactly one of the tags"},
+        {LEX_OK "noun\tbread\t-\tBrot\tBrote\t-\tn\t-\tthing\t-\t-\n", "mass noun"},
+        {LEX_OK "adj\tred\trot\tthing\tgreen\n", "opposite 'green'"},
+        {LEX_OK "name\tanna\tf\n", "lex.tsv:10: a name is ASCII letters, capitalised"},
+        {LEX_OK "adverb\tvery\tsehr\n", "lex.tsv:10: unknown kind"},
+        {LEX_OK "verb\tsee\tsees\tsehe\n", "a verb has 11"},
+        {"noun\tdog\tdogs\tHund\tHunde\tHunden\tm\t-\tanimal\troom\t-\r\n", "lex.tsv:1: carriage return"},
+        {"name\tAnna\tf\n", "needs at least 2 nouns"},
+    };
+    char dir[PATH_LEN], err[ERR_LEN], path[PATH_LEN];
+    make_temp_dir(dir);
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        assert_int_equal(load_text(dir, CASES[i].text, err), TT_EINPUT);
+        if (!strstr(err, CASES[i].want))
+            fail_msg("case %zu: '%s' does not say '%s'", i, err, CASES[i].want);
+    }
+    Lexicon *lex = (Lexicon *)&g; /* must be set to NULL */
+    join_path(path, dir, "missing.tsv");
+    assert_int_equal(corpus_lexicon_load(&lex, path, err, sizeof err), TT_EIO);
+    assert_null(lex);
+    assert_non_null(strstr(err, "missing.tsv"));
+    remove_tree(dir);
 }
 
-/* No core (lower-cased, without final punctuation) occurs twice in or across the files. */
-static void test_corpus_splits_disjoint_by_core(void **state)
+/* ---------------------------------------------------------------------------------------
+ * Cores and samples
+ */
+
+/* The core leaves out case, commas, final punctuation and contractions. */
+static void test_corpus_core_normalises(void **state)
 {
-    const Fixture *fx = *state;
-    char **cores = calloc(N_SAMPLED, sizeof *cores);
-    assert_non_null(cores);
-    size_t n = 0;
-    for (int s = 0; s < N_SPLITS; s++) {
-        for (size_t i = 0; i < fx->split[s].n; i++) {
-            const char *line = fx->split[s].lines[i];
-            const char *tab = strchr(line, '\t');
-            assert_non_null(tab);
-            char *core = malloc(CORPUS_TEXT_MAX);
-            assert_non_null(core);
-            core_of(core, CORPUS_TEXT_MAX, line, (size_t)(tab - line));
-            cores[n++] = core;
+    (void)state;
+    static const char *const SAME[][2] = {
+        {"I don't see the dog.", "i do not see the dog"},
+        {"Isn't the dog big?", "is not the dog big"},
+        {"The dog is big, and I'm old!", "the dog is big and i am old"},
+        {"They're here", "they are here"},
+    };
+    char a[256], b[256];
+    for (size_t i = 0; i < sizeof SAME / sizeof SAME[0]; i++) {
+        corpus_core(a, sizeof a, SAME[i][0]);
+        corpus_core(b, sizeof b, SAME[i][1]);
+        assert_string_equal(a, b);
+    }
+    corpus_core(a, sizeof a, "Is the dog big");
+    corpus_core(b, sizeof b, "Is the dog small");
+    assert_string_not_equal(a, b);
+    corpus_core(a, 5, "The dog is big");
+    assert_string_equal(a, "the ");
+}
+
+/* Whether a sample shows what its construction is named for, judged from its surface. */
+static int shows_construction(const CorpusPair *p)
+{
+    const char *en = p->en, *de = p->de;
+    switch (p->type) {
+    case CORPUS_THIS_IS:
+        return strncmp(en, "This ", 5) == 0 || strncmp(en, "These ", 6) == 0;
+    case CORPUS_COORD_ADJ:
+    case CORPUS_COORD_NP:
+    case CORPUS_COORD_VERB:
+    case CORPUS_COORD_CLAUSE:
+        return strstr(en, " and ") != NULL && strstr(de, " und ") != NULL;
+    case CORPUS_POSSESSIVE:
+        return strstr(en, "his ") || strstr(en, "His ") || strstr(en, "her ") ||
+               strstr(en, "Her ") || strstr(en, "our ") || strstr(en, "Our ") ||
+               strstr(en, "their ") || strstr(en, "Their ");
+    case CORPUS_NO:
+        return strncmp(en, "No ", 3) == 0 || strstr(en, " no ") != NULL;
+    case CORPUS_DATIVE:
+        return strstr(de, " mit ") || strstr(de, " in ") || strstr(de, " im ");
+    case CORPUS_BE_QUESTION:
+        return strncmp(en, "Is", 2) == 0 || strncmp(en, "Are", 3) == 0 ||
+               strncmp(en, "Am ", 3) == 0;
+    case CORPUS_DO_QUESTION:
+        return strncmp(en, "Do", 2) == 0;
+    case CORPUS_IMPERATIVE:
+        return p->punct != '?' && strncmp(en, "I ", 2) != 0;
+    case CORPUS_CONTRACTION:
+        return strchr(en, '\'') != NULL;
+    default:
+        return 1;
+    }
+}
+
+/* Every construction draws sentences of at most CORPUS_MAX_WORDS English words, ending
+ * in the same punctuation on both sides, that show the construction. */
+static void test_corpus_samples_show_their_construction(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 42);
+    for (int t = 0; t < CORPUS_N_TYPES; t++) {
+        for (int i = 0; i < 500; i++) {
+            CorpusPair p;
+            corpus_sample(&p, g.lex, (CorpusType)t, &rng);
+            assert_int_equal(p.type, t);
+            const size_t ne = strlen(p.en), nd = strlen(p.de);
+            assert_true(ne > 0 && nd > 0);
+            if (count_words(p.en) > CORPUS_MAX_WORDS)
+                fail_msg("%s: too long: %s", corpus_type_name((CorpusType)t), p.en);
+            const char end_en = strchr(".?!", p.en[ne - 1]) ? p.en[ne - 1] : 0;
+            const char end_de = strchr(".?!", p.de[nd - 1]) ? p.de[nd - 1] : 0;
+            assert_int_equal(end_en, p.punct);
+            assert_int_equal(end_de, p.punct);
+            if (!shows_construction(&p))
+                fail_msg("%s does not show: %s", corpus_type_name((CorpusType)t), p.en);
         }
     }
-    assert_int_equal(n, N_SAMPLED);
-    qsort(cores, n, sizeof *cores, compare_strings);
-    for (size_t i = 1; i < n; i++)
+}
+
+/* The names of the constructions are the table of docs/corpus.md. */
+static void test_corpus_type_names(void **state)
+{
+    (void)state;
+    assert_string_equal(corpus_type_name(CORPUS_THIS_IS), "this-is");
+    assert_string_equal(corpus_type_name(CORPUS_COORD_CLAUSE), "coord-clause");
+    assert_string_equal(corpus_type_name(CORPUS_DO_QUESTION), "do-question");
+    assert_string_equal(corpus_type_name(CORPUS_CONTRACTION), "contraction");
+    assert_string_equal(corpus_type_name(CORPUS_N_TYPES), "?");
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The files
+ */
+
+/* The splits have their sizes; lines have two fields (three in test.tsv, the third a
+ * construction name), no CR, the same final punctuation on both sides. */
+static void test_corpus_files_well_formed(void **state)
+{
+    (void)state;
+    static const int SIZES[N_SPLITS] = {CORPUS_DEFAULT_TRAIN, CORPUS_DEFAULT_VALID,
+                                        CORPUS_DEFAULT_TEST};
+    for (int s = 0; s < N_SPLITS; s++) {
+        const FileLines *fl = &g.split[s];
+        assert_int_equal(fl->n, (size_t)SIZES[s]);
+        assert_true(fl->ends_newline);
+        assert_false(fl->has_nul);
+        for (size_t i = 0; i < fl->n; i++) {
+            char line[2 * CORPUS_TEXT_MAX], *f[4];
+            assert_true(strlen(fl->lines[i]) < sizeof line);
+            strcpy(line, fl->lines[i]);
+            assert_null(strchr(line, '\r'));
+            const int nf = split_tabs(line, f, 3);
+            if (nf != (s == SPLIT_TEST ? 3 : 2))
+                fail_msg("%s:%zu: %d fields", SPLIT_FILES[s], i + 1, nf);
+            const size_t ne = strlen(f[0]), nd = strlen(f[1]);
+            const char a = strchr(".?!", f[0][ne - 1]) ? f[0][ne - 1] : 0;
+            const char b = strchr(".?!", f[1][nd - 1]) ? f[1][nd - 1] : 0;
+            assert_int_equal(a, b);
+            if (s == SPLIT_TEST) {
+                int known = 0;
+                for (int t = 0; t < CORPUS_N_TYPES; t++)
+                    known |= strcmp(f[2], corpus_type_name((CorpusType)t)) == 0;
+                assert_true(known);
+            }
+        }
+    }
+}
+
+/* The test file holds every construction equally often, 100 each by default. */
+static void test_corpus_test_file_balanced(void **state)
+{
+    (void)state;
+    int count[CORPUS_N_TYPES] = {0};
+    const FileLines *fl = &g.split[SPLIT_TEST];
+    for (size_t i = 0; i < fl->n; i++) {
+        const char *name = strrchr(fl->lines[i], '\t') + 1;
+        for (int t = 0; t < CORPUS_N_TYPES; t++)
+            count[t] += strcmp(name, corpus_type_name((CorpusType)t)) == 0;
+    }
+    for (int t = 0; t < CORPUS_N_TYPES; t++)
+        assert_int_equal(count[t], CORPUS_DEFAULT_TEST / CORPUS_N_TYPES);
+}
+
+/* No core appears twice, within a file or across files. */
+static void test_corpus_splits_disjoint_by_core(void **state)
+{
+    (void)state;
+    size_t total = 0;
+    for (int s = 0; s < N_SPLITS; s++)
+        total += g.split[s].n;
+    char **cores = malloc(total * sizeof *cores);
+    assert_non_null(cores);
+    size_t k = 0;
+    for (int s = 0; s < N_SPLITS; s++) {
+        for (size_t i = 0; i < g.split[s].n; i++) {
+            char en[CORPUS_TEXT_MAX], core[CORPUS_TEXT_MAX];
+            const char *line = g.split[s].lines[i];
+            const size_t n = (size_t)(strchr(line, '\t') - line);
+            assert_true(n < sizeof en);
+            memcpy(en, line, n);
+            en[n] = '\0';
+            corpus_core(core, sizeof core, en);
+            cores[k] = strdup(core);
+            assert_non_null(cores[k]);
+            k++;
+        }
+    }
+    qsort(cores, total, sizeof *cores, strcmp_ptr);
+    for (size_t i = 1; i < total; i++)
         if (strcmp(cores[i - 1], cores[i]) == 0)
-            fail_msg("core twice in the corpus: '%s'", cores[i]);
-    for (size_t i = 0; i < n; i++)
+            fail_msg("the core '%s' is there twice", cores[i]);
+    for (size_t i = 0; i < total; i++)
         free(cores[i]);
     free(cores);
 }
 
-/* train.tsv starts with the seed pair, exactly, and its core occurs nowhere else. */
-static void test_corpus_seed_pair_in_train(void **state)
+/* train.tsv starts with the seed pair. */
+static void test_corpus_seed_pair_first(void **state)
 {
-    const Fixture *fx = *state;
-    assert_string_equal(fx->split[SPLIT_TRAIN].lines[0], CORPUS_SEED_EN "\t" CORPUS_SEED_DE);
-    for (int s = 0; s < N_SPLITS; s++)
-        for (size_t i = s == SPLIT_TRAIN ? 1 : 0; i < fx->split[s].n; i++) {
-            char core[CORPUS_TEXT_MAX];
-            const char *line = fx->split[s].lines[i];
-            core_of(core, sizeof core, line, (size_t)(strchr(line, '\t') - line));
-            if (strcmp(core, "this is an example") == 0)
-                fail_msg("%s:%zu: the seed pair's core again: '%s'", SPLIT_FILES[s], i + 1,
-                         line);
-        }
+    (void)state;
+    assert_string_equal(g.split[SPLIT_TRAIN].lines[0], CORPUS_SEED_EN "\t" CORPUS_SEED_DE);
 }
 
-/* Every line is "English<TAB>German<LF>": one TAB, no CR, both sides non-empty, the
- * German valid UTF-8 in NFC, and each file ends with a newline. */
-static void test_corpus_lines_one_tab_no_cr(void **state)
+/* Pairs whose German was written by hand from docs/corpus.md, found by their English in
+ * the default test file: every construction, all three cases. */
+static void test_corpus_pinned_pairs_match_hand_translation(void **state)
 {
-    const Fixture *fx = *state;
-    for (int s = 0; s < N_SPLITS; s++) {
-        const FileLines *fl = &fx->split[s];
-        assert_true(fl->ends_newline);
-        assert_false(fl->has_nul);
-        for (size_t i = 0; i < fl->n; i++) {
-            const char *line = fl->lines[i];
-            const char *tab = strchr(line, '\t');
-            if (!tab || strchr(tab + 1, '\t') || strchr(line, '\r') || tab == line ||
-                tab[1] == '\0')
-                fail_msg("%s:%zu: not English<TAB>German: '%s'", SPLIT_FILES[s], i + 1, line);
-            utf8proc_uint8_t *nfc = utf8proc_NFC((const utf8proc_uint8_t *)tab + 1);
-            if (!nfc || strcmp((const char *)nfc, tab + 1) != 0)
-                fail_msg("%s:%zu: German not UTF-8 NFC: '%s'", SPLIT_FILES[s], i + 1, tab + 1);
-            free(nfc);
-        }
-    }
-}
-
-/* Both sides end with the same final punctuation or none; '?' exactly for questions. */
-static void test_corpus_punctuation_agrees(void **state)
-{
-    const Fixture *fx = *state;
-    long with = 0, without = 0;
-    for (int s = 0; s < N_SPLITS; s++) {
-        for (size_t i = 0; i < fx->split[s].n; i++) {
-            const char *line = fx->split[s].lines[i];
-            const char *tab = strchr(line, '\t');
-            const char en_last = tab[-1], de_last = line[strlen(line) - 1];
-            const int en_mark = en_last == '.' || en_last == '?';
-            const int de_mark = de_last == '.' || de_last == '?';
-            if (en_mark != de_mark || (en_mark && en_last != de_last))
-                fail_msg("%s:%zu: punctuation differs: '%s'", SPLIT_FILES[s], i + 1, line);
-            if (en_mark && (en_last == '?') != (classify(line) == CORPUS_QUESTION))
-                fail_msg("%s:%zu: wrong final mark: '%s'", SPLIT_FILES[s], i + 1, line);
-            with += en_mark;
-            without += !en_mark;
-        }
-    }
-    assert_true(with > N_SAMPLED / 3 && without > N_SAMPLED / 3);
-}
-
-/* Every type is well represented in every file, so valid and test measure what train
- * teaches. */
-static void test_corpus_every_type_in_every_split(void **state)
-{
-    const Fixture *fx = *state;
-    for (int t = 0; t < CORPUS_N_TYPES; t++)
-        assert_true(fx->stats.pairs[t] >= N_SAMPLED / 12); /* each type >= 8% */
-    for (int s = 0; s < N_SPLITS; s++) {
-        long per_type[CORPUS_N_TYPES] = {0};
-        for (size_t i = 0; i < fx->split[s].n; i++)
-            per_type[classify(fx->split[s].lines[i])]++;
-        for (int t = 0; t < CORPUS_N_TYPES; t++) {
-            if (per_type[t] < (long)fx->split[s].n / 14) /* >= 7% in each file */
-                fail_msg("%s: only %ld %s pairs", SPLIT_FILES[s], per_type[t],
-                         corpus_type_name((CorpusType)t));
-        }
-    }
-    /* classify() agrees with the writer's own count. */
-    long counted[CORPUS_N_TYPES] = {0};
-    for (int s = 0; s < N_SPLITS; s++)
-        for (size_t i = 0; i < fx->split[s].n; i++)
-            counted[classify(fx->split[s].lines[i])]++;
-    for (int t = 0; t < CORPUS_N_TYPES; t++)
-        assert_int_equal(counted[t], fx->stats.pairs[t]);
-}
-
-/* The default corpus starts with these pairs: the order of draws is part of the format
- * (docs/corpus.md, "Determinism"), so a change to it must show up here. */
-static void test_corpus_default_seed_first_pairs(void **state)
-{
-    const Fixture *fx = *state;
-    static const char *const WANT[] = {
-        (CORPUS_SEED_EN "\t" CORPUS_SEED_DE),
-        "I am red and good.\tIch bin rot und gut.",
-        "He is not very good.\tEr ist nicht sehr gut.",
-        "Is she new\tIst sie neu",
-        "Is this your small apple\tIst das dein kleiner Apfel",
-        "This good letter is very young\tDieser gute Brief ist sehr jung",
-        "We are not big.\tWir sind nicht groß.",
-        "These dogs love your example.\tDiese Hunde lieben dein Beispiel.",
+    (void)state;
+    static const char *const PINNED[][2] = {
+        {"This is not a very good car", "Das ist kein sehr gutes Auto"},
+        {"These are your big apples.", "Das sind deine großen Äpfel."},
+        {"The big apple is not good and very red.", "Der große Apfel ist nicht gut und sehr rot."},
+        {"Your young dogs find a new teacher.", "Deine jungen Hunde finden einen neuen Lehrer."},
+        {"I do not write this book", "Ich schreibe dieses Buch nicht"},
+        {"His cats are in his very good school.", "Seine Katzen sind in seiner sehr guten Schule."},
+        {"My young girl has no very big cars", "Mein junges Mädchen hat keine sehr großen Autos"},
+        {"No women eat this good apple.", "Keine Frauen essen diesen guten Apfel."},
+        {"Men buy my very good cat.", "Männer kaufen meine sehr gute Katze."},
+        {"Bob is in the car", "Bob ist im Auto"},
+        {"My girls and Leon eat the good bread.", "Meine Mädchen und Leon essen das gute Brot."},
+        {"My big teachers need your book in this new car.",
+         "Meine großen Lehrer brauchen dein Buch in diesem neuen Auto."},
+        {"Does the small child find their friend", "Findet das kleine Kind ihren Freund"},
+        {"Do not find him", "Finde ihn nicht"},
+        {"I don't buy my very good cats.", "Ich kaufe meine sehr guten Katzen nicht."},
+        {"He's not big", "Er ist nicht groß"},
+        {"Isn't this old letter in her beautiful cars?",
+         "Ist dieser alte Brief nicht in ihren schönen Autos?"},
+        {"Are they in my very beautiful school", "Sind sie in meiner sehr schönen Schule"},
     };
-    for (size_t i = 0; i < sizeof WANT / sizeof WANT[0]; i++)
-        assert_string_equal(fx->split[SPLIT_TRAIN].lines[i], WANT[i]);
+    const FileLines *fl = &g.split[SPLIT_TEST];
+    for (size_t k = 0; k < sizeof PINNED / sizeof PINNED[0]; k++) {
+        const size_t n = strlen(PINNED[k][0]);
+        int found = 0;
+        for (size_t i = 0; i < fl->n && !found; i++) {
+            const char *line = fl->lines[i];
+            if (strncmp(line, PINNED[k][0], n) != 0 || line[n] != '\t')
+                continue;
+            found = 1;
+            const char *de = line + n + 1;
+            const size_t nd = (size_t)(strchr(de, '\t') - de);
+            if (nd != strlen(PINNED[k][1]) || strncmp(de, PINNED[k][1], nd) != 0)
+                fail_msg("'%s': got '%.*s', want '%s'", PINNED[k][0], (int)nd, de, PINNED[k][1]);
+        }
+        if (!found)
+            fail_msg("'%s' is not in test.tsv any more", PINNED[k][0]);
+    }
 }
 
-/* ---------------------------------------------------------------------------------------
- * Errors
- */
+/* The same arguments write byte-identical files; another seed other files. */
+static void test_corpus_write_deterministic(void **state)
+{
+    (void)state;
+    char a[PATH_LEN], b[PATH_LEN], c[PATH_LEN], err[ERR_LEN], pa[PATH_LEN], pb[PATH_LEN];
+    make_temp_dir(a);
+    make_temp_dir(b);
+    make_temp_dir(c);
+    assert_int_equal(corpus_write(a, g.lex, 5, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
+    assert_int_equal(corpus_write(b, g.lex, 5, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
+    assert_int_equal(corpus_write(c, g.lex, 6, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
+    for (int s = 0; s < N_SPLITS; s++) {
+        size_t na, nb, nc;
+        join_path(pa, a, SPLIT_FILES[s]);
+        char *x = read_all(pa, &na);
+        join_path(pb, b, SPLIT_FILES[s]);
+        char *y = read_all(pb, &nb);
+        join_path(pb, c, SPLIT_FILES[s]);
+        char *z = read_all(pb, &nc);
+        assert_non_null(x);
+        assert_non_null(y);
+        assert_non_null(z);
+        assert_int_equal(na, nb);
+        assert_memory_equal(x, y, na);
+        assert_false(na == nc && memcmp(x, z, na) == 0);
+        free(x);
+        free(y);
+        free(z);
+    }
+    remove_tree(a);
+    remove_tree(b);
+    remove_tree(c);
+}
 
-/* Sizes out of range are refused before anything is created. */
+/* Sizes out of range give TT_EINVAL and create nothing. */
 static void test_corpus_write_rejects_bad_sizes(void **state)
 {
     (void)state;
     char parent[PATH_LEN], dir[PATH_LEN], err[ERR_LEN];
     make_temp_dir(parent);
     join_path(dir, parent, "out");
-    assert_int_equal(corpus_write(dir, 1, 0, 1, 1, NULL, err, sizeof err), TT_EINVAL);
+    assert_int_equal(corpus_write(dir, g.lex, 1, 0, 1, 1, NULL, err, sizeof err), TT_EINVAL);
     assert_non_null(strstr(err, "train 0"));
-    assert_int_equal(corpus_write(dir, 1, 10, -1, 1, NULL, err, sizeof err), TT_EINVAL);
-    assert_int_equal(corpus_write(dir, 1, CORPUS_MAX_PAIRS, 1, 0, NULL, err, sizeof err),
+    assert_int_equal(corpus_write(dir, g.lex, 1, 10, -1, 1, NULL, err, sizeof err), TT_EINVAL);
+    assert_int_equal(corpus_write(dir, g.lex, 1, CORPUS_MAX_PAIRS, 1, 0, NULL, err, sizeof err),
                      TT_EINVAL);
-    assert_int_equal(corpus_write(NULL, 1, 10, 1, 1, NULL, err, sizeof err), TT_EINVAL);
+    assert_int_equal(corpus_write(NULL, g.lex, 1, 10, 1, 1, NULL, err, sizeof err), TT_EINVAL);
     assert_false(path_exists(dir));
     remove_tree(parent);
 }
@@ -756,7 +640,7 @@ static void test_corpus_missing_parent_gives_eio(void **state)
     CorpusStats stats;
     make_temp_dir(parent);
     join_path(dir, parent, "missing/out");
-    assert_int_equal(corpus_write(dir, 1, 10, 1, 1, &stats, err, sizeof err), TT_EIO);
+    assert_int_equal(corpus_write(dir, g.lex, 1, 10, 1, 1, &stats, err, sizeof err), TT_EIO);
     assert_non_null(strstr(err, dir));
     assert_non_null(strstr(err, strerror(ENOENT)));
     assert_int_equal(stats.draws, 0);
@@ -777,7 +661,7 @@ static void test_corpus_unwritable_dir_gives_eio(void **state)
     FILE *f = fopen(dir, "w");
     assert_non_null(f);
     fclose(f);
-    assert_int_equal(corpus_write(dir, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
+    assert_int_equal(corpus_write(dir, g.lex, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
     assert_non_null(strstr(err, "plain-file/train.tsv"));
     assert_non_null(strstr(err, strerror(ENOTDIR)));
     assert_int_equal(count_entries(parent), 1);
@@ -785,7 +669,7 @@ static void test_corpus_unwritable_dir_gives_eio(void **state)
     join_path(dir, parent, "read-only");
     assert_int_equal(mkdir(dir, 0555), 0);
     if (access(dir, W_OK) != 0) {
-        assert_int_equal(corpus_write(dir, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
+        assert_int_equal(corpus_write(dir, g.lex, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
         assert_non_null(strstr(err, "read-only/train.tsv"));
         assert_non_null(strstr(err, strerror(EACCES)));
         assert_int_equal(count_entries(dir), 0);
@@ -800,7 +684,7 @@ static void test_corpus_failed_write_keeps_old_files(void **state)
     (void)state;
     char dir[PATH_LEN], err[ERR_LEN], path[PATH_LEN];
     make_temp_dir(dir);
-    assert_int_equal(corpus_write(dir, 1, 300, 20, 20, NULL, err, sizeof err), TT_OK);
+    assert_int_equal(corpus_write(dir, g.lex, 1, 300, 20, 20, NULL, err, sizeof err), TT_OK);
     char *before[N_SPLITS];
     size_t len[N_SPLITS];
     for (int s = 0; s < N_SPLITS; s++) {
@@ -817,7 +701,7 @@ static void test_corpus_failed_write_keeps_old_files(void **state)
     void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
     fflush(NULL);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-    int rc = corpus_write(dir, 2, 2000, 100, 100, NULL, err, sizeof err);
+    int rc = corpus_write(dir, g.lex, 2, 2000, 100, 100, NULL, err, sizeof err);
     setrlimit(RLIMIT_FSIZE, &old);
     signal(SIGXFSZ, old_handler);
 
@@ -841,19 +725,17 @@ static void test_corpus_failed_write_keeps_old_files(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_corpus_core_counts_exact),
-        cmocka_unit_test(test_corpus_pinned_pairs_match_hand_translation),
-        cmocka_unit_test(test_corpus_grammar_tenfold_distinct_cores),
-        cmocka_unit_test(test_corpus_enumerated_cores_well_formed),
-        cmocka_unit_test(test_corpus_samples_stay_in_grammar),
-        cmocka_unit_test(test_corpus_write_sizes),
-        cmocka_unit_test(test_corpus_write_deterministic),
+        cmocka_unit_test(test_corpus_lexicon_small_file_loads),
+        cmocka_unit_test(test_corpus_lexicon_errors_name_file_and_line),
+        cmocka_unit_test(test_corpus_core_normalises),
+        cmocka_unit_test(test_corpus_samples_show_their_construction),
+        cmocka_unit_test(test_corpus_type_names),
+        cmocka_unit_test(test_corpus_files_well_formed),
+        cmocka_unit_test(test_corpus_test_file_balanced),
         cmocka_unit_test(test_corpus_splits_disjoint_by_core),
-        cmocka_unit_test(test_corpus_seed_pair_in_train),
-        cmocka_unit_test(test_corpus_lines_one_tab_no_cr),
-        cmocka_unit_test(test_corpus_punctuation_agrees),
-        cmocka_unit_test(test_corpus_every_type_in_every_split),
-        cmocka_unit_test(test_corpus_default_seed_first_pairs),
+        cmocka_unit_test(test_corpus_seed_pair_first),
+        cmocka_unit_test(test_corpus_pinned_pairs_match_hand_translation),
+        cmocka_unit_test(test_corpus_write_deterministic),
         cmocka_unit_test(test_corpus_write_rejects_bad_sizes),
         cmocka_unit_test(test_corpus_missing_parent_gives_eio),
         cmocka_unit_test(test_corpus_unwritable_dir_gives_eio),
