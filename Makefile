@@ -209,7 +209,7 @@ corpus: $(BIN)
 # The shipped model: trained from data/ with these settings (docs/training.md).
 MODEL_SETTINGS = --epochs 7 --batch 32 --lr 0.001 --warmup 1000 --label-smoothing 0.02 \
                  --d-model 128 --heads 4 --enc-layers 2 --dec-layers 2 --d-ff 512 --max-len 40 \
-                 --name-augment 0.3 --seed 1 --threads 2
+                 --name-augment 0.3 --seed 1 --threads 2 --release
 model: $(BIN)
 	./$(BIN) train --train data/train.tsv --valid data/valid.tsv --out models/en-de.db \
 	  --force $(MODEL_SETTINGS)

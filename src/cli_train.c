@@ -97,6 +97,9 @@ static void train_usage(FILE *out)
           "  --threads N            threads for the gradient computation (default 1)\n"
           "  --checkpoint-every N   steps between checkpoints (default 500; also each epoch)\n"
           "  --stop-after N         stop with a checkpoint after N steps of this run\n"
+          "  --release              when the last epoch is done, leave out the optimiser\n"
+          "                         state: a smaller file for translation that can no\n"
+          "                         longer be resumed (make model ships such a file)\n"
           "  --skip-bad-lines       report malformed corpus lines and skip them\n"
           "  -h, --help             show this help\n"
           "\n"
@@ -120,7 +123,7 @@ int cli_train(int argc, char **argv)
 {
     enum { O_TRAIN = 256, O_VALID, O_OUT, O_RESUME, O_FORCE, O_EPOCHS, O_BATCH, O_LR, O_WARMUP,
            O_LS, O_WD, O_CLIP, O_DROPOUT, O_DMODEL, O_HEADS, O_ENC, O_DEC, O_DFF, O_MAXLEN,
-           O_QKV, O_MIN, O_SEED, O_THREADS, O_CKPT, O_STOP, O_SKIP, O_NAMES };
+           O_QKV, O_MIN, O_SEED, O_THREADS, O_CKPT, O_STOP, O_SKIP, O_NAMES, O_RELEASE };
     static const struct option LONG_OPTS[] = {
         {"train", required_argument, NULL, O_TRAIN},   {"valid", required_argument, NULL, O_VALID},
         {"out", required_argument, NULL, O_OUT},       {"resume", no_argument, NULL, O_RESUME},
@@ -137,6 +140,7 @@ int cli_train(int argc, char **argv)
         {"seed", required_argument, NULL, O_SEED},     {"threads", required_argument, NULL, O_THREADS},
         {"checkpoint-every", required_argument, NULL, O_CKPT},
         {"stop-after", required_argument, NULL, O_STOP},
+        {"release", no_argument, NULL, O_RELEASE},
         {"skip-bad-lines", no_argument, NULL, O_SKIP}, {"help", no_argument, NULL, 'h'},
         {"name-augment", required_argument, NULL, O_NAMES},
         {NULL, 0, NULL, 0},
@@ -207,6 +211,9 @@ int cli_train(int argc, char **argv)
         case O_SEED:
             if ((rc = cli_parse_u64("train", "--seed", optarg, &o.seed)))
                 return rc;
+            break;
+        case O_RELEASE:
+            o.release = 1;
             break;
         case O_STOP:
             if ((rc = cli_parse_long("train", "--stop-after", optarg, 1, 1L << 40, &o.stop_after)))

@@ -1092,6 +1092,32 @@ struct sqlite3 *store_db(Store *s)
     return s ? s->db : NULL;
 }
 
+int store_vacuum(Store *s, char *err, size_t errlen)
+{
+    const int old = sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, 1);
+    int rc = store_exec(s, "VACUUM", err, errlen);
+    sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, old);
+    return rc;
+}
+
+int store_tensor_exists(Store *s, const char *name, int *out, char *err, size_t errlen)
+{
+    *out = 0;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM tensor WHERE name = ?1", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    int result = TT_OK;
+    if (rc == SQLITE_ROW)
+        *out = 1;
+    else if (rc != SQLITE_DONE)
+        result = sql_fail(s, rc, "reading the tensor table", err, errlen);
+    sqlite3_finalize(st);
+    return result;
+}
+
 int store_exec(Store *s, const char *sql, char *err, size_t errlen)
 {
     return exec(s, sql, sql, err, errlen);

@@ -117,6 +117,15 @@ int store_tensor_write(Store *s, const char *name, const int *dims, int ndim,
 int store_tensor_read(Store *s, const char *name, const int *dims, int ndim, float *dst,
                       char *err, size_t errlen);
 
+/* Rebuilds the file without its free pages (SQLite's VACUUM), outside a transaction. The
+ * one attached database VACUUM needs is allowed for its duration only. TT_OK, or a code
+ * and a message naming the file. */
+int store_vacuum(Store *s, char *err, size_t errlen);
+
+/* *out = 1 if the file holds a tensor called name, else 0. TT_OK, or a code and a
+ * message naming the file. */
+int store_tensor_exists(Store *s, const char *name, int *out, char *err, size_t errlen);
+
 /* Generic access, for modules that keep tables of their own in the model file (the
  * training history, history.c). They follow this file's rules: statements prepared on
  * store_db, every SQLite result code checked and turned into a toytrans code and message

@@ -436,12 +436,17 @@ static int checkpoint(Run *r, char *err, size_t errlen)
 {
     Store *s = r->store;
     const int dims[1] = {(int)r->m.n_params};
+    /* The run's last checkpoint, with --release: the weights without the moments. */
+    const int release = r->o->release && r->epoch >= r->o->epochs;
     int rc = store_begin(s, err, errlen);
     if (rc == TT_OK)
         rc = model_save(&r->m, s, err, errlen);
-    if (rc == TT_OK)
+    if (rc == TT_OK && release)
+        rc = store_exec(s, "DELETE FROM tensor WHERE name IN ('optim.m', 'optim.v')", err,
+                        errlen);
+    if (rc == TT_OK && !release)
         rc = store_tensor_write(s, "optim.m", dims, 1, r->m1, err, errlen);
-    if (rc == TT_OK)
+    if (rc == TT_OK && !release)
         rc = store_tensor_write(s, "optim.v", dims, 1, r->m2, err, errlen);
     if (rc == TT_OK)
         rc = meta_set_long(s, "train_step", r->step, err, errlen);
@@ -716,7 +721,16 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     }
     if (rc == TT_OK && o->resume) {
         const int dims[1] = {(int)n};
-        rc = store_tensor_read(r->store, "optim.m", dims, 1, r->m1, err, errlen);
+        int have = 0;
+        rc = store_tensor_exists(r->store, "optim.m", &have, err, errlen);
+        if (rc == TT_OK && !have) {
+            snprintf(err, errlen, "%s: no optimiser state (optim.m): the file was saved for "
+                                  "release (train --release) and cannot be resumed; train "
+                                  "a new model instead", o->out_path);
+            rc = TT_EINVAL;
+        }
+        if (rc == TT_OK)
+            rc = store_tensor_read(r->store, "optim.m", dims, 1, r->m1, err, errlen);
         if (rc == TT_OK)
             rc = store_tensor_read(r->store, "optim.v", dims, 1, r->m2, err, errlen);
     }
@@ -825,6 +839,9 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         }
     }
 done:
+    /* The released file gives back the pages the moments took. */
+    if (rc == TT_OK && o->release && r->epoch >= o->epochs)
+        rc = store_vacuum(r->store, err, errlen);
     if (r->store) {
         int crc = store_close(r->store, rc == TT_OK ? err : NULL, errlen);
         if (rc == TT_OK)

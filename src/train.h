@@ -38,7 +38,7 @@ typedef struct {
     int warmup;               /* linear warm-up steps; then cosine decay to lr/10 */
     float label_smoothing;    /* 0..1 */
     float dropout;            /* 0..<1, see trainer.h */
-    float name_augment;       /* 0..1: fraction of he/she pairs added with <unk> (train.c) */
+    float name_augment;       /* 0..1: fraction of pairs with names added with <unk> (train.c) */
     float weight_decay;       /* AdamW */
     float clip;               /* gradient-norm clipping threshold; 0 for none */
     uint64_t seed;
@@ -49,6 +49,9 @@ typedef struct {
     long stop_after;          /* stop (with a checkpoint) after this many steps; 0: no */
     int checkpoint_every;     /* steps between checkpoints (and at every epoch's end); 0:
                                  only at epochs' ends and when stopping */
+    int release;              /* the last checkpoint of a completed run drops the AdamW
+                                 moments (optim.m, optim.v): the file then holds what
+                                 translation needs and can no longer be resumed */
     int validate_exact;       /* decode the validation set greedily for exact match */
 } TrainOptions;
 
