@@ -191,10 +191,11 @@ valgrind: export TOYTRANS_FAULT_STRIDE ?= 8
 
 demo: $(BIN)
 	@if [ -f models/en-de.db ]; then \
-	  echo '$$ toytrans translate "This is an example" "this is an example" ...'; \
-	  ./$(BIN) translate "This is an example" "this is an example" \
-	    "The old man sees a red car." "Is the dog very big?" "We do not need apples." \
-	    "My friend writes a letter" "Anna sees the dog" || exit $$?; \
+	  echo '$$ toytrans translate "This is an example" "I love you" ...'; \
+	  ./$(BIN) translate "This is an example" "I love you" "I have no car." \
+	    "I don't see the dog." "Do you see the cat?" "Read the book!" \
+	    "The dog is big and the cat is small." "Anna and Bob eat bread in the garden." \
+	    "Zoe sees the dog" || exit $$?; \
 	  echo; echo '$$ toytrans translate --prefix "Das ist ein" --scores "This is an example"'; \
 	  ./$(BIN) translate --prefix "Das ist ein" --scores "This is an example" || exit $$?; \
 	  echo; echo '(more: toytrans trace, toytrans translate --json, toytrans help)'; \

@@ -492,9 +492,11 @@ def read_tsv(path, limit=None):
             line = line.rstrip("\n").rstrip("\r")
             if not line.strip(" \t\r\n"):
                 continue
-            if line.count("\t") != 1:
-                raise ToolError(f"{path}:{no}: expected source TAB target")
-            pairs.append(tuple(line.split("\t")))
+            fields = line.split("\t")
+            # A third field names the sentence's construction (data/test.tsv).
+            if len(fields) not in (2, 3):
+                raise ToolError(f"{path}:{no}: expected source TAB target [TAB construction]")
+            pairs.append((fields[0], fields[1]))
             if limit is not None and len(pairs) >= limit:
                 break
     return pairs
