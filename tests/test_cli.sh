@@ -599,6 +599,26 @@ else
     fail "train --threads 2: deterministic" "translations differ"
 fi
 # shellcheck disable=SC2086
+run train --train "$TMP/tr.tsv" --out "$TMP/tR.db" --epochs 1 $TINY --threads 2 --release
+expect_code "train --release: exit 0" 0
+run_in "$TMP/probe.txt" translate --model "$TMP/tR.db" --json
+if cmp -s "$OUT" "$TMP/t1.json"; then
+    pass "train --release: the same weights as without it"
+else
+    fail "train --release: the same weights as without it" "translations differ"
+fi
+size_full=$(wc -c <"$TMP/tT1.db")
+size_rel=$(wc -c <"$TMP/tR.db")
+if [ "$size_rel" -lt "$size_full" ]; then
+    pass "train --release: a smaller file without the optimiser state ($size_rel < $size_full bytes)"
+else
+    fail "train --release: a smaller file" "$size_rel >= $size_full bytes"
+fi
+# shellcheck disable=SC2086
+run train --train "$TMP/tr.tsv" --out "$TMP/tR.db" --epochs 2 $TINY --threads 2 --resume
+expect_code "train --resume on a released model: exit 2" 2
+expect_in "train --resume on a released model: says why" "$ERR" "saved for release"
+# shellcheck disable=SC2086
 run train --train "$TMP/tr.tsv" --out "$TMP/tN.db" --epochs 1 $TINY --lr 1e9 --clip 0 --warmup 0
 expect_code "train with an absurd learning rate: exit 6 (diverged)" 6
 expect_in "train diverged: says NaN or infinite and keeps the checkpoint" "$ERR" "last checkpoint"
