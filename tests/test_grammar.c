@@ -23,10 +23,17 @@
  *      tables (the spec's article, possessive, adjective-ending and pronoun tables; "im"
  *      for in dem; the dative plural; kein for a negated a/an or bare noun; "nicht" at
  *      the end or before the predicate; the verb first in questions and imperatives);
- *   4. the spec makes the translation of an English sentence unique, so the German of
+ *   4. the German's nouns, adjectives and names must be the English ones in the same
+ *      order and its verbs the English verbs ("does not translate the English");
+ *   5. the spec makes the translation of an English sentence unique, so the German of
  *      the pair must be exactly that German. At the first word that differs the message
  *      says what was wanted and why (article case, adjective ending, dative plural, im,
- *      verb form or position, nicht/kein, a word that does not translate the English).
+ *      verb form or position, nicht/kein, a missing or extra word), and the final
+ *      punctuation must be the English one.
+ * One exception to uniqueness: "and" may join two noun phrases or two clauses, and some
+ * English sentences read both ways ("I see him and the man and the women see me"); the
+ * German must then be the translation of one reading (the data test counts such lines).
+ * Messages name the file, the line, the side and the word ("German word 3 \"der\"").
  * The third column of test.tsv must be one of the 18 constructions and the sentence must
  * show what that construction exercises.
  *
@@ -39,7 +46,11 @@
  * one-word change of a correct pair's German (another form from the tables, a flipped
  * capital, a deleted, swapped or inserted word, other punctuation) must be rejected,
  * since the German is unique. On the English side the same holds except for the
- * documented exceptions of MUTATION_EXCEPTIONS (her/their → ihr, her/them → sie).
+ * documented exceptions of MUTATION_EXCEPTIONS (her/their → ihr, her/them → sie, not/no
+ * before a predicate noun → kein, the optional comma before the "and" of two clauses).
+ *
+ * Cost: about 2 s in a release build. Under valgrind, TOYTRANS_GRAMMAR_STRIDE=N (set by
+ * `make valgrind`) checks every N-th corpus line and mutation variant only.
  *
  * The data test is run from the repository root (`make test`) and reads ./data.
  */
