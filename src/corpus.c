@@ -853,7 +853,10 @@ static int draw_trans(Clause *c, const Lexicon *lex, const Features *f, Mood moo
         if (c->neg && has_det(&c->subj[i], D_NO))
             return 0;
     Slot so = slot_of(f, obj, CASE_ACC);
-    if (c->neg)
+    int subj_no = 0; /* one "no" per clause: not "No woman writes no letter" */
+    for (int i = 0; i < c->n_subj; i++)
+        subj_no |= has_det(&c->subj[i], D_NO);
+    if (c->neg || subj_no)
         so.dets &= ~DBIT(D_NO);
     c->n_obj = 1;
     if (!c->neg && pct(rng, f->p_coord_obj)) {
@@ -1639,12 +1642,12 @@ static int draw_sentence(Sentence *s, const Lexicon *lex, CorpusType type, Rng *
         f.p_pron_obj = 10;
         break;
     case CORPUS_COORD_CLAUSE:
+        /* No coordinated noun phrases inside coordinated clauses: "I need his letters
+         * and your table and her tables are big" could join the tables either way. */
         f.dets = DETS_ALL_BUT_NO | DBIT(D_NO);
         f.p_pron_subj = 40;
         f.p_pron_obj = 20;
         f.p_name = 12;
-        f.p_coord_subj = 8;
-        f.p_coord_obj = 8;
         f.p_coord_verb = 5;
         f.p_adjunct = 12;
         f.p_adj = 30;
