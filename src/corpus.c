@@ -359,7 +359,7 @@ int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errle
         p = next;
     }
     for (int i = 0; i < lex->n_adjs; i++) {
-        if (strcmp(opp[i], "-") == 0)
+        if (!opp[i] || strcmp(opp[i], "-") == 0)
             continue;
         for (char *item = opp[i];;) {
             char *comma = strchr(item, ',');
@@ -1069,8 +1069,7 @@ static void words_add2(Words *ws, const char *a, const char *b)
     const size_t na = strlen(a), nb = strlen(b);
     assert(ws->used + na + nb + 1 <= ARENA_MAX);
     char *w = ws->arena + ws->used;
-    memcpy(w, a, na);
-    memcpy(w + na, b, nb + 1);
+    snprintf(w, na + nb + 1, "%s%s", a, b);
     ws->used += na + nb + 1;
     words_add(ws, w);
 }
