@@ -1709,16 +1709,15 @@ static int grammar_check_pair_ex(const char *en, const char *de, Sentence *s, ch
     if (en_tokenize(en, &et, why) != 0)
         return -1;
     int choices = 0, parsed = 0, ok = 0;
-    char reason[WHY_LEN];
+    char reason[WHY_LEN] = "";
     Sentence reading;
     for (unsigned flip = 0; flip < 256; flip++) {
         if (flip > 0 && flip >= (1u << choices))
             break;
         int more;
         if (en_parse_once(&et, &reading, flip == 0 ? why : reason, flip, &more) != 0) {
-            if (flip == 0)
-                choices = more;
-            else if (more > choices)
+            /* The first parse counts its choice points; later ones may find more. */
+            if (flip == 0 || more > choices)
                 choices = more;
             continue;
         }
