@@ -120,6 +120,56 @@ static CharClass char_class(utf8proc_int32_t cp)
     }
 }
 
+/* ---------------------------------------------------------------------------------------
+ * Contractions (English)
+ */
+
+/* The contractions the English side expands, written with ' (which also matches ’), and
+ * their two-word expansions. The first word of each expansion is the contraction's first
+ * letters, which lets the case-kept tokenization keep the typed case of that word. */
+static const struct {
+    const char *contraction; /* lower case ASCII, with ' */
+    const char *first;       /* a prefix of contraction */
+    const char *second;
+} CONTRACTIONS[] = {
+    {"don't", "do", "not"},      {"doesn't", "does", "not"}, {"isn't", "is", "not"},
+    {"aren't", "are", "not"},    {"i'm", "i", "am"},         {"you're", "you", "are"},
+    {"he's", "he", "is"},        {"she's", "she", "is"},     {"it's", "it", "is"},
+    {"we're", "we", "are"},      {"they're", "they", "are"},
+};
+
+/* Whether word (NUL-terminated) spells pattern: ASCII letters in either case, and ' as
+ * ' or ’ (U+2019). */
+static int spells(const char *word, const char *pattern)
+{
+    const unsigned char *w = (const unsigned char *)word;
+    for (const char *p = pattern; *p; p++) {
+        if (*p == '\'') {
+            if (w[0] == '\'')
+                w += 1;
+            else if (w[0] == 0xE2 && w[1] == 0x80 && w[2] == 0x99)
+                w += 3;
+            else
+                return 0;
+        } else {
+            const unsigned char c = *w >= 'A' && *w <= 'Z' ? (unsigned char)(*w + 32) : *w;
+            if (c != (unsigned char)*p)
+                return 0;
+            w++;
+        }
+    }
+    return *w == '\0';
+}
+
+/* The table entry word spells, or -1. */
+static int contraction_find(const char *word)
+{
+    for (int i = 0; i < (int)(sizeof CONTRACTIONS / sizeof CONTRACTIONS[0]); i++)
+        if (spells(word, CONTRACTIONS[i].contraction))
+            return i;
+    return -1;
+}
+
 static int tokenlist_push(TokenList *list, const char *token)
 {
     if (list->n == list->cap) {
@@ -132,6 +182,25 @@ static int tokenlist_push(TokenList *list, const char *token)
     }
     list->tok[list->n++] = token;
     return TT_OK;
+}
+
+/* Ends the word that starts at start and runs to *w: terminates it and pushes it, or,
+ * for an English contraction, rewrites it in place as its two words and pushes both. */
+static int push_word(TokenList *list, char *start, char **w, int english)
+{
+    *(*w)++ = '\0';
+    const int k = english ? contraction_find(start) : -1;
+    if (k < 0)
+        return tokenlist_push(list, start);
+    /* The first word is the word's own first bytes (typed case kept); the second follows
+     * it. The rewrite only grows the word by one byte (see tokenize's buffer bound). */
+    const size_t n1 = strlen(CONTRACTIONS[k].first), n2 = strlen(CONTRACTIONS[k].second);
+    start[n1] = '\0';
+    char *second = start + n1 + 1;
+    memcpy(second, CONTRACTIONS[k].second, n2 + 1);
+    *w = second + n2 + 1;
+    int rc = tokenlist_push(list, start);
+    return rc == TT_OK ? tokenlist_push(list, second) : rc;
 }
 
 int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokError *err)
@@ -151,6 +220,7 @@ int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokErro
     utf8proc_option_t opts = UTF8PROC_STABLE | UTF8PROC_COMPOSE;
     if (lang == TOK_SRC)
         opts |= UTF8PROC_CASEFOLD;
+    const int english = lang == TOK_SRC || lang == TOK_SRC_CASED;
     utf8proc_ssize_t nlen = utf8proc_map((const utf8proc_uint8_t *)text, (utf8proc_ssize_t)len,
                                          &norm, opts);
     if (nlen < 0) {
@@ -164,14 +234,16 @@ int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokErro
     }
 
     /* Each token is copied followed by a NUL; at worst every character is a token, so
-     * twice the normalised length is enough. */
+     * twice the normalised length is enough. An expanded contraction takes one byte more
+     * than the word and its NUL ("don't" 6, "do not" 7), and every contraction has at
+     * least 3 bytes, so it stays within twice its length too. */
     out->text = malloc(2 * (size_t)nlen + 1);
     if (!out->text) {
         rc = TT_ENOMEM;
         goto fail;
     }
     char *w = out->text;
-    const char *start = NULL; /* start in w of the word being built, or NULL */
+    char *start = NULL; /* start in w of the word being built, or NULL */
     utf8proc_ssize_t i = 0;
     while (i < nlen) {
         utf8proc_int32_t cp;
@@ -192,8 +264,7 @@ int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokErro
         if (cls == CH_JOINER)
             cls = CH_PUNCT;
         if (cls != CH_WORD && start) {
-            *w++ = '\0';
-            if ((rc = tokenlist_push(out, start)) != TT_OK)
+            if ((rc = push_word(out, start, &w, english)) != TT_OK)
                 goto fail;
             start = NULL;
         }
@@ -212,11 +283,8 @@ int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokErro
         }
         i += n;
     }
-    if (start) {
-        *w++ = '\0';
-        if ((rc = tokenlist_push(out, start)) != TT_OK)
-            goto fail;
-    }
+    if (start && (rc = push_word(out, start, &w, english)) != TT_OK)
+        goto fail;
     free(norm);
     return TT_OK;
 fail:

@@ -26,8 +26,12 @@
 #include <stddef.h>
 
 typedef enum {
-    TOK_SRC = 0, /* English: NFC, case-folded */
-    TOK_TGT = 1, /* German: NFC, case kept */
+    TOK_SRC = 0,        /* English: NFC, case-folded, contractions expanded */
+    TOK_TGT = 1,        /* German: NFC, case kept */
+    TOK_SRC_CASED = 2,  /* English as typed: TOK_SRC without case folding, so token i is
+                           (unless folding changed the splitting) token
+                           i of TOK_SRC as the user wrote it (an expansion's first
+                           word keeps the typed case: "Don't" → "Do" "not") */
 } TokLang;
 
 /* The tokens of one text. */

@@ -168,7 +168,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     /* The case-kept spelling of each source token, for copying unknown words (names).
      * Case folding can change how a text splits; then the folded tokens stand in. Out
      * of memory fails the sentence: it must not change the words shown. */
-    rc = tokenize(&tr->surface, text, len, TOK_TGT, NULL);
+    rc = tokenize(&tr->surface, text, len, TOK_SRC_CASED, NULL);
     if (rc == TT_ENOMEM) {
         set_error(err, errlen, status_message(rc));
         goto fail;

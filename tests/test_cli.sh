@@ -185,11 +185,18 @@ expect_in "trace --input 4×5 file: they agree" "$OUT" "they agree"
 # ---------------------------------------------------------------------------------------
 # tokenize
 
-run tokenize "This is an example." "Don't stop, well-known!"
+run tokenize "This is an example." "The dog's well-known!"
 expect_code "tokenize two texts: exit 0" 0
 expect_file_eq "tokenize: one line per text, case-folded, punctuation split" "$OUT" \
 "this is an example .
-don't stop , well-known !"
+the dog's well-known !"
+run tokenize "I DON'T see it." "I do not see it." "It’s"
+expect_file_eq "tokenize: contractions become their long forms" "$OUT" \
+"i do not see it .
+i do not see it .
+it is"
+run tokenize --help
+expect_in "tokenize --help: names the contractions" "$OUT" "we're and they're"
 run tokenize --lang tgt "Das Mädchen öffnet die Tür."
 expect_file_eq "tokenize --lang tgt: case and umlauts kept" "$OUT" "Das Mädchen öffnet die Tür ."
 printf 'Ma\314\210dchen\n' >"$TMP/nfd.txt"

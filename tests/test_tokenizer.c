@@ -54,7 +54,7 @@ static void test_tokenizer_english_table(void **state)
         {"This is an example.", "this is an example ."},
         {"this is an example", "this is an example"},
         {"THIS  IS\tAN   EXAMPLE", "this is an example"},
-        {"Don't stop, well-known (test)!", "don't stop , well-known ( test ) !"},
+        {"Won't stop, well-known (test)!", "won't stop , well-known ( test ) !"},
         {"'quoted' words", "' quoted ' words"},
         {"end- -start", "end - - start"},
         {"rock 'n' roll", "rock ' n ' roll"},
@@ -63,7 +63,7 @@ static void test_tokenizer_english_table(void **state)
         {"a\xc2\xa0" "b", "a b"},              /* U+00A0 no-break space (Zs) */
         {"a\xe3\x80\x80" "b", "a b"},          /* U+3000 ideographic space */
         {"a\xe2\x80\xa8" "b", "a b"},          /* U+2028 line separator (Zl) */
-        {"it\xe2\x80\x99s", "it\xe2\x80\x99s"}, /* ’ inside a word */
+        {"dog\xe2\x80\x99s", "dog\xe2\x80\x99s"}, /* ’ inside a word */
         {"\xc3\x84RGER", "\xc3\xa4rger"},        /* ÄRGER folds to ärger */
         {"", ""},
         {"   \t ", ""},
@@ -71,6 +71,57 @@ static void test_tokenizer_english_table(void **state)
     };
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++)
         expect_tokens(CASES[i][0], TOK_SRC, CASES[i][1]);
+}
+
+/* English contractions become their expansions, whatever the case and apostrophe, and
+ * only as whole words. */
+static void test_tokenizer_contractions_expand(void **state)
+{
+    (void)state;
+    static const char *const CASES[][2] = {
+        {"I don't see the dog", "i do not see the dog"},
+        {"DON'T", "do not"},
+        {"Don\xe2\x80\x99t", "do not"},                 /* ’ U+2019 */
+        {"it doesn't.", "it does not ."},                   /* punctuation after it */
+        {"isn't? aren't!", "is not ? are not !"},
+        {"I'm here", "i am here"},
+        {"you're he's she's it's", "you are he is she is it is"},
+        {"We\xe2\x80\x99re, they're", "we are , they are"},
+        {"(don't)", "( do not )"},
+        {"don'tx xdon't don' 'don't", "don'tx xdon't don ' ' do not"}, /* not whole words */
+        {"do n't", "do n't"},
+        {"don''t", "don ' ' t"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++)
+        expect_tokens(CASES[i][0], TOK_SRC, CASES[i][1]);
+}
+
+/* "I don't see the dog" and "I do not see the dog" give identical token lists. */
+static void test_tokenizer_contraction_same_as_expansion(void **state)
+{
+    (void)state;
+    TokenList a, b;
+    assert_int_equal(tokenize(&a, "I don't see the dog", 19, TOK_SRC, NULL), TT_OK);
+    assert_int_equal(tokenize(&b, "I do not see the dog", 20, TOK_SRC, NULL), TT_OK);
+    assert_int_equal(a.n, b.n);
+    for (int i = 0; i < a.n; i++)
+        assert_string_equal(a.tok[i], b.tok[i]);
+    tokenlist_free(&b);
+    tokenlist_free(&a);
+}
+
+/* The case-kept English tokenization splits as the folded one and keeps the typed case
+ * of an expansion's first word; German is never expanded. */
+static void test_tokenizer_contractions_by_side(void **state)
+{
+    (void)state;
+    expect_tokens("Anna DOESN'T see Bob", TOK_SRC_CASED, "Anna DOES not see Bob");
+    expect_tokens("I'm", TOK_SRC_CASED, "I am");
+    expect_tokens("They\xe2\x80\x99re", TOK_SRC_CASED, "They are");
+    expect_tokens("don't", TOK_TGT, "don't");
+    /* Many contractions in a row fill the token buffer to its bound. */
+    expect_tokens("i'm i'm i'm", TOK_SRC, "i am i am i am");
+    expect_tokens("i'm", TOK_SRC, "i am");
 }
 
 /* German keeps its case and its umlauts and ß; NFD input becomes the NFC token. */
@@ -247,6 +298,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tokenizer_english_table),
+        cmocka_unit_test(test_tokenizer_contractions_expand),
+        cmocka_unit_test(test_tokenizer_contraction_same_as_expansion),
+        cmocka_unit_test(test_tokenizer_contractions_by_side),
         cmocka_unit_test(test_tokenizer_german_table),
         cmocka_unit_test(test_tokenizer_case_folding_by_side),
         cmocka_unit_test(test_tokenizer_invalid_utf8_classes),
