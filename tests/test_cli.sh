@@ -909,6 +909,18 @@ toytrans translate: line 4: not in the vocabulary: zorblax"
         fail "translate: contraction" "$(tr '\n' '|' <"$OUT")"
     fi
 
+    # inspect marks the words the vocabulary lacks, with a legend.
+    run inspect --svg "$TMP/unk.svg" --html "$TMP/unk.html" "Anna sees the computer"
+    expect_code "inspect with unknown words: exit 0" 0
+    expect_in "inspect: unknown source words marked" "$OUT" "source: anna? sees the computer? </s>"
+    expect_in "inspect: the legend of the mark" "$OUT" "? not in the vocabulary"
+    expect_in "inspect --svg: the mark" "$TMP/unk.svg" 'computer<tspan class="unknown"'
+    expect_in "inspect --svg: the legend" "$TMP/unk.svg" "? not in the vocabulary</text>"
+    expect_in "inspect --html: the mark" "$TMP/unk.html" 'class="src-token unknown"'
+    expect_in "inspect --html: the legend" "$TMP/unk.html" '<p id="unknown-legend">'
+    run inspect "I see the dog"
+    expect_not_in "inspect: no legend without unknown words" "$OUT" "not in the vocabulary"
+
     # eval per construction (tests/fixtures/constructions.tsv, written by hand: the
     # shipped model gets every sentence right, and line 5's reference is wrong on purpose).
     run eval --test tests/fixtures/constructions.tsv
