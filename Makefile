@@ -115,7 +115,7 @@ CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all deps bench bench-deps demo corpus vocab model test check-unit check-cli asan valgrind clean \
+.PHONY: all deps bench bench-deps coverage-measure demo corpus vocab model test check-unit check-cli asan valgrind clean \
         fuzz fuzz-deps fuzz-replay \
         browser-deps test-browser lint crash-test
 .DEFAULT_GOAL := all
@@ -237,6 +237,11 @@ check-unit: $(TEST_BIN)
 # bench/results.md (bench/run.sh says what is measured and how).
 bench: $(BIN) $(BENCH) bench-deps
 	@sh bench/run.sh ./$(BIN) ./$(BENCH)
+
+# How often translate's "not translated" warning fires on correct and on wrong
+# translations, per threshold (docs/honesty.md); not part of `make test`.
+coverage-measure: $(BIN)
+	@sh bench/coverage.sh ./$(BIN)
 
 check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"

@@ -64,6 +64,18 @@ int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, 
     return 0;
 }
 
+int cli_parse_double(const char *cmd, const char *opt, const char *arg, double min,
+                     double max, double *out)
+{
+    char *end;
+    const double v = strtod(arg, &end);
+    if (end == arg || *end != '\0' || isspace((unsigned char)arg[0]) || !(v >= min && v <= max))
+        return cli_usage_error(cmd, "%s: '%s' is not a number from %g to %g", opt, arg, min,
+                               max);
+    *out = v;
+    return 0;
+}
+
 int cli_parse_head(const char *cmd, const char *arg, long *out)
 {
     if (strcmp(arg, "mean") == 0) {

@@ -24,6 +24,10 @@ typedef int (*CliCommandFn)(int argc, char **argv);
 int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max,
                    long *out);
 
+/* As cli_parse_long for a decimal number in [min, max] (NaN is refused). */
+int cli_parse_double(const char *cmd, const char *opt, const char *arg, double min,
+                     double max, double *out);
+
 /* As cli_parse_long for an unsigned 64-bit value (a seed). */
 int cli_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t *out);
 

@@ -6,6 +6,10 @@
  * (bleu.h), against the target column and any --ref files. The time is wall-clock time
  * for translating and scoring, model loading excluded.
  *
+ * A test file whose lines carry a construction label (a third column) also gets exact
+ * match per construction, in the order the labels first appear, so a weakness in one
+ * construction is not averaged away.
+ *
  * The whole test set is read and checked before the first translation, so a malformed
  * line or a reference file of the wrong length fails in a moment, not after the run.
  * A malformed TSV line stops the run (exit 4) unless --skip-bad-lines is given, as in
@@ -43,11 +47,14 @@ static void eval_usage(FILE *out)
     fputs("Usage: toytrans eval --test FILE [OPTIONS]\n"
           "\n"
           "Translates the source column of a test file (source TAB reference, one pair per\n"
-          "line) and scores the translations:\n"
+          "line, optionally TAB construction) and scores the translations:\n"
           "  - BLEU as sacreBLEU computes it by default (13a tokenizer, mixed case, 4-grams,\n"
           "    'exp' smoothing, closest reference length), printed as sacreBLEU prints it;\n"
           "  - exact match: translations identical to the reference column, byte for byte;\n"
-          "  - the wall-clock time taken, and sentences per second.\n"
+          "  - the wall-clock time taken, and sentences per second;\n"
+          "  - when lines have a third column, a construction label made of a-z, 0-9 and\n"
+          "    '-' (such as coord-clause or do-question), exact match per construction:\n"
+          "    sentences, exact, %% — in the order the labels first appear.\n"
           "\n"
           "Options:\n"
           "  --test FILE        the test file (required; '-' reads standard input)\n"
@@ -136,12 +143,40 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The table of exact match per construction: counts[2*k] sentences and counts[2*k+1]
+ * exact matches of label k; exact is the whole set's. */
+static void print_constructions(const EvalSet *set, const long *counts, long exact)
+{
+    int width = (int)strlen("construction");
+    for (size_t k = 0; k < set->n_labels; k++)
+        if ((int)strlen(set->labels[k]) > width)
+            width = (int)strlen(set->labels[k]);
+    printf("exact match by construction:\n");
+    printf("  %-*s  %9s  %6s  %7s\n", width, "construction", "sentences", "exact", "%");
+    long none = (long)set->n, none_exact = exact;
+    for (size_t k = 0; k < set->n_labels; k++) {
+        printf("  %-*s  %9ld  %6ld  %7.2f\n", width, set->labels[k], counts[2 * k],
+               counts[2 * k + 1], 100.0 * (double)counts[2 * k + 1] / (double)counts[2 * k]);
+        none -= counts[2 * k];
+        none_exact -= counts[2 * k + 1];
+    }
+    /* Lines without a label, so that the rows add up to the whole. */
+    if (none > 0)
+        printf("  %-*s  %9ld  %6ld  %7.2f\n", width, "(none)", none, none_exact,
+               100.0 * (double)none_exact / (double)none);
+}
+
 /* Translates and scores every pair; prints the results. Returns the exit code. */
 static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
 {
     Bleu bleu;
     bleu_init(&bleu);
     long exact = 0, failed = 0;
+    long *by_label = calloc(set->n_labels ? set->n_labels * 2 : 1, sizeof *by_label);
+    if (!by_label) {
+        fprintf(stderr, "toytrans eval: %s\n", status_message(TT_ENOMEM));
+        return TT_EXIT_IO;
+    }
     int code = 0;
     char err[512];
     const double start = seconds_now();
@@ -160,7 +195,12 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
             code = status_exit_code(rc);
             break;
         }
-        exact += strcmp(hyp, set->tgt[i]) == 0;
+        const int same = strcmp(hyp, set->tgt[i]) == 0;
+        exact += same;
+        if (set->label_of[i] >= 0) {
+            by_label[2 * set->label_of[i]]++;
+            by_label[2 * set->label_of[i] + 1] += same;
+        }
         rc = bleu_add(&bleu, hyp, set->refs + i * (size_t)set->n_refs, set->n_refs);
         if (rc != TT_OK) {
             fprintf(stderr, "toytrans eval: %s:%ld: BLEU: %s\n", o->test_path,
@@ -181,6 +221,8 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
         printf("%s\n", line);
         printf("exact match: %ld/%zu = %.2f%%\n", exact, set->n, 100.0 * (double)exact / n);
         printf("time: %.3f s, %.1f sentences/s\n", secs, secs > 0.0 ? n / secs : 0.0);
+        if (set->n_labels)
+            print_constructions(set, by_label, exact);
         if (failed) {
             fprintf(stderr, "toytrans eval: %ld source%s could not be translated\n", failed,
                     failed == 1 ? "" : "s");
@@ -188,6 +230,7 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
         }
     }
     bleu_free(&bleu);
+    free(by_label);
     return code;
 }
 

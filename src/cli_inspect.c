@@ -329,9 +329,16 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
     if (no > 1)
         putchar('\n');
     printf("source:");
-    for (int j = 0; j < r.src->n; j++)
-        printf(" %s", r.src->tok[j]);
-    printf("%s\ntranslation: %s\n", r.src->n ? " </s>" : "", r.text);
+    int unknown = 0;
+    for (int j = 0; j < r.src->n; j++) {
+        const int mark = r.kind[j] != TR_WORD_KNOWN;
+        printf(" %s%s", r.src->tok[j], mark ? INSPECT_UNKNOWN_MARK : "");
+        unknown += mark;
+    }
+    printf("%s\n", r.src->n ? " </s>" : "");
+    if (unknown)
+        printf("        " INSPECT_UNKNOWN_MARK " " INSPECT_UNKNOWN_LEGEND "\n");
+    printf("translation: %s\n", r.text);
     if (t->n == 0)
         return run->o->svg_path || run->o->html_path ? inspect_files(run, &r, text, len)
                                                      : TT_EXIT_OK;

@@ -5,6 +5,10 @@
  * command works inside a pipe. A line that cannot be translated (invalid UTF-8, too many
  * tokens) gets an error on stderr naming it — in --json an object with "error" — and the
  * run goes on; the exit status reports it at the end.
+ *
+ * What the translator reports as doubtful (translator.h, step 5) becomes one warning line
+ * per input line and kind on stderr: words not in the vocabulary, content words the
+ * decoder hardly attended to. With --strict an unknown word makes the line an error.
  */
 #include "cli.h"
 #include "decode.h"
@@ -28,6 +32,8 @@ typedef struct {
     const char *prefix_text;
     long beam, max_len, alternatives;
     int json, scores, keep_unk;
+    int strict;            /* --strict: a line with an unknown word is an error */
+    double coverage_min;   /* --coverage-min */
     int alignment;         /* --alignment: ALIGN_NONE, ALIGN_HARD or ALIGN_SOFT */
     long layer, head;      /* its decoder layer (-1: the last) and head (HEATMAP_HEAD_MEAN) */
 } TranslateOptions;
@@ -44,7 +50,7 @@ typedef struct {
 
 static void translate_usage(FILE *out)
 {
-    fputs("Usage: toytrans translate [OPTIONS] [TEXT...]\n"
+    fprintf(out, "Usage: toytrans translate [OPTIONS] [TEXT...]\n"
           "\n"
           "Translates each TEXT, or each line of standard input, from English to German,\n"
           "one output line per input line. The encoder reads the whole sentence; the\n"
@@ -63,6 +69,11 @@ static void translate_usage(FILE *out)
           "                     attention weights of every step\n"
           "  --keep-unk         show <unk> instead of copying the source word the decoder\n"
           "                     attended to most\n"
+          "  --strict           a line with a word not in the vocabulary (not a name) is an\n"
+          "                     error: an empty output line (--json: an \"error\" object),\n"
+          "                     exit 4 at the end; the other lines are still translated\n"
+          "  --coverage-min X   warn about a content word whose coverage is below X\n"
+          "                     (default %.2f; 0: never)\n"
           "  --alignment hard|soft  after ' ||| ', word alignments read from cross-attention\n"
           "                     (Marian's format, 0-based token indices, </s> left out):\n"
           "                     hard: 'src-tgt' pairs, the most attended source token per\n"
@@ -72,16 +83,30 @@ static void translate_usage(FILE *out)
           "  --head H|mean      the head alignments read, from 0, or the mean (default)\n"
           "  -h, --help         show this help\n"
           "\n"
+          "Warnings, one line per input line on stderr (\"argument N\" or \"line N\" of\n"
+          "standard input), and in --json the lists \"unknown_words\", \"names\",\n"
+          "\"not_translated\" and \"coverage\":\n"
+          "  line N: not in the vocabulary: W, ...   source words the model does not know.\n"
+          "     An unknown word is a name, copied through and not warned about, when it is\n"
+          "     written capitalised (Anna, not anna or NASA) and is not the first word, or\n"
+          "     is the first word and the translation copied it.\n"
+          "  line N: not translated: W, ...   content words (not punctuation, not a\n"
+          "     function word such as the, a, is, do, not) whose coverage, the last decoder\n"
+          "     layer's cross-attention summed over the output words (heads averaged, the\n"
+          "     final </s> left out), is below --coverage-min. Only a warning, even with\n"
+          "     --strict: attention is evidence, not proof.\n"
+          "\n"
           "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 some line could not\n"
-          "be translated (the others were), 5 output failed or the model could not be read\n"
-          "(locked by another process's write for longer than 5 s).\n",
-          out);
+          "be translated, or had an unknown word with --strict (the others were), 5 output\n"
+          "failed or the model could not be read (locked by another process's write for\n"
+          "longer than 5 s).\n",
+          (double)TRANSLATOR_COVERAGE_MIN);
 }
 
 static int translate_parse(TranslateOptions *o, int argc, char **argv)
 {
     enum { O_MODEL = 256, O_PREFIX, O_BEAM, O_MAXLEN, O_JSON, O_SCORES, O_ALT, O_KEEP,
-           O_ALIGN, O_LAYER, O_HEAD };
+           O_ALIGN, O_LAYER, O_HEAD, O_STRICT, O_COVMIN };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"prefix", required_argument, NULL, O_PREFIX},
@@ -94,6 +119,8 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         {"alignment", required_argument, NULL, O_ALIGN},
         {"layer", required_argument, NULL, O_LAYER},
         {"head", required_argument, NULL, O_HEAD},
+        {"strict", no_argument, NULL, O_STRICT},
+        {"coverage-min", required_argument, NULL, O_COVMIN},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -101,6 +128,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
     o->beam = 1;
     o->layer = -1;
     o->head = HEATMAP_HEAD_MEAN;
+    o->coverage_min = TRANSLATOR_COVERAGE_MIN;
     optind = 1;
     opterr = 0;
     int c, rc;
@@ -133,6 +161,14 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             break;
         case O_KEEP:
             o->keep_unk = 1;
+            break;
+        case O_STRICT:
+            o->strict = 1;
+            break;
+        case O_COVMIN:
+            if ((rc = cli_parse_double("translate", "--coverage-min", optarg, 0.0, 1e6,
+                                       &o->coverage_min)))
+                return rc;
             break;
         case O_ALIGN:
             if (strcmp(optarg, "hard") == 0)
@@ -242,12 +278,46 @@ static void write_plain(const TranslateRun *run, const TranslatorResult *r)
     putchar('\n');
 }
 
+/* The name of input number no in messages: "line N" of standard input, "argument N". */
+static const char *input_kind(const TranslateRun *run)
+{
+    return run->from_stdin ? "line" : "argument";
+}
+
+/* Writes into buf (size bytes) "WHAT: w1, w2, ..." for the source words j with
+ * pick(r, j), as typed; returns the number of words. */
+typedef int (*WordPick)(const TranslatorResult *r, int j);
+static int pick_unknown(const TranslatorResult *r, int j)
+{
+    return r->kind[j] == TR_WORD_UNKNOWN;
+}
+static int pick_uncovered(const TranslatorResult *r, int j)
+{
+    return r->uncovered[j] != 0;
+}
+static int word_list(char *buf, size_t size, const char *what, const TranslatorResult *r,
+                     WordPick pick)
+{
+    int n = 0;
+    size_t used = (size_t)snprintf(buf, size, "%s:", what);
+    for (int j = 0; j < r->src->n; j++) {
+        if (!pick(r, j))
+            continue;
+        if (used < size)
+            used += (size_t)snprintf(buf + used, size - used, "%s %s", n ? "," : "",
+                                     r->surface->tok[j]);
+        n++;
+    }
+    if (used >= size && size > 4)
+        memcpy(buf + size - 4, "...", 4); /* a cut list says so */
+    return n;
+}
+
 /* Reports a line that cannot be translated, keeping the output aligned. */
 static int line_error(const TranslateRun *run, const char *line, size_t len, long no, int code,
                       const char *what)
 {
-    fprintf(stderr, "toytrans translate: %s %ld: %s\n", run->from_stdin ? "line" : "argument",
-            no, what);
+    fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, what);
     if (run->o->json) {
         JsonWriter w;
         json_init(&w, stdout);
@@ -271,6 +341,17 @@ static int translate_line(const char *line, size_t len, long no, void *ctx)
     int rc = translator_run(&run->tr, line, len, &r, err, sizeof err);
     if (rc != TT_OK)
         return line_error(run, line, len, no, status_exit_code(rc), err);
+    char words[1024];
+    if (r.n_unknown) {
+        word_list(words, sizeof words, "not in the vocabulary", &r, pick_unknown);
+        if (run->o->strict)
+            return line_error(run, line, len, no, TT_EXIT_INPUT, words);
+        fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, words);
+    }
+    if (r.n_uncovered) {
+        word_list(words, sizeof words, "not translated", &r, pick_uncovered);
+        fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, words);
+    }
     if (run->o->json)
         write_json(run, line, len, &r);
     else
@@ -310,6 +391,7 @@ int cli_translate(int argc, char **argv)
         .max_len = (int)o.max_len,
         .alternatives = (int)o.alternatives,
         .keep_unk = o.keep_unk,
+        .coverage_min = (float)o.coverage_min,
         .prefix = o.prefix_text,
     };
     rc = translator_init(&run.tr, &m, &to, err, sizeof err);

@@ -31,6 +31,10 @@ void evalset_free(EvalSet *s)
         free(s->tgt[i]);
         free(s->src[i]);
     }
+    for (size_t i = 0; i < s->n_labels; i++)
+        free(s->labels[i]);
+    free(s->labels);
+    free(s->label_of);
     free(s->line_no);
     free(s->tgt);
     free(s->src);
@@ -45,6 +49,25 @@ static char *dup_n(const char *text, size_t len)
         p[len] = '\0';
     }
     return p;
+}
+
+/* Sets *index to label's place in s->labels, adding it (copied) if it is new. A test
+ * set has a handful of constructions, so a linear search is enough. */
+static int find_label(EvalSet *s, const char *label, int *index)
+{
+    for (size_t i = 0; i < s->n_labels; i++)
+        if (strcmp(s->labels[i], label) == 0) {
+            *index = (int)i;
+            return TT_OK;
+        }
+    char **labels = realloc(s->labels, (s->n_labels + 1) * sizeof *labels);
+    if (!labels)
+        return TT_ENOMEM;
+    s->labels = labels;
+    if (!(labels[s->n_labels] = dup_n(label, strlen(label))))
+        return TT_ENOMEM;
+    *index = (int)s->n_labels++;
+    return TT_OK;
 }
 
 /* Appends a pair (copied). */
@@ -64,7 +87,17 @@ static int add_pair(EvalSet *s, const TsvPair *pair)
         if (!line_no)
             return TT_ENOMEM;
         s->line_no = line_no;
+        int *label_of = realloc(s->label_of, cap * sizeof *label_of);
+        if (!label_of)
+            return TT_ENOMEM;
+        s->label_of = label_of;
         s->cap = cap;
+    }
+    int label = -1;
+    if (pair->label) {
+        int rc = find_label(s, pair->label, &label);
+        if (rc != TT_OK)
+            return rc;
     }
     char *src = dup_n(pair->src, pair->src_len), *tgt = dup_n(pair->tgt, pair->tgt_len);
     if (!src || !tgt) {
@@ -75,6 +108,7 @@ static int add_pair(EvalSet *s, const TsvPair *pair)
     s->src[s->n] = src;
     s->tgt[s->n] = tgt;
     s->line_no[s->n] = pair->line_no;
+    s->label_of[s->n] = label;
     s->n++;
     return TT_OK;
 }
@@ -86,6 +120,7 @@ static int read_tsv(EvalSet *s, const char *path, int skip_bad, FILE *report, ch
     int rc = tsv_open(&r, path, err, errlen);
     if (rc != TT_OK)
         return rc;
+    r.labels = 1;
     TsvPair pair;
     for (;;) {
         rc = tsv_next(&r, &pair, err, errlen);

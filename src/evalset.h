@@ -12,6 +12,11 @@
  * line without a newline counts. An empty reference line is no reference (BLEU drops it,
  * as sacreBLEU does); the target column is never empty.
  *
+ * A line may have a third column, a label naming the sentence's construction
+ * ("coord-clause", tsv.h); the labels let evaluation report exact match per
+ * construction. A file without any has n_labels 0 and is evaluated as a whole only; in a
+ * file with some, a line without one belongs to no construction.
+ *
  * A malformed TSV line (tsv.h says which) either stops the load, or, with skip_bad, is
  * reported and left out, and counted.
  */
@@ -27,6 +32,9 @@ typedef struct {
     char **src;          /* (n) source sentences, NUL-terminated UTF-8; owned */
     char **tgt;          /* (n) target column, never empty; owned */
     long *line_no;       /* (n) the TSV line of each pair, 1-based, increasing */
+    int *label_of;       /* (n) each pair's construction, an index into labels, or -1 */
+    size_t n_labels;     /* distinct construction labels, >= 0 */
+    char **labels;       /* (n_labels) the labels in the order they first appear; owned */
     const char **refs;   /* (n, n_refs) pair i's references at [i * n_refs + k]; k = 0 is
                             tgt[i], k >= 1 the line of reference file k; views */
     long lines;          /* lines in the TSV file, blank and malformed ones included */

@@ -91,6 +91,22 @@ static const char *source_label(const TranslatorResult *r, int j)
     return j < r->src->n ? r->src->tok[j] : VOCAB_SPECIAL[VOCAB_EOS];
 }
 
+/* Whether source token j (</s> is never) is not in the model's vocabulary: a name or an
+ * unknown word, marked with INSPECT_UNKNOWN_MARK. */
+static int source_unknown(const TranslatorResult *r, int j)
+{
+    return j < r->src->n && r->kind[j] != TR_WORD_KNOWN;
+}
+
+/* The number of source tokens source_unknown marks. */
+static int count_unknown(const TranslatorResult *r)
+{
+    int n = 0;
+    for (int j = 0; j < r->src->n; j++)
+        n += source_unknown(r, j);
+    return n;
+}
+
 /* Weight w clamped to 0..1 (NaN as 0). */
 static double clamp01(float w)
 {
@@ -129,9 +145,10 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
     for (int i = 0; i < T; i++)
         row_chars = text_chars(r->words[i]) > row_chars ? text_chars(r->words[i]) : row_chars;
     for (int j = 0; j < S; j++) {
-        const int n = text_chars(source_label(r, j));
+        const int n = text_chars(source_label(r, j)) + source_unknown(r, j);
         col_chars = n > col_chars ? n : col_chars;
     }
+    const int unknown = count_unknown(r);
     const int rotate = col_chars > SVG_ROTATE_MIN;
     const int cell = INSPECT_SVG_CELL;
     const double left = 20 + row_chars * SVG_CHAR_W + 10;
@@ -144,7 +161,7 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
                            (double)len * SVG_CHAR_W * 1.15; /* len bytes: an upper bound */
     if (title_w > width)
         width = title_w;
-    const double height = top + legend_h + 28;
+    const double height = top + legend_h + 28 + (unknown ? 20 : 0);
 
     char sub[160];
     if (head == HEATMAP_HEAD_MEAN)
@@ -191,6 +208,9 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
         else
             fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x, y);
         put_str(out, source_label(r, j));
+        if (source_unknown(r, j))
+            fputs("<tspan class=\"unknown\" fill=\"#b00020\" font-weight=\"bold\">"
+                  INSPECT_UNKNOWN_MARK "</tspan>", out);
         fputs("</text>\n", out);
     }
     fputs("</g>\n<g id=\"target-labels\" font-size=\"12\" fill=\"#222222\">\n", out);
@@ -231,6 +251,10 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
             legend_x + 22, top + legend_h);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#666666\">weight</text>\n",
             legend_x - 4, top + legend_h + 18);
+    if (unknown)
+        fprintf(out, "<text id=\"unknown-legend\" x=\"20\" y=\"%.1f\" font-size=\"12\" "
+                     "fill=\"#b00020\">" INSPECT_UNKNOWN_MARK " " INSPECT_UNKNOWN_LEGEND
+                     "</text>\n", height - 10);
     fputs("</svg>\n", out);
     return ferror(out) ? TT_EIO : TT_OK;
 }
@@ -334,6 +358,9 @@ static void put_script_json(FILE *out, const char *s, size_t n)
 static const char HTML_STYLE[] =
     "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\n"
     "h1{font-size:1.2em}\n"
+    ".src-token.unknown::after{content:'" INSPECT_UNKNOWN_MARK "';color:#b00020;"
+    "font-weight:bold}\n"
+    "#unknown-legend{color:#b00020}\n"
     "#controls label{margin-right:1em}\n"
     "#target,#source{margin:.6em 0;line-height:2.2em}\n"
     "#target span,#source span{padding:.25em .45em;margin:0 .1em;border-radius:4px;"
@@ -525,11 +552,18 @@ int inspect_write_html(FILE *out, const TranslatorResult *r, const float *encode
     }
     fputs("</div>\n<div id=\"source\">", out);
     for (int j = 0; j < t->S; j++) {
-        fprintf(out, "%s<span class=\"src-token\" data-index=\"%d\">", j ? " " : "", j);
+        fprintf(out, "%s<span class=\"src-token%s\" data-index=\"%d\"%s>", j ? " " : "",
+                source_unknown(r, j) ? " unknown" : "", j,
+                source_unknown(r, j) ? " title=\"" INSPECT_UNKNOWN_LEGEND "\"" : "");
         put_str(out, source_label(r, j));
         fputs("</span>", out);
     }
-    fputs("</div>\n<div id=\"status\"></div>\n<table id=\"heatmap\"></table>\n"
+    if (count_unknown(r))
+        fputs("</div>\n<p id=\"unknown-legend\">" INSPECT_UNKNOWN_MARK " "
+              INSPECT_UNKNOWN_LEGEND "</p>", out);
+    else
+        fputs("</div>", out);
+    fputs("\n<div id=\"status\"></div>\n<table id=\"heatmap\"></table>\n"
           "<script id=\"data\" type=\"application/json\">", out);
     put_script_json(out, json, n);
     fputs("</script>\n<script>\n", out);

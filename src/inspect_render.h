@@ -23,13 +23,20 @@
 
 #define INSPECT_SVG_CELL 36 /* pixels per heatmap cell, both ways */
 
+/* The mark after a source token the model's vocabulary lacks (a name or an unknown
+ * word, TranslatorResult.kind), and the legend line that explains it. */
+#define INSPECT_UNKNOWN_MARK "?"
+#define INSPECT_UNKNOWN_LEGEND "not in the vocabulary"
+
 /* Writes the cross-attention heatmap of r (decoder layer `layer`, head `head` or
  * HEATMAP_HEAD_MEAN) as an SVG 1.1 document: a title line with the sentence (len bytes
  * of UTF-8, as typed) and its translation, the decoded words (</s> included) down the
  * left, the source tokens (</s> included) across the top (rotated when long), one
  * <rect class="cell"> per (word, token) shaded white → dark blue by weight with a
  * <title> tooltip "word → token: 0.1234", and a colour scale legend 0 → 1
- * (<rect id="legend">). Returns TT_OK; TT_EINVAL (r has no decoded word, layer or head
+ * (<rect id="legend">). A source token not in the vocabulary is followed by a red
+ * <tspan class="unknown">?</tspan>, and then a <text id="unknown-legend"> line says
+ * "? not in the vocabulary". Returns TT_OK; TT_EINVAL (r has no decoded word, layer or head
  * out of range, out NULL); TT_EIO (out reported an error). */
 int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence, size_t len,
                       int layer, int head);
@@ -41,7 +48,9 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
  *   <div id="target"> a marker <span id="bos" class="bos-marker">&lt;s&gt;</span>, then
  *     <span class="tgt-word" data-index="i"> per decoded word (</s> included);
  *   <div id="source"> <span class="src-token" data-index="j"> per source token (</s>
- *     included);
+ *     included); a token not in the vocabulary also has class "unknown" (a red "?"
+ *     after it, by CSS, so its text stays the token) and a title, and then
+ *     <p id="unknown-legend"> "? not in the vocabulary" follows the div;
  *   <table id="heatmap"> (redrawn for the current kind, layer and head; every cell a
  *     title tooltip) and <div id="status"> (e.g. "cross-attention, layer 1, mean of 4
  *     heads");

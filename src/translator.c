@@ -8,13 +8,14 @@
  */
 #include "translator.h"
 
+#include "heatmap.h"
 #include "json.h"
-
 #include "status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 /* Copies msg into err when there is room for anything. */
 static void set_error(char *err, size_t errlen, const char *msg)
@@ -30,6 +31,9 @@ void translator_free(Translator *tr)
     free(tr->text);
     tokenlist_free(&tr->surface);
     tokenlist_free(&tr->src);
+    free(tr->uncovered);
+    free(tr->coverage);
+    free(tr->kind);
     free(tr->words);
     free(tr->tokens);
     free(tr->src_ids);
@@ -78,7 +82,7 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     const int max_len = m->config.max_len;
     if (o->beam < 1 || o->beam > DECODE_MAX_BEAM || o->max_len < 0 ||
         (o->max_len > 0 && o->max_len < 2) || o->alternatives < 0 ||
-        o->alternatives > DECODE_MAX_ALTERNATIVES) {
+        o->alternatives > DECODE_MAX_ALTERNATIVES || !(o->coverage_min >= 0.0f)) {
         if (err && errlen > 0)
             snprintf(err, errlen, "translator options out of range (beam %d, max_len %d, "
                                   "alternatives %d)", o->beam, o->max_len, o->alternatives);
@@ -87,6 +91,7 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     tr->model = m;
     tr->beam = o->beam;
     tr->keep_unk = o->keep_unk != 0;
+    tr->coverage_min = o->coverage_min;
     tr->limit = o->max_len && o->max_len < max_len ? o->max_len : max_len;
 
     int rc = decoder_init(&tr->dec, m, o->beam);
@@ -96,7 +101,11 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
         tr->src_ids = malloc(sizeof(int) * (size_t)max_len);
         tr->tokens = malloc(sizeof(char *) * (size_t)max_len);
         tr->words = malloc(sizeof(char *) * (size_t)max_len);
-        if (!tr->src_ids || !tr->tokens || !tr->words)
+        tr->kind = malloc(sizeof(int) * (size_t)max_len);
+        tr->coverage = malloc(sizeof(float) * (size_t)max_len);
+        tr->uncovered = malloc((size_t)max_len);
+        if (!tr->src_ids || !tr->tokens || !tr->words || !tr->kind || !tr->coverage ||
+            !tr->uncovered)
             rc = TT_ENOMEM;
     }
     if (rc != TT_OK)
@@ -138,6 +147,112 @@ static const char *output_word(const Translator *tr, const TokenList *surface, i
 static int text_tokens(const Translation *t)
 {
     return t->n > 0 && t->ids[t->n - 1] == VOCAB_EOS && t->n > t->n_forced ? t->n - 1 : t->n;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * What the translation may have got wrong
+ */
+
+/* Source words whose coverage is not checked, because a correct German translation need
+ * not attend to them: articles (their gender and case travel with the noun), the
+ * auxiliaries of questions and negation that German does not have (do, does), the
+ * copula, "not" (it may become part of "kein"), conjunctions and the most common
+ * prepositions. Folded spellings. docs/honesty.md explains how the list was chosen. */
+static const char *const FUNCTION_WORDS[] = {
+    "the", "a", "an", "and", "or", "but", "is", "are", "am", "was", "were", "be", "been",
+    "do", "does", "did", "not", "no", "to", "of", "in", "on", "at", "with", "for", "by",
+};
+
+/* Whether token is punctuation: the tokenizer makes every punctuation character a token
+ * of its own, so its first character decides. */
+static int is_punctuation(const char *token)
+{
+    utf8proc_int32_t cp;
+    if (utf8proc_iterate((const utf8proc_uint8_t *)token, -1, &cp) < 1)
+        return 0;
+    switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_PD:
+    case UTF8PROC_CATEGORY_PS:
+    case UTF8PROC_CATEGORY_PE:
+    case UTF8PROC_CATEGORY_PI:
+    case UTF8PROC_CATEGORY_PF:
+    case UTF8PROC_CATEGORY_PO:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int translator_is_function_word(const char *token)
+{
+    if (is_punctuation(token))
+        return 1;
+    for (size_t i = 0; i < sizeof FUNCTION_WORDS / sizeof FUNCTION_WORDS[0]; i++)
+        if (strcmp(token, FUNCTION_WORDS[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int translator_is_capitalised(const char *token)
+{
+    const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)token;
+    utf8proc_int32_t cp;
+    utf8proc_ssize_t n = utf8proc_iterate(p, -1, &cp);
+    if (n < 1)
+        return 0;
+    const utf8proc_category_t first = utf8proc_category(cp);
+    if (first != UTF8PROC_CATEGORY_LU && first != UTF8PROC_CATEGORY_LT)
+        return 0;
+    int rest = 0, rest_upper = 0;
+    for (p += n; *p; p += n) {
+        if ((n = utf8proc_iterate(p, -1, &cp)) < 1)
+            return 0;
+        rest++;
+        rest_upper += utf8proc_category(cp) == UTF8PROC_CATEGORY_LU;
+    }
+    return rest == 0 || rest_upper < rest;
+}
+
+/* Whether a generated <unk> of the last translation took its word from source token j. */
+static int copied(const Translator *tr, int j)
+{
+    const Translation *t = &tr->t;
+    for (int i = t->n_forced; i < t->n; i++)
+        if (t->ids[i] == VOCAB_UNK && translation_most_attended(t, tr->model, i) == j)
+            return 1;
+    return 0;
+}
+
+/* Fills kind, coverage and uncovered for the sentence just decoded. */
+static void assess(Translator *tr, const TokenList *surface, int n_text, TranslatorResult *out)
+{
+    const Translation *t = &tr->t;
+    const ModelConfig *c = &tr->model->config;
+    const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
+    int first = 0; /* the first word: the first token that is not punctuation */
+    while (first < tr->src.n && is_punctuation(tr->src.tok[first]))
+        first++;
+    for (int j = 0; j < t->S; j++) {
+        double sum = 0.0;
+        for (int i = 0; i < n_text; i++)
+            sum += (double)heatmap_weight(t, HEATMAP_CROSS, i, j, L - 1, HEATMAP_HEAD_MEAN, L,
+                                          H, N);
+        tr->coverage[j] = (float)sum;
+    }
+    for (int j = 0; j < tr->src.n; j++) {
+        int kind = TR_WORD_KNOWN;
+        if (tr->src_ids[j] == VOCAB_UNK)
+            kind = translator_is_capitalised(surface->tok[j]) && (j != first || copied(tr, j))
+                       ? TR_WORD_NAME
+                       : TR_WORD_UNKNOWN;
+        tr->kind[j] = kind;
+        tr->uncovered[j] = kind != TR_WORD_UNKNOWN && tr->coverage[j] < tr->coverage_min &&
+                           !translator_is_function_word(tr->src.tok[j]);
+        out->n_unknown += kind == TR_WORD_UNKNOWN;
+        out->n_names += kind == TR_WORD_NAME;
+        out->n_uncovered += tr->uncovered[j];
+    }
 }
 
 int translator_run(Translator *tr, const char *text, size_t len, TranslatorResult *out,
@@ -213,6 +328,10 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     out->tokens = tr->tokens;
     out->words = tr->words;
     out->n_text = n_text;
+    assess(tr, surface, n_text, out);
+    out->kind = tr->kind;
+    out->coverage = tr->coverage;
+    out->uncovered = tr->uncovered;
     return TT_OK;
 
 fail:
@@ -250,6 +369,21 @@ int translator_write_json(FILE *out, const TranslatorResult *r, const char *line
     for (int i = 0; i < t->n; i++)
         json_string(&w, r->tokens[i]);
     json_end_array(&w);
+    static const struct {
+        const char *key;
+        int kind; /* a TranslatorWordKind, or -1 for the uncovered words */
+    } WORD_LISTS[] = {
+        {"unknown_words", TR_WORD_UNKNOWN}, {"names", TR_WORD_NAME}, {"not_translated", -1}};
+    for (size_t k = 0; k < sizeof WORD_LISTS / sizeof WORD_LISTS[0]; k++) {
+        json_key(&w, WORD_LISTS[k].key);
+        json_begin_array(&w);
+        for (int j = 0; j < r->src->n; j++)
+            if (WORD_LISTS[k].kind < 0 ? r->uncovered[j] != 0 : r->kind[j] == WORD_LISTS[k].kind)
+                json_string(&w, r->surface->tok[j]);
+        json_end_array(&w);
+    }
+    json_key(&w, "coverage");
+    json_float_array(&w, r->coverage, t->S);
     json_key(&w, "steps");
     json_begin_array(&w);
     for (int i = 0; i < t->n; i++) {

@@ -13,7 +13,20 @@
  *      vocabulary token, or for <unk> the source word that the last decoder layer's
  *      cross-attention weighted most at that step, spelled as typed (case kept), so names
  *      pass through (unless keep_unk);
- *   4. join the words with the detokenizer; </s> is not a word.
+ *   4. join the words with the detokenizer; </s> is not a word;
+ *   5. say what the translation may have got wrong (docs/honesty.md):
+ *      - unknown words: source tokens not in the source vocabulary. One counts as a
+ *        name — the model was trained to copy those through <unk> — when it is written
+ *        capitalised (first letter upper or title case, the rest empty or not all upper
+ *        case: "Anna", not "NASA") and it is either not the sentence's first word (the
+ *        first token that is not punctuation) or the translation copied it (a generated
+ *        <unk> attended to it most). Every other unknown word is reported as unknown.
+ *      - coverage: for each source token (</s> included), the sum over the output
+ *        tokens that make the text (the prefix included, a final </s> not) of the last
+ *        decoder layer's cross-attention to it, heads averaged. A content word — a known
+ *        word or a name, not punctuation and not in the function-word table of
+ *        translator.c (the, a, and, is, do, not, ...) — whose coverage is below
+ *        coverage_min is reported as not translated.
  * The result is a set of views into the Translator, so a caller can print the text, the
  * scores, the alternatives or the full attention record without copying anything.
  *
@@ -29,6 +42,17 @@
 
 #include <stddef.h>
 
+/* The default coverage_min: the highest threshold that flags no correct translation
+ * of the test set (docs/honesty.md has the measurements). */
+#define TRANSLATOR_COVERAGE_MIN 0.2f
+
+/* What a source token is to the model. */
+typedef enum {
+    TR_WORD_KNOWN = 0,   /* in the source vocabulary */
+    TR_WORD_NAME = 1,    /* not in it, but a name the translator copies (rule above) */
+    TR_WORD_UNKNOWN = 2, /* not in it, and not a name */
+} TranslatorWordKind;
+
 /* How to translate. A zeroed struct is not valid: beam must be at least 1. */
 typedef struct {
     int beam;           /* 1..DECODE_MAX_BEAM; 1 is greedy */
@@ -36,6 +60,9 @@ typedef struct {
                            above the model's max_len means the model's max_len; else >= 2 */
     int alternatives;   /* 0..DECODE_MAX_ALTERNATIVES most probable tokens kept per step */
     int keep_unk;       /* nonzero: show <unk> instead of copying a source word */
+    float coverage_min; /* a content word attended less than this is reported as not
+                           translated; 0 reports none (TRANSLATOR_COVERAGE_MIN is the
+                           measured default, docs/honesty.md) */
     const char *prefix; /* NUL-terminated start of the output (target tokenizer rules),
                            or NULL; copied by translator_init */
 } TranslatorOptions;
@@ -57,6 +84,13 @@ typedef struct {
                                   replaced by a source word unless keep_unk */
     int n_text;                /* the first n_text words make the text: t->n, less a final
                                   generated </s> */
+    const int *kind;           /* (src->n) each source token's TranslatorWordKind */
+    const float *coverage;     /* (t->S) each source token's coverage, </s> last */
+    const unsigned char *uncovered; /* (src->n) nonzero: a content word whose coverage is
+                                  below coverage_min */
+    int n_unknown;             /* source tokens of kind TR_WORD_UNKNOWN */
+    int n_names;               /* source tokens of kind TR_WORD_NAME */
+    int n_uncovered;           /* nonzero entries of uncovered */
 } TranslatorResult;
 
 typedef struct {
@@ -64,6 +98,7 @@ typedef struct {
     int beam;             /* 1..DECODE_MAX_BEAM */
     int limit;            /* output length limit, 2..model max_len */
     int keep_unk;
+    float coverage_min;   /* >= 0 */
     Decoder dec;
     Translation t;        /* the last sentence's record */
     TokenList prefix;     /* the prefix's tokens as the user wrote them (target rules) */
@@ -71,6 +106,9 @@ typedef struct {
     int *src_ids;         /* (max_len) the source ids of the current sentence, </s> last */
     const char **tokens;  /* (max_len) TranslatorResult.tokens */
     const char **words;   /* (max_len) TranslatorResult.words */
+    int *kind;            /* (max_len) TranslatorResult.kind */
+    float *coverage;      /* (max_len) TranslatorResult.coverage */
+    unsigned char *uncovered; /* (max_len) TranslatorResult.uncovered */
     TokenList src;        /* the current sentence, source rules; owned */
     TokenList surface;    /* the current sentence, target rules (case kept); owned */
     char *text;           /* the current translation; owned */
@@ -84,6 +122,14 @@ typedef struct {
  * translator_free accepts it, and a zeroed Translator. */
 int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, char *err,
                     size_t errlen);
+
+/* Whether token (NUL-terminated UTF-8) is written capitalised: its first character is
+ * upper or title case and the rest is empty or not all upper case letters. */
+int translator_is_capitalised(const char *token);
+
+/* Whether the folded source token is a function word (translator.c's table) or
+ * punctuation: a word whose coverage is not checked. */
+int translator_is_function_word(const char *token);
 void translator_free(Translator *tr);
 
 /* Translates len bytes of text (no terminator needed), filling *out with views into tr.
@@ -94,7 +140,9 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
                    char *err, size_t errlen);
 
 /* Writes r as one line of JSON Lines to out: {"source", "source_tokens" (</s> included),
- * "translation", "tokens", "steps": [{"token", "id", "logprob", "forced",
+ * "translation", "tokens", "unknown_words" and "names" (source words as typed),
+ * "coverage" (one number per source token, </s> included), "not_translated" (content
+ * words as typed), "steps": [{"token", "id", "logprob", "forced",
  * "cross_attention" [layer][head][source token], "self_attention" [layer][head][step+1],
  * and "alternatives" when kept}]}. line (len bytes) is echoed as "source". Returns TT_OK
  * or TT_EIO. */

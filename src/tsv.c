@@ -84,10 +84,38 @@ int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen)
             return TT_EINPUT;
         }
         char *second = memchr(tab + 1, '\t', n - (size_t)(tab + 1 - r->line));
-        if (second) {
-            snprintf(err, errlen, "%s:%ld: more than one TAB (byte %ld)", r->name, r->line_no,
-                     r->offset + (long)(second - r->line));
+        char *third = second && r->labels
+                          ? memchr(second + 1, '\t', n - (size_t)(second + 1 - r->line))
+                          : NULL;
+        if (second && (!r->labels || third)) {
+            char *extra = r->labels ? third : second;
+            snprintf(err, errlen, "%s:%ld: more than %s TAB%s (byte %ld)", r->name, r->line_no,
+                     r->labels ? "two" : "one", r->labels ? "s" : "",
+                     r->offset + (long)(extra - r->line));
             return TT_EINPUT;
+        }
+        pair->label = NULL;
+        pair->label_len = 0;
+        if (second) {
+            pair->label = second + 1;
+            pair->label_len = n - (size_t)(second + 1 - r->line);
+            const long at = r->offset + (long)(second + 1 - r->line);
+            if (pair->label_len == 0) {
+                snprintf(err, errlen, "%s:%ld: empty construction label in the third column "
+                                      "(byte %ld)", r->name, r->line_no, at);
+                return TT_EINPUT;
+            }
+            for (size_t i = 0; i < pair->label_len; i++) {
+                const char c = pair->label[i];
+                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
+                    snprintf(err, errlen, "%s:%ld: construction label in the third column may "
+                                          "only hold a-z, 0-9 and '-' (byte %ld)",
+                             r->name, r->line_no, at + (long)i);
+                    return TT_EINPUT;
+                }
+            }
+            *second = '\0';
+            n = (size_t)(second - r->line);
         }
         *tab = '\0';
         pair->src = r->line;

@@ -2,7 +2,9 @@
  * tsv.h — reading a parallel corpus: one "source<TAB>target" pair per line.
  *
  * A line is valid when it holds exactly one TAB, both sides are non-blank, and it is
- * UTF-8 without NUL bytes. A trailing CR (CRLF line ends) is dropped, and so is the
+ * UTF-8 without NUL bytes. A reader that accepts labels (TsvReader.labels) also takes a
+ * line with a third column, a label naming the sentence's construction: one or more of
+ * a-z, 0-9 and '-' ("coord-clause"); an empty or otherwise spelled label is a bad line. A trailing CR (CRLF line ends) is dropped, and so is the
  * newline; a last line without a newline is read like any other. Blank lines are
  * skipped. A bad line is reported (file, line, byte offset in the file) and the reader
  * can go on with the next one, so a caller decides whether one bad line stops the run.
@@ -18,6 +20,7 @@ enum { TSV_END = 1 }; /* tsv_next: no more lines */
 typedef struct {
     FILE *f;          /* owned when opened by path */
     int owns_file;
+    int labels;       /* nonzero: a third column is allowed (set it after tsv_open) */
     const char *name; /* for messages; not owned */
     long line_no;     /* of the line last read, 1-based */
     long offset;      /* byte offset of that line's start in the file */
@@ -31,6 +34,9 @@ typedef struct {
     size_t src_len;
     const char *tgt; /* NUL-terminated, points into the reader's line */
     size_t tgt_len;
+    const char *label; /* the third column (NUL-terminated, in the reader's line), or
+                          NULL when the line has none */
+    size_t label_len;
     long line_no;    /* 1-based */
 } TsvPair;
 

@@ -845,6 +845,162 @@ if [ -f models/en-de.db ]; then
 fi
 
 # ---------------------------------------------------------------------------------------
+# What a translation may have got wrong (shipped model): unknown words, names, coverage;
+# exact match per construction; no runaway repetition
+
+if [ -f models/en-de.db ]; then
+    run translate --help
+    expect_in "translate --help: --strict" "$OUT" "--strict"
+    expect_in "translate --help: --coverage-min and its default" "$OUT" "(default 0.20; 0: never)"
+    expect_in "translate --help: the name rule" "$OUT" "written capitalised"
+    run translate "Anna sees the dog" "the computer is broken" "The dog sees Anna" \
+        "Computer is red" "Anna sees NASA"
+    expect_code "translate, unknown words: still exit 0" 0
+    if [ "$(wc -l <"$OUT")" -eq 5 ]; then
+        pass "translate, unknown words: one output line per argument"
+    else
+        fail "translate, unknown words: one output line per argument" "$(wc -l <"$OUT") lines"
+    fi
+    expect_file_eq "translate, unknown words: one warning per affected argument, named as errors are" \
+        "$ERR" "toytrans translate: argument 2: not in the vocabulary: computer, broken
+toytrans translate: argument 5: not in the vocabulary: NASA"
+    # "Computer" (argument 4) is the first word, capitalised, and copied: a name.
+    expect_in "translate: a copied capitalised first word is a name" "$OUT" "Computer ist rot"
+    printf 'I see the dog\nthe computer is broken\n\nzorblax sees the dog\n' >"$TMP/unk.txt"
+    run_in "$TMP/unk.txt" translate
+    expect_file_eq "translate stdin: warnings name the input line" "$ERR" \
+        "toytrans translate: line 2: not in the vocabulary: computer, broken
+toytrans translate: line 4: not in the vocabulary: zorblax"
+    run_in "$TMP/unk.txt" translate --strict
+    expect_code "translate --strict with unknown words: exit 4" 4
+    if [ "$(wc -l <"$OUT")" -eq 4 ] && [ "$(sed -n 1p "$OUT")" = "Ich sehe den Hund" ] &&
+        [ -z "$(sed -n 2,4p "$OUT" | tr -d '\n')" ]; then
+        pass "translate --strict: unknown lines empty, the others translated"
+    else
+        fail "translate --strict: unknown lines empty, the others translated" "$(tr '\n' '|' <"$OUT")"
+    fi
+    expect_in "translate --strict: names the line and the words" "$ERR" \
+        "line 4: not in the vocabulary: zorblax"
+    run translate --strict "Anna sees the dog"
+    expect_code "translate --strict: a name is not an error" 0
+    run translate --strict --json "Anna sees the dog" "the computer sees Bob"
+    expect_code "translate --strict --json with an unknown word: exit 4" 4
+    "$CHECK" source <"$OUT" >"$TMP/check.txt" || true
+    expect_empty "translate --strict --json: every line valid JSON with a source" "$TMP/check.txt"
+    expect_in "translate --strict --json: an error object for the unknown line" "$OUT" \
+        '"error":"not in the vocabulary: computer"'
+    run translate --json "Anna sees the computer" "I see the dog"
+    "$CHECK" --print unknown_words <"$OUT" >"$TMP/unk.json"
+    expect_file_eq "translate --json: unknown_words, always present" "$TMP/unk.json" '["computer"]
+[]'
+    "$CHECK" --print names <"$OUT" >"$TMP/names.json"
+    expect_file_eq "translate --json: names" "$TMP/names.json" '["Anna"]
+[]'
+    "$CHECK" --print coverage <"$OUT" | sed -n 2p >"$TMP/cov.json"
+    if grep -Eq '^\[[0-9.e-]+(,[0-9.e-]+){4}\]$' "$TMP/cov.json"; then
+        pass "translate --json: coverage, one number per source token (</s> included)"
+    else
+        fail "translate --json: coverage" "$(cat "$TMP/cov.json")"
+    fi
+    "$CHECK" --print not_translated <"$OUT" >"$TMP/nt.json"
+    expect_file_eq "translate --json: not_translated, empty for good translations" "$TMP/nt.json" '[]
+[]'
+
+    # Coverage: "you" gets hardly any attention in "I love you" → "Ich liebe" at 0.25;
+    # the dropped "cat" of a sentence outside the grammar at the default.
+    run translate "The dog is big and the cat is small" "I see the dog"
+    expect_code "translate, a word not translated: only a warning, exit 0" 0
+    expect_file_eq "translate: warns about a content word left out" "$ERR" \
+        "toytrans translate: argument 1: not translated: cat"
+    run translate --strict "The dog is big and the cat is small"
+    expect_code "translate --strict: coverage warnings stay warnings" 0
+    run translate --coverage-min 0 "The dog is big and the cat is small"
+    expect_empty "translate --coverage-min 0: no coverage warning" "$ERR"
+    run translate --coverage-min 0.25 "I love you"
+    expect_in "translate --coverage-min 0.25: a stricter threshold warns more" "$ERR" \
+        "argument 1: not translated: you"
+    expect_usage_error "translate --coverage-min -1" translate --coverage-min -1 "x"
+    expect_usage_error "translate --coverage-min abc" translate --coverage-min abc "x"
+    # A contraction reaches the model as its long form.
+    run translate "I don't see the dog" "I do not see the dog"
+    if [ "$(sed -n 1p "$OUT")" = "$(sed -n 2p "$OUT")" ] && [ -s "$OUT" ]; then
+        pass "translate: \"don't\" and \"do not\" give the same translation"
+    else
+        fail "translate: contraction" "$(tr '\n' '|' <"$OUT")"
+    fi
+
+    # inspect marks the words the vocabulary lacks, with a legend.
+    run inspect --svg "$TMP/unk.svg" --html "$TMP/unk.html" "Anna sees the computer"
+    expect_code "inspect with unknown words: exit 0" 0
+    expect_in "inspect: unknown source words marked" "$OUT" "source: anna? sees the computer? </s>"
+    expect_in "inspect: the legend of the mark" "$OUT" "? not in the vocabulary"
+    expect_in "inspect --svg: the mark" "$TMP/unk.svg" 'computer<tspan class="unknown"'
+    expect_in "inspect --svg: the legend" "$TMP/unk.svg" "? not in the vocabulary</text>"
+    expect_in "inspect --html: the mark" "$TMP/unk.html" 'class="src-token unknown"'
+    expect_in "inspect --html: the legend" "$TMP/unk.html" '<p id="unknown-legend">'
+    run inspect "I see the dog"
+    expect_not_in "inspect: no legend without unknown words" "$OUT" "not in the vocabulary"
+
+    # eval per construction (tests/fixtures/constructions.tsv, written by hand: the
+    # shipped model gets every sentence right, and line 5's reference is wrong on purpose).
+    run eval --test tests/fixtures/constructions.tsv
+    expect_code "eval with construction labels: exit 0" 0
+    sed -n '/^exact match by construction:/,$p' "$OUT" >"$TMP/constr.txt"
+    expect_file_eq "eval: exact match per construction, in order of first appearance" \
+        "$TMP/constr.txt" "exact match by construction:
+  construction     sentences   exact        %
+  simple                   2       2   100.00
+  copula                   3       2    66.67
+  yes-no-question          1       1   100.00
+  (none)                   1       1   100.00"
+    run eval --help
+    expect_in "eval --help: the construction column" "$OUT" "exact match per construction"
+    cut -f1,2 tests/fixtures/constructions.tsv >"$TMP/two.tsv"
+    run eval --test "$TMP/two.tsv"
+    expect_not_in "eval, two columns: no construction table" "$OUT" "by construction"
+    printf 'I see the dog\tIch sehe den Hund\tsimple\nI see a cat\tIch sehe eine Katze\t\n' \
+        >"$TMP/empty-label.tsv"
+    run eval --test "$TMP/empty-label.tsv"
+    expect_code "eval, empty construction label: exit 4" 4
+    expect_in "eval, empty construction label: names file and line" "$ERR" \
+        "empty-label.tsv:2: empty construction label"
+    printf 'I see the dog\tIch sehe den Hund\tSimple_1\n' >"$TMP/bad-label.tsv"
+    run eval --test "$TMP/bad-label.tsv"
+    expect_code "eval, malformed construction label: exit 4" 4
+    expect_in "eval, malformed construction label: names file, line and byte" "$ERR" \
+        "bad-label.tsv:1: construction label in the third column may only hold a-z, 0-9 and '-' (byte 32)"
+    printf 'I see the dog\tIch sehe den Hund\tsimple\textra\n' >"$TMP/four.tsv"
+    run eval --test "$TMP/four.tsv"
+    expect_code "eval, four columns: exit 4" 4
+    expect_in "eval, four columns: named" "$ERR" "four.tsv:1: more than two TABs"
+
+    # No word three times in a row unless the source has such a run too. The checker is
+    # shown a runaway line first, so it is known to catch one.
+    # runaway: reads "source<TAB>translation" lines, prints those whose translation repeats
+    # a word three times in a row while the source does not.
+    runaway() {
+        awk -F '\t' '
+            function run3(s,   n, w, i) {
+                n = split(tolower(s), w, / +/)
+                for (i = 3; i <= n; i++)
+                    if (w[i] == w[i - 1] && w[i] == w[i - 2]) return 1
+                return 0
+            }
+            run3($2) && !run3($1) { print NR ": " $0 }'
+    }
+    printf 'I see the dog\tIch sehe Hund Hund Hund\nvery very very old\tsehr sehr sehr alt\n' |
+        runaway >"$TMP/runaway-self.txt"
+    expect_file_eq "runaway check: catches a repeated word, allows a repeated source" \
+        "$TMP/runaway-self.txt" "1: I see the dog	Ich sehe Hund Hund Hund"
+    cut -f1 data/test.tsv >"$TMP/test-src.txt"
+    run_in "$TMP/test-src.txt" translate --coverage-min 0
+    paste "$TMP/test-src.txt" "$OUT" | runaway >"$TMP/runaway.txt"
+    expect_empty "shipped model on data/test.tsv: no word three times in a row" "$TMP/runaway.txt"
+else
+    fail "shipped model: honesty checks" "models/en-de.db is missing (make model trains it)"
+fi
+
+# ---------------------------------------------------------------------------------------
 # Output errors
 
 if [ -w /dev/full ]; then

@@ -31,6 +31,7 @@ typedef struct {
     TokenList src;
     const char *src_tok[S - 1];
     const char *words[T];
+    int kind[S - 1];            /* TranslatorWordKind per source token: all known */
     float cross[N * L * H * N]; /* (max_len, L, H, N) */
     float self[N * L * H * N];
     float enc[LE * H * S * S];  /* (LE, H, S, S) */
@@ -77,6 +78,7 @@ static Fixture *fixture_new(void)
     f->r.tokens = f->words;
     f->r.words = f->words;
     f->r.n_text = 1;
+    f->r.kind = f->kind;
     return f;
 }
 
@@ -270,6 +272,40 @@ static void test_render_html_rejects_empty(void **state)
     free(f);
 }
 
+/* A source token not in the vocabulary gets the mark and the legend line, in the SVG
+ * and in the page; a sentence without one gets neither. */
+static void test_render_marks_unknown_source_words(void **state)
+{
+    (void)state;
+    Fixture *f = fixture_new();
+    int rc;
+    char *svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    char *html = render_html(f, &rc);
+    assert_null(strstr(svg, "unknown"));
+    assert_null(strstr(html, "unknown-legend\">"));
+    assert_int_equal(count_substr(html, "src-token unknown"), 0);
+    free(html);
+    free(svg);
+    f->kind[1] = TR_WORD_UNKNOWN;
+    svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_well_formed(svg);
+    assert_int_equal(count_substr(svg, "<tspan class=\"unknown\""), 1);
+    assert_non_null(strstr(svg, "&lt;/script&gt;<tspan class=\"unknown\""));
+    assert_non_null(strstr(svg, ">? not in the vocabulary</text>"));
+    html = render_html(f, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_int_equal(count_substr(html, "class=\"src-token unknown\""), 1);
+    assert_non_null(strstr(html, "<p id=\"unknown-legend\">? not in the vocabulary</p>"));
+    free(html);
+    free(svg);
+    f->kind[1] = TR_WORD_NAME; /* a name is not in the vocabulary either */
+    svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    assert_int_equal(count_substr(svg, "<tspan class=\"unknown\""), 1);
+    free(svg);
+    free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_render_html_has_dom_contract),
         cmocka_unit_test(test_render_html_data_is_json_and_script_safe),
         cmocka_unit_test(test_render_html_rejects_empty),
+        cmocka_unit_test(test_render_marks_unknown_source_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
  * test_translator.c — one sentence through the Translator: <unk> copied from the source
- * as typed, the prefix kept as written, </s> not a word, and every way a sentence or an
- * option is refused.
+ * as typed, the prefix kept as written, </s> not a word, every way a sentence or an
+ * option is refused, and what the translator reports as doubtful: unknown words, names,
+ * coverage.
  *
  * The model is a tiny random one built in memory; the generator bias of one token is
  * raised far above the others, so the decoder's choice is known without a trained model.
@@ -211,6 +212,123 @@ static void test_translator_run_refuses_bad_sentences(void **state)
     model_free(&m);
 }
 
+/* Capitalised: an upper-case first letter and a rest that is not all upper case. */
+static void test_translator_capitalised_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *token;
+        int want;
+    } CASES[] = {
+        {"Anna", 1},      {"anna", 0},  {"NASA", 0}, {"X", 1},  {"\xc3\x89va", 1} /* Éva */,
+        {"McDonald", 1},  {"Bob2", 1},  {"AB2", 1},  {"", 0},   {"1abc", 0},
+        {"\xc3\x84RGER", 0} /* ÄRGER */,
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        if (translator_is_capitalised(CASES[i].token) != CASES[i].want)
+            print_error("'%s': want %d\n", CASES[i].token, CASES[i].want);
+        assert_int_equal(translator_is_capitalised(CASES[i].token), CASES[i].want);
+    }
+}
+
+/* Function words and punctuation are not checked for coverage; folded spellings only. */
+static void test_translator_function_words(void **state)
+{
+    (void)state;
+    assert_true(translator_is_function_word("the"));
+    assert_true(translator_is_function_word("does"));
+    assert_true(translator_is_function_word(","));
+    assert_true(translator_is_function_word("\xe2\x80\x9e")); /* „ */
+    assert_false(translator_is_function_word("dog"));
+    assert_false(translator_is_function_word("theme"));
+    assert_false(translator_is_function_word("The"));
+}
+
+/* An unknown word is a name when capitalised and not first; a first word only when the
+ * translation copied it; everything else unknown is reported as unknown. */
+static void test_translator_unknown_words_and_names(void **state)
+{
+    (void)state;
+    Model m;
+    build_model(&m, VOCAB_EOS); /* copies nothing */
+    Translator tr;
+    const TranslatorOptions o = {.beam = 1};
+    init_ok(&tr, &m, &o);
+    TranslatorResult r;
+    run_ok(&tr, "Zorblax , the dog sees Berlin NASA", &r); /* the comma is unknown too */
+    static const int WANT[] = {TR_WORD_UNKNOWN, TR_WORD_UNKNOWN, TR_WORD_KNOWN, TR_WORD_KNOWN,
+                               TR_WORD_UNKNOWN, TR_WORD_NAME,    TR_WORD_UNKNOWN};
+    assert_int_equal(r.src->n, 7);
+    for (int j = 0; j < r.src->n; j++)
+        assert_int_equal(r.kind[j], WANT[j]);
+    assert_int_equal(r.n_unknown, 4);
+    assert_int_equal(r.n_names, 1);
+    /* The first word is the first that is not punctuation. */
+    run_ok(&tr, "\" Zorblax", &r);
+    assert_int_equal(r.kind[1], TR_WORD_UNKNOWN);
+    translator_free(&tr);
+    model_free(&m);
+
+    /* A model that writes only <unk> copies source words: a capitalised first word that
+     * it copied is a name, one it did not copy is not. */
+    build_model(&m, VOCAB_UNK);
+    init_ok(&tr, &m, &o);
+    run_ok(&tr, "Zorblax Quux", &r);
+    int copied = 0;
+    for (int i = 0; i < r.t->n; i++)
+        copied += strcmp(r.words[i], "Zorblax") == 0;
+    assert_int_equal(r.kind[0], copied ? TR_WORD_NAME : TR_WORD_UNKNOWN);
+    assert_int_equal(r.kind[1], TR_WORD_NAME);
+    translator_free(&tr);
+    model_free(&m);
+}
+
+/* Coverage sums each source token's attention over the words of the text: the tokens'
+ * coverages add up to the number of words (each row of attention sums to 1), and are 0
+ * when nothing is written. Content words below coverage_min are reported. */
+static void test_translator_coverage(void **state)
+{
+    (void)state;
+    Model m;
+    build_model(&m, VOCAB_UNK); /* never </s>: MAX_LEN words */
+    Translator tr;
+    TranslatorOptions o = {.beam = 1, .coverage_min = 1000.0f};
+    init_ok(&tr, &m, &o);
+    TranslatorResult r;
+    run_ok(&tr, "the dog is big .", &r);
+    assert_int_equal(r.t->S, 6);
+    double sum = 0.0;
+    for (int j = 0; j < r.t->S; j++) {
+        assert_true(r.coverage[j] >= 0.0f);
+        sum += r.coverage[j];
+    }
+    assert_float_equal(sum, (double)r.n_text, 1e-4);
+    assert_int_equal(r.n_text, MAX_LEN);
+    /* Every content word is below 1000: dog and big, not the, is or the period. */
+    static const unsigned char UNCOVERED[] = {0, 1, 0, 1, 0};
+    for (int j = 0; j < r.src->n; j++)
+        assert_int_equal(r.uncovered[j], UNCOVERED[j]);
+    assert_int_equal(r.n_uncovered, 2);
+    translator_free(&tr);
+    o.coverage_min = 0.0f; /* reports none */
+    init_ok(&tr, &m, &o);
+    run_ok(&tr, "the dog is big .", &r);
+    assert_int_equal(r.n_uncovered, 0);
+    translator_free(&tr);
+    model_free(&m);
+
+    build_model(&m, VOCAB_EOS); /* no words at all */
+    o.coverage_min = 0.5f;
+    init_ok(&tr, &m, &o);
+    run_ok(&tr, "the dog", &r);
+    assert_int_equal(r.n_text, 0);
+    for (int j = 0; j < r.t->S; j++)
+        assert_float_equal(r.coverage[j], 0.0f, 0.0f);
+    assert_int_equal(r.n_uncovered, 1); /* dog: nothing was written for it */
+    translator_free(&tr);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +338,10 @@ int main(void)
         cmocka_unit_test(test_translator_prefix_kept_as_written),
         cmocka_unit_test(test_translator_init_refuses_bad_options),
         cmocka_unit_test(test_translator_run_refuses_bad_sentences),
+        cmocka_unit_test(test_translator_capitalised_table),
+        cmocka_unit_test(test_translator_function_words),
+        cmocka_unit_test(test_translator_unknown_words_and_names),
+        cmocka_unit_test(test_translator_coverage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

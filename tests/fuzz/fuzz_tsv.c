@@ -9,7 +9,9 @@
  * For every input:
  *   - tsv_next returns only TT_OK, TT_EINPUT (with a message naming the file and line)
  *     and finally TSV_END, within one call per line; every pair has non-blank sides of
- *     the stated lengths, without TAB or LF, valid UTF-8, on increasing lines;
+ *     the stated lengths, without TAB or LF, valid UTF-8, on increasing lines, and a
+ *     label that is absent or one or more of a-z 0-9 '-'; a reader without labels
+ *     refuses every line that one with labels takes with a label;
  *   - evalset_load with skip_bad keeps exactly those pairs, counts the refused lines as
  *     bad_lines and every line in lines; without skip_bad it succeeds exactly when no
  *     line was refused;
@@ -95,6 +97,12 @@ static void check_pair(const TsvPair *p)
     FUZZ_ASSERT(!strpbrk(p->src, "\t\n") && !strpbrk(p->tgt, "\t\n"));
     FUZZ_ASSERT(tokenizer_validate(p->src, p->src_len, NULL) == TT_OK);
     FUZZ_ASSERT(tokenizer_validate(p->tgt, p->tgt_len, NULL) == TT_OK);
+    if (p->label) {
+        FUZZ_ASSERT(p->label_len > 0 && strlen(p->label) == p->label_len);
+        FUZZ_ASSERT(strspn(p->label, "abcdefghijklmnopqrstuvwxyz0123456789-") == p->label_len);
+    } else {
+        FUZZ_ASSERT(p->label_len == 0);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -109,10 +117,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     TsvReader r;
     char err[512];
     FUZZ_ASSERT(tsv_open(&r, tsv_path, err, sizeof err) == TT_OK);
+    TsvReader plain; /* the same file without labels */
+    FUZZ_ASSERT(tsv_open(&plain, tsv_path, err, sizeof err) == TT_OK);
+    r.labels = 1;
     long ok = 0, bad = 0, last_line = 0, calls = 0;
     int rc;
-    TsvPair pair;
+    TsvPair pair, plain_pair;
+    char plain_err[512];
     while ((rc = tsv_next(&r, &pair, err, sizeof err)) != TSV_END) {
+        const int plain_rc = tsv_next(&plain, &plain_pair, plain_err, sizeof plain_err);
+        FUZZ_ASSERT(plain.line_no == r.line_no);
+        if (rc == TT_OK)
+            FUZZ_ASSERT(plain_rc == (pair.label ? TT_EINPUT : TT_OK));
+        else
+            FUZZ_ASSERT(plain_rc == TT_EINPUT);
         FUZZ_ASSERT(++calls <= (long)tsv_size + 1);
         FUZZ_ASSERT(rc == TT_OK || rc == TT_EINPUT);
         FUZZ_ASSERT(r.line_no > last_line);
@@ -129,6 +147,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     FUZZ_ASSERT(r.next_offset == (long)tsv_size);
+    FUZZ_ASSERT(tsv_next(&plain, &plain_pair, plain_err, sizeof plain_err) == TSV_END);
+    tsv_close(&plain);
     const long lines = r.line_no;
     tsv_close(&r);
 
@@ -140,6 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(rc == TT_OK);
     FUZZ_ASSERT(s.n == (size_t)ok && s.bad_lines == bad && s.lines == lines && s.n_refs == 1);
     FUZZ_ASSERT(tsv_open(&r, tsv_path, err, sizeof err) == TT_OK);
+    r.labels = 1;
     size_t i = 0;
     while ((rc = tsv_next(&r, &pair, err, sizeof err)) != TSV_END) {
         if (rc != TT_OK)
@@ -147,6 +168,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(i < s.n);
         FUZZ_ASSERT(strcmp(s.src[i], pair.src) == 0 && strcmp(s.tgt[i], pair.tgt) == 0);
         FUZZ_ASSERT(s.line_no[i] == pair.line_no && s.refs[i] == s.tgt[i]);
+        if (pair.label)
+            FUZZ_ASSERT(s.label_of[i] >= 0 && (size_t)s.label_of[i] < s.n_labels &&
+                        strcmp(s.labels[s.label_of[i]], pair.label) == 0);
+        else
+            FUZZ_ASSERT(s.label_of[i] == -1);
         i++;
     }
     FUZZ_ASSERT(i == s.n);
