@@ -29,9 +29,9 @@ mkdir -p "$DIR"
 # thread, stopped early. Training is deterministic, so the same steps give the same file.
 UNDER=$DIR/under-$STEPS.db
 "$BIN" train --train data/train.tsv --valid data/valid.tsv --out "$UNDER" --force \
-    --epochs 12 --batch 32 --lr 0.001 --warmup 800 --label-smoothing 0.02 \
-    --d-model 64 --heads 4 --enc-layers 2 --dec-layers 2 --d-ff 256 --max-len 32 \
-    --seed 1 --threads 1 --stop-after "$STEPS" >"$DIR/train.log" 2>&1 ||
+    --epochs 7 --batch 32 --lr 0.001 --warmup 1000 --label-smoothing 0.02 \
+    --d-model 128 --heads 4 --enc-layers 2 --dec-layers 2 --d-ff 512 --max-len 40 \
+    --name-augment 0.3 --seed 1 --threads 1 --stop-after "$STEPS" >"$DIR/train.log" 2>&1 ||
     { echo "coverage: training the checkpoint failed (see $DIR/train.log)" >&2; exit 1; }
 
 # measure LABEL MODEL TSV: one table row per threshold.
