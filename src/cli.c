@@ -111,8 +111,8 @@ void cli_print_exit_codes(void)
           "    2  usage: a bad command line (unknown option, missing or malformed value)\n"
           "    3  model file unusable (missing, damaged, wrong format)\n"
           "    4  invalid input text or input file (the message names file, line, byte)\n"
-          "    5  I/O error, disk full, out of memory, or a file locked by another process\n"
-          "       for longer than the 5 s busy timeout\n"
+          "    5  I/O error, disk full, out of memory, a file locked by another process\n"
+          "       for longer than the 5 s busy timeout, or a model another run is writing\n"
           "    6  training diverged (NaN or Inf); the last good checkpoint is kept\n"
           "  130  interrupted (Ctrl-C) after a clean save\n",
           stdout);

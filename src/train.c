@@ -597,11 +597,14 @@ static int start_new(Run *r, char *err, size_t errlen)
         rc = meta_set_long(s, "train_batch", 0, err, errlen);
     if (rc == TT_OK)
         rc = store_commit(s, err, errlen);
-    int crc = store_close(s, rc == TT_OK ? err : NULL, errlen);
+    /* Into place and on as its writer, holding the writer's lock throughout: no other
+     * run can replace or resume the file between its creation and this run's end. */
     if (rc == TT_OK)
-        rc = crc;
+        rc = store_publish(s, err, errlen);
     if (rc == TT_OK)
-        rc = store_open(&r->store, o->out_path, STORE_WRITE, err, errlen);
+        r->store = s;
+    else
+        store_close(s, NULL, 0);
     return rc;
 }
 
@@ -672,7 +675,13 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         return TT_ENOMEM;
     r->o = o;
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
-    int rc = o->resume ? start_resume(r, err, errlen) : start_new(r, err, errlen);
+    /* Another run writing the file: refused now, not after the data is read. */
+    int rc = store_check_writer(o->out_path, err, errlen);
+    if (rc != TT_OK) {
+        free(r);
+        return rc;
+    }
+    rc = o->resume ? start_resume(r, err, errlen) : start_new(r, err, errlen);
     if (rc == TT_OK)
         rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, err, errlen);
     if (rc == TT_OK && (rc = pairs_augment_names(&r->train, &r->m, o->name_augment, o->seed)) != TT_OK)

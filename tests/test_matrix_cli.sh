@@ -731,6 +731,77 @@ section_corpus() {
 }
 
 # ---------------------------------------------------------------------------------------
+# One writer per model (issue 13, point 2): a model being trained is locked for its
+# writer; a second writer is refused at once (exit 5, the file named), whatever --force
+# says, and readers still read. Two new runs started together never share a temporary
+# file: one trains, the other is refused, and the file is whole.
+
+section_writers() {
+    L=$TMP/lock.db
+    rm -f "$L" "$L"-* "$L".*tmp*
+    # shellcheck disable=SC2086
+    "$BIN" train --train "$TMP/tr.tsv" --out "$L" --epochs 100000 $TINY >/dev/null \
+        2>"$TMP/lock.err" &
+    pid=$!
+    wait_for "$L"
+    # shellcheck disable=SC2086
+    run train --train "$TMP/tr.tsv" --out "$L" --force --epochs 1 $TINY
+    expect_code "train --force over a file being trained: exit 5" 5
+    expect_in "train --force over a file being trained: names the file" "$ERR" \
+        "$L: being written by another process"
+    run train --train "$TMP/tr.tsv" --out "$L" --resume --epochs 100000
+    expect_code "train --resume of a file being trained: exit 5" 5
+    run init --train "$TMP/tr.tsv" --out "$L" --force
+    expect_code "init --force over a file being trained: exit 5" 5
+    run translate --model "$L" "$G1"
+    expect_code "translate of a file being trained: exit 0" 0
+    kill -INT "$pid" 2>/dev/null
+    wait "$pid"
+    code=$?
+    if [ "$code" -eq 130 ]; then
+        pass "the run holding the lock ends with its own checkpoint (exit 130)"
+    else
+        fail "the run holding the lock ends with its own checkpoint" "exit $code: $(head -c 200 "$TMP/lock.err")"
+    fi
+    run info --model "$L"
+    expect_code "the locked run's file loads afterwards" 0
+    if [ -n "$SQL_TOOL" ]; then
+        ic=$(sql_query "$L" "PRAGMA integrity_check" 2>&1)
+        if [ "$ic" = ok ]; then
+            pass "the locked run's file passes integrity_check"
+        else
+            fail "the locked run's file passes integrity_check" "$ic"
+        fi
+    fi
+
+    rm -f "$L" "$L"-* "$L".*tmp*
+    # shellcheck disable=SC2086
+    "$BIN" train --train "$TMP/tr.tsv" --out "$L" --force --epochs 30 $TINY >/dev/null \
+        2>"$TMP/lock1.err" &
+    p1=$!
+    # shellcheck disable=SC2086
+    "$BIN" train --train "$TMP/tr.tsv" --out "$L" --force --epochs 30 $TINY >/dev/null \
+        2>"$TMP/lock2.err" &
+    p2=$!
+    wait "$p1"
+    c1=$?
+    wait "$p2"
+    c2=$?
+    case "$c1 $c2" in
+    "0 5" | "5 0" | "0 0") pass "two new runs together: each trains or is refused ($c1 $c2)" ;;
+    *) fail "two new runs together: each trains or is refused" "exits $c1 $c2: $(cat "$TMP/lock1.err" "$TMP/lock2.err" | grep toytrans | head -c 300)" ;;
+    esac
+    run train --train "$TMP/tr.tsv" --out "$L" --resume --epochs 30
+    expect_code "two new runs together: the file left is a whole, finished run" 0
+    expect_in "two new runs together: the file left is a whole, finished run (says so)" "$OUT" "trained"
+    if ls "$L".*tmp* >/dev/null 2>&1; then
+        fail "two new runs together: no temporary file left" "$(ls "$L".*tmp*)"
+    else
+        pass "two new runs together: no temporary file left"
+    fi
+}
+
+# ---------------------------------------------------------------------------------------
 # Crashes: kill -9 at random moments, SIGINT and SIGTERM
 
 CE=12                             # epochs of a crash run: 156 steps, about a second
@@ -943,6 +1014,7 @@ else
     section_input
     section_models
     section_corpus
+    section_writers
     make_reference
     section_kill_early
     section_kill_loop
