@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 void train_options_defaults(TrainOptions *o)
@@ -344,6 +345,7 @@ struct Run {
     int epoch;         /* epochs completed */
     int batch_pos;     /* batches done in the current epoch */
     double seconds0;   /* training seconds before this process */
+    uint64_t corpus_checksum; /* a new run: FNV-1a 64 of the training corpus */
     struct timespec t0;
     Store *store;
 };
@@ -512,6 +514,7 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
  * Setting up: a new model or a resumed one
  */
 
+/* The model of a new run, in memory: vocabularies from the corpus, random weights. */
 static int start_new(Run *r, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
@@ -537,9 +540,18 @@ static int start_new(Run *r, char *err, size_t errlen)
     Rng rng;
     rng_seed(&rng, o->seed);
     model_randomize(&r->m, &rng);
-    /* The file appears complete or not at all; later checkpoints update it in place. */
+    r->corpus_checksum = count.checksum;
+    return TT_OK;
+}
+
+/* Creates the file of a new run: called once every input has been read and checked, so
+ * that a bad input never costs the file --force would replace. The file appears
+ * complete or not at all; later checkpoints update it in place. */
+static int new_file(Run *r, char *err, size_t errlen)
+{
+    const TrainOptions *o = r->o;
     Store *s = NULL;
-    rc = store_open(&s, o->out_path, o->force ? STORE_REPLACE : STORE_CREATE, err, errlen);
+    int rc = store_open(&s, o->out_path, o->force ? STORE_REPLACE : STORE_CREATE, err, errlen);
     if (rc == TT_OK)
         rc = store_begin(s, err, errlen);
     if (rc == TT_OK)
@@ -573,7 +585,7 @@ static int start_new(Run *r, char *err, size_t errlen)
         }
         rc = store_meta_set(s, meta[i].key, v, err, errlen);
     }
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)count.checksum);
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)r->corpus_checksum);
     if (rc == TT_OK)
         rc = store_meta_set(s, "train_corpus_fnv1a64", buf, err, errlen);
     /* The file is a checkpoint from the moment it appears (step 0, zero AdamW moments):
@@ -675,8 +687,14 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         return TT_ENOMEM;
     r->o = o;
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
-    /* Another run writing the file: refused now, not after the data is read. */
+    /* Another run writing the file, or a file a new run may not replace: refused now,
+     * not after the data is read. */
+    struct stat sb;
     int rc = store_check_writer(o->out_path, err, errlen);
+    if (rc == TT_OK && !o->resume && !o->force && lstat(o->out_path, &sb) == 0) {
+        snprintf(err, errlen, "%s: already exists; not replaced", o->out_path);
+        rc = TT_EIO;
+    }
     if (rc != TT_OK) {
         free(r);
         return rc;
@@ -720,10 +738,12 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         if (rc == TT_OK && !(w->grads = malloc(sizeof(float) * n)))
             rc = TT_ENOMEM;
     }
-    if (rc == TT_OK && !o->resume) {
-        if ((rc = checkpoint(r, err, errlen)) != TT_OK)
-            goto done;
-    }
+    if (rc == TT_OK && !o->resume)
+        rc = new_file(r, err, errlen);
+    if (rc == TT_OK && !o->resume)
+        rc = checkpoint(r, err, errlen);
+    if (rc != TT_OK)
+        goto done;
 
     const long steps_per_epoch = r->batches.n_batches;
     const long steps_total = steps_per_epoch * o->epochs;

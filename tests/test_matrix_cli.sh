@@ -68,7 +68,11 @@
 #     more than one TAB, invalid UTF-8 (with the byte of the file), an empty
 #       side: stop at the first (exit 4, no model file), or with --skip-bad-lines
 #       report each by line and train on the rest ............................. M
-#     a malformed --valid line: exit 4, named ................................... M
+#     a malformed --valid line: exit 4, named; no file, and with --force the model
+#       it would replace unchanged (issue 13: inputs checked before outputs) ..... M
+#     a second writer of a file being trained (train --force, --resume, init
+#       --force): exit 5 at once, the file named; two new runs started together:
+#       one trains, the other is refused, the file whole (issue 13) ............. M
 #     kill -9 once after the first checkpoint ................................... C
 #     kill -9 at seeded random moments, CRASH_TRIALS times: either no model file
 #       (killed before it appeared; a new run then starts without --force) or a
@@ -728,6 +732,16 @@ section_corpus() {
     expect_code "train with a malformed --valid line: exit 4" 4
     expect_in "train with a malformed --valid line: names file and line" "$ERR" \
         "badv.tsv:2: invalid UTF-8 at byte 3"
+    expect_no_file "train with a malformed --valid line: no model file left" "$TMP/badv.db"
+    # Issue 13, point 3: every input is read before any output is touched, so --force
+    # does not trade a trained model for an untrained one first.
+    cp "$M" "$TMP/keep.db"
+    # shellcheck disable=SC2086
+    run train --train "$TMP/tr.tsv" --valid "$TMP/badv.tsv" --out "$TMP/keep.db" --force \
+        --epochs 1 $TINY
+    expect_code "train --force with a malformed --valid line: exit 4" 4
+    expect_same "train --force with a malformed --valid line: the model unchanged" \
+        "$TMP/keep.db" "$M"
 }
 
 # ---------------------------------------------------------------------------------------
