@@ -1062,6 +1062,13 @@ int store_embedding_write(Store *s, const char *lang, const float *table, int V,
         return rc;
     if (!table || V < 1 || D < 1)
         return TT_EINVAL;
+    for (size_t i = 0; i < (size_t)V * (size_t)D; i++)
+        if (!isfinite(table[i])) {
+            set_err(err, errlen, "%s: embedding '%s' id %zu has a non-finite value (%s); not "
+                                 "written", s->path, lang, i / (size_t)D,
+                    isnan(table[i]) ? "NaN" : "Inf");
+            return TT_EINVAL;
+        }
     float *scratch = malloc(sizeof(float) * (size_t)D);
     if (!scratch)
         return TT_ENOMEM;
@@ -1154,6 +1161,13 @@ int store_tensor_write(Store *s, const char *name, const int *dims, int ndim,
         set_err(err, errlen, "%s: tensor '%s': invalid shape", s->path, name ? name : "?");
         return TT_EINVAL;
     }
+    /* A model with a NaN or an Inf would never load again: it is never written. */
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(data[i])) {
+            set_err(err, errlen, "%s: tensor '%s' has a non-finite value (%s) at index %zu; "
+                                 "not written", s->path, name, isnan(data[i]) ? "NaN" : "Inf", i);
+            return TT_EINVAL;
+        }
     float *scratch = malloc(n * sizeof(float));
     if (!scratch)
         return TT_ENOMEM;

@@ -127,8 +127,10 @@ int store_embedding_write(Store *s, const char *lang, const float *table, int V,
 int store_embedding_read(Store *s, const char *lang, float *table, int V, int D, char *err,
                          size_t errlen);
 
-/* A named tensor of ndim (1 or 2) dimensions dims. read checks the stored shape equals
- * dims, the blob holds exactly that many floats and all are finite, then fills dst. */
+/* A named tensor of ndim (1 or 2) dimensions dims. write refuses (TT_EINVAL, err names
+ * the tensor and index) data holding a NaN or an Inf, as embedding_write does. read
+ * checks the stored shape equals dims, the blob holds exactly that many floats and all
+ * are finite, then fills dst. */
 int store_tensor_write(Store *s, const char *name, const int *dims, int ndim,
                        const float *data, char *err, size_t errlen);
 int store_tensor_read(Store *s, const char *name, const int *dims, int ndim, float *dst,

@@ -416,10 +416,32 @@ static int meta_set_long(Store *s, const char *key, long v, char *err, size_t er
     return store_meta_set(s, key, buf, err, errlen);
 }
 
+/* The index of the first NaN or Inf of x (n values), or -1. */
+static long first_non_finite(const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return (long)i;
+    return -1;
+}
+
 static int checkpoint(Run *r, char *err, size_t errlen)
 {
     Store *s = r->store;
     const int dims[1] = {(int)r->m.n_params};
+    /* A checkpoint that holds a NaN or an Inf would not load: the last good one stays. */
+    const struct { const char *what; const float *x; } state[] = {
+        {"the weights", r->m.params}, {"optim.m", r->m1}, {"optim.v", r->m2}};
+    for (size_t k = 0; k < sizeof state / sizeof state[0]; k++) {
+        const long at = first_non_finite(state[k].x, r->m.n_params);
+        if (at >= 0) {
+            snprintf(err, errlen, "step %ld: a non-finite value (%s) in %s at index %ld; not "
+                                  "saved, the last checkpoint (step %ld) is kept", r->step,
+                     isnan(state[k].x[at]) ? "NaN" : "Inf", state[k].what, at,
+                     r->step - (long)r->n_log);
+            return TT_EDIVERGED;
+        }
+    }
     int rc = store_begin(s, err, errlen);
     if (rc == TT_OK)
         rc = model_save(&r->m, s, err, errlen);
@@ -728,6 +750,15 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         rc = store_tensor_read(r->store, "optim.m", dims, 1, r->m1, err, errlen);
         if (rc == TT_OK)
             rc = store_tensor_read(r->store, "optim.v", dims, 1, r->m2, err, errlen);
+        /* AdamW's second moment is a running mean of squares: a negative one would make
+         * the first step's square root NaN. */
+        for (size_t i = 0; rc == TT_OK && i < n; i++)
+            if (!(r->m2[i] >= 0.0f)) {
+                snprintf(err, errlen, "%s: tensor 'optim.v' has a negative value (%g) at index "
+                                      "%zu: not a training checkpoint this toytrans wrote",
+                         o->out_path, (double)r->m2[i], i);
+                rc = TT_EMODEL;
+            }
     }
     for (int k = 0; rc == TT_OK && k < o->threads; k++) {
         Worker *w = &r->workers[k];

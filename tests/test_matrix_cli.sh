@@ -85,6 +85,8 @@
 #       run) and SIGTERM: exit 130 with a checkpoint, each resumed to the end
 #       with the weights of an uninterrupted run ............................... M
 #     NaN/Inf during training: exit 6, the last checkpoint kept and usable ....... C
+#     a checkpoint whose optim.v holds a finite negative value: --resume refuses it
+#       (exit 3, named), the weights unchanged, never a NaN committed (issue 13) .. M
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
     echo "usage: sh tests/test_matrix_cli.sh BIN [RUNNER]" >&2
@@ -745,6 +747,41 @@ section_corpus() {
 }
 
 # ---------------------------------------------------------------------------------------
+# A checkpoint's optimiser state is range-checked (issue 13, point 4): optim.v (AdamW's
+# mean of squares) with a finite negative value, the checksum removed so that only the
+# range check can object, is refused on --resume (exit 3, named) and nothing is written;
+# a NaN is never committed.
+
+section_resume_state() {
+    if [ -z "$SQL_TOOL" ]; then
+        echo "# skipped: negative optim.v (no sqlite3, no python3 sqlite3)"
+        return
+    fi
+    C=$TMP/negv.db
+    cp "$M" "$C"
+    sql_exec "$C" "UPDATE tensor SET data = CAST(X'000080BF' || substr(data, 5) AS BLOB)
+                   WHERE name = 'optim.v';
+                   DELETE FROM meta WHERE key = 'content_fnv1a64';"
+    before=$(sql_query "$C" "SELECT hex(data) FROM tensor WHERE name = 'encoder.norm.bias'")
+    for every in 500 1; do
+        run train --train "$TMP/tr.tsv" --out "$C" --resume --stop-after 1 --epochs 10 \
+            --checkpoint-every "$every"
+        expect_code "resume with a negative optim.v (--checkpoint-every $every): exit 3" 3
+        expect_in "resume with a negative optim.v: names the tensor and the index" "$ERR" \
+            "negv.db: tensor 'optim.v' has a negative value (-1) at index 0"
+        expect_not_in "resume with a negative optim.v: not 'trained'" "$OUT" "trained"
+    done
+    after=$(sql_query "$C" "SELECT hex(data) FROM tensor WHERE name = 'encoder.norm.bias'")
+    if [ "$before" = "$after" ]; then
+        pass "resume with a negative optim.v: the weights unchanged"
+    else
+        fail "resume with a negative optim.v: the weights unchanged" "they changed"
+    fi
+    run translate --model "$C" "$G1"
+    expect_code "resume with a negative optim.v: the file still loads" 0
+}
+
+# ---------------------------------------------------------------------------------------
 # One writer per model (issue 13, point 2): a model being trained is locked for its
 # writer; a second writer is refused at once (exit 5, the file named), whatever --force
 # says, and readers still read. Two new runs started together never share a temporary
@@ -1028,6 +1065,7 @@ else
     section_input
     section_models
     section_corpus
+    section_resume_state
     section_writers
     make_reference
     section_kill_early
