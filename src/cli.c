@@ -112,7 +112,8 @@ void cli_print_exit_codes(void)
           "    3  model file unusable (missing, damaged, wrong format)\n"
           "    4  invalid input text or input file (the message names file, line, byte)\n"
           "    5  I/O error, disk full, out of memory, a file locked by another process\n"
-          "       for longer than the 5 s busy timeout, or a model another run is writing\n"
+          "       for longer than the 5 s busy timeout, a model another run is writing,\n"
+          "       or a closed pipe on standard output (no message then)\n"
           "    6  training diverged (NaN or Inf); the last good checkpoint is kept\n"
           "  130  interrupted (Ctrl-C) after a clean save\n",
           stdout);
@@ -144,7 +145,13 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
         int code = fn(line, n, line_no, ctx);
         if (code != 0 && first == 0)
             first = code;
-        fflush(stdout);
+        /* Nobody reads the output any more (a closed pipe, a full disk): the rest of the
+         * input would be translated for nothing. main reports the write error. */
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            if (first == 0)
+                first = TT_EXIT_IO;
+            break;
+        }
     }
     if (ferror(stdin)) {
         fprintf(stderr, "toytrans: error reading standard input after line %ld: %s\n", line_no,

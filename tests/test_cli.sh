@@ -955,6 +955,23 @@ else
     echo "# skipped: /dev/full does not exist"
 fi
 
+# A closed pipe (issue 13, point 12): an output command stops with exit 5 and no message;
+# training whose stderr is gone keeps training and saves (no SIGPIPE death).
+awk 'BEGIN { for (i = 0; i < 3000; i++) print "the dog is big" }' >"$TMP/big.txt"
+# shellcheck disable=SC2086
+({ $RUNNER "$BIN" translate --model tests/fixtures/tiny.db <"$TMP/big.txt" 2>"$ERR"; echo $? >"$TMP/pipe.code"; } | head -n 1 >/dev/null)
+CODE=$(cat "$TMP/pipe.code")
+expect_code "translate | head -1: exit 5 (a closed pipe), not killed by SIGPIPE" 5
+expect_empty "translate | head -1: no message for a reader that left" "$ERR"
+rm -f "$TMP/pipe.db"
+# shellcheck disable=SC2086
+({ $RUNNER "$BIN" train --train "$TMP/tr.tsv" --out "$TMP/pipe.db" $TINY --epochs 20 \
+    --checkpoint-every 500 2>&1 >/dev/null; echo $? >"$TMP/pipe.code"; } | head -c 1 >/dev/null)
+CODE=$(cat "$TMP/pipe.code")
+expect_code "train 2>&1 | head -c 1: exit 0, training survives a closed stderr" 0
+run info --model "$TMP/pipe.db"
+expect_in "train with a closed stderr: every step done and saved" "$OUT" "steps done          380"
+
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then
     exit 1
