@@ -135,6 +135,8 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
     size_t cap = 0;
     ssize_t len;
     long line_no = 0;
+    int output_failed = 0;
+    errno = 0;
     while ((len = getline(&line, &cap, stdin)) >= 0) {
         line_no++;
         size_t n = (size_t)len;
@@ -150,12 +152,16 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
         if (fflush(stdout) != 0 || ferror(stdout)) {
             if (first == 0)
                 first = TT_EXIT_IO;
+            output_failed = 1;
             break;
         }
+        errno = 0;
     }
-    if (ferror(stdin)) {
+    /* -1 from getline is the end of the input only when feof says so: an allocation that
+     * failed for a huge line (ENOMEM) sets no error flag on every libc. */
+    if (!output_failed && (ferror(stdin) || !feof(stdin))) {
         fprintf(stderr, "toytrans: error reading standard input after line %ld: %s\n", line_no,
-                strerror(errno));
+                errno ? strerror(errno) : "unknown error");
         if (first == 0)
             first = TT_EXIT_IO;
     }

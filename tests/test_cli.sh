@@ -972,6 +972,30 @@ expect_code "train 2>&1 | head -c 1: exit 0, training survives a closed stderr" 
 run info --model "$TMP/pipe.db"
 expect_in "train with a closed stderr: every step done and saved" "$OUT" "steps done          380"
 
+# A line too big for memory (issue 13, point 9): getline's failure is an error (exit 5,
+# named), not the end of the input. Under a 60 MB address-space limit a 40 MB line cannot
+# be read; skipped under RUNNER and sanitizers, which need more address space than that.
+if [ -z "$RUNNER" ] && (ulimit -v 60000 && "$BIN" --version) >/dev/null 2>&1; then
+    {
+        echo "the dog is big"
+        head -c 40000000 /dev/zero | tr '\0' 'a'
+        printf '\tb\n'
+        echo "the dog is big"
+    } >"$TMP/huge.txt"
+    (ulimit -v 60000 && "$BIN" translate --model tests/fixtures/tiny.db <"$TMP/huge.txt" >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "translate of a line too big for memory: exit 5, not a silent end" 5
+    expect_in "translate of a line too big for memory: says so" "$ERR" "error reading standard input after line 1"
+    sed '1s/$/\tder Hund/; 3s/$/\tder Hund/' "$TMP/huge.txt" >"$TMP/huge.tsv"
+    (ulimit -v 60000 && "$BIN" vocab --train "$TMP/huge.tsv" --out "$TMP/huge.db" --no-lists >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "vocab on a corpus with a line too big for memory: exit 5" 5
+    expect_in "vocab on a line too big for memory: names the file and line" "$ERR" "huge.tsv: read error after line"
+    rm -f "$TMP/huge.txt" "$TMP/huge.tsv"
+else
+    echo "# skipped: a line too big for memory (RUNNER set, or ulimit -v unusable here)"
+fi
+
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then
     exit 1
