@@ -41,6 +41,7 @@ static int lines_read(Lines *l, const char *path, char *err, size_t errlen)
     size_t cap = 0;
     ssize_t n;
     int rc = TT_OK;
+    errno = 0;
     while ((n = getline(&buf, &cap, f)) >= 0) {
         if (n > 0 && buf[n - 1] == '\n')
             buf[--n] = '\0';
@@ -64,8 +65,10 @@ static int lines_read(Lines *l, const char *path, char *err, size_t errlen)
         memcpy(l->line[l->n], buf, (size_t)n + 1);
         l->len[l->n++] = (size_t)n;
     }
-    if (rc == TT_OK && ferror(f)) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    /* -1 from getline is the end only when feof says so (ENOMEM on a huge line). */
+    if (rc == TT_OK && (ferror(f) || !feof(f))) {
+        snprintf(err, errlen, "cannot read %s after line %ld: %s", path, l->n,
+                 errno ? strerror(errno) : "unknown error");
         rc = TT_EIO;
     }
     free(buf);

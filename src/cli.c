@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 #include <fcntl.h>
@@ -122,8 +123,9 @@ void cli_print_exit_codes(void)
           "    2  usage: a bad command line (unknown option, missing or malformed value)\n"
           "    3  model file unusable (missing, damaged, wrong format)\n"
           "    4  invalid input text or input file (the message names file, line, byte)\n"
-          "    5  I/O error, disk full, out of memory, or a file locked by another process\n"
-          "       for longer than the 5 s busy timeout\n"
+          "    5  I/O error, disk full, out of memory, a file locked by another process\n"
+          "       for longer than the 5 s busy timeout, a model another run is writing,\n"
+          "       or a closed pipe on standard output (no message then)\n"
           "    6  training diverged (NaN or Inf); the last good checkpoint is kept\n"
           "  130  interrupted (Ctrl-C) after a clean save\n",
           stdout);
@@ -145,6 +147,8 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
     size_t cap = 0;
     ssize_t len;
     long line_no = 0;
+    int output_failed = 0;
+    errno = 0;
     while ((len = getline(&line, &cap, stdin)) >= 0) {
         line_no++;
         size_t n = (size_t)len;
@@ -155,11 +159,21 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
         int code = fn(line, n, line_no, ctx);
         if (code != 0 && first == 0)
             first = code;
-        fflush(stdout);
+        /* Nobody reads the output any more (a closed pipe, a full disk): the rest of the
+         * input would be translated for nothing. main reports the write error. */
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            if (first == 0)
+                first = TT_EXIT_IO;
+            output_failed = 1;
+            break;
+        }
+        errno = 0;
     }
-    if (ferror(stdin)) {
+    /* -1 from getline is the end of the input only when feof says so: an allocation that
+     * failed for a huge line (ENOMEM) sets no error flag on every libc. */
+    if (!output_failed && (ferror(stdin) || !feof(stdin))) {
         fprintf(stderr, "toytrans: error reading standard input after line %ld: %s\n", line_no,
-                strerror(errno));
+                errno ? strerror(errno) : "unknown error");
         if (first == 0)
             first = TT_EXIT_IO;
     }
@@ -167,52 +181,146 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
     return first;
 }
 
+/* 1 when path is a regular file that starts with SQLite's header string. */
+static int is_sqlite_file(const char *path)
+{
+    static const char MAGIC[16] = "SQLite format 3"; /* and its NUL */
+    char head[16];
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    const int is = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                   read(fd, head, sizeof head) == (ssize_t)sizeof head &&
+                   memcmp(head, MAGIC, sizeof head) == 0;
+    close(fd);
+    return is;
+}
+
+int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPath *inputs,
+                     int n_inputs, int force)
+{
+    if (!out.path)
+        return 0;
+    if (strcmp(out.path, "-") == 0) {
+        if (kind == CLI_OUT_MODEL)
+            return cli_usage_error(cmd, "%s -: a model database cannot be written to standard "
+                                   "output; name a file", out.opt);
+        return 0;
+    }
+    struct stat st, lst;
+    const int exists = stat(out.path, &st) == 0;
+    const int is_link = lstat(out.path, &lst) == 0 && S_ISLNK(lst.st_mode);
+    if (exists) {
+        for (int i = 0; i < n_inputs; i++) {
+            struct stat in;
+            if (!inputs[i].path || strcmp(inputs[i].path, "-") == 0 ||
+                stat(inputs[i].path, &in) != 0)
+                continue;
+            if (in.st_dev == st.st_dev && in.st_ino == st.st_ino)
+                return cli_usage_error(cmd, "%s %s is the same file as %s %s: writing it would "
+                                       "destroy what is read; nothing written", out.opt,
+                                       out.path, inputs[i].opt, inputs[i].path);
+        }
+        if (S_ISDIR(st.st_mode))
+            return cli_usage_error(cmd, "%s %s is a directory; name a file", out.opt, out.path);
+        if (!S_ISREG(st.st_mode)) {
+            if (kind == CLI_OUT_MODEL)
+                return cli_usage_error(cmd, "%s %s is not a regular file (a FIFO or a device): "
+                                       "a model database is written only to a regular file",
+                                       out.opt, out.path);
+            return 0; /* written through, never replaced */
+        }
+    }
+    if (is_link && !force)
+        return cli_usage_error(cmd, "%s %s is a symbolic link; not replaced (--force replaces "
+                               "the link with the new file)", out.opt, out.path);
+    if (exists && kind == CLI_OUT_TEXT && !force && is_sqlite_file(out.path))
+        return cli_usage_error(cmd, "%s %s is an SQLite database (a model?); not replaced "
+                               "(--force replaces it)", out.opt, out.path);
+    return 0;
+}
+
+/* Creates a temporary file beside path, named for this process (path.PID.tmp), opened
+ * for writing without following a link planted at that name. A file of that name can
+ * only be left by a dead process that had this process's id, so it is removed. Returns
+ * the stream, with the name in *tmp (owned by the caller), or NULL with errno set. */
+static FILE *open_temp_beside(const char *path, char **tmp)
+{
+    const size_t n = strlen(path) + 32;
+    if (!(*tmp = malloc(n)))
+        return NULL;
+    snprintf(*tmp, n, "%s.%ld.tmp", path, (long)getpid());
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 2; attempt++) {
+        fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && (errno != EEXIST || unlink(*tmp) != 0))
+            break;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f && fd >= 0) {
+        const int saved = errno;
+        close(fd);
+        remove(*tmp);
+        errno = saved;
+    }
+    return f;
+}
+
 int cli_write_file(const char *cmd, const char *path, CliWriteFn write, const void *ctx)
 {
-    const size_t n = strlen(path) + 5;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        fprintf(stderr, "toytrans %s: %s\n", cmd, status_message(TT_ENOMEM));
-        return TT_EXIT_IO;
+    const int to_stdout = strcmp(path, "-") == 0;
+    struct stat st;
+    /* A FIFO or a device (/dev/null, a terminal) is written through: replacing it with a
+     * regular file would lose what it is. */
+    const int through = !to_stdout && stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+                        !S_ISDIR(st.st_mode);
+    char *tmp = NULL;
+    FILE *f = NULL;
+    if (to_stdout) {
+        f = stdout;
+    } else if (through) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd >= 0 && !(f = fdopen(fd, "w")))
+            close(fd);
+    } else {
+        f = open_temp_beside(path, &tmp);
     }
-    snprintf(tmp, n, "%s.tmp", path);
-    /* O_NOFOLLOW: a symbolic link planted at the temporary name is not written through. */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    const char *where = path, *failed = NULL;
+    const char *where = to_stdout ? "standard output" : path, *failed = NULL;
     int rc, saved = 0;
     if (!f) {
         saved = errno;
-        if (fd >= 0)
-            close(fd);
-        where = tmp;
-        failed = "cannot create";
-        rc = TT_EIO;
+        failed = tmp ? "cannot create a temporary file beside it" : "cannot open";
+        rc = tmp || through ? TT_EIO : TT_ENOMEM;
     } else {
         rc = write(f, ctx);
         if (rc == TT_EIO)
             saved = errno;
-        if (rc == TT_OK && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
+        if (rc == TT_OK && fflush(f) != 0) {
             saved = errno;
             rc = TT_EIO;
         }
-        if (fclose(f) != 0 && rc == TT_OK) {
+        if (rc == TT_OK && !to_stdout && !through && fsync(fileno(f)) != 0) {
             saved = errno;
             rc = TT_EIO;
         }
-        if (rc == TT_OK && rename(tmp, path) != 0) {
+        if (!to_stdout && fclose(f) != 0 && rc == TT_OK) {
+            saved = errno;
+            rc = TT_EIO;
+        }
+        if (rc == TT_OK && tmp && rename(tmp, path) != 0) {
             saved = errno;
             failed = "cannot move the new file into place";
             rc = TT_EIO;
         }
-        if (rc != TT_OK)
+        if (rc != TT_OK && tmp)
             remove(tmp);
     }
-    if (rc == TT_EIO)
+    if (rc == TT_EIO && !(to_stdout && saved == EPIPE)) /* a closed pipe ends quietly */
         fprintf(stderr, "toytrans %s: %s: %s: %s\n", cmd, where, failed ? failed : "cannot write",
                 saved ? strerror(saved) : "write error");
-    else if (rc != TT_OK)
-        fprintf(stderr, "toytrans %s: %s: %s\n", cmd, path, status_message(rc));
+    else if (rc != TT_OK && rc != TT_EIO)
+        fprintf(stderr, "toytrans %s: %s: %s\n", cmd, where, status_message(rc));
     free(tmp);
     return status_exit_code(rc);
 }

@@ -70,10 +70,41 @@ int cli_parse_head(const char *cmd, const char *arg, long *out);
 int cli_check_layer_head(const char *cmd, long layer, long head, int n_decoder_layers,
                          int n_heads);
 
-/* Writes a file's bytes with write(f, ctx) (returning TT_OK or a TT_E* code) into
- * path.tmp — opened without following a planted symbolic link — flushes and syncs it,
- * and renames it over path only when every byte is written, so a reader never sees half
- * a file. Reports failures as "toytrans CMD: …" on stderr; returns an exit code. */
+/* A file a command names on its command line: the option that gave it and the path. */
+typedef struct {
+    const char *opt;  /* "--model", "--train": how messages name it */
+    const char *path; /* NULL when the option was not given (skipped by the checks) */
+} CliPath;
+
+/* What a command writes at an output path. */
+typedef enum {
+    CLI_OUT_TEXT = 0, /* a text file (SVG, HTML): '-' is standard output; a FIFO or a
+                         character device is written through, never replaced */
+    CLI_OUT_MODEL = 1 /* a model database: only a regular file (existing or new) */
+} CliOutKind;
+
+/* Checks, before the command reads or writes anything, that writing out loses nothing
+ * (the rules of README.md, "Files a command writes"):
+ *   - out is not the same file (device and inode, not name) as any inputs[i].path that
+ *     exists (a NULL path is skipped);
+ *   - a symbolic link at out is replaced only with force; one that leads to a FIFO or a
+ *     character device is written through;
+ *   - an existing SQLite database is replaced by a text file only with force;
+ *   - a model goes to a regular file or a new name, never to '-', a FIFO, a device or a
+ *     directory.
+ * Prints "toytrans CMD: …" naming both files and returns TT_EXIT_USAGE on a refusal,
+ * else 0. */
+int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPath *inputs,
+                     int n_inputs, int force);
+
+/* Writes a text file's bytes with write(f, ctx) (returning TT_OK or a TT_E* code):
+ *   - path "-": to standard output, flushed;
+ *   - an existing FIFO or character device (or a link to one): written through, in place;
+ *   - otherwise into a temporary file beside path whose name is unique to this process
+ *     (created exclusively, never through a planted link), flushed, synced, and renamed
+ *     over path only when every byte is written, so a reader never sees half a file.
+ * Call cli_check_output first. Reports failures as "toytrans CMD: …" on stderr; returns
+ * an exit code. */
 typedef int (*CliWriteFn)(FILE *f, const void *ctx);
 int cli_write_file(const char *cmd, const char *path, CliWriteFn write, const void *ctx);
 

@@ -131,6 +131,9 @@ int cli_init(int argc, char **argv)
         return cli_usage_error("init", "unexpected argument '%s'", argv[optind]);
     if (!out || !train)
         return cli_usage_error("init", "--out and --train are required");
+    const CliPath inputs[1] = {{"--train", train}};
+    if ((rc = cli_check_output("init", (CliPath){"--out", out}, CLI_OUT_MODEL, inputs, 1, force)))
+        return rc;
     char err[512];
     if (config_check(&c, err, sizeof err) != TT_OK)
         return cli_usage_error("init", "%s", err);

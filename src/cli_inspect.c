@@ -31,6 +31,7 @@ typedef struct {
     int self, encoder;
     const char *svg_path;  /* --svg FILE, or NULL */
     const char *html_path; /* --html FILE, or NULL */
+    int force;             /* --force: replace a database or a link at those paths */
 } InspectOptions;
 
 typedef struct {
@@ -65,7 +66,10 @@ static void inspect_usage(FILE *out)
           "                   last with --layer all; the chosen head) as an SVG picture\n"
           "  --html FILE      also write an interactive page (one self-contained file):\n"
           "                   every layer and head, cross-, self- and encoder attention\n"
-          "                   (--svg and --html take exactly one TEXT)\n"
+          "                   (--svg and --html take exactly one TEXT; '-' writes the\n"
+          "                   file to standard output instead of the text report)\n"
+          "  --force          replace an SQLite database or a symbolic link at those\n"
+          "                   paths (never the model itself)\n"
           "  -h, --help       show this help\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 a text could not be\n"
@@ -76,7 +80,8 @@ static void inspect_usage(FILE *out)
 /* Returns 0 to go on, -1 after --help, or an exit code. */
 static int inspect_parse(InspectOptions *o, int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_PREFIX, O_LAYER, O_HEAD, O_SELF, O_ENCODER, O_SVG, O_HTML };
+    enum { O_MODEL = 256, O_PREFIX, O_LAYER, O_HEAD, O_SELF, O_ENCODER, O_SVG, O_HTML,
+           O_FORCE };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"prefix", required_argument, NULL, O_PREFIX},
@@ -86,6 +91,7 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         {"encoder", no_argument, NULL, O_ENCODER},
         {"svg", required_argument, NULL, O_SVG},
         {"html", required_argument, NULL, O_HTML},
+        {"force", no_argument, NULL, O_FORCE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -126,6 +132,9 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         case O_HTML:
             o->html_path = optarg;
             break;
+        case O_FORCE:
+            o->force = 1;
+            break;
         case 'h':
             inspect_usage(stdout);
             return -1;
@@ -139,7 +148,23 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         return cli_usage_error("inspect", "--svg and --html draw one sentence: give exactly "
                                "one TEXT");
     o->model_path = cli_model_path(o->model_path);
+    if (o->svg_path && o->html_path && strcmp(o->svg_path, o->html_path) == 0)
+        return cli_usage_error("inspect", "--svg and --html name the same file '%s'",
+                               o->svg_path);
+    const CliPath inputs[1] = {{"--model", o->model_path}};
+    if ((rc = cli_check_output("inspect", (CliPath){"--svg", o->svg_path}, CLI_OUT_TEXT,
+                               inputs, 1, o->force)) ||
+        (rc = cli_check_output("inspect", (CliPath){"--html", o->html_path}, CLI_OUT_TEXT,
+                               inputs, 1, o->force)))
+        return rc;
     return 0;
+}
+
+/* 1 when --svg or --html is '-': that file is standard output, so no text report. */
+static int inspect_file_to_stdout(const InspectOptions *o)
+{
+    return (o->svg_path && strcmp(o->svg_path, "-") == 0) ||
+           (o->html_path && strcmp(o->html_path, "-") == 0);
 }
 
 /* The options the model can serve: a layer every shown stack has, a head it has. */
@@ -325,6 +350,8 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
         fprintf(stderr, "toytrans inspect: argument %ld: %s\n", no, err);
         return status_exit_code(rc);
     }
+    if (inspect_file_to_stdout(run->o))
+        return inspect_files(run, &r, text, len);
     const Translation *t = r.t;
     if (no > 1)
         putchar('\n');

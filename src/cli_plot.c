@@ -3,8 +3,8 @@
  *
  * Reads the training history of a model file (history.h) and hands it to plot.h with a
  * title naming the model and its configuration. The file appears whole or not at all:
- * it is written under OUT.tmp and renamed over OUT only after every byte was written,
- * flushed to disk and closed.
+ * cli_write_file writes it under a temporary name and renames it over OUT only after
+ * every byte was written, flushed to disk and closed; OUT may not be the model itself.
  */
 #include "cli.h"
 #include "config.h"
@@ -24,7 +24,7 @@
 static void plot_usage(FILE *out)
 {
     fprintf(out,
-            "Usage: toytrans plot [--model M] --out FILE.svg [--width N] [--height N]\n"
+            "Usage: toytrans plot [--model M] --out FILE.svg [--width N] [--height N] [--force]\n"
             "\n"
             "Draws the training history of a model as an SVG picture: the training loss of\n"
             "every logged step (light) with its moving average (dark), the validation loss\n"
@@ -38,10 +38,12 @@ static void plot_usage(FILE *out)
             "                (required)\n"
             "  --width N     picture width in pixels, %d to %d (default %d)\n"
             "  --height N    picture height in pixels, %d to %d (default %d)\n"
+            "  --force       replace FILE even if it is an SQLite database or a symbolic\n"
+            "                link (it may never be the model itself)\n"
             "  -h, --help    show this help\n"
             "\n"
             "Exit status: 0 ok, 1 the model has no training history to plot, 2 bad command\n"
-            "line, 3 model file unusable (missing, damaged, malformed history), 5 the file\n"
+            "line (or FILE refused, see --force), 3 model file unusable (missing, damaged, malformed history), 5 the file\n"
             "cannot be written.\n",
             PLOT_MIN_WIDTH, PLOT_MAX_WIDTH, PLOT_DEFAULT_WIDTH, PLOT_MIN_HEIGHT,
             PLOT_MAX_HEIGHT, PLOT_DEFAULT_HEIGHT);
@@ -82,7 +84,6 @@ static void plot_title(char *buf, size_t size, const char *path, const ModelConf
     }
 }
 
-/* Writes the picture to path through path.tmp. Returns an exit code; messages on stderr. */
 /* The plot's arguments, for cli_write_file. */
 typedef struct {
     const TrainLogRow *steps;
@@ -106,23 +107,18 @@ static int write_svg_file(const char *path, const TrainLogRow *steps, int n_step
                           int height)
 {
     const PlotArgs a = {steps, n_steps, epochs, n_epochs, title, width, height};
-    if (strcmp(path, "-") == 0) {
-        int rc = plot_write(stdout, &a);
-        if (rc != TT_OK)
-            fprintf(stderr, "toytrans plot: standard output: %s\n", status_message(rc));
-        return status_exit_code(rc);
-    }
     return cli_write_file("plot", path, plot_write, &a);
 }
 
 int cli_plot(int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_OUT, O_WIDTH, O_HEIGHT };
+    enum { O_MODEL = 256, O_OUT, O_WIDTH, O_HEIGHT, O_FORCE };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"out", required_argument, NULL, O_OUT},
         {"width", required_argument, NULL, O_WIDTH},
         {"height", required_argument, NULL, O_HEIGHT},
+        {"force", no_argument, NULL, O_FORCE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -130,7 +126,7 @@ int cli_plot(int argc, char **argv)
     long width = PLOT_DEFAULT_WIDTH, height = PLOT_DEFAULT_HEIGHT;
     optind = 1;
     opterr = 0;
-    int c, code;
+    int c, code, force = 0;
     while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
         switch (c) {
         case O_MODEL:
@@ -149,6 +145,9 @@ int cli_plot(int argc, char **argv)
                                        PLOT_MAX_HEIGHT, &height)))
                 return code;
             break;
+        case O_FORCE:
+            force = 1;
+            break;
         case 'h':
             plot_usage(stdout);
             return TT_EXIT_OK;
@@ -161,6 +160,10 @@ int cli_plot(int argc, char **argv)
     if (!out || !*out)
         return cli_usage_error("plot", "--out FILE.svg is required");
     path = cli_model_path(path);
+    const CliPath inputs[1] = {{"--model", path}};
+    if ((code = cli_check_output("plot", (CliPath){"--out", out}, CLI_OUT_TEXT, inputs, 1,
+                                 force)))
+        return code;
 
     char err[512] = "";
     Store *s = NULL;

@@ -235,6 +235,10 @@ int cli_train(int argc, char **argv)
         return cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
     if (!o.train_path || !o.out_path)
         return cli_usage_error("train", "--train and --out are required");
+    const CliPath inputs[2] = {{"--train", o.train_path}, {"--valid", o.valid_path}};
+    if ((rc = cli_check_output("train", (CliPath){"--out", o.out_path}, CLI_OUT_MODEL, inputs,
+                               2, o.force)))
+        return rc;
     char err[512] = "";
     if (!o.resume && config_check(&o.config, err, sizeof err) != TT_OK)
         return cli_usage_error("train", "%s", err);

@@ -128,6 +128,10 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
         return cli_usage_error("vocab", "unexpected argument '%s'", argv[optind]);
     if (!o->train || !o->out)
         return cli_usage_error("vocab", "--train and --out are required");
+    const CliPath inputs[1] = {{"--train", o->train}};
+    if ((rc = cli_check_output("vocab", (CliPath){"--out", o->out}, CLI_OUT_MODEL, inputs, 1,
+                               o->force)))
+        return rc;
     /* Heads must divide d_model; with a custom width, fall back to one head if needed. */
     if (o->config.d_model % o->config.n_heads != 0)
         o->config.n_heads = 1;

@@ -9,6 +9,7 @@
 #include "status.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,11 +89,16 @@ static int cli_help(int argc, char **argv)
     return cmd->run(2, sub_argv);
 }
 
-/* Flushes and closes stdout; a failure there turns success into an I/O error. */
+/* Flushes and closes stdout; a failure there turns success into an I/O error. A reader
+ * that went away (EPIPE: `toytrans translate < big.txt | head -1`) is not worth a
+ * message, only the status. */
 static int finish_stdout(int code)
 {
+    /* errno still holds the cause when an earlier flush (cli_for_each_input) failed. */
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
-        fprintf(stderr, "toytrans: error writing standard output: %s\n", strerror(errno));
+        if (errno != EPIPE)
+            fprintf(stderr, "toytrans: error writing standard output: %s\n",
+                    errno ? strerror(errno) : "write error");
         return code == TT_EXIT_OK ? TT_EXIT_IO : code;
     }
     return code;
@@ -100,6 +106,10 @@ static int finish_stdout(int code)
 
 int main(int argc, char **argv)
 {
+    /* A closed pipe is a write error (EPIPE) that each command handles: output commands
+     * stop with exit 5, training goes on without its progress lines and saves. SIGPIPE's
+     * default action would kill the process instead, without a checkpoint. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         print_usage(stderr);
         return TT_EXIT_USAGE;

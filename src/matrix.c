@@ -258,9 +258,10 @@ int matrix_read_text(Matrix *m, FILE *f, const char *name, char *err, size_t err
             goto done;
         offset += (long)len;
     }
-    if (ferror(f)) {
+    /* -1 from getline is the end only when feof says so (ENOMEM on a huge line). */
+    if (ferror(f) || !feof(f)) {
         reader_error(&rd, "%s: read error after line %ld: %s", rd.name, line_no,
-                     strerror(errno));
+                     errno ? strerror(errno) : "unknown error");
         rc = TT_EIO;
         goto done;
     }

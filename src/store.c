@@ -5,7 +5,15 @@
  * Every statement follows prepare_v2 → bind → step → finalize with each result code
  * checked; a failure becomes one message that names the file and what was being read.
  * Floats are stored little-endian whatever the host's byte order.
+ *
+ * One writer per model: a writer holds flock(2) on the file it writes (an existing model,
+ * or the new file under its temporary name, whose inode the rename carries to the
+ * path) from open to close, and a store that would write or replace a locked file is
+ * refused at once. flock, not fcntl: SQLite's own locks are fcntl locks of this process,
+ * which another descriptor's fcntl lock would merge with and which any close of the file
+ * would drop; flock locks are apart from them.
  */
+#define _DEFAULT_SOURCE /* flock(2) */
 #include "store.h"
 
 #include "status.h"
@@ -18,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +36,9 @@ struct Store {
     StoreMode mode;
     char *path;      /* as given, owned */
     char *tmp_path;  /* the file being built (CREATE, REPLACE), else NULL; owned */
+    int lock_fd;     /* a writer: the file it writes, flock'd exclusively; else -1 */
+    int replaced_fd; /* REPLACE: the file at path until the new one replaces it,
+                        flock'd so that no writer is replaced under its feet; else -1 */
     int committed;   /* a new model: 1 once a transaction committed, 0 after a failure */
     int in_txn;      /* 1 between store_begin and store_commit/rollback, and for a reader
                         from its first read to store_close (one snapshot) */
@@ -365,6 +378,111 @@ static int validate_snapshot(Store *s, char *err, size_t errlen)
     return validate(s, err, errlen);
 }
 
+/* Takes the writer's lock on the file at path, which must still be the file fd was
+ * opened on (a file renamed over path meanwhile belongs to another writer). TT_OK, or
+ * TT_EIO with a message when another process writes it. */
+static int lock_writer(int fd, const char *path, char *err, size_t errlen)
+{
+    struct stat held, now;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &held) != 0 ||
+        stat(path, &now) != 0 || held.st_dev != now.st_dev || held.st_ino != now.st_ino) {
+        set_err(err, errlen, "%s: being written by another process (a training run?); not "
+                             "opened for writing, whatever --force says", path);
+        return TT_EIO;
+    }
+    return TT_OK;
+}
+
+/* Opens path (a regular file, not through a link) for the writer's lock and takes it;
+ * *fd is -1 when there is no such file (nothing to lock). */
+static int open_locked(int *fd, const char *path, char *err, size_t errlen)
+{
+    *fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0)
+        return TT_OK; /* missing, or a link that will be replaced, not written through */
+    int rc = lock_writer(*fd, path, err, errlen);
+    if (rc != TT_OK) {
+        close(*fd);
+        *fd = -1;
+    }
+    return rc;
+}
+
+/* Before a REPLACE store renames its new file over the path: holds the lock of the file
+ * that is there now (another run may have put one there since store_open). */
+static int lock_replaced(Store *s, char *err, size_t errlen)
+{
+    struct stat held, now;
+    if (s->replaced_fd >= 0 &&
+        (fstat(s->replaced_fd, &held) != 0 || stat(s->path, &now) != 0 ||
+         held.st_dev != now.st_dev || held.st_ino != now.st_ino)) {
+        close(s->replaced_fd);
+        s->replaced_fd = -1;
+    }
+    return s->replaced_fd >= 0 ? TT_OK : open_locked(&s->replaced_fd, s->path, err, errlen);
+}
+
+int store_check_writer(const char *path, char *err, size_t errlen)
+{
+    int fd;
+    int rc = open_locked(&fd, path, err, errlen);
+    if (fd >= 0)
+        close(fd); /* no SQLite connection of this process has the file open yet */
+    return rc;
+}
+
+/* Creates the new file of a CREATE or REPLACE store: s->tmp_path, beside s->path and
+ * named for this process (PATH.PID.tmp), so that two runs never share it; locked. A file
+ * of that name was left by a dead process with this process's id: it is removed. */
+static int create_temp(Store *s, char *err, size_t errlen)
+{
+    const size_t n = strlen(s->path) + 32;
+    if (!(s->tmp_path = malloc(n)))
+        return TT_ENOMEM;
+    snprintf(s->tmp_path, n, "%s.%ld.tmp", s->path, (long)getpid());
+    remove_db_files(s->tmp_path);
+    s->lock_fd = open(s->tmp_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (s->lock_fd < 0) {
+        set_err(err, errlen, "%s: cannot create %s: %s", s->path, s->tmp_path, strerror(errno));
+        return TT_EIO;
+    }
+    return lock_writer(s->lock_fd, s->tmp_path, err, errlen);
+}
+
+/* Opens the SQLite connection of s on open_path as s->mode says: a new model's schema,
+ * or an existing file validated (and switched to WAL for a writer). */
+static int connect_db(Store *s, const char *open_path, char *err, size_t errlen)
+{
+    int rc;
+    const StoreMode mode = s->mode;
+    const int creating = mode == STORE_CREATE || mode == STORE_REPLACE;
+    int flags = SQLITE_OPEN_NOFOLLOW;
+    flags |= mode == STORE_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    if (creating)
+        flags |= SQLITE_OPEN_CREATE;
+    int sqlrc = sqlite3_open_v2(open_path, &s->db, flags, NULL);
+    if (sqlrc != SQLITE_OK)
+        return sql_fail(s, sqlrc, "opening", err, errlen);
+    if ((rc = harden(s, err, errlen)) != TT_OK)
+        return rc;
+    rc = creating ? create_schema(s, err, errlen) : validate_snapshot(s, err, errlen);
+    if (rc != TT_OK && mode == STORE_READ &&
+        sqlite3_extended_errcode(s->db) == SQLITE_READONLY_ROLLBACK) {
+        store_rollback(s);
+        if ((rc = rollback_hot_journal(s, err, errlen)) == TT_OK)
+            rc = validate_snapshot(s, err, errlen);
+    }
+    if (rc != TT_OK)
+        return rc;
+    /* A new model appears at its path only once the caller commits its contents. */
+    s->committed = 0;
+    if (mode == STORE_WRITE &&
+        (rc = exec_journal_mode(s, "PRAGMA journal_mode = WAL", "setting WAL journal mode", err,
+                                errlen)) == TT_OK)
+        s->wal = 1;
+    return rc;
+}
+
 int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t errlen)
 {
     if (err && errlen)
@@ -405,45 +523,21 @@ int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t 
     if (!s)
         return TT_ENOMEM;
     s->mode = mode;
+    s->lock_fd = s->replaced_fd = -1;
     int rc = TT_ENOMEM;
     if (!(s->path = dup_str(path)))
         goto fail;
     const char *open_path = path;
+    if (mode == STORE_WRITE && (rc = open_locked(&s->lock_fd, path, err, errlen)) != TT_OK)
+        goto fail;
+    if (mode == STORE_REPLACE && (rc = open_locked(&s->replaced_fd, path, err, errlen)) != TT_OK)
+        goto fail;
     if (creating) {
-        size_t n = strlen(path) + 8;
-        if (!(s->tmp_path = malloc(n)))
+        if ((rc = create_temp(s, err, errlen)) != TT_OK)
             goto fail;
-        snprintf(s->tmp_path, n, "%s.tmp", path);
-        remove_db_files(s->tmp_path); /* left by an earlier crash */
         open_path = s->tmp_path;
     }
-    int flags = SQLITE_OPEN_NOFOLLOW;
-    flags |= mode == STORE_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-    if (creating)
-        flags |= SQLITE_OPEN_CREATE;
-    int sqlrc = sqlite3_open_v2(open_path, &s->db, flags, NULL);
-    if (sqlrc != SQLITE_OK) {
-        rc = sql_fail(s, sqlrc, "opening", err, errlen);
-        goto fail;
-    }
-    if ((rc = harden(s, err, errlen)) != TT_OK)
-        goto fail;
-    rc = creating ? create_schema(s, err, errlen) : validate_snapshot(s, err, errlen);
-    if (rc != TT_OK && mode == STORE_READ &&
-        sqlite3_extended_errcode(s->db) == SQLITE_READONLY_ROLLBACK) {
-        store_rollback(s);
-        if ((rc = rollback_hot_journal(s, err, errlen)) == TT_OK)
-            rc = validate_snapshot(s, err, errlen);
-    }
-    if (rc != TT_OK)
-        goto fail;
-    /* A new model appears at its path only once the caller commits its contents. */
-    s->committed = 0;
-    if (mode == STORE_WRITE &&
-        (rc = exec_journal_mode(s, "PRAGMA journal_mode = WAL", "setting WAL journal mode", err,
-                                errlen)) == TT_OK)
-        s->wal = 1;
-    if (rc != TT_OK)
+    if ((rc = connect_db(s, open_path, err, errlen)) != TT_OK)
         goto fail;
     *out = s;
     return TT_OK;
@@ -473,6 +567,7 @@ int store_open_image(Store **out, const void *data, size_t size, const char *nam
     if (!s)
         return TT_ENOMEM;
     s->mode = STORE_READ;
+    s->lock_fd = s->replaced_fd = -1;
     s->image_size = size;
     int rc = TT_ENOMEM;
     if (!(s->path = dup_str(name)))
@@ -515,10 +610,11 @@ const char *store_path(const Store *s)
     return s ? s->path : NULL;
 }
 
-int store_close(Store *s, char *err, size_t errlen)
+/* Ends the connection of s: an open transaction rolled back, the WAL folded into the
+ * file, and a new model that committed moved into place (its temporary files removed
+ * either way). The writer's lock stays held. Returns TT_OK or TT_EIO (err says why). */
+static int disconnect(Store *s, char *err, size_t errlen)
 {
-    if (!s)
-        return TT_OK;
     int rc = TT_OK;
     if (s->in_txn)
         store_rollback(s);
@@ -533,7 +629,11 @@ int store_close(Store *s, char *err, size_t errlen)
         set_err(err, errlen, "%s: cannot close: %s", s->path, sqlite3_errmsg(s->db));
         rc = TT_EIO;
     }
+    s->db = NULL;
+    s->wal = 0;
     if (s->tmp_path) {
+        if (rc == TT_OK && s->committed && s->mode == STORE_REPLACE)
+            rc = lock_replaced(s, err, errlen);
         if (rc == TT_OK && s->committed) {
             int moved = s->mode == STORE_CREATE ? link(s->tmp_path, s->path) == 0 &&
                                                       remove(s->tmp_path) == 0
@@ -545,11 +645,42 @@ int store_close(Store *s, char *err, size_t errlen)
             }
         }
         remove_db_files(s->tmp_path);
+        free(s->tmp_path);
+        s->tmp_path = NULL;
     }
-    free(s->tmp_path);
+    /* The file that was replaced is no longer at the path: its lock has done its job. */
+    if (s->replaced_fd >= 0)
+        close(s->replaced_fd);
+    s->replaced_fd = -1;
+    return rc;
+}
+
+int store_close(Store *s, char *err, size_t errlen)
+{
+    if (!s)
+        return TT_OK;
+    int rc = disconnect(s, err, errlen);
+    /* Only now, with SQLite's descriptors closed: the lock outlives every write. */
+    if (s->lock_fd >= 0)
+        close(s->lock_fd);
     free(s->path);
     free(s);
     return rc;
+}
+
+int store_publish(Store *s, char *err, size_t errlen)
+{
+    if (!s || !s->tmp_path || !s->committed || s->in_txn) {
+        set_err(err, errlen, "%s: nothing committed to publish", s ? s->path : "model");
+        return TT_EINVAL;
+    }
+    int rc = disconnect(s, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    /* The lock's inode is now the file at the path: the writer never lets go of it. */
+    s->mode = STORE_WRITE;
+    s->committed = 0;
+    return connect_db(s, s->path, err, errlen);
 }
 
 int store_size(Store *s, long long *bytes, char *err, size_t errlen)
@@ -931,6 +1062,13 @@ int store_embedding_write(Store *s, const char *lang, const float *table, int V,
         return rc;
     if (!table || V < 1 || D < 1)
         return TT_EINVAL;
+    for (size_t i = 0; i < (size_t)V * (size_t)D; i++)
+        if (!isfinite(table[i])) {
+            set_err(err, errlen, "%s: embedding '%s' id %zu has a non-finite value (%s); not "
+                                 "written", s->path, lang, i / (size_t)D,
+                    isnan(table[i]) ? "NaN" : "Inf");
+            return TT_EINVAL;
+        }
     float *scratch = malloc(sizeof(float) * (size_t)D);
     if (!scratch)
         return TT_ENOMEM;
@@ -1023,6 +1161,13 @@ int store_tensor_write(Store *s, const char *name, const int *dims, int ndim,
         set_err(err, errlen, "%s: tensor '%s': invalid shape", s->path, name ? name : "?");
         return TT_EINVAL;
     }
+    /* A model with a NaN or an Inf would never load again: it is never written. */
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(data[i])) {
+            set_err(err, errlen, "%s: tensor '%s' has a non-finite value (%s) at index %zu; "
+                                 "not written", s->path, name, isnan(data[i]) ? "NaN" : "Inf", i);
+            return TT_EINVAL;
+        }
     float *scratch = malloc(n * sizeof(float));
     if (!scratch)
         return TT_ENOMEM;

@@ -17,7 +17,13 @@
  *
  * Writing happens in transactions (store_begin/store_commit), so a crash never leaves
  * half a model, in WAL journal mode. A new file is built under a temporary name beside
- * the target and renamed into place by store_close only after everything committed.
+ * the target, unique to the process (PATH.PID.tmp), and renamed into place by
+ * store_close (or store_publish) only after everything committed.
+ *
+ * One writer at a time: a WRITE store, and a CREATE or REPLACE store's new file, hold an
+ * exclusive lock (flock) from open to close; opening another WRITE store on that file, or
+ * a REPLACE store over it, fails at once with TT_EIO and a message naming the file.
+ * Readers are not locked out.
  *
  * Errors: every function returns TT_OK or a negative code (TT_EMODEL for a file that
  * breaks the contract, TT_EIO for a file that cannot be read or written, TT_ENOMEM,
@@ -68,6 +74,17 @@ int store_open_image(Store **out, const void *data, size_t size, const char *nam
  * accepted. */
 int store_close(Store *s, char *err, size_t errlen);
 
+/* TT_OK when no writer holds path (or there is no file there), else TT_EIO with a
+ * message naming it: for a caller that would write path after long work, to refuse at
+ * once. Call it before this process opens path with SQLite. */
+int store_check_writer(const char *path, char *err, size_t errlen);
+
+/* Moves a new model (CREATE, REPLACE) whose contents committed into place, as
+ * store_close does, and goes on as a WRITE store of that file without letting another
+ * writer in between: the writer's lock (see store_open) is held throughout. On failure
+ * s is still to be closed with store_close. */
+int store_publish(Store *s, char *err, size_t errlen);
+
 /* The path given to store_open. */
 const char *store_path(const Store *s);
 
@@ -110,8 +127,10 @@ int store_embedding_write(Store *s, const char *lang, const float *table, int V,
 int store_embedding_read(Store *s, const char *lang, float *table, int V, int D, char *err,
                          size_t errlen);
 
-/* A named tensor of ndim (1 or 2) dimensions dims. read checks the stored shape equals
- * dims, the blob holds exactly that many floats and all are finite, then fills dst. */
+/* A named tensor of ndim (1 or 2) dimensions dims. write refuses (TT_EINVAL, err names
+ * the tensor and index) data holding a NaN or an Inf, as embedding_write does. read
+ * checks the stored shape equals dims, the blob holds exactly that many floats and all
+ * are finite, then fills dst. */
 int store_tensor_write(Store *s, const char *name, const int *dims, int ndim,
                        const float *data, char *err, size_t errlen);
 int store_tensor_read(Store *s, const char *name, const int *dims, int ndim, float *dst,

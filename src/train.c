@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 void train_options_defaults(TrainOptions *o)
@@ -362,6 +363,7 @@ struct Run {
     int epoch;         /* epochs completed */
     int batch_pos;     /* batches done in the current epoch */
     double seconds0;   /* training seconds before this process */
+    uint64_t corpus_checksum; /* a new run: FNV-1a 64 of the training corpus */
     struct timespec t0;
     Store *store;
 };
@@ -432,10 +434,32 @@ static int meta_set_long(Store *s, const char *key, long v, char *err, size_t er
     return store_meta_set(s, key, buf, err, errlen);
 }
 
+/* The index of the first NaN or Inf of x (n values), or -1. */
+static long first_non_finite(const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return (long)i;
+    return -1;
+}
+
 static int checkpoint(Run *r, char *err, size_t errlen)
 {
     Store *s = r->store;
     const int dims[1] = {(int)r->m.n_params};
+    /* A checkpoint that holds a NaN or an Inf would not load: the last good one stays. */
+    const struct { const char *what; const float *x; } state[] = {
+        {"the weights", r->m.params}, {"optim.m", r->m1}, {"optim.v", r->m2}};
+    for (size_t k = 0; k < sizeof state / sizeof state[0]; k++) {
+        const long at = first_non_finite(state[k].x, r->m.n_params);
+        if (at >= 0) {
+            snprintf(err, errlen, "step %ld: a non-finite value (%s) in %s at index %ld; not "
+                                  "saved, the last checkpoint (step %ld) is kept", r->step,
+                     isnan(state[k].x[at]) ? "NaN" : "Inf", state[k].what, at,
+                     r->step - (long)r->n_log);
+            return TT_EDIVERGED;
+        }
+    }
     /* The run's last checkpoint, with --release: the weights without the moments. */
     const int release = r->o->release && r->epoch >= r->o->epochs;
     int rc = store_begin(s, err, errlen);
@@ -535,6 +559,7 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
  * Setting up: a new model or a resumed one
  */
 
+/* The model of a new run, in memory: vocabularies from the corpus, random weights. */
 static int start_new(Run *r, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
@@ -560,9 +585,18 @@ static int start_new(Run *r, char *err, size_t errlen)
     Rng rng;
     rng_seed(&rng, o->seed);
     model_randomize(&r->m, &rng);
-    /* The file appears complete or not at all; later checkpoints update it in place. */
+    r->corpus_checksum = count.checksum;
+    return TT_OK;
+}
+
+/* Creates the file of a new run: called once every input has been read and checked, so
+ * that a bad input never costs the file --force would replace. The file appears
+ * complete or not at all; later checkpoints update it in place. */
+static int new_file(Run *r, char *err, size_t errlen)
+{
+    const TrainOptions *o = r->o;
     Store *s = NULL;
-    rc = store_open(&s, o->out_path, o->force ? STORE_REPLACE : STORE_CREATE, err, errlen);
+    int rc = store_open(&s, o->out_path, o->force ? STORE_REPLACE : STORE_CREATE, err, errlen);
     if (rc == TT_OK)
         rc = store_begin(s, err, errlen);
     if (rc == TT_OK)
@@ -596,7 +630,7 @@ static int start_new(Run *r, char *err, size_t errlen)
         }
         rc = store_meta_set(s, meta[i].key, v, err, errlen);
     }
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)count.checksum);
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)r->corpus_checksum);
     if (rc == TT_OK)
         rc = store_meta_set(s, "train_corpus_fnv1a64", buf, err, errlen);
     /* The file is a checkpoint from the moment it appears (step 0, zero AdamW moments):
@@ -620,11 +654,14 @@ static int start_new(Run *r, char *err, size_t errlen)
         rc = meta_set_long(s, "train_batch", 0, err, errlen);
     if (rc == TT_OK)
         rc = store_commit(s, err, errlen);
-    int crc = store_close(s, rc == TT_OK ? err : NULL, errlen);
+    /* Into place and on as its writer, holding the writer's lock throughout: no other
+     * run can replace or resume the file between its creation and this run's end. */
     if (rc == TT_OK)
-        rc = crc;
+        rc = store_publish(s, err, errlen);
     if (rc == TT_OK)
-        rc = store_open(&r->store, o->out_path, STORE_WRITE, err, errlen);
+        r->store = s;
+    else
+        store_close(s, NULL, 0);
     return rc;
 }
 
@@ -695,7 +732,19 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         return TT_ENOMEM;
     r->o = o;
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
-    int rc = o->resume ? start_resume(r, err, errlen) : start_new(r, err, errlen);
+    /* Another run writing the file, or a file a new run may not replace: refused now,
+     * not after the data is read. */
+    struct stat sb;
+    int rc = store_check_writer(o->out_path, err, errlen);
+    if (rc == TT_OK && !o->resume && !o->force && lstat(o->out_path, &sb) == 0) {
+        snprintf(err, errlen, "%s: already exists; not replaced", o->out_path);
+        rc = TT_EIO;
+    }
+    if (rc != TT_OK) {
+        free(r);
+        return rc;
+    }
+    rc = o->resume ? start_resume(r, err, errlen) : start_new(r, err, errlen);
     if (rc == TT_OK)
         rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, err, errlen);
     if (rc == TT_OK && (rc = pairs_augment_names(&r->train, &r->m, o->name_augment, o->seed)) != TT_OK)
@@ -733,6 +782,15 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
             rc = store_tensor_read(r->store, "optim.m", dims, 1, r->m1, err, errlen);
         if (rc == TT_OK)
             rc = store_tensor_read(r->store, "optim.v", dims, 1, r->m2, err, errlen);
+        /* AdamW's second moment is a running mean of squares: a negative one would make
+         * the first step's square root NaN. */
+        for (size_t i = 0; rc == TT_OK && i < n; i++)
+            if (!(r->m2[i] >= 0.0f)) {
+                snprintf(err, errlen, "%s: tensor 'optim.v' has a negative value (%g) at index "
+                                      "%zu: not a training checkpoint this toytrans wrote",
+                         o->out_path, (double)r->m2[i], i);
+                rc = TT_EMODEL;
+            }
     }
     for (int k = 0; rc == TT_OK && k < o->threads; k++) {
         Worker *w = &r->workers[k];
@@ -743,10 +801,12 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         if (rc == TT_OK && !(w->grads = malloc(sizeof(float) * n)))
             rc = TT_ENOMEM;
     }
-    if (rc == TT_OK && !o->resume) {
-        if ((rc = checkpoint(r, err, errlen)) != TT_OK)
-            goto done;
-    }
+    if (rc == TT_OK && !o->resume)
+        rc = new_file(r, err, errlen);
+    if (rc == TT_OK && !o->resume)
+        rc = checkpoint(r, err, errlen);
+    if (rc != TT_OK)
+        goto done;
 
     const long steps_per_epoch = r->batches.n_batches;
     const long steps_total = steps_per_epoch * o->epochs;

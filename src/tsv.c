@@ -50,11 +50,14 @@ static int is_blank_text(const char *s, size_t n)
 int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen)
 {
     for (;;) {
+        errno = 0;
         ssize_t len = getline(&r->line, &r->cap, r->f);
         if (len < 0) {
-            if (ferror(r->f)) {
+            /* getline's -1 is the end of the file only when feof says so: an allocation
+             * that failed for a huge line (ENOMEM) sets no error flag on every libc. */
+            if (ferror(r->f) || !feof(r->f)) {
                 snprintf(err, errlen, "%s: read error after line %ld: %s", r->name, r->line_no,
-                         strerror(errno));
+                         errno ? strerror(errno) : "unknown error");
                 return TT_EIO;
             }
             return TSV_END;

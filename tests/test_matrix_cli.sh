@@ -68,7 +68,11 @@
 #     more than one TAB, invalid UTF-8 (with the byte of the file), an empty
 #       side: stop at the first (exit 4, no model file), or with --skip-bad-lines
 #       report each by line and train on the rest ............................. M
-#     a malformed --valid line: exit 4, named ................................... M
+#     a malformed --valid line: exit 4, named; no file, and with --force the model
+#       it would replace unchanged (issue 13: inputs checked before outputs) ..... M
+#     a second writer of a file being trained (train --force, --resume, init
+#       --force): exit 5 at once, the file named; two new runs started together:
+#       one trains, the other is refused, the file whole (issue 13) ............. M
 #     kill -9 once after the first checkpoint ................................... C
 #     kill -9 at seeded random moments, CRASH_TRIALS times: either no model file
 #       (killed before it appeared; a new run then starts without --force) or a
@@ -81,6 +85,8 @@
 #       run) and SIGTERM: exit 130 with a checkpoint, each resumed to the end
 #       with the weights of an uninterrupted run ............................... M
 #     NaN/Inf during training: exit 6, the last checkpoint kept and usable ....... C
+#     a checkpoint whose optim.v holds a finite negative value: --resume refuses it
+#       (exit 3, named), the weights unchanged, never a NaN committed (issue 13) .. M
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
     echo "usage: sh tests/test_matrix_cli.sh BIN [RUNNER]" >&2
@@ -733,6 +739,122 @@ section_corpus() {
     expect_code "train with a malformed --valid line: exit 4" 4
     expect_in "train with a malformed --valid line: names file and line" "$ERR" \
         "badv.tsv:2: invalid UTF-8 at byte 3"
+    expect_no_file "train with a malformed --valid line: no model file left" "$TMP/badv.db"
+    # Issue 13, point 3: every input is read before any output is touched, so --force
+    # does not trade a trained model for an untrained one first.
+    cp "$M" "$TMP/keep.db"
+    # shellcheck disable=SC2086
+    run train --train "$TMP/tr.tsv" --valid "$TMP/badv.tsv" --out "$TMP/keep.db" --force \
+        --epochs 1 $TINY
+    expect_code "train --force with a malformed --valid line: exit 4" 4
+    expect_same "train --force with a malformed --valid line: the model unchanged" \
+        "$TMP/keep.db" "$M"
+}
+
+# ---------------------------------------------------------------------------------------
+# A checkpoint's optimiser state is range-checked (issue 13, point 4): optim.v (AdamW's
+# mean of squares) with a finite negative value, the checksum removed so that only the
+# range check can object, is refused on --resume (exit 3, named) and nothing is written;
+# a NaN is never committed.
+
+section_resume_state() {
+    if [ -z "$SQL_TOOL" ]; then
+        echo "# skipped: negative optim.v (no sqlite3, no python3 sqlite3)"
+        return
+    fi
+    C=$TMP/negv.db
+    cp "$M" "$C"
+    sql_exec "$C" "UPDATE tensor SET data = CAST(X'000080BF' || substr(data, 5) AS BLOB)
+                   WHERE name = 'optim.v';
+                   DELETE FROM meta WHERE key = 'content_fnv1a64';"
+    before=$(sql_query "$C" "SELECT hex(data) FROM tensor WHERE name = 'encoder.norm.bias'")
+    for every in 500 1; do
+        run train --train "$TMP/tr.tsv" --out "$C" --resume --stop-after 1 --epochs 10 \
+            --checkpoint-every "$every"
+        expect_code "resume with a negative optim.v (--checkpoint-every $every): exit 3" 3
+        expect_in "resume with a negative optim.v: names the tensor and the index" "$ERR" \
+            "negv.db: tensor 'optim.v' has a negative value (-1) at index 0"
+        expect_not_in "resume with a negative optim.v: not 'trained'" "$OUT" "trained"
+    done
+    after=$(sql_query "$C" "SELECT hex(data) FROM tensor WHERE name = 'encoder.norm.bias'")
+    if [ "$before" = "$after" ]; then
+        pass "resume with a negative optim.v: the weights unchanged"
+    else
+        fail "resume with a negative optim.v: the weights unchanged" "they changed"
+    fi
+    run translate --model "$C" "$G1"
+    expect_code "resume with a negative optim.v: the file still loads" 0
+}
+
+# ---------------------------------------------------------------------------------------
+# One writer per model (issue 13, point 2): a model being trained is locked for its
+# writer; a second writer is refused at once (exit 5, the file named), whatever --force
+# says, and readers still read. Two new runs started together never share a temporary
+# file: one trains, the other is refused, and the file is whole.
+
+section_writers() {
+    L=$TMP/lock.db
+    rm -f "$L" "$L"-* "$L".*tmp*
+    # shellcheck disable=SC2086
+    "$BIN" train --train "$TMP/tr.tsv" --out "$L" --epochs 100000 $TINY >/dev/null \
+        2>"$TMP/lock.err" &
+    pid=$!
+    wait_for "$L"
+    # shellcheck disable=SC2086
+    run train --train "$TMP/tr.tsv" --out "$L" --force --epochs 1 $TINY
+    expect_code "train --force over a file being trained: exit 5" 5
+    expect_in "train --force over a file being trained: names the file" "$ERR" \
+        "$L: being written by another process"
+    run train --train "$TMP/tr.tsv" --out "$L" --resume --epochs 100000
+    expect_code "train --resume of a file being trained: exit 5" 5
+    run init --train "$TMP/tr.tsv" --out "$L" --force
+    expect_code "init --force over a file being trained: exit 5" 5
+    run translate --model "$L" "$G1"
+    expect_code "translate of a file being trained: exit 0" 0
+    kill -INT "$pid" 2>/dev/null
+    wait "$pid"
+    code=$?
+    if [ "$code" -eq 130 ]; then
+        pass "the run holding the lock ends with its own checkpoint (exit 130)"
+    else
+        fail "the run holding the lock ends with its own checkpoint" "exit $code: $(head -c 200 "$TMP/lock.err")"
+    fi
+    run info --model "$L"
+    expect_code "the locked run's file loads afterwards" 0
+    if [ -n "$SQL_TOOL" ]; then
+        ic=$(sql_query "$L" "PRAGMA integrity_check" 2>&1)
+        if [ "$ic" = ok ]; then
+            pass "the locked run's file passes integrity_check"
+        else
+            fail "the locked run's file passes integrity_check" "$ic"
+        fi
+    fi
+
+    rm -f "$L" "$L"-* "$L".*tmp*
+    # shellcheck disable=SC2086
+    "$BIN" train --train "$TMP/tr.tsv" --out "$L" --force --epochs 30 $TINY >/dev/null \
+        2>"$TMP/lock1.err" &
+    p1=$!
+    # shellcheck disable=SC2086
+    "$BIN" train --train "$TMP/tr.tsv" --out "$L" --force --epochs 30 $TINY >/dev/null \
+        2>"$TMP/lock2.err" &
+    p2=$!
+    wait "$p1"
+    c1=$?
+    wait "$p2"
+    c2=$?
+    case "$c1 $c2" in
+    "0 5" | "5 0" | "0 0") pass "two new runs together: each trains or is refused ($c1 $c2)" ;;
+    *) fail "two new runs together: each trains or is refused" "exits $c1 $c2: $(cat "$TMP/lock1.err" "$TMP/lock2.err" | grep toytrans | head -c 300)" ;;
+    esac
+    run train --train "$TMP/tr.tsv" --out "$L" --resume --epochs 30
+    expect_code "two new runs together: the file left is a whole, finished run" 0
+    expect_in "two new runs together: the file left is a whole, finished run (says so)" "$OUT" "trained"
+    if ls "$L".*tmp* >/dev/null 2>&1; then
+        fail "two new runs together: no temporary file left" "$(ls "$L".*tmp*)"
+    else
+        pass "two new runs together: no temporary file left"
+    fi
 }
 
 # ---------------------------------------------------------------------------------------
@@ -948,6 +1070,8 @@ else
     section_input
     section_models
     section_corpus
+    section_resume_state
+    section_writers
     make_reference
     section_kill_early
     section_kill_loop

@@ -667,6 +667,31 @@ static void test_store_replace_replaces_existing_file(void **state)
     loaded_free(&m);
 }
 
+/* A tensor or an embedding holding a NaN or an Inf is refused, naming it, and never
+ * written: a model that could not load again is never committed (issue 13). */
+static void test_store_write_refuses_non_finite(void **state)
+{
+    Fixture *f = *state;
+    char err[ERRLEN] = "";
+    Store *s = NULL;
+    assert_tt_ok(store_open(&s, f->path, STORE_CREATE, err, sizeof err), err);
+    assert_tt_ok(store_begin(s, err, sizeof err), err);
+    const float bad[4][3] = {{1.0f, 2.0f, NAN}, {INFINITY, 0.0f, 0.0f},
+                             {0.0f, -INFINITY, 0.0f}, {0.0f, 0.0f, 0.0f}};
+    const int dims[1] = {3};
+    for (int k = 0; k < 3; k++) {
+        err[0] = '\0';
+        assert_int_equal(store_tensor_write(s, "w", dims, 1, bad[k], err, sizeof err), TT_EINVAL);
+        assert_non_null(strstr(err, "tensor 'w' has a non-finite value"));
+    }
+    assert_int_equal(store_embedding_write(s, "src", &bad[0][0], 4, 3, err, sizeof err),
+                     TT_EINVAL);
+    assert_non_null(strstr(err, "embedding 'src' id 0 has a non-finite value (NaN)"));
+    assert_tt_ok(store_tensor_write(s, "w", dims, 1, bad[3], err, sizeof err), err);
+    assert_tt_ok(store_commit(s, err, sizeof err), err);
+    assert_tt_ok(store_close(s, err, sizeof err), err);
+}
+
 /* A CREATE whose transaction never committed leaves no file, nor a temporary one. */
 static void test_store_create_without_commit_leaves_no_file(void **state)
 {
@@ -1136,6 +1161,7 @@ int main(void)
         T(test_store_config_eps_round_trips_exactly),
         T(test_store_create_refuses_existing_file),
         T(test_store_replace_replaces_existing_file),
+        T(test_store_write_refuses_non_finite),
         T(test_store_create_without_commit_leaves_no_file),
         T(test_store_replace_without_commit_keeps_old_file),
         T(test_store_rejects_broken_files),
