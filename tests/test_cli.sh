@@ -862,8 +862,8 @@ if [ -f models/en-de.db ]; then
     expect_in "translate --help: --strict" "$OUT" "--strict"
     expect_in "translate --help: --coverage-min and its default" "$OUT" "(default 0.20; 0: never)"
     expect_in "translate --help: the name rule" "$OUT" "written capitalised"
-    run translate "Anna sees the dog" "the computer is broken" "The dog sees Anna" \
-        "Computer is red" "Anna sees NASA"
+    run translate "Zoe sees the dog" "the computer is broken" "The dog sees Zoe" \
+        "Computer is red" "Zoe sees NASA"
     expect_code "translate, unknown words: still exit 0" 0
     if [ "$(wc -l <"$OUT")" -eq 5 ]; then
         pass "translate, unknown words: one output line per argument"
@@ -890,20 +890,20 @@ toytrans translate: line 4: not in the vocabulary: zorblax"
     fi
     expect_in "translate --strict: names the line and the words" "$ERR" \
         "line 4: not in the vocabulary: zorblax"
-    run translate --strict "Anna sees the dog"
+    run translate --strict "Zoe sees the dog"
     expect_code "translate --strict: a name is not an error" 0
-    run translate --strict --json "Anna sees the dog" "the computer sees Bob"
+    run translate --strict --json "Zoe sees the dog" "the computer sees Greta"
     expect_code "translate --strict --json with an unknown word: exit 4" 4
     "$CHECK" source <"$OUT" >"$TMP/check.txt" || true
     expect_empty "translate --strict --json: every line valid JSON with a source" "$TMP/check.txt"
     expect_in "translate --strict --json: an error object for the unknown line" "$OUT" \
         '"error":"not in the vocabulary: computer"'
-    run translate --json "Anna sees the computer" "I see the dog"
+    run translate --json "Zoe sees the computer" "I see the dog"
     "$CHECK" --print unknown_words <"$OUT" >"$TMP/unk.json"
     expect_file_eq "translate --json: unknown_words, always present" "$TMP/unk.json" '["computer"]
 []'
     "$CHECK" --print names <"$OUT" >"$TMP/names.json"
-    expect_file_eq "translate --json: names" "$TMP/names.json" '["Anna"]
+    expect_file_eq "translate --json: names" "$TMP/names.json" '["Zoe"]
 []'
     "$CHECK" --print coverage <"$OUT" | sed -n 2p >"$TMP/cov.json"
     if grep -Eq '^\[[0-9.e-]+(,[0-9.e-]+){4}\]$' "$TMP/cov.json"; then
@@ -915,19 +915,20 @@ toytrans translate: line 4: not in the vocabulary: zorblax"
     expect_file_eq "translate --json: not_translated, empty for good translations" "$TMP/nt.json" '[]
 []'
 
-    # Coverage: "you" gets hardly any attention in "I love you" → "Ich liebe" at 0.25;
-    # the dropped "cat" of a sentence outside the grammar at the default.
-    run translate "The dog is big and the cat is small" "I see the dog"
+    # Coverage: three adjectives before a noun are outside the grammar; the model writes
+    # "den großen Hund" and the dropped "red" has almost no attention (big and old have
+    # some, which only 0.4 flags).
+    run translate "I see the big old red dog" "I see the dog"
     expect_code "translate, a word not translated: only a warning, exit 0" 0
     expect_file_eq "translate: warns about a content word left out" "$ERR" \
-        "toytrans translate: argument 1: not translated: cat"
-    run translate --strict "The dog is big and the cat is small"
+        "toytrans translate: argument 1: not translated: red"
+    run translate --strict "I see the big old red dog"
     expect_code "translate --strict: coverage warnings stay warnings" 0
-    run translate --coverage-min 0 "The dog is big and the cat is small"
+    run translate --coverage-min 0 "I see the big old red dog"
     expect_empty "translate --coverage-min 0: no coverage warning" "$ERR"
-    run translate --coverage-min 0.25 "I love you"
-    expect_in "translate --coverage-min 0.25: a stricter threshold warns more" "$ERR" \
-        "argument 1: not translated: you"
+    run translate --coverage-min 0.4 "I see the big old red dog"
+    expect_in "translate --coverage-min 0.4: a stricter threshold warns more" "$ERR" \
+        "argument 1: not translated: big, old, red"
     expect_usage_error "translate --coverage-min -1" translate --coverage-min -1 "x"
     expect_usage_error "translate --coverage-min abc" translate --coverage-min abc "x"
     # A contraction reaches the model as its long form.
@@ -939,9 +940,9 @@ toytrans translate: line 4: not in the vocabulary: zorblax"
     fi
 
     # inspect marks the words the vocabulary lacks, with a legend.
-    run inspect --svg "$TMP/unk.svg" --html "$TMP/unk.html" "Anna sees the computer"
+    run inspect --svg "$TMP/unk.svg" --html "$TMP/unk.html" "Zoe sees the computer"
     expect_code "inspect with unknown words: exit 0" 0
-    expect_in "inspect: unknown source words marked" "$OUT" "source: anna? sees the computer? </s>"
+    expect_in "inspect: unknown source words marked" "$OUT" "source: zoe? sees the computer? </s>"
     expect_in "inspect: the legend of the mark" "$OUT" "? not in the vocabulary"
     expect_in "inspect --svg: the mark" "$TMP/unk.svg" 'computer<tspan class="unknown"'
     expect_in "inspect --svg: the legend" "$TMP/unk.svg" "? not in the vocabulary</text>"
@@ -1154,7 +1155,9 @@ awk 'BEGIN { for (i = 0; i < 3000; i++) print "the dog is big" }' >"$TMP/big.txt
 ({ $RUNNER "$BIN" translate --model tests/fixtures/tiny.db <"$TMP/big.txt" 2>"$ERR"; echo $? >"$TMP/pipe.code"; } | head -n 1 >/dev/null)
 CODE=$(cat "$TMP/pipe.code")
 expect_code "translate | head -1: exit 5 (a closed pipe), not killed by SIGPIPE" 5
-expect_empty "translate | head -1: no message for a reader that left" "$ERR"
+# (tiny.db knows few words: its warnings about them are not about the pipe)
+grep -v "not in the vocabulary" "$ERR" >"$TMP/pipe.err" || true
+expect_empty "translate | head -1: no message for a reader that left" "$TMP/pipe.err"
 rm -f "$TMP/pipe.db"
 # shellcheck disable=SC2086
 ({ $RUNNER "$BIN" train --train "$TMP/tr.tsv" --out "$TMP/pipe.db" $TINY --epochs 20 \
