@@ -85,7 +85,7 @@ static void translate_usage(FILE *out)
           "\n"
           "Warnings, one line per input line on stderr (\"argument N\" or \"line N\" of\n"
           "standard input), and in --json the lists \"unknown_words\", \"names\",\n"
-          "\"not_translated\" and \"coverage\":\n"
+          "\"not_translated\", \"coverage\" and \"coverage_rollout\":\n"
           "  line N: not in the vocabulary: W, ...   source words the model does not know.\n"
           "     An unknown word is a name, copied through and not warned about, when it is\n"
           "     written capitalised (Anna, not anna or NASA) and is not the first word, or\n"
@@ -93,14 +93,15 @@ static void translate_usage(FILE *out)
           "  line N: not translated: W, ...   content words (not punctuation, not a\n"
           "     function word such as the, a, is, do, not) whose coverage, the last decoder\n"
           "     layer's cross-attention summed over the output words (heads averaged, the\n"
-          "     final </s> left out), is below --coverage-min. Only a warning, even with\n"
-          "     --strict: attention is evidence, not proof.\n"
+          "     final </s> left out), is below --coverage-min, and whose coverage through\n"
+          "     the encoder (\"coverage_rollout\": attention rollout) is below %.2f as well.\n"
+          "     Only a warning, even with --strict: attention is evidence, not proof.\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 some line could not\n"
           "be translated, or had an unknown word with --strict (the others were), 5 output\n"
           "failed or the model could not be read (locked by another process's write for\n"
           "longer than 5 s).\n",
-          (double)TRANSLATOR_COVERAGE_MIN);
+          (double)TRANSLATOR_COVERAGE_MIN, (double)TRANSLATOR_ROLLOUT_MIN);
 }
 
 static int translate_parse(TranslateOptions *o, int argc, char **argv)

@@ -33,6 +33,10 @@ void translator_free(Translator *tr)
     tokenlist_free(&tr->src);
     free(tr->uncovered);
     free(tr->coverage);
+    free(tr->rolled);
+    free(tr->roll_row);
+    free(tr->roll_tmp);
+    free(tr->roll);
     free(tr->kind);
     free(tr->words);
     free(tr->tokens);
@@ -103,9 +107,13 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
         tr->words = malloc(sizeof(char *) * (size_t)max_len);
         tr->kind = malloc(sizeof(int) * (size_t)max_len);
         tr->coverage = malloc(sizeof(float) * (size_t)max_len);
+        tr->roll = malloc(sizeof(float) * (size_t)max_len * (size_t)max_len);
+        tr->roll_tmp = malloc(sizeof(float) * (size_t)max_len * (size_t)max_len);
+        tr->roll_row = malloc(sizeof(float) * (size_t)max_len);
+        tr->rolled = malloc(sizeof(float) * (size_t)max_len);
         tr->uncovered = malloc((size_t)max_len);
         if (!tr->src_ids || !tr->tokens || !tr->words || !tr->kind || !tr->coverage ||
-            !tr->uncovered)
+            !tr->roll || !tr->roll_tmp || !tr->roll_row || !tr->rolled || !tr->uncovered)
             rc = TT_ENOMEM;
     }
     if (rc != TT_OK)
@@ -224,6 +232,44 @@ static int copied(const Translator *tr, int j)
     return 0;
 }
 
+/* Attention rollout through the encoder (Abnar and Zuidema, "Quantifying Attention Flow
+ * in Transformers", 2020): each layer's output at position i is its input at i (the
+ * residual) plus what its attention gathered, so the share of source token j in encoder
+ * output i is R = Â_L ⋯ Â_1 with Â_l = ½(Ā_l + I), Ā_l the heads' mean of layer l's
+ * self-attention (rows: queries). Leaves R, (S, S) row-major, in tr->roll_tmp. The
+ * decoder reads a do-question's verb at "do", where the encoder gathered it from the
+ * verb: the cross-attention alone would say "see" was never looked at. */
+static void rollout(Translator *tr, int S)
+{
+    const ModelConfig *c = &tr->model->config;
+    const int H = c->n_heads;
+    const float *attn = translator_encoder_attention(tr); /* (L_enc, H, S, S) */
+    float *r = tr->roll_tmp, *next = tr->roll;
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++)
+            r[(size_t)i * (size_t)S + (size_t)j] = i == j ? 1.0f : 0.0f;
+    for (int l = 0; attn && l < c->n_encoder_layers; l++) {
+        const float *a = attn + (size_t)l * (size_t)H * (size_t)S * (size_t)S;
+        /* next = Â_l · r: layer l mixes the positions that the layers below produced. */
+        for (int i = 0; i < S; i++) {
+            float *mean = tr->roll_row; /* (S) row i of Ā_l */
+            for (int k = 0; k < S; k++) {
+                double m = 0.0;
+                for (int h = 0; h < H; h++)
+                    m += (double)a[((size_t)h * (size_t)S + (size_t)i) * (size_t)S + (size_t)k];
+                mean[k] = (float)(m / H);
+            }
+            for (int j = 0; j < S; j++) {
+                double sum = 0.5 * (double)r[(size_t)i * (size_t)S + (size_t)j];
+                for (int k = 0; k < S; k++)
+                    sum += 0.5 * (double)mean[k] * (double)r[(size_t)k * (size_t)S + (size_t)j];
+                next[(size_t)i * (size_t)S + (size_t)j] = (float)sum;
+            }
+        }
+        memcpy(r, next, sizeof(float) * (size_t)S * (size_t)S);
+    }
+}
+
 /* Fills kind, coverage and uncovered for the sentence just decoded. */
 static void assess(Translator *tr, const TokenList *surface, int n_text, TranslatorResult *out)
 {
@@ -233,12 +279,21 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
     int first = 0; /* the first word: the first token that is not punctuation */
     while (first < tr->src.n && is_punctuation(tr->src.tok[first]))
         first++;
+    /* The attention each encoder output position received from the words written. */
     for (int j = 0; j < t->S; j++) {
         double sum = 0.0;
         for (int i = 0; i < n_text; i++)
             sum += (double)heatmap_weight(t, HEATMAP_CROSS, i, j, L - 1, HEATMAP_HEAD_MEAN, L,
                                           H, N);
         tr->coverage[j] = (float)sum;
+    }
+    rollout(tr, t->S);
+    /* Carried back to the source tokens: encoder position i holds R[i][j] of token j. */
+    for (int j = 0; j < t->S; j++) {
+        double sum = 0.0;
+        for (int i = 0; i < t->S; i++)
+            sum += (double)tr->coverage[i] * (double)tr->roll_tmp[(size_t)i * (size_t)t->S + (size_t)j];
+        tr->rolled[j] = (float)sum;
     }
     for (int j = 0; j < tr->src.n; j++) {
         int kind = TR_WORD_KNOWN;
@@ -248,6 +303,7 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
                        : TR_WORD_UNKNOWN;
         tr->kind[j] = kind;
         tr->uncovered[j] = kind != TR_WORD_UNKNOWN && tr->coverage[j] < tr->coverage_min &&
+                           tr->rolled[j] < TRANSLATOR_ROLLOUT_MIN &&
                            !translator_is_function_word(tr->src.tok[j]);
         out->n_unknown += kind == TR_WORD_UNKNOWN;
         out->n_names += kind == TR_WORD_NAME;
@@ -331,6 +387,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     assess(tr, surface, n_text, out);
     out->kind = tr->kind;
     out->coverage = tr->coverage;
+    out->rollout = tr->rolled;
     out->uncovered = tr->uncovered;
     return TT_OK;
 
@@ -384,6 +441,8 @@ int translator_write_json(FILE *out, const TranslatorResult *r, const char *line
     }
     json_key(&w, "coverage");
     json_float_array(&w, r->coverage, t->S);
+    json_key(&w, "coverage_rollout");
+    json_float_array(&w, r->rollout, t->S);
     json_key(&w, "steps");
     json_begin_array(&w);
     for (int i = 0; i < t->n; i++) {

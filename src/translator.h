@@ -45,6 +45,10 @@
 /* The default coverage_min: the highest threshold that flags no correct translation
  * of the test set (docs/honesty.md has the measurements). */
 #define TRANSLATOR_COVERAGE_MIN 0.2f
+/* A content word below coverage_min is still taken as translated when the attention
+ * reached it through the encoder, its rolled-out coverage, is at least this
+ * (docs/honesty.md: a do-question's verb is read at "do"). */
+#define TRANSLATOR_ROLLOUT_MIN 0.4f
 
 /* What a source token is to the model. */
 typedef enum {
@@ -86,6 +90,8 @@ typedef struct {
                                   generated </s> */
     const int *kind;           /* (src->n) each source token's TranslatorWordKind */
     const float *coverage;     /* (t->S) each source token's coverage, </s> last */
+    const float *rollout;      /* (t->S) the same carried back through the encoder's
+                                  self-attention (attention rollout), </s> last */
     const unsigned char *uncovered; /* (src->n) nonzero: a content word whose coverage is
                                   below coverage_min */
     int n_unknown;             /* source tokens of kind TR_WORD_UNKNOWN */
@@ -108,6 +114,9 @@ typedef struct {
     const char **words;   /* (max_len) TranslatorResult.words */
     int *kind;            /* (max_len) TranslatorResult.kind */
     float *coverage;      /* (max_len) TranslatorResult.coverage */
+    float *rolled;        /* (max_len) TranslatorResult.rollout */
+    float *roll, *roll_tmp; /* (max_len, max_len) scratch: the encoder's attention rollout */
+    float *roll_row;      /* (max_len) scratch: one row of a layer's heads' mean */
     unsigned char *uncovered; /* (max_len) TranslatorResult.uncovered */
     TokenList src;        /* the current sentence, source rules; owned */
     TokenList surface;    /* the current sentence, target rules (case kept); owned */
@@ -141,7 +150,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
 
 /* Writes r as one line of JSON Lines to out: {"source", "source_tokens" (</s> included),
  * "translation", "tokens", "unknown_words" and "names" (source words as typed),
- * "coverage" (one number per source token, </s> included), "not_translated" (content
+ * "coverage" and "coverage_rollout" (one number per source token, </s> included), "not_translated" (content
  * words as typed), "steps": [{"token", "id", "logprob", "forced",
  * "cross_attention" [layer][head][source token], "self_attention" [layer][head][step+1],
  * and "alternatives" when kept}]}. line (len bytes) is echoed as "source". Returns TT_OK

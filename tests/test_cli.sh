@@ -915,20 +915,28 @@ toytrans translate: line 4: not in the vocabulary: zorblax"
     expect_file_eq "translate --json: not_translated, empty for good translations" "$TMP/nt.json" '[]
 []'
 
-    # Coverage: three adjectives before a noun are outside the grammar; the model writes
-    # "den großen Hund" and the dropped "red" has almost no attention (big and old have
-    # some, which only 0.4 flags).
-    run translate "I see the big old red dog" "I see the dog"
+    # Coverage: an apposition is outside the grammar; the model writes "Das ist mein
+    # Freund" and leaves out "Anna", which gets no attention, directly or through the
+    # encoder.
+    run translate "This is my friend Anna" "I see the dog"
     expect_code "translate, a word not translated: only a warning, exit 0" 0
     expect_file_eq "translate: warns about a content word left out" "$ERR" \
-        "toytrans translate: argument 1: not translated: red"
-    run translate --strict "I see the big old red dog"
+        "toytrans translate: argument 1: not translated: Anna"
+    run translate --strict "This is my friend Anna"
     expect_code "translate --strict: coverage warnings stay warnings" 0
-    run translate --coverage-min 0 "I see the big old red dog"
+    run translate --coverage-min 0 "This is my friend Anna"
     expect_empty "translate --coverage-min 0: no coverage warning" "$ERR"
-    run translate --coverage-min 0.4 "I see the big old red dog"
-    expect_in "translate --coverage-min 0.4: a stricter threshold warns more" "$ERR" \
-        "argument 1: not translated: big, old, red"
+    # A do-question's verb is read at "do": little direct attention, enough through the
+    # encoder, so no warning.
+    run translate "Do you see the cat?" "Does she not see a letter?"
+    expect_empty "translate: a do-question's verb is not reported" "$ERR"
+    run translate --json "Do you see the cat?"
+    "$CHECK" --print coverage_rollout <"$OUT" >"$TMP/roll.json"
+    if grep -Eq '^\[[0-9.e-]+(,[0-9.e-]+){6}\]$' "$TMP/roll.json"; then
+        pass "translate --json: coverage_rollout, one number per source token"
+    else
+        fail "translate --json: coverage_rollout" "$(cat "$TMP/roll.json")"
+    fi
     expect_usage_error "translate --coverage-min -1" translate --coverage-min -1 "x"
     expect_usage_error "translate --coverage-min abc" translate --coverage-min abc "x"
     # A contraction reaches the model as its long form.
