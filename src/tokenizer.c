@@ -96,6 +96,23 @@ void tokenlist_free(TokenList *list)
 /* Character classes for splitting. */
 typedef enum { CH_SPACE, CH_PUNCT, CH_JOINER, CH_WORD } CharClass;
 
+/* Whether cp is punctuation: categories Pc, Pd, Ps, Pe, Pi, Pf, Po. */
+static int is_punct(utf8proc_int32_t cp)
+{
+    switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_PD:
+    case UTF8PROC_CATEGORY_PS:
+    case UTF8PROC_CATEGORY_PE:
+    case UTF8PROC_CATEGORY_PI:
+    case UTF8PROC_CATEGORY_PF:
+    case UTF8PROC_CATEGORY_PO:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static CharClass char_class(utf8proc_int32_t cp)
 {
     switch (utf8proc_category(cp)) {
@@ -104,20 +121,15 @@ static CharClass char_class(utf8proc_int32_t cp)
     case UTF8PROC_CATEGORY_ZP:
     case UTF8PROC_CATEGORY_CC:
         return CH_SPACE;
-    case UTF8PROC_CATEGORY_PC:
-    case UTF8PROC_CATEGORY_PD:
-    case UTF8PROC_CATEGORY_PS:
-    case UTF8PROC_CATEGORY_PE:
-    case UTF8PROC_CATEGORY_PI:
-    case UTF8PROC_CATEGORY_PF:
-    case UTF8PROC_CATEGORY_PO:
-        /* ' ’ - ‐ ‑ may join two word characters into one word. */
-        if (cp == 0x27 || cp == 0x2019 || cp == 0x2D || cp == 0x2010 || cp == 0x2011)
-            return CH_JOINER;
-        return CH_PUNCT;
     default:
-        return CH_WORD;
+        break;
     }
+    if (!is_punct(cp))
+        return CH_WORD;
+    /* ' ’ - ‐ ‑ may join two word characters into one word. */
+    if (cp == 0x27 || cp == 0x2019 || cp == 0x2D || cp == 0x2010 || cp == 0x2011)
+        return CH_JOINER;
+    return CH_PUNCT;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -350,4 +362,12 @@ int detokenize(char **out, const char *const *tokens, int n)
     *w = '\0';
     *out = s;
     return TT_OK;
+}
+
+int tokenizer_is_punctuation(const char *token)
+{
+    utf8proc_int32_t cp;
+    if (!token || utf8proc_iterate((const utf8proc_uint8_t *)token, -1, &cp) < 1)
+        return 0;
+    return is_punct(cp);
 }

@@ -63,4 +63,9 @@ int tokenizer_validate(const char *text, size_t len, TokError *err);
  * (free()). Returns TT_OK, TT_EINVAL (n < 0, NULL tokens) or TT_ENOMEM (*out NULL). */
 int detokenize(char **out, const char *const *tokens, int n);
 
+/* Whether token (NUL-terminated UTF-8) is punctuation: the tokenizer makes every
+ * punctuation character a token of its own, so its first character decides. 0 for NULL,
+ * an empty or an invalid token. */
+int tokenizer_is_punctuation(const char *token);
+
 #endif

@@ -171,30 +171,9 @@ static const char *const FUNCTION_WORDS[] = {
     "do", "does", "did", "not", "no", "to", "of", "in", "on", "at", "with", "for", "by",
 };
 
-/* Whether token is punctuation: the tokenizer makes every punctuation character a token
- * of its own, so its first character decides. */
-static int is_punctuation(const char *token)
-{
-    utf8proc_int32_t cp;
-    if (utf8proc_iterate((const utf8proc_uint8_t *)token, -1, &cp) < 1)
-        return 0;
-    switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_PC:
-    case UTF8PROC_CATEGORY_PD:
-    case UTF8PROC_CATEGORY_PS:
-    case UTF8PROC_CATEGORY_PE:
-    case UTF8PROC_CATEGORY_PI:
-    case UTF8PROC_CATEGORY_PF:
-    case UTF8PROC_CATEGORY_PO:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 int translator_is_function_word(const char *token)
 {
-    if (is_punctuation(token))
+    if (tokenizer_is_punctuation(token))
         return 1;
     for (size_t i = 0; i < sizeof FUNCTION_WORDS / sizeof FUNCTION_WORDS[0]; i++)
         if (strcmp(token, FUNCTION_WORDS[i]) == 0)
@@ -277,7 +256,7 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
     const ModelConfig *c = &tr->model->config;
     const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
     int first = 0; /* the first word: the first token that is not punctuation */
-    while (first < tr->src.n && is_punctuation(tr->src.tok[first]))
+    while (first < tr->src.n && tokenizer_is_punctuation(tr->src.tok[first]))
         first++;
     /* The attention each encoder output position received from the words written. */
     for (int j = 0; j < t->S; j++) {

@@ -295,9 +295,25 @@ static void test_tokenizer_round_trip_corpus(void **state)
     assert_true(checked >= 32000);
 }
 
+/* A token is punctuation when its first character is (Unicode P* categories). */
+static void test_tokenizer_is_punctuation(void **state)
+{
+    (void)state;
+    assert_true(tokenizer_is_punctuation("."));
+    assert_true(tokenizer_is_punctuation(","));
+    assert_true(tokenizer_is_punctuation("\xE2\x80\x9E")); /* „ */
+    assert_true(tokenizer_is_punctuation("!"));
+    assert_false(tokenizer_is_punctuation("dog"));
+    assert_false(tokenizer_is_punctuation("\xC3\xA4")); /* ä */
+    assert_false(tokenizer_is_punctuation(""));
+    assert_false(tokenizer_is_punctuation(NULL));
+    assert_false(tokenizer_is_punctuation("\xFF"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tokenizer_is_punctuation),
         cmocka_unit_test(test_tokenizer_english_table),
         cmocka_unit_test(test_tokenizer_contractions_expand),
         cmocka_unit_test(test_tokenizer_contraction_same_as_expansion),
