@@ -120,7 +120,7 @@ BIN      = $(B)/toytrans
         browser-deps test-browser lint crash-test
 .DEFAULT_GOAL := all
 
-all: $(BIN) $(BENCH)
+all: $(BIN) $(B)/bench/toytrans-bench  # $(BENCH), which is defined further down
 
 # Install what pkg-config cannot find. As root: apt-get; otherwise say what to run.
 # $(call apt_install,WHO,PACKAGES,WHAT): in a recipe, installs the Debian PACKAGES with
