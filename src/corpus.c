@@ -653,7 +653,7 @@ static int np_same(const Np *a, const Np *b)
     case NP_NOUN: return a->noun == b->noun;
     case NP_NAME: return a->name == b->name;
     case NP_PRON: return a->pron == b->pron;
-    case NP_DAS: return 1;
+    case NP_DAS: return a->plural == b->plural;
     }
     return 0;
 }
@@ -679,6 +679,7 @@ static int draw_np(Np *np, const Lexicon *lex, const Slot *s, Rng *rng)
     if (!s->in && s->p_das && s->role == CASE_ACC && (lex->it_tags & s->want) &&
         pct(rng, s->p_das)) {
         np->kind = NP_DAS;
+        np->plural = pct(rng, 35); /* "these" → "diese" */
         return 1;
     }
     if (!s->in && s->p_pron && pct(rng, s->p_pron)) {
@@ -1090,7 +1091,7 @@ static void en_np(Words *ws, const Lexicon *lex, const Np *np, int role)
         words_add(ws, role == CASE_NOM ? PRONS[np->pron].en_subj : PRONS[np->pron].en_obj);
         return;
     case NP_NAME: words_add(ws, lex->names[np->name].name); return;
-    case NP_DAS: words_add(ws, "this"); return;
+    case NP_DAS: words_add(ws, np->plural ? "these" : "this"); return;
     case NP_NOUN: break;
     }
     const LexNoun *n = &lex->nouns[np->noun];
@@ -1303,7 +1304,7 @@ static void de_np(Words *ws, const Lexicon *lex, const Np *np, int cas, int kein
         return;
     }
     case NP_NAME: words_add(ws, lex->names[np->name].name); return;
-    case NP_DAS: words_add(ws, "das"); return;
+    case NP_DAS: words_add(ws, np->plural ? "diese" : "das"); return;
     case NP_NOUN: break;
     }
     const LexNoun *n = &lex->nouns[np->noun];

@@ -708,7 +708,7 @@ Das ist ein Beispiel."
     fi
     run check data/regression.tsv --golden tests/golden/en-de.jsonl
     expect_code "check data/regression.tsv with the golden file: exit 0" 0
-    expect_in "check: every regression case passes" "$OUT" "142 passed, 0 failed"
+    expect_in "check: every regression case passes" "$OUT" "143 passed, 0 failed"
     printf 'This is an example\tDas ist eine Beispiel\n' >"$TMP/wrong.tsv"
     run check "$TMP/wrong.tsv"
     expect_code "check with a wrong expectation: exit 1" 1

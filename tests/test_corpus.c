@@ -562,8 +562,9 @@ static void test_corpus_pinned_pairs_match_hand_translation(void **state)
         {"Do not find him", "Finde ihn nicht"},
         {"I don't buy my very good cats.", "Ich kaufe meine sehr guten Katzen nicht."},
         {"He's not big", "Er ist nicht groß"},
-        {"Isn't this old letter in her beautiful cars?",
-         "Ist dieser alte Brief nicht in ihren schönen Autos?"},
+        {"Don't buy her book!", "Kauf ihr Buch nicht!"},
+        {"The girl does not need these.", "Das Mädchen braucht diese nicht."},
+        {"Is this man not beautiful?", "Ist dieser Mann nicht schön?"},
         {"Are they in my very beautiful school", "Sind sie in meiner sehr schönen Schule"},
     };
     const FileLines *fl = &g.split[SPLIT_TEST];

@@ -735,8 +735,10 @@ static int en_np(EnParser *ps, Role role, Np *np)
             return 0;
         }
     }
-    if (role == ROLE_OBJ && streq(w, "this") && !en_starts_nominal(ps, 1)) {
+    if (role == ROLE_OBJ && (streq(w, "this") || streq(w, "these")) &&
+        !en_starts_nominal(ps, 1)) {
         np->kind = NP_THIS;
+        np->plural = streq(w, "these");
         ps->p++;
         return 0;
     }
@@ -1271,7 +1273,12 @@ static void de_np(German *g, const Np *np, Case k, int kein)
         return;
     }
     case NP_NAME: de_push(g, K_NAME, np->index, NAMES[np->index], "name"); return;
-    case NP_THIS: de_push(g, K_DAS, 0, "das", "\"das\" for \"this\""); return;
+    case NP_THIS:
+        if (np->plural)
+            de_push(g, K_DAS, 0, "diese", "\"diese\" for \"these\"");
+        else
+            de_push(g, K_DAS, 0, "das", "\"das\" for \"this\"");
+        return;
     case NP_NOUN: break;
     }
     Det d = kein ? DET_NO : np->det;
@@ -1809,6 +1816,8 @@ static const Pair GOOD[] = {
     {"I love you", "Ich liebe dich", "obj-pronoun"},
     {"I do not see him", "Ich sehe ihn nicht", "obj-pronoun"},
     {"I need this.", "Ich brauche das.", "obj-pronoun"},
+    {"I do not need these", "Ich brauche diese nicht", "obj-pronoun"},
+    {"Eat these!", "Iss diese!", "imperative"},
     {"They see us and we see them", "Sie sehen uns und wir sehen sie", "obj-pronoun"},
     {"The dog finds her", "Der Hund findet sie", "obj-pronoun"},
     {"You love me", "Du liebst mich", "obj-pronoun"},
@@ -1897,6 +1906,8 @@ static const Pair GOOD[] = {
 
 /* Wrong pairs; the comment says what is wrong. */
 static const BadPair BAD[] = {
+    /* "these" as an object is "diese" */
+    {"I need these", "Ich brauche das", "\"diese\" for \"these\""},
     /* article, possessive and dieser case */
     {"I see the dog", "Ich sehe der Hund", "article of \"der\": accusative masculine"},
     {"The dog sees the cat", "Den Hund sieht die Katze", "nominative masculine"},
