@@ -87,6 +87,9 @@
 #     NaN/Inf during training: exit 6, the last checkpoint kept and usable ....... C
 #     a checkpoint whose optim.v holds a finite negative value: --resume refuses it
 #       (exit 3, named), the weights unchanged, never a NaN committed (issue 13) .. M
+#     resume with another --batch: exit 2 naming both sizes, the file unchanged;
+#       without --batch the run's own size; train_batch beyond the epoch, negative
+#       or not a number: exit 3 naming key and value; never a hang (issue 13) .... M
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
     echo "usage: sh tests/test_matrix_cli.sh BIN [RUNNER]" >&2
@@ -787,6 +790,58 @@ section_resume_state() {
 }
 
 # ---------------------------------------------------------------------------------------
+# A resumed run's position is checked (issue 13, point 5): a checkpoint stopped at batch 5
+# of 13 (batch size 8) resumed with --batch 64 (2 batches an epoch) used to spin at 100 %
+# CPU without a step, deaf to Ctrl-C; now a changed batch size is a usage error (exit 2)
+# and the run's own size is the default. A train_batch beyond the epoch, or out of range,
+# is refused (exit 3) naming the key and its value. Every run is bounded by `timeout`, so
+# a hang fails the test instead of stopping it.
+
+# run_bounded SECS ARGS...: as run, killed after SECS seconds (then CODE is 124).
+run_bounded() {
+    secs=$1
+    shift
+    [ -z "$RUNNER" ] || secs=$((secs * 20))
+    # shellcheck disable=SC2086
+    timeout -s KILL "$secs" $RUNNER "$BIN" "$@" >"$OUT" 2>"$ERR"
+    CODE=$?
+}
+
+section_resume_position() {
+    P=$TMP/pos.db
+    # shellcheck disable=SC2086
+    run train --train "$TMP/tr.tsv" --out "$P" --epochs 2 $TINY --stop-after 5
+    expect_code "resume position: a checkpoint at batch 5 of 13" 0
+    cp "$P" "$TMP/pos0.db"
+    run_bounded 20 train --train "$TMP/tr.tsv" --out "$P" --resume --epochs 2 --batch 64
+    expect_code "resume with another --batch: exit 2 (no hang)" 2
+    expect_in "resume with another --batch: names both sizes" "$ERR" \
+        "--batch 64 differs from the batch size the run was started with (meta train_batch_size = 8)"
+    expect_same_content "resume with another --batch: the checkpoint unchanged" "$P" "$TMP/pos0.db"
+    run_bounded 20 train --train "$TMP/tr.tsv" --out "$P" --resume --epochs 2 --stop-after 2
+    expect_code "resume without --batch: the run's own batch size, exit 0" 0
+    step=$(sql_query "$P" "SELECT value FROM meta WHERE key = 'train_batch'")
+    if [ "$step" = 7 ]; then
+        pass "resume without --batch: batch 7 of the epoch after two more steps"
+    else
+        fail "resume without --batch: batch 7 after two more steps" "train_batch is '$step'"
+    fi
+    if [ -z "$SQL_TOOL" ]; then
+        echo "# skipped: a damaged train_batch (no sqlite3, no python3 sqlite3)"
+        return
+    fi
+    for bad in 1073741824 13 -1 x; do
+        cp "$TMP/pos0.db" "$P"
+        sql_exec "$P" "UPDATE meta SET value = '$bad' WHERE key = 'train_batch';
+                       DELETE FROM meta WHERE key = 'content_fnv1a64';"
+        run_bounded 20 train --train "$TMP/tr.tsv" --out "$P" --resume --epochs 2
+        expect_code "resume with train_batch=$bad: exit 3 (no hang)" 3
+        expect_in "resume with train_batch=$bad: names the key and the value" "$ERR" \
+            "'train_batch' = '$bad'"
+    done
+}
+
+# ---------------------------------------------------------------------------------------
 # One writer per model (issue 13, point 2): a model being trained is locked for its
 # writer; a second writer is refused at once (exit 5, the file named), whatever --force
 # says, and readers still read. Two new runs started together never share a temporary
@@ -1071,6 +1126,7 @@ else
     section_models
     section_corpus
     section_resume_state
+    section_resume_position
     section_writers
     make_reference
     section_kill_early
