@@ -991,6 +991,12 @@ int store_vocab_read(Store *s, const char *lang, Vocab *out, char *err, size_t e
             goto done;
         }
         memcpy(tokens[i], t, (size_t)sqlite3_column_bytes(st, 1) + 1);
+        if (strlen(tokens[i]) != (size_t)sqlite3_column_bytes(st, 1)) {
+            set_err(err, errlen, "%s: vocab '%s': id %lld, a token with a NUL byte at byte %zu",
+                    s->path, lang, i, strlen(tokens[i]));
+            rc = TT_EMODEL;
+            goto done;
+        }
         counts[i] = sqlite3_column_int64(st, 2);
         i++;
         sqlrc = SQLITE_OK;

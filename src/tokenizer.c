@@ -13,6 +13,7 @@
 
 #include "status.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,52 @@ int detokenize(char **out, const char *const *tokens, int n)
     }
     *w = '\0';
     *out = s;
+    return TT_OK;
+}
+
+int tokenizer_check_token(const char *token, size_t len, char *why, size_t whylen)
+{
+    char dummy[1];
+    if (!why) {
+        why = dummy;
+        whylen = sizeof dummy;
+    }
+    TokError te;
+    if (len == 0) {
+        snprintf(why, whylen, "is empty");
+        return TT_EINPUT;
+    }
+    if (tokenizer_validate(token, len, &te) != TT_OK) {
+        snprintf(why, whylen, "is not valid UTF-8: %s", te.message);
+        return TT_EINPUT;
+    }
+    const utf8proc_uint8_t *s = (const utf8proc_uint8_t *)token;
+    for (size_t i = 0; i < len;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t n = utf8proc_iterate(s + i, (utf8proc_ssize_t)(len - i), &cp);
+        assert(n > 0); /* validated above */
+        if (char_class(cp) == CH_SPACE) {
+            snprintf(why, whylen, "contains U+%04X (%s) at byte %zu", (unsigned)cp,
+                     utf8proc_category(cp) == UTF8PROC_CATEGORY_CC ? "a control character"
+                                                                   : "whitespace",
+                     i);
+            return TT_EINPUT;
+        }
+        i += (size_t)n;
+    }
+    utf8proc_uint8_t *norm = NULL;
+    utf8proc_ssize_t nlen = utf8proc_map(s, (utf8proc_ssize_t)len, &norm,
+                                         UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+    if (nlen < 0) {
+        snprintf(why, whylen, "cannot be normalised: %s", utf8proc_errmsg(nlen));
+        return nlen == UTF8PROC_ERROR_NOMEM ? TT_ENOMEM : TT_EINPUT;
+    }
+    const int nfc = (size_t)nlen == len && memcmp(norm, s, len) == 0;
+    free(norm);
+    if (!nfc) {
+        snprintf(why, whylen, "is not in NFC (Unicode normalisation form C)");
+        return TT_EINPUT;
+    }
     return TT_OK;
 }
 

@@ -63,6 +63,13 @@ int tokenizer_validate(const char *text, size_t len, TokError *err);
  * (free()). Returns TT_OK, TT_EINVAL (n < 0, NULL tokens) or TT_ENOMEM (*out NULL). */
 int detokenize(char **out, const char *const *tokens, int n);
 
+/* Checks that len bytes are a token the tokenizer could have made: not empty, UTF-8
+ * without NUL bytes, in NFC, and without a character that separates tokens (rule 3:
+ * whitespace Zs/Zl/Zp or a control character Cc, such as tab, newline or ESC), which
+ * would break the line structure of anything printed. Returns TT_OK, or TT_EINPUT with
+ * why (if not NULL, whylen bytes) saying what is wrong and at which byte; TT_ENOMEM. */
+int tokenizer_check_token(const char *token, size_t len, char *why, size_t whylen);
+
 /* Whether token (NUL-terminated UTF-8) is punctuation: the tokenizer makes every
  * punctuation character a token of its own, so its first character decides. 0 for NULL,
  * an empty or an invalid token. */

@@ -90,6 +90,8 @@
 #     resume with another --batch: exit 2 naming both sizes, the file unchanged;
 #       without --batch the run's own size; train_batch beyond the epoch, negative
 #       or not a number: exit 3 naming key and value; never a hang (issue 13) .... M
+#   vocabulary tokens with a newline, tab, ESC, invalid UTF-8 or not in NFC: exit 3,
+#     side and id named, nothing on stdout (issue 13) ........................... M
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
     echo "usage: sh tests/test_matrix_cli.sh BIN [RUNNER]" >&2
@@ -842,6 +844,39 @@ section_resume_position() {
 }
 
 # ---------------------------------------------------------------------------------------
+# Vocabulary tokens are checked at load (issue 13, point 10): a target token with a
+# newline, a tab, ESC, invalid UTF-8 or a decomposed (non-NFC) form, the checksum
+# removed, used to load and print 14 lines for 2 inputs; now the model is unusable
+# (exit 3), the side and id named, nothing on stdout.
+
+section_vocab_tokens() {
+    if [ -z "$SQL_TOOL" ]; then
+        echo "# skipped: hostile vocabulary tokens (no sqlite3, no python3 sqlite3)"
+        return
+    fi
+    id=$(sql_query "$M" "SELECT max(id) FROM vocab WHERE lang = 'tgt'")
+    for kind in newline tab esc invalid nfd; do
+        case $kind in
+        newline) tok="'zwei' || char(10) || 'Zeilen'"; said="contains U+000A (a control character)" ;;
+        tab) tok="'a' || char(9) || 'b'"; said="contains U+0009 (a control character)" ;;
+        esc) tok="char(27) || '[31mrot'"; said="contains U+001B (a control character)" ;;
+        invalid) tok="CAST(X'6261649F' AS TEXT)"; said="is not valid UTF-8" ;;
+        nfd) tok="'Ma' || char(776) || 'dchen'"; said="is not in NFC" ;;
+        esac
+        V=$TMP/vocab-$kind.db
+        cp "$M" "$V"
+        sql_exec "$V" "UPDATE vocab SET token = $tok WHERE lang = 'tgt' AND id = $id;
+                       DELETE FROM meta WHERE key = 'content_fnv1a64';"
+        run translate --model "$V" "$G1" "$G2"
+        expect_code "a target token with $kind: translate exit 3" 3
+        expect_in "a target token with $kind: names the side, the id and the fault" "$ERR" \
+            "vocab 'tgt': id $id, token '"
+        expect_in "a target token with $kind: says what is wrong" "$ERR" "$said"
+        expect_empty "a target token with $kind: nothing on stdout" "$OUT"
+    done
+}
+
+# ---------------------------------------------------------------------------------------
 # One writer per model (issue 13, point 2): a model being trained is locked for its
 # writer; a second writer is refused at once (exit 5, the file named), whatever --force
 # says, and readers still read. Two new runs started together never share a temporary
@@ -1127,6 +1162,7 @@ else
     section_corpus
     section_resume_state
     section_resume_position
+    section_vocab_tokens
     section_writers
     make_reference
     section_kill_early
