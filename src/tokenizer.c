@@ -216,6 +216,38 @@ static int push_word(TokenList *list, char *start, char **w, int english)
     return rc == TT_OK ? tokenlist_push(list, second) : rc;
 }
 
+/* Refuses more than TOKENIZER_MAX_MARKS non-starters (combining class > 0) in a row.
+ * NFC puts each run of them in canonical order by an insertion sort, so one long run
+ * costs time quadratic in its length; bounded runs keep normalisation linear. text is
+ * valid UTF-8 (tokenizer_validate). */
+static int check_mark_runs(const char *text, size_t len, TokError *err)
+{
+    const utf8proc_uint8_t *s = (const utf8proc_uint8_t *)text;
+    size_t run = 0, run_start = 0;
+    for (size_t i = 0; i < len;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t n = utf8proc_iterate(s + i, (utf8proc_ssize_t)(len - i), &cp);
+        assert(n > 0);
+        if (utf8proc_get_property(cp)->combining_class == 0) {
+            run = 0;
+        } else {
+            if (run++ == 0)
+                run_start = i;
+            if (run > TOKENIZER_MAX_MARKS) {
+                if (err) {
+                    err->offset = i;
+                    snprintf(err->message, sizeof err->message,
+                             "more than %d combining marks in a row from byte %zu",
+                             TOKENIZER_MAX_MARKS, run_start);
+                }
+                return TT_EINPUT;
+            }
+        }
+        i += (size_t)n;
+    }
+    return TT_OK;
+}
+
 int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokError *err)
 {
     if (!out)
@@ -223,7 +255,19 @@ int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokErro
     memset(out, 0, sizeof *out);
     if (!text && len > 0)
         return TT_EINVAL;
+    /* Checked before anything reads the text, so that a line's cost is bounded. */
+    if (len > TOKENIZER_MAX_BYTES) {
+        if (err) {
+            err->offset = TOKENIZER_MAX_BYTES;
+            snprintf(err->message, sizeof err->message,
+                     "%zu bytes, more than the %d bytes a line may have", len,
+                     TOKENIZER_MAX_BYTES);
+        }
+        return TT_EINPUT;
+    }
     int rc = tokenizer_validate(text, len, err);
+    if (rc == TT_OK)
+        rc = check_mark_runs(text, len, err);
     if (rc != TT_OK)
         return rc;
     if (len == 0)

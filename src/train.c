@@ -129,13 +129,27 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
             break;
         }
         TokenList s, t;
-        rc = tokenize(&s, tp.src, tp.src_len, TOK_SRC, NULL);
-        if (rc == TT_OK && (rc = tokenize(&t, tp.tgt, tp.tgt_len, TOK_TGT, NULL)) != TT_OK)
-            tokenlist_free(&s);
-        if (rc != TT_OK) {
-            snprintf(err, errlen, "%s:%ld: %s", r.name, tp.line_no, status_message(rc));
-            break;
+        TokError te;
+        const char *bad_side = "source";
+        rc = tokenize(&s, tp.src, tp.src_len, TOK_SRC, &te);
+        if (rc == TT_OK) {
+            bad_side = "target";
+            if ((rc = tokenize(&t, tp.tgt, tp.tgt_len, TOK_TGT, &te)) != TT_OK)
+                tokenlist_free(&s);
         }
+        if (rc == TT_EINPUT && skip_bad) {
+            fprintf(stderr, "toytrans train: %s:%ld: the %s side: %s (skipped)\n", r.name,
+                    tp.line_no, bad_side, te.message);
+            rc = TT_OK;
+            continue;
+        }
+        if (rc == TT_EINPUT)
+            snprintf(err, errlen, "%s:%ld: the %s side: %s", r.name, tp.line_no, bad_side,
+                     te.message);
+        else if (rc != TT_OK)
+            snprintf(err, errlen, "%s:%ld: %s", r.name, tp.line_no, status_message(rc));
+        if (rc != TT_OK)
+            break;
         if (s.n + 1 > m->config.max_len || t.n + 1 > m->config.max_len) {
             p->skipped_long++;
         } else {

@@ -359,15 +359,23 @@ int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabC
         out->checksum = fnv_add(out->checksum, "\n", 1);
         const struct { const char *text; size_t len; TokLang lang; VocabCounter *c; } side[2] = {
             {p.src, p.src_len, TOK_SRC, src}, {p.tgt, p.tgt_len, TOK_TGT, tgt}};
+        TokError te;
+        int bad_side = -1;
         for (int k = 0; k < 2 && rc == TT_OK; k++) {
             TokenList list;
-            rc = tokenize(&list, side[k].text, side[k].len, side[k].lang, NULL);
+            rc = tokenize(&list, side[k].text, side[k].len, side[k].lang, &te);
+            if (rc == TT_EINPUT)
+                bad_side = k;
             for (int i = 0; rc == TT_OK && i < list.n; i++)
                 rc = vocab_counter_add(side[k].c, list.tok[i]);
             tokenlist_free(&list);
         }
         if (rc != TT_OK) {
-            snprintf(err, errlen, "%s:%ld: %s", r.name, p.line_no, status_message(rc));
+            if (bad_side >= 0)
+                snprintf(err, errlen, "%s:%ld: the %s side: %s", r.name, p.line_no,
+                         bad_side ? "target" : "source", te.message);
+            else
+                snprintf(err, errlen, "%s:%ld: %s", r.name, p.line_no, status_message(rc));
             break;
         }
         out->pairs++;
