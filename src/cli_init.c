@@ -181,7 +181,7 @@ int cli_init(int argc, char **argv)
     int code = 0;
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans init: %s%s\n", err[0] ? err : status_message(rc),
-                strstr(err, "already exists") ? " (--force replaces it)" : "");
+                rc == TT_EEXIST ? " (--force replaces it)" : "");
         code = status_exit_code(rc);
     } else {
         printf("%s: a random model, %zu parameters (d_model %d, %d heads, %d+%d layers, d_ff "

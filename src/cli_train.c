@@ -262,7 +262,7 @@ int cli_train(int argc, char **argv)
     }
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans train: %s%s\n", err[0] ? err : status_message(rc),
-                strstr(err, "already exists") ? " (--force replaces it, --resume continues it)" : "");
+                rc == TT_EEXIST ? " (--force replaces it, --resume continues it)" : "");
         return status_exit_code(rc);
     }
     printf("%s: trained\n", o.out_path);

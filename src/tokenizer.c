@@ -455,6 +455,14 @@ int tokenizer_check_token(const char *token, size_t len, char *why, size_t whyle
     return TT_OK;
 }
 
+size_t tokenizer_strip_bom(char *text, size_t len)
+{
+    if (len < 3 || memcmp(text, "\xEF\xBB\xBF", 3) != 0)
+        return len;
+    memmove(text, text + 3, len - 3);
+    return len - 3;
+}
+
 int tokenizer_is_punctuation(const char *token)
 {
     utf8proc_int32_t cp;

@@ -79,6 +79,11 @@ int detokenize(char **out, const char *const *tokens, int n);
  * why (if not NULL, whylen bytes) saying what is wrong and at which byte; TT_ENOMEM. */
 int tokenizer_check_token(const char *token, size_t len, char *why, size_t whylen);
 
+/* Removes a UTF-8 byte-order mark (EF BB BF) from the start of the len bytes at text, in
+ * place, and returns the length left: len - 3 with a mark, else len. Readers call it on
+ * the first line of a file, so that an editor's mark is not glued to the first word. */
+size_t tokenizer_strip_bom(char *text, size_t len);
+
 /* Whether token (NUL-terminated UTF-8) is punctuation: the tokenizer makes every
  * punctuation character a token of its own, so its first character decides. 0 for NULL,
  * an empty or an invalid token. */

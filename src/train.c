@@ -782,7 +782,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     int rc = store_check_writer(o->out_path, err, errlen);
     if (rc == TT_OK && !o->resume && !o->force && lstat(o->out_path, &sb) == 0) {
         snprintf(err, errlen, "%s: already exists; not replaced", o->out_path);
-        rc = TT_EIO;
+        rc = TT_EEXIST;
     }
     if (rc != TT_OK) {
         free(r);
