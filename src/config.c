@@ -47,6 +47,15 @@ int config_check(const ModelConfig *c, char *err, size_t errlen)
         snprintf(err, errlen, "%s is out of range", bad);
         return TT_EINVAL;
     }
+    /* The feed-forward weights are (d_ff, d_model) tensors, each one blob of the file:
+     * refused here, before anything is allocated from these numbers. */
+    if ((long long)c->d_ff * c->d_model > CONFIG_MAX_TENSOR_FLOATS) {
+        snprintf(err, errlen, "d_ff × d_model = %d × %d = %lld floats, more than the %d "
+                              "(256 MiB) one tensor of a model file may hold",
+                 c->d_ff, c->d_model, (long long)c->d_ff * c->d_model,
+                 CONFIG_MAX_TENSOR_FLOATS);
+        return TT_EINVAL;
+    }
     return TT_OK;
 }
 

@@ -14,13 +14,17 @@
 #define CONFIG_MAX_LAYERS 64
 #define CONFIG_MAX_D_FF 65536
 #define CONFIG_MAX_LEN 4096
+/* The most floats one weight tensor may hold: what a model file can store in one blob
+ * (STORE_MAX_BLOB, 256 MiB). d_ff · d_model must stay within it. */
+#define CONFIG_MAX_TENSOR_FLOATS (STORE_MAX_BLOB / 4)
 
 typedef struct {
     int d_model;          /* D, 1..CONFIG_MAX_D_MODEL, a multiple of n_heads */
     int n_heads;          /* H, 1..D */
     int n_encoder_layers; /* 1..CONFIG_MAX_LAYERS */
     int n_decoder_layers; /* 1..CONFIG_MAX_LAYERS */
-    int d_ff;             /* feed-forward width, 1..CONFIG_MAX_D_FF */
+    int d_ff;             /* feed-forward width, 1..CONFIG_MAX_D_FF, and
+                             d_ff · d_model <= CONFIG_MAX_TENSOR_FLOATS */
     int max_len;          /* longest sequence in tokens, </s> included, 2..CONFIG_MAX_LEN */
     int qkv_bias;         /* 0 or 1: the attention projections have biases */
     double layer_norm_eps; /* > 0 and < 1 */

@@ -314,6 +314,20 @@ expect_in "init onto an existing model: suggests --force" "$ERR" "already exists
 expect_usage_error "init --heads 3 (does not divide d-model 16)" init --out "$TMP/x.db" \
     --train data/train.tsv --d-model 16 --heads 3
 expect_usage_error "init without --train" init --out "$TMP/x.db"
+# Sizes are checked before anything is allocated (issue 13, point 8): a feed-forward
+# weight of 20000 × 4096 floats (312 MiB) cannot be stored in one blob; init used to
+# allocate 2.2 GB and then say "invalid shape". Under a 300 MB address-space limit the
+# refusal must come first.
+if [ -z "$RUNNER" ] && (ulimit -v 300000 && "$BIN" --version) >/dev/null 2>&1; then
+    (ulimit -v 300000 && "$BIN" init --out "$TMP/big.db" --train data/train.tsv --d-model 4096 \
+        --heads 4 --d-ff 20000 >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "init with d_ff × d_model over one tensor's 256 MiB: exit 2 before allocating" 2
+    expect_in "init with d_ff × d_model too big: says which product and the limit" "$ERR" \
+        "d_ff × d_model = 20000 × 4096 = 81920000 floats, more than the 67108864 (256 MiB)"
+else
+    echo "# skipped: init with a too big d_ff × d_model (RUNNER set, or ulimit -v unusable here)"
+fi
 
 printf 'This is an example\nthe dog is big.\n\nI see a red car\n' >"$TMP/in.txt"
 run_in "$TMP/in.txt" translate --model "$M"
