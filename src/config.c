@@ -24,6 +24,12 @@ void config_defaults(ModelConfig *c)
     snprintf(c->tgt_lang, sizeof c->tgt_lang, "de");
 }
 
+long long config_attention_floats(const ModelConfig *c)
+{
+    return (long long)c->n_heads * c->max_len * c->max_len *
+           (c->n_encoder_layers + 2LL * c->n_decoder_layers + 1);
+}
+
 int config_check(const ModelConfig *c, char *err, size_t errlen)
 {
     const char *bad = NULL;
@@ -54,6 +60,14 @@ int config_check(const ModelConfig *c, char *err, size_t errlen)
                               "(256 MiB) one tensor of a model file may hold",
                  c->d_ff, c->d_model, (long long)c->d_ff * c->d_model,
                  CONFIG_MAX_TENSOR_FLOATS);
+        return TT_EINVAL;
+    }
+    if (config_attention_floats(c) > CONFIG_MAX_ATTENTION_FLOATS) {
+        snprintf(err, errlen, "the attention weights of one sentence, n_heads × max_len² × "
+                              "(n_encoder_layers + 2 × n_decoder_layers + 1) = %d × %d² × %d "
+                              "= %lld floats, are more than the %lld (1 GiB) allowed",
+                 c->n_heads, c->max_len, c->n_encoder_layers + 2 * c->n_decoder_layers + 1,
+                 config_attention_floats(c), CONFIG_MAX_ATTENTION_FLOATS);
         return TT_EINVAL;
     }
     return TT_OK;

@@ -328,6 +328,13 @@ if [ -z "$RUNNER" ] && (ulimit -v 300000 && "$BIN" --version) >/dev/null 2>&1; t
 else
     echo "# skipped: init with a too big d_ff × d_model (RUNNER set, or ulimit -v unusable here)"
 fi
+# A 385 KB model whose attention buffers for one sentence need 16 GiB (64 heads, max_len
+# 4096; issue 13, point 6) is refused when it is made (and when it is loaded: the matrix).
+run init --out "$TMP/att.db" --train data/train.tsv --d-model 64 --heads 64 --enc-layers 1 \
+    --dec-layers 1 --d-ff 1 --max-len 4096
+expect_code "init whose attention for one sentence needs 16 GiB: exit 2" 2
+expect_in "init with too much attention memory: says why and the limit" "$ERR" \
+    "= 64 × 4096² × 4 = 4294967296 floats, are more than the 268435456 (1 GiB) allowed"
 
 printf 'This is an example\nthe dog is big.\n\nI see a red car\n' >"$TMP/in.txt"
 run_in "$TMP/in.txt" translate --model "$M"

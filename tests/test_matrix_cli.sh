@@ -929,6 +929,18 @@ section_vocab_tokens() {
         expect_in "a target token with $kind: says what is wrong" "$ERR" "$said"
         expect_empty "a target token with $kind: nothing on stdout" "$OUT"
     done
+    # Attention buffers are sized n_heads · max_len² per layer up front (issue 13, point
+    # 6): a file that claims 8 heads and max_len 4096 (no tensor depends on either)
+    # would need 2 GiB for one sentence; it is refused at load, at once.
+    A=$TMP/attention.db
+    cp "$M" "$A"
+    sql_exec "$A" "UPDATE meta SET value = '4096' WHERE key = 'max_len';
+                   UPDATE meta SET value = '8' WHERE key = 'n_heads';
+                   DELETE FROM meta WHERE key = 'content_fnv1a64';"
+    run_bounded 20 translate --model "$A" "$G1"
+    expect_code "a model needing 2 GiB of attention for one sentence: translate exit 3" 3
+    expect_in "a model needing 2 GiB of attention: says why" "$ERR" \
+        "attention weights of one sentence"
 }
 
 # ---------------------------------------------------------------------------------------
