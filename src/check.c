@@ -43,6 +43,8 @@ static int lines_read(Lines *l, const char *path, char *err, size_t errlen)
     int rc = TT_OK;
     errno = 0;
     while ((n = getline(&buf, &cap, f)) >= 0) {
+        if (l->n == 0)
+            n = (ssize_t)tokenizer_strip_bom(buf, (size_t)n); /* a byte-order mark */
         if (n > 0 && buf[n - 1] == '\n')
             buf[--n] = '\0';
         if (l->n == l->cap) {

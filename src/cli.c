@@ -9,6 +9,7 @@
 #include "config.h"
 #include "heatmap.h"
 #include "status.h"
+#include "tokenizer.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -120,9 +121,12 @@ void cli_print_exit_codes(void)
     fputs("Exit codes of every toytrans command:\n"
           "    0  success\n"
           "    1  a check or comparison failed (e.g. trace's single-token check)\n"
-          "    2  usage: a bad command line (unknown option, missing or malformed value)\n"
-          "    3  model file unusable (missing, damaged, wrong format)\n"
-          "    4  invalid input text or input file (the message names file, line, byte)\n"
+          "    2  usage: a bad command line (unknown option, missing or malformed value),\n"
+          "       or a new model file that already exists (--force replaces it)\n"
+          "    3  model file unusable (missing, damaged, wrong format, or computing\n"
+          "       NaN or Inf for a sentence)\n"
+          "    4  invalid input text or input file (the message names file, line, byte),\n"
+          "       a line over 65536 bytes or with over 30 combining marks in a row\n"
           "    5  I/O error, disk full, out of memory, a file locked by another process\n"
           "       for longer than the 5 s busy timeout, a model another run is writing,\n"
           "       or a closed pipe on standard output (no message then)\n"
@@ -151,7 +155,7 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
     errno = 0;
     while ((len = getline(&line, &cap, stdin)) >= 0) {
         line_no++;
-        size_t n = (size_t)len;
+        size_t n = line_no == 1 ? tokenizer_strip_bom(line, (size_t)len) : (size_t)len;
         if (n > 0 && line[n - 1] == '\n')
             n--;
         if (n > 0 && line[n - 1] == '\r')

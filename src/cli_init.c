@@ -31,7 +31,8 @@ static void init_usage(FILE *out)
           "  --heads N         attention heads, dividing d-model (default 4)\n"
           "  --enc-layers N    encoder layers (default 2)\n"
           "  --dec-layers N    decoder layers (default 2)\n"
-          "  --d-ff N          feed-forward width (default 256)\n"
+          "  --d-ff N          feed-forward width (default 256); d-ff × d-model at most\n"
+          "                    67108864 (one 256 MiB tensor)\n"
           "  --max-len N       longest sequence in tokens, </s> included (default 32)\n"
           "  --qkv-bias        give the query, key and value projections biases\n"
           "  --min-count N     keep tokens seen at least N times (default 1)\n"
@@ -181,7 +182,7 @@ int cli_init(int argc, char **argv)
     int code = 0;
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans init: %s%s\n", err[0] ? err : status_message(rc),
-                strstr(err, "already exists") ? " (--force replaces it)" : "");
+                rc == TT_EEXIST ? " (--force replaces it)" : "");
         code = status_exit_code(rc);
     } else {
         printf("%s: a random model, %zu parameters (d_model %d, %d heads, %d+%d layers, d_ff "

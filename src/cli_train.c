@@ -81,7 +81,8 @@ static void train_usage(FILE *out)
           "  --resume               continue the run saved in MODEL.db\n"
           "  --force                replace MODEL.db when starting a new run\n"
           "  --epochs N             total epochs (default 10)\n"
-          "  --batch N              sentences per batch, grouped by length (default 32)\n"
+          "  --batch N              sentences per batch, grouped by length (default 32);\n"
+          "                         a resumed run keeps the size it was started with\n"
           "  --lr X                 peak learning rate (default 0.001)\n"
           "  --warmup N             linear warm-up steps (default 400)\n"
           "  --label-smoothing X    0 to <1 (default 0.1)\n"
@@ -168,7 +169,7 @@ int cli_train(int argc, char **argv)
         case O_RESUME: o.resume = 1; break;
         case O_FORCE: o.force = 1; break;
         case O_EPOCHS: field = &o.epochs, name = "--epochs", hi = 100000; break;
-        case O_BATCH: field = &o.batch, name = "--batch", hi = 100000; break;
+        case O_BATCH: field = &o.batch, name = "--batch", hi = TRAIN_MAX_BATCH; break;
         case O_WARMUP: field = &o.warmup, name = "--warmup", lo = 0, hi = 100000000; break;
         case O_DMODEL: field = &o.config.d_model, name = "--d-model", hi = CONFIG_MAX_D_MODEL; break;
         case O_HEADS: field = &o.config.n_heads, name = "--heads", hi = CONFIG_MAX_D_MODEL; break;
@@ -261,7 +262,7 @@ int cli_train(int argc, char **argv)
     }
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans train: %s%s\n", err[0] ? err : status_message(rc),
-                strstr(err, "already exists") ? " (--force replaces it, --resume continues it)" : "");
+                rc == TT_EEXIST ? " (--force replaces it, --resume continues it)" : "");
         return status_exit_code(rc);
     }
     printf("%s: trained\n", o.out_path);

@@ -192,7 +192,7 @@ static int vocab_write_model(const VocabOptions *o, const Vocab *src, const Voca
     free(emb);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans vocab: %s%s\n", err[0] ? err : status_message(rc),
-                strstr(err, "already exists") ? " (--force replaces it)" : "");
+                rc == TT_EEXIST ? " (--force replaces it)" : "");
         return status_exit_code(rc);
     }
     return 0;

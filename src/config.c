@@ -24,6 +24,12 @@ void config_defaults(ModelConfig *c)
     snprintf(c->tgt_lang, sizeof c->tgt_lang, "de");
 }
 
+long long config_attention_floats(const ModelConfig *c)
+{
+    return (long long)c->n_heads * c->max_len * c->max_len *
+           (c->n_encoder_layers + 2LL * c->n_decoder_layers + 1);
+}
+
 int config_check(const ModelConfig *c, char *err, size_t errlen)
 {
     const char *bad = NULL;
@@ -45,6 +51,23 @@ int config_check(const ModelConfig *c, char *err, size_t errlen)
         bad = "layer_norm_eps";
     if (bad) {
         snprintf(err, errlen, "%s is out of range", bad);
+        return TT_EINVAL;
+    }
+    /* The feed-forward weights are (d_ff, d_model) tensors, each one blob of the file:
+     * refused here, before anything is allocated from these numbers. */
+    if ((long long)c->d_ff * c->d_model > CONFIG_MAX_TENSOR_FLOATS) {
+        snprintf(err, errlen, "d_ff × d_model = %d × %d = %lld floats, more than the %d "
+                              "(256 MiB) one tensor of a model file may hold",
+                 c->d_ff, c->d_model, (long long)c->d_ff * c->d_model,
+                 CONFIG_MAX_TENSOR_FLOATS);
+        return TT_EINVAL;
+    }
+    if (config_attention_floats(c) > CONFIG_MAX_ATTENTION_FLOATS) {
+        snprintf(err, errlen, "the attention weights of one sentence, n_heads × max_len² × "
+                              "(n_encoder_layers + 2 × n_decoder_layers + 1) = %d × %d² × %d "
+                              "= %lld floats, are more than the %lld (1 GiB) allowed",
+                 c->n_heads, c->max_len, c->n_encoder_layers + 2 * c->n_decoder_layers + 1,
+                 config_attention_floats(c), CONFIG_MAX_ATTENTION_FLOATS);
         return TT_EINVAL;
     }
     return TT_OK;

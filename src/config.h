@@ -14,13 +14,22 @@
 #define CONFIG_MAX_LAYERS 64
 #define CONFIG_MAX_D_FF 65536
 #define CONFIG_MAX_LEN 4096
+/* The most floats one weight tensor may hold: what a model file can store in one blob
+ * (STORE_MAX_BLOB, 256 MiB). d_ff · d_model must stay within it. */
+#define CONFIG_MAX_TENSOR_FLOATS (STORE_MAX_BLOB / 4)
+/* The most floats of attention weights one sentence may need (1 GiB): the buffers are
+ * sized for max_len up front, n_heads · max_len² per encoder layer, twice that per
+ * decoder layer (self and cross, kept for display) and once more for the layer being
+ * computed. A configuration over it is refused before anything is allocated. */
+#define CONFIG_MAX_ATTENTION_FLOATS (1LL << 28)
 
 typedef struct {
     int d_model;          /* D, 1..CONFIG_MAX_D_MODEL, a multiple of n_heads */
     int n_heads;          /* H, 1..D */
     int n_encoder_layers; /* 1..CONFIG_MAX_LAYERS */
     int n_decoder_layers; /* 1..CONFIG_MAX_LAYERS */
-    int d_ff;             /* feed-forward width, 1..CONFIG_MAX_D_FF */
+    int d_ff;             /* feed-forward width, 1..CONFIG_MAX_D_FF, and
+                             d_ff · d_model <= CONFIG_MAX_TENSOR_FLOATS */
     int max_len;          /* longest sequence in tokens, </s> included, 2..CONFIG_MAX_LEN */
     int qkv_bias;         /* 0 or 1: the attention projections have biases */
     double layer_norm_eps; /* > 0 and < 1 */
@@ -32,7 +41,13 @@ typedef struct {
  * eps 1e-5, en → de. */
 void config_defaults(ModelConfig *c);
 
-/* TT_OK if every field is in range, else TT_EINVAL with err naming the field. */
+/* The attention weights one sentence needs, in floats:
+ * n_heads · max_len² · (n_encoder_layers + 2 · n_decoder_layers + 1). */
+long long config_attention_floats(const ModelConfig *c);
+
+/* TT_OK if every field is in range, d_ff · d_model <= CONFIG_MAX_TENSOR_FLOATS and
+ * config_attention_floats <= CONFIG_MAX_ATTENTION_FLOATS; else TT_EINVAL with err
+ * naming the field or the product. */
 int config_check(const ModelConfig *c, char *err, size_t errlen);
 
 /* Writes every key (with activation=relu and norm=pre) into meta; inside the caller's

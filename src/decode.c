@@ -30,8 +30,28 @@ void decode_log_softmax(double *out, const float *logits, int V)
         out[v] = (double)logits[v] - lse;
 }
 
-/* Fills ids with the k best entries of x (V values), best first, ties to the lower id.
- * taken (V) is scratch, left cleared. */
+/* decode_log_softmax of a step's logits, refusing a non-finite one: weights that are
+ * finite but huge (3e38) overflow to Inf and NaN inside the forward pass, and an
+ * arg-max over NaN would pick <pad> with a NaN log-probability. */
+static int log_softmax_checked(double *out, const float *logits, int V)
+{
+    for (int v = 0; v < V; v++)
+        if (!isfinite(logits[v]))
+            return TT_EMODEL;
+    decode_log_softmax(out, logits, V);
+    return TT_OK;
+}
+
+/* Whether a decoder may choose id: with words_only, never <pad> or <s>, which are only
+ * ever inputs. */
+static int may_choose(const Decoder *d, int id)
+{
+    return !d->words_only || (id != VOCAB_PAD && id != VOCAB_BOS);
+}
+
+/* Fills ids with the k best entries of x (V values), best first, ties to the lower id;
+ * ids already marked in taken are passed over. taken (V) is scratch: the marks this
+ * call makes are cleared again. */
 static void top_k(int *ids, int k, const double *x, int V, unsigned char *taken)
 {
     for (int j = 0; j < k; j++) {
@@ -163,18 +183,19 @@ static int decode_record(Decoder *d, Translation *out, const int *forced, int n_
         if (rc != TT_OK)
             return rc;
         const int i = out->n;
+        if (i >= n_forced && !greedy)
+            break;
+        if ((rc = log_softmax_checked(lp, d->step.logits, V)) != TT_OK)
+            return rc;
         int chosen;
         if (i < n_forced) {
             chosen = forced[i];
-        } else if (greedy) {
-            chosen = 0;
-            for (int v = 1; v < V; v++)
-                if (d->step.logits[v] > d->step.logits[chosen])
-                    chosen = v;
         } else {
-            break;
+            chosen = -1;
+            for (int v = 0; v < V; v++)
+                if (may_choose(d, v) && (chosen < 0 || d->step.logits[v] > d->step.logits[chosen]))
+                    chosen = v;
         }
-        decode_log_softmax(lp, d->step.logits, V);
         out->ids[i] = chosen;
         out->logprob[i] = (float)lp[chosen];
         memcpy(out->cross + (size_t)i * LH * N, d->step.cross_w, sizeof(float) * LH * N);
@@ -223,7 +244,8 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int l
     d->hyp_score[cur] = 0.0;
     int rc = decoder_step(&d->step, c0, &d->enc, VOCAB_BOS);
     for (int i = 0; rc == TT_OK && i < n_prefix; i++) {
-        decode_log_softmax(d->lp + (size_t)cur * V, d->step.logits, V);
+        if ((rc = log_softmax_checked(d->lp + (size_t)cur * V, d->step.logits, V)) != TT_OK)
+            return rc;
         d->hyp_score[cur] += d->lp[(size_t)cur * V + prefix[i]];
         d->hyp_ids[(size_t)cur * N + d->hyp_len[cur]++] = prefix[i];
         if (d->hyp_len[cur] < limit)
@@ -237,7 +259,8 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int l
         d->fin_score[0] = d->hyp_score[cur] / limit;
         return 0;
     }
-    decode_log_softmax(d->lp + (size_t)cur * V, d->step.logits, V);
+    if ((rc = log_softmax_checked(d->lp + (size_t)cur * V, d->step.logits, V)) != TT_OK)
+        return rc;
 
     int top[DECODE_MAX_BEAM];
     while (alive > 0 && n_fin < B) {
@@ -245,8 +268,12 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int l
         for (int a = 0; a < alive; a++) {
             const int h = cur + a;
             const double *lp = d->lp + (size_t)h * V;
-            const int k = B < V ? B : V;
+            const int n_choices = d->words_only ? V - 2 : V;
+            const int k = B < n_choices ? B : n_choices;
+            if (d->words_only)
+                d->taken[VOCAB_PAD] = d->taken[VOCAB_BOS] = 1;
             top_k(top, k, lp, V, d->taken);
+            d->taken[VOCAB_PAD] = d->taken[VOCAB_BOS] = 0;
             for (int j = 0; j < k; j++)
                 d->cand[n_cand++] = (BeamCandidate){d->hyp_score[h] + lp[top[j]], a, top[j]};
         }
@@ -272,7 +299,8 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int l
             rc = decoder_step(&d->step, &d->caches[to], &d->enc, cd->id);
             if (rc != TT_OK)
                 return rc;
-            decode_log_softmax(d->lp + (size_t)to * V, d->step.logits, V);
+            if ((rc = log_softmax_checked(d->lp + (size_t)to * V, d->step.logits, V)) != TT_OK)
+                return rc;
             next_alive++;
         }
         alive = next_alive;

@@ -3,7 +3,10 @@
  *
  * The decoding rules are part of the format: another implementation must choose the same
  * words.
- *   - Greedy picks the highest logit at every step; ties go to the lowest id.
+ *   - Greedy picks the highest logit at every step; ties go to the lowest id. With
+ *     words_only (as the translator decodes), <pad> and <s> are never chosen: they are
+ *     only ever inputs (<unk> is chosen, and the translator shows a source word for it).
+ *     Without it every id counts, as PyTorch's arg-max does (tests/test_transformer.c).
  *   - A forced prefix is always emitted in full: its tokens are fed to the decoder as
  *     given (and scored), and generation continues after them.
  *   - Generation stops after </s>, or when the output — prefix and </s> included —
@@ -51,6 +54,7 @@ typedef struct {
 typedef struct {
     const Model *model;
     int beam;            /* the widest beam this decoder serves, 1..DECODE_MAX_BEAM */
+    int words_only;      /* 1: never choose <pad> or <s>; 0 after decoder_init */
     Encoder enc;
     DecoderStep step;
     DecoderCache caches[2 * DECODE_MAX_BEAM]; /* beam: this generation and the next */
@@ -73,7 +77,9 @@ void translation_free(Translation *t);
 
 /* Decodes source ids (S, </s> included) with an optional forced prefix of target ids.
  * limit is the length limit (2..max_len); beam 1..the beam given to decoder_init.
- * Returns TT_OK, or TT_EINVAL (too long, ids out of range, prefix >= limit). */
+ * Returns TT_OK, TT_EINVAL (too long, ids out of range, prefix >= limit), or TT_EMODEL
+ * when the model computes a logit that is NaN or infinite (finite weights too large for
+ * float arithmetic): nothing it would output could be trusted. */
 int decode_sentence(Decoder *d, Translation *out, const int *src, int S, const int *prefix,
                     int n_prefix, int beam, int limit);
 

@@ -162,9 +162,13 @@ static int read_refs(EvalSet *s, int k, const char *path, const char *tsv_path, 
     long no = 0, offset = 0;
     int rc = TT_OK;
     while (rc == TT_OK && (len = getline(&line, &cap, f)) >= 0) {
-        const long start = offset;
+        long start = offset;
         offset += (long)len;
         size_t n = (size_t)len;
+        if (no == 0) { /* a byte-order mark: skipped, and counted in offsets */
+            n = tokenizer_strip_bom(line, n);
+            start += (long)((size_t)len - n);
+        }
         if (n > 0 && line[n - 1] == '\n')
             n--;
         if (n > 0 && line[n - 1] == '\r')

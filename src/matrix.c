@@ -7,6 +7,7 @@
 #include "matrix.h"
 
 #include "status.h"
+#include "tokenizer.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -246,6 +247,11 @@ int matrix_read_text(Matrix *m, FILE *f, const char *name, char *err, size_t err
     ssize_t len;
     while ((len = getline(&line, &cap, f)) >= 0) {
         line_no++;
+        if (line_no == 1) { /* a byte-order mark: skipped, and counted in offsets */
+            const size_t kept = tokenizer_strip_bom(line, (size_t)len);
+            offset += len - (ssize_t)kept;
+            len = (ssize_t)kept;
+        }
         if (memchr(line, '\0', (size_t)len)) {
             long at = offset + (long)((char *)memchr(line, '\0', (size_t)len) - line);
             reader_error(&rd, "%s:%ld (byte %ld): NUL byte in a text matrix", rd.name, line_no,

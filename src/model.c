@@ -202,6 +202,19 @@ int model_init(Model *m, const ModelConfig *c, Vocab *src, Vocab *tgt, char *err
     if ((rc = model_param_specs(c, src->size, tgt->size, &m->specs, &m->n_specs,
                                 &m->n_params)) != TT_OK)
         goto fail;
+    /* Every tensor must fit one blob of the file (the generator grows with the target
+     * vocabulary): refused before the parameters are allocated, not when saving. */
+    for (int i = 0; i < m->n_specs; i++) {
+        const ParamSpec *p = &m->specs[i];
+        const long long n = (long long)p->rows * (p->cols ? p->cols : 1);
+        if (p->storage == PARAM_TENSOR && n > CONFIG_MAX_TENSOR_FLOATS) {
+            snprintf(err, errlen, "tensor %s would hold %lld floats, more than the %d "
+                                  "(256 MiB) one tensor of a model file may hold",
+                     p->name, n, CONFIG_MAX_TENSOR_FLOATS);
+            rc = TT_EINVAL;
+            goto fail;
+        }
+    }
     rc = TT_ENOMEM;
     const int D = c->d_model;
     m->params = calloc(m->n_params, sizeof(float));

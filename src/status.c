@@ -22,6 +22,8 @@ const char *status_message(int rc)
         return "training diverged (NaN or Inf)";
     case TT_EINTR:
         return "interrupted after a clean save";
+    case TT_EEXIST:
+        return "the output file already exists";
     default:
         return "unknown error";
     }
@@ -33,6 +35,7 @@ int status_exit_code(int rc)
     case TT_OK:
         return TT_EXIT_OK;
     case TT_EINVAL:
+    case TT_EEXIST: /* a usage matter: --force says to replace it */
         return TT_EXIT_USAGE;
     case TT_EINPUT:
         return TT_EXIT_INPUT;

@@ -18,6 +18,7 @@ enum {
     TT_EMODEL = -5,   /* a model file is missing, damaged or of the wrong format */
     TT_EDIVERGED = -6, /* training met a NaN or Inf; the last good checkpoint is kept */
     TT_EINTR = -7,    /* stopped by a signal after a clean save */
+    TT_EEXIST = -8,   /* a new output file would replace an existing one (--force) */
 };
 
 /* Process exit codes: one table for every command (`toytrans help exit-codes`). */

@@ -516,7 +516,7 @@ int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t 
         }
     } else if (mode == STORE_CREATE && stat(path, &sb) == 0) {
         set_err(err, errlen, "%s: already exists; not replaced", path);
-        return TT_EIO;
+        return TT_EEXIST;
     }
 
     Store *s = calloc(1, sizeof *s);
@@ -638,7 +638,11 @@ static int disconnect(Store *s, char *err, size_t errlen)
             int moved = s->mode == STORE_CREATE ? link(s->tmp_path, s->path) == 0 &&
                                                       remove(s->tmp_path) == 0
                                                 : rename(s->tmp_path, s->path) == 0;
-            if (!moved) {
+            if (!moved && errno == EEXIST && s->mode == STORE_CREATE) {
+                set_err(err, errlen, "%s: already exists (it appeared while the new model "
+                                     "was written); not replaced", s->path);
+                rc = TT_EEXIST;
+            } else if (!moved) {
                 set_err(err, errlen, "%s: cannot move the new model into place: %s", s->path,
                         strerror(errno));
                 rc = TT_EIO;
@@ -991,6 +995,12 @@ int store_vocab_read(Store *s, const char *lang, Vocab *out, char *err, size_t e
             goto done;
         }
         memcpy(tokens[i], t, (size_t)sqlite3_column_bytes(st, 1) + 1);
+        if (strlen(tokens[i]) != (size_t)sqlite3_column_bytes(st, 1)) {
+            set_err(err, errlen, "%s: vocab '%s': id %lld, a token with a NUL byte at byte %zu",
+                    s->path, lang, i, strlen(tokens[i]));
+            rc = TT_EMODEL;
+            goto done;
+        }
         counts[i] = sqlite3_column_int64(st, 2);
         i++;
         sqlrc = SQLITE_OK;

@@ -58,8 +58,9 @@ typedef enum {
  * others meanwhile (they wait up to STORE_BUSY_TIMEOUT_MS), so close a reader soon.
  * READ and WRITE validate the file (SQLite, application_id, user_version,
  * integrity_check, tables, meta format); CREATE and REPLACE start an empty model with the
- * schema and format meta under a temporary name. *out is owned by the caller (close with
- * store_close) and NULL on failure. */
+ * schema and format meta under a temporary name; CREATE fails with TT_EEXIST when path
+ * exists (here, or when store_close would move the new file into place). *out is owned
+ * by the caller (close with store_close) and NULL on failure. */
 int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t errlen);
 
 /* Opens size bytes of data, the bytes of a model file, as STORE_READ opens a file: an

@@ -13,6 +13,7 @@
 
 #include "status.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,38 @@ static int push_word(TokenList *list, char *start, char **w, int english)
     return rc == TT_OK ? tokenlist_push(list, second) : rc;
 }
 
+/* Refuses more than TOKENIZER_MAX_MARKS non-starters (combining class > 0) in a row.
+ * NFC puts each run of them in canonical order by an insertion sort, so one long run
+ * costs time quadratic in its length; bounded runs keep normalisation linear. text is
+ * valid UTF-8 (tokenizer_validate). */
+static int check_mark_runs(const char *text, size_t len, TokError *err)
+{
+    const utf8proc_uint8_t *s = (const utf8proc_uint8_t *)text;
+    size_t run = 0, run_start = 0;
+    for (size_t i = 0; i < len;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t n = utf8proc_iterate(s + i, (utf8proc_ssize_t)(len - i), &cp);
+        assert(n > 0);
+        if (utf8proc_get_property(cp)->combining_class == 0) {
+            run = 0;
+        } else {
+            if (run++ == 0)
+                run_start = i;
+            if (run > TOKENIZER_MAX_MARKS) {
+                if (err) {
+                    err->offset = i;
+                    snprintf(err->message, sizeof err->message,
+                             "more than %d combining marks in a row from byte %zu",
+                             TOKENIZER_MAX_MARKS, run_start);
+                }
+                return TT_EINPUT;
+            }
+        }
+        i += (size_t)n;
+    }
+    return TT_OK;
+}
+
 int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokError *err)
 {
     if (!out)
@@ -222,7 +255,19 @@ int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokErro
     memset(out, 0, sizeof *out);
     if (!text && len > 0)
         return TT_EINVAL;
+    /* Checked before anything reads the text, so that a line's cost is bounded. */
+    if (len > TOKENIZER_MAX_BYTES) {
+        if (err) {
+            err->offset = TOKENIZER_MAX_BYTES;
+            snprintf(err->message, sizeof err->message,
+                     "%zu bytes, more than the %d bytes a line may have", len,
+                     TOKENIZER_MAX_BYTES);
+        }
+        return TT_EINPUT;
+    }
     int rc = tokenizer_validate(text, len, err);
+    if (rc == TT_OK)
+        rc = check_mark_runs(text, len, err);
     if (rc != TT_OK)
         return rc;
     if (len == 0)
@@ -362,6 +407,60 @@ int detokenize(char **out, const char *const *tokens, int n)
     *w = '\0';
     *out = s;
     return TT_OK;
+}
+
+int tokenizer_check_token(const char *token, size_t len, char *why, size_t whylen)
+{
+    char dummy[1];
+    if (!why) {
+        why = dummy;
+        whylen = sizeof dummy;
+    }
+    TokError te;
+    if (len == 0) {
+        snprintf(why, whylen, "is empty");
+        return TT_EINPUT;
+    }
+    if (tokenizer_validate(token, len, &te) != TT_OK) {
+        snprintf(why, whylen, "is not valid UTF-8: %s", te.message);
+        return TT_EINPUT;
+    }
+    const utf8proc_uint8_t *s = (const utf8proc_uint8_t *)token;
+    for (size_t i = 0; i < len;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t n = utf8proc_iterate(s + i, (utf8proc_ssize_t)(len - i), &cp);
+        assert(n > 0); /* validated above */
+        if (char_class(cp) == CH_SPACE) {
+            snprintf(why, whylen, "contains U+%04X (%s) at byte %zu", (unsigned)cp,
+                     utf8proc_category(cp) == UTF8PROC_CATEGORY_CC ? "a control character"
+                                                                   : "whitespace",
+                     i);
+            return TT_EINPUT;
+        }
+        i += (size_t)n;
+    }
+    utf8proc_uint8_t *norm = NULL;
+    utf8proc_ssize_t nlen = utf8proc_map(s, (utf8proc_ssize_t)len, &norm,
+                                         UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+    if (nlen < 0) {
+        snprintf(why, whylen, "cannot be normalised: %s", utf8proc_errmsg(nlen));
+        return nlen == UTF8PROC_ERROR_NOMEM ? TT_ENOMEM : TT_EINPUT;
+    }
+    const int nfc = (size_t)nlen == len && memcmp(norm, s, len) == 0;
+    free(norm);
+    if (!nfc) {
+        snprintf(why, whylen, "is not in NFC (Unicode normalisation form C)");
+        return TT_EINPUT;
+    }
+    return TT_OK;
+}
+
+size_t tokenizer_strip_bom(char *text, size_t len)
+{
+    if (len < 3 || memcmp(text, "\xEF\xBB\xBF", 3) != 0)
+        return len;
+    memmove(text, text + 3, len - 3);
+    return len - 3;
 }
 
 int tokenizer_is_punctuation(const char *token)

@@ -6,6 +6,11 @@
  *      the bytes 0xC0 and 0xC1), UTF-16 surrogates (U+D800..U+DFFF), code points above
  *      U+10FFFF (and the bytes 0xF5..0xFF), stray continuation bytes and truncated
  *      sequences are errors that name the byte offset; nothing is silently replaced.
+ *      Work is bounded before anything is normalised: a text longer than
+ *      TOKENIZER_MAX_BYTES bytes, or with more than TOKENIZER_MAX_MARKS combining marks
+ *      (non-starters) in a row, is refused, so tokenizing takes time linear in the input
+ *      (NFC's canonical reordering is quadratic in the length of a run of marks; 30 is
+ *      Unicode's stream-safe limit, UAX #15).
  *   2. Normalisation to NFC, so "Mädchen" typed with a combining diaeresis is the same
  *      token as the precomposed one. The source (English) side is also case-folded
  *      ("This" and "this" are one token); the target (German) side keeps its case.
@@ -24,6 +29,9 @@
 #define TOYTRANS_TOKENIZER_H
 
 #include <stddef.h>
+
+#define TOKENIZER_MAX_BYTES 65536 /* the longest text (a line) tokenize accepts */
+#define TOKENIZER_MAX_MARKS 30     /* combining marks in a row tokenize accepts */
 
 typedef enum {
     TOK_SRC = 0,        /* English: NFC, case-folded, contractions expanded */
@@ -49,7 +57,8 @@ typedef struct {
 } TokError;
 
 /* Tokenizes len bytes of text (no terminator needed). Returns TT_OK; TT_EINPUT for
- * invalid UTF-8 or a NUL byte (err says where and what, if err is not NULL);
+ * more than TOKENIZER_MAX_BYTES bytes, invalid UTF-8, a NUL byte or a run of more than
+ * TOKENIZER_MAX_MARKS combining marks (err says where and what, if err is not NULL);
  * TT_ENOMEM. On failure out holds no tokens and owns nothing. Free with
  * tokenlist_free, which accepts a zeroed or freed list. */
 int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokError *err);
@@ -62,6 +71,18 @@ int tokenizer_validate(const char *text, size_t len, TokError *err);
 /* Joins n tokens into a newly allocated NUL-terminated string, *out, owned by the caller
  * (free()). Returns TT_OK, TT_EINVAL (n < 0, NULL tokens) or TT_ENOMEM (*out NULL). */
 int detokenize(char **out, const char *const *tokens, int n);
+
+/* Checks that len bytes are a token the tokenizer could have made: not empty, UTF-8
+ * without NUL bytes, in NFC, and without a character that separates tokens (rule 3:
+ * whitespace Zs/Zl/Zp or a control character Cc, such as tab, newline or ESC), which
+ * would break the line structure of anything printed. Returns TT_OK, or TT_EINPUT with
+ * why (if not NULL, whylen bytes) saying what is wrong and at which byte; TT_ENOMEM. */
+int tokenizer_check_token(const char *token, size_t len, char *why, size_t whylen);
+
+/* Removes a UTF-8 byte-order mark (EF BB BF) from the start of the len bytes at text, in
+ * place, and returns the length left: len - 3 with a mark, else len. Readers call it on
+ * the first line of a file, so that an editor's mark is not glued to the first word. */
+size_t tokenizer_strip_bom(char *text, size_t len);
 
 /* Whether token (NUL-terminated UTF-8) is punctuation: the tokenizer makes every
  * punctuation character a token of its own, so its first character decides. 0 for NULL,

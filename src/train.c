@@ -34,7 +34,7 @@ void train_options_defaults(TrainOptions *o)
     config_defaults(&o->config);
     o->min_count = 1;
     o->epochs = 10;
-    o->batch = 32;
+    o->batch = 0; /* unset: see TrainOptions */
     o->lr = 1e-3f;
     o->warmup = 400;
     o->label_smoothing = 0.1f;
@@ -129,13 +129,27 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
             break;
         }
         TokenList s, t;
-        rc = tokenize(&s, tp.src, tp.src_len, TOK_SRC, NULL);
-        if (rc == TT_OK && (rc = tokenize(&t, tp.tgt, tp.tgt_len, TOK_TGT, NULL)) != TT_OK)
-            tokenlist_free(&s);
-        if (rc != TT_OK) {
-            snprintf(err, errlen, "%s:%ld: %s", r.name, tp.line_no, status_message(rc));
-            break;
+        TokError te;
+        const char *bad_side = "source";
+        rc = tokenize(&s, tp.src, tp.src_len, TOK_SRC, &te);
+        if (rc == TT_OK) {
+            bad_side = "target";
+            if ((rc = tokenize(&t, tp.tgt, tp.tgt_len, TOK_TGT, &te)) != TT_OK)
+                tokenlist_free(&s);
         }
+        if (rc == TT_EINPUT && skip_bad) {
+            fprintf(stderr, "toytrans train: %s:%ld: the %s side: %s (skipped)\n", r.name,
+                    tp.line_no, bad_side, te.message);
+            rc = TT_OK;
+            continue;
+        }
+        if (rc == TT_EINPUT)
+            snprintf(err, errlen, "%s:%ld: the %s side: %s", r.name, tp.line_no, bad_side,
+                     te.message);
+        else if (rc != TT_OK)
+            snprintf(err, errlen, "%s:%ld: %s", r.name, tp.line_no, status_message(rc));
+        if (rc != TT_OK)
+            break;
         if (s.n + 1 > m->config.max_len || t.n + 1 > m->config.max_len) {
             p->skipped_long++;
         } else {
@@ -359,6 +373,7 @@ struct Run {
     int n_log, log_cap;
     ValidLogRow vlog;
     int have_vlog;
+    int batch;         /* sentences per batch: o->batch, or its default, or the checkpoint's */
     long step;
     int epoch;         /* epochs completed */
     int batch_pos;     /* batches done in the current epoch */
@@ -608,7 +623,7 @@ static int new_file(Run *r, char *err, size_t errlen)
         {"train_corpus", 's', 0, o->train_path},
         {"train_valid", 's', 0, o->valid_path ? o->valid_path : ""},
         {"train_epochs", 'd', o->epochs, NULL},
-        {"train_batch_size", 'd', o->batch, NULL},
+        {"train_batch_size", 'd', r->batch, NULL},
         {"train_lr", 'g', o->lr, NULL},
         {"train_warmup", 'd', o->warmup, NULL},
         {"train_label_smoothing", 'g', o->label_smoothing, NULL},
@@ -665,9 +680,15 @@ static int new_file(Run *r, char *err, size_t errlen)
     return rc;
 }
 
+/* Reads the position of a resumed run. Every key is range-checked by
+ * store_meta_get_long, whose message names the key and its value; the batch position is
+ * checked against the epoch's batches once the corpus is read (train_run). A resumed run
+ * keeps its batch size: a position counted in batches of one size means nothing in
+ * batches of another, and would lie beyond the epoch's end. */
 static int start_resume(Run *r, char *err, size_t errlen)
 {
-    int rc = store_open(&r->store, r->o->out_path, STORE_WRITE, err, errlen);
+    const TrainOptions *o = r->o;
+    int rc = store_open(&r->store, o->out_path, STORE_WRITE, err, errlen);
     if (rc == TT_OK)
         rc = model_load(&r->m, r->store, err, errlen);
     long v;
@@ -679,13 +700,34 @@ static int start_resume(Run *r, char *err, size_t errlen)
     if (rc == TT_OK && (rc = store_meta_get_long(r->store, "train_batch", 0, 1L << 30, &v, err,
                                                  errlen)) == TT_OK)
         r->batch_pos = (int)v;
+    if (rc == TT_OK && (rc = store_meta_get_long(r->store, "train_batch_size", 1,
+                                                 TRAIN_MAX_BATCH, &v, err, errlen)) == TT_OK) {
+        if (o->batch != 0 && o->batch != v) {
+            snprintf(err, errlen, "%s: --batch %d differs from the batch size the run was "
+                                  "started with (meta train_batch_size = %ld); a resumed run "
+                                  "keeps it: leave --batch out, or train a new model",
+                     o->out_path, o->batch, v);
+            rc = TT_EINVAL;
+        }
+        r->batch = (int)v;
+    }
     double secs = 0;
     if (rc == TT_OK && store_meta_get_double(r->store, "train_seconds", &secs, NULL, 0) == TT_OK)
         r->seconds0 = secs;
-    if (rc == TT_EMODEL && strstr(err, "train_"))
-        snprintf(err, errlen, "%s: not a training checkpoint (no train_step/train_epoch meta)",
-                 r->o->out_path);
     return rc;
+}
+
+/* The saved position must lie inside an epoch of the corpus just read: a batch position
+ * at or past its last batch (another corpus, or a damaged file) would never reach a step. */
+static int check_resume_position(const Run *r, char *err, size_t errlen)
+{
+    if (r->batch_pos < r->batches.n_batches)
+        return TT_OK;
+    snprintf(err, errlen, "%s: meta 'train_batch' = '%d' lies beyond the %d batches of an epoch "
+                          "of %s at batch size %d: not the corpus this run was started on, "
+                          "or a damaged checkpoint",
+             r->o->out_path, r->batch_pos, r->batches.n_batches, r->o->train_path, r->batch);
+    return TT_EMODEL;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -721,7 +763,8 @@ static void run_free(Run *r)
 int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
               volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
-    if (o->threads < 1 || o->threads > TRAIN_MAX_THREADS || o->batch < 1 || o->epochs < 1 ||
+    if (o->threads < 1 || o->threads > TRAIN_MAX_THREADS || o->batch < 0 ||
+        o->batch > TRAIN_MAX_BATCH || o->epochs < 1 ||
         !(o->lr > 0) || o->label_smoothing < 0 || o->label_smoothing >= 1 || o->dropout < 0 ||
         o->dropout >= 1) {
         snprintf(err, errlen, "invalid training options");
@@ -731,6 +774,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     if (!r)
         return TT_ENOMEM;
     r->o = o;
+    r->batch = o->batch ? o->batch : TRAIN_DEFAULT_BATCH; /* a resume reads its own */
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
     /* Another run writing the file, or a file a new run may not replace: refused now,
      * not after the data is read. */
@@ -738,7 +782,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     int rc = store_check_writer(o->out_path, err, errlen);
     if (rc == TT_OK && !o->resume && !o->force && lstat(o->out_path, &sb) == 0) {
         snprintf(err, errlen, "%s: already exists; not replaced", o->out_path);
-        rc = TT_EIO;
+        rc = TT_EEXIST;
     }
     if (rc != TT_OK) {
         free(r);
@@ -756,7 +800,9 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         rc = TT_EINPUT;
     }
     if (rc == TT_OK)
-        rc = batches_make(&r->batches, &r->train, o->batch);
+        rc = batches_make(&r->batches, &r->train, r->batch);
+    if (rc == TT_OK && o->resume)
+        rc = check_resume_position(r, err, errlen);
     const size_t n = r->m.n_params;
     if (rc == TT_OK) {
         r->m1 = calloc(n, sizeof(float));
@@ -817,6 +863,16 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     while (rc == TT_OK && r->epoch < o->epochs) {
         batches_shuffle(&r->batches, o->seed, r->epoch);
         while (rc == TT_OK && r->batch_pos < r->batches.n_batches) {
+            /* A signal that came before this step (while the data was read, or during an
+             * epoch's validation) stops the run here; the last checkpoint holds every
+             * step done, so there is nothing more to save. */
+            if (stop && *stop) {
+                if (r->n_log > 0)
+                    rc = checkpoint(r, err, errlen);
+                if (rc == TT_OK)
+                    rc = TT_EINTR;
+                goto done;
+            }
             const int b = r->batches.perm[r->batch_pos];
             r->job = r->batches.order + r->batches.start[b];
             r->job_n = r->batches.start[b + 1] - r->batches.start[b];

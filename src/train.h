@@ -24,6 +24,8 @@
 #include <stdint.h>
 
 #define TRAIN_MAX_THREADS 64
+#define TRAIN_DEFAULT_BATCH 32
+#define TRAIN_MAX_BATCH 100000
 
 typedef struct {
     const char *train_path;   /* corpus: source TAB target */
@@ -33,7 +35,9 @@ typedef struct {
     ModelConfig config;       /* for a new model */
     long min_count;           /* vocabulary threshold for a new model */
     int epochs;               /* total epochs (a resumed run continues up to this) */
-    int batch;                /* sentences per batch */
+    int batch;                /* sentences per batch, 1..TRAIN_MAX_BATCH; 0: unset, which
+                                 is TRAIN_DEFAULT_BATCH for a new run and the checkpoint's
+                                 for a resumed one (a resume refuses another size) */
     float lr;                 /* peak learning rate */
     int warmup;               /* linear warm-up steps; then cosine decay to lr/10 */
     float label_smoothing;    /* 0..1 */
@@ -72,8 +76,12 @@ typedef struct {
 
 typedef void (*TrainProgressFn)(void *ctx, const TrainProgress *p);
 
-/* Runs training. stop is polled between steps (signal handlers set it): the step in
- * flight finishes, a checkpoint commits, and the run returns TT_EINTR. A NaN or Inf in
+/* Runs training. stop is polled before and after every step (signal handlers set it):
+ * the step in flight finishes, a checkpoint commits, and the run returns TT_EINTR. A
+ * resumed run keeps the batch size it was started with (its meta train_batch_size):
+ * another o->batch is TT_EINVAL, and a saved position (train_step, train_epoch,
+ * train_batch) out of range, or beyond this corpus's batches, is TT_EMODEL naming the
+ * key and its value. A NaN or Inf in
  * the loss or the gradients stops the run before the optimiser step with TT_EDIVERGED;
  * nothing of that step is committed. Other failures: TT_EINPUT (corpus), TT_EMODEL,
  * TT_EIO, TT_ENOMEM, TT_EINVAL — err says what. */

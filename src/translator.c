@@ -99,6 +99,7 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     tr->limit = o->max_len && o->max_len < max_len ? o->max_len : max_len;
 
     int rc = decoder_init(&tr->dec, m, o->beam);
+    tr->dec.words_only = 1; /* <pad> and <s> are never output words */
     if (rc == TT_OK)
         rc = translation_init(&tr->t, m, o->alternatives);
     if (rc == TT_OK) {
@@ -339,7 +340,11 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         rc = decode_sentence(&tr->dec, t, tr->src_ids, tr->src.n + 1, tr->prefix_ids,
                              tr->prefix.n, tr->beam, tr->limit);
         if (rc != TT_OK) {
-            set_error(err, errlen, status_message(rc));
+            set_error(err, errlen, rc == TT_EMODEL
+                                       ? "the model computes a NaN or infinite logit for this "
+                                         "sentence (weights too large for float arithmetic): "
+                                         "model file unusable"
+                                       : status_message(rc));
             goto fail;
         }
     }

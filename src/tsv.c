@@ -66,6 +66,10 @@ int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen)
         r->offset = r->next_offset;
         r->next_offset += (long)len;
         size_t n = (size_t)len;
+        if (r->line_no == 1) { /* a byte-order mark: skipped, and counted in offsets */
+            n = tokenizer_strip_bom(r->line, n);
+            r->offset += (long)((size_t)len - n);
+        }
         if (n > 0 && r->line[n - 1] == '\n')
             n--;
         if (n > 0 && r->line[n - 1] == '\r')

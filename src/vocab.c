@@ -212,9 +212,26 @@ int vocab_build(Vocab *v, const VocabCounter *c, int64_t min_count)
     return rc;
 }
 
+/* token for a message: printable ASCII as is, every other byte as \xNN, at most 40
+ * bytes of it, so that a refused token can neither break the message's line nor its
+ * encoding. */
+static void token_for_message(char *out, size_t outlen, const char *token)
+{
+    size_t w = 0;
+    for (size_t i = 0; token[i] && i < 40 && w + 5 < outlen; i++) {
+        const unsigned char c = (unsigned char)token[i];
+        if (c >= 0x20 && c < 0x7F && c != '\\')
+            out[w++] = (char)c;
+        else
+            w += (size_t)snprintf(out + w, outlen - w, "\\x%02X", c);
+    }
+    out[w] = '\0';
+}
+
 int vocab_from_tokens(Vocab *v, const char *const *tokens, const int64_t *counts, int size,
                       char *err, size_t errlen)
 {
+    char shown[200];
     if (!v)
         return TT_EINVAL;
     memset(v, 0, sizeof *v);
@@ -225,15 +242,22 @@ int vocab_from_tokens(Vocab *v, const char *const *tokens, const int64_t *counts
     }
     for (int i = 0; i < VOCAB_N_SPECIAL; i++)
         if (!tokens[i] || strcmp(tokens[i], VOCAB_SPECIAL[i]) != 0) {
+            if (tokens[i])
+                token_for_message(shown, sizeof shown, tokens[i]);
             snprintf(err, errlen, "id %d must be %s, found '%s'", i, VOCAB_SPECIAL[i],
-                     tokens[i] ? tokens[i] : "(null)");
+                     tokens[i] ? shown : "(null)");
             return TT_EINPUT;
         }
     int rc = vocab_alloc(v, size);
     for (int i = 0; rc == TT_OK && i < size; i++) {
+        char why[120];
         if (!tokens[i] || !tokens[i][0]) {
             snprintf(err, errlen, "id %d has an empty token", i);
             rc = TT_EINPUT;
+        } else if ((rc = tokenizer_check_token(tokens[i], strlen(tokens[i]), why, sizeof why)) !=
+                   TT_OK) {
+            token_for_message(shown, sizeof shown, tokens[i]);
+            snprintf(err, errlen, "id %d, token '%s', %s", i, shown, why);
         } else if (!(v->tokens[i] = dup_str(tokens[i]))) {
             rc = TT_ENOMEM;
         } else {
@@ -245,7 +269,8 @@ int vocab_from_tokens(Vocab *v, const char *const *tokens, const int64_t *counts
     /* A repeated token would make two ids for one string. */
     for (int i = 0; rc == TT_OK && i < size; i++)
         if (vocab_lookup(v, v->tokens[i]) != i) {
-            snprintf(err, errlen, "token '%s' appears twice (ids %d and %d)", v->tokens[i],
+            token_for_message(shown, sizeof shown, v->tokens[i]);
+            snprintf(err, errlen, "token '%s' appears twice (ids %d and %d)", shown,
                      vocab_lookup(v, v->tokens[i]), i);
             rc = TT_EINPUT;
         }
@@ -334,15 +359,23 @@ int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabC
         out->checksum = fnv_add(out->checksum, "\n", 1);
         const struct { const char *text; size_t len; TokLang lang; VocabCounter *c; } side[2] = {
             {p.src, p.src_len, TOK_SRC, src}, {p.tgt, p.tgt_len, TOK_TGT, tgt}};
+        TokError te;
+        int bad_side = -1;
         for (int k = 0; k < 2 && rc == TT_OK; k++) {
             TokenList list;
-            rc = tokenize(&list, side[k].text, side[k].len, side[k].lang, NULL);
+            rc = tokenize(&list, side[k].text, side[k].len, side[k].lang, &te);
+            if (rc == TT_EINPUT)
+                bad_side = k;
             for (int i = 0; rc == TT_OK && i < list.n; i++)
                 rc = vocab_counter_add(side[k].c, list.tok[i]);
             tokenlist_free(&list);
         }
         if (rc != TT_OK) {
-            snprintf(err, errlen, "%s:%ld: %s", r.name, p.line_no, status_message(rc));
+            if (bad_side >= 0)
+                snprintf(err, errlen, "%s:%ld: the %s side: %s", r.name, p.line_no,
+                         bad_side ? "target" : "source", te.message);
+            else
+                snprintf(err, errlen, "%s:%ld: %s", r.name, p.line_no, status_message(rc));
             break;
         }
         out->pairs++;

@@ -58,8 +58,10 @@ void vocab_counter_free(VocabCounter *c);
 int vocab_build(Vocab *v, const VocabCounter *c, int64_t min_count);
 
 /* Builds v from tokens already in id order (as a model file stores them): tokens[i] has
- * id i. The first four must be the specials and no token may repeat. Returns TT_OK,
- * TT_EINPUT (with err naming the id) or TT_ENOMEM; on failure v owns nothing. */
+ * id i. The first four must be the specials, no token may repeat, and every token must be
+ * one the tokenizer could make (tokenizer_check_token: UTF-8, NFC, no whitespace or
+ * control character). Returns TT_OK, TT_EINPUT (with err naming the id, the token with
+ * its unprintable bytes as \xNN, and the fault) or TT_ENOMEM; on failure v owns nothing. */
 int vocab_from_tokens(Vocab *v, const char *const *tokens, const int64_t *counts, int size,
                       char *err, size_t errlen);
 

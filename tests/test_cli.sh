@@ -250,7 +250,8 @@ fi
 run tokenize --model "$TMP/m1.db" "The cat is big"
 expect_file_eq "tokenize --model: ids, unknown words marked" "$OUT" "the:6 cat:<unk> is:4 big:9"
 run vocab --train "$TMP/c.tsv" --out "$TMP/m1.db" --no-lists
-expect_code "vocab onto an existing model: exit 5" 5
+expect_code "vocab onto an existing model: exit 2 (a usage matter)" 2
+expect_in "vocab onto an existing model: suggests --force" "$ERR" "already exists; not replaced (--force replaces it)"
 expect_in "vocab onto an existing model: suggests --force" "$ERR" "--force"
 run vocab --train "$TMP/c.tsv" --out "$TMP/m1.db" --no-lists --force --min-count 2
 expect_code "vocab --force --min-count 2: exit 0" 0
@@ -308,10 +309,32 @@ run init --out "$M" --train data/train.tsv --d-model 16 --heads 2 --d-ff 32 --ma
 expect_code "init: exit 0" 0
 expect_in "init: summary" "$OUT" "a random model"
 run init --out "$M" --train data/train.tsv
-expect_code "init onto an existing model: exit 5" 5
+expect_code "init onto an existing model: exit 2 (a usage matter)" 2
+expect_in "init onto an existing model: suggests --force" "$ERR" "already exists; not replaced (--force replaces it)"
 expect_usage_error "init --heads 3 (does not divide d-model 16)" init --out "$TMP/x.db" \
     --train data/train.tsv --d-model 16 --heads 3
 expect_usage_error "init without --train" init --out "$TMP/x.db"
+# Sizes are checked before anything is allocated (issue 13, point 8): a feed-forward
+# weight of 20000 × 4096 floats (312 MiB) cannot be stored in one blob; init used to
+# allocate 2.2 GB and then say "invalid shape". Under a 300 MB address-space limit the
+# refusal must come first.
+if [ -z "$RUNNER" ] && (ulimit -v 300000 && "$BIN" --version) >/dev/null 2>&1; then
+    (ulimit -v 300000 && "$BIN" init --out "$TMP/big.db" --train data/train.tsv --d-model 4096 \
+        --heads 4 --d-ff 20000 >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "init with d_ff × d_model over one tensor's 256 MiB: exit 2 before allocating" 2
+    expect_in "init with d_ff × d_model too big: says which product and the limit" "$ERR" \
+        "d_ff × d_model = 20000 × 4096 = 81920000 floats, more than the 67108864 (256 MiB)"
+else
+    echo "# skipped: init with a too big d_ff × d_model (RUNNER set, or ulimit -v unusable here)"
+fi
+# A 385 KB model whose attention buffers for one sentence need 16 GiB (64 heads, max_len
+# 4096; issue 13, point 6) is refused when it is made (and when it is loaded: the matrix).
+run init --out "$TMP/att.db" --train data/train.tsv --d-model 64 --heads 64 --enc-layers 1 \
+    --dec-layers 1 --d-ff 1 --max-len 4096
+expect_code "init whose attention for one sentence needs 16 GiB: exit 2" 2
+expect_in "init with too much attention memory: says why and the limit" "$ERR" \
+    "= 64 × 4096² × 4 = 4294967296 floats, are more than the 268435456 (1 GiB) allowed"
 
 printf 'This is an example\nthe dog is big.\n\nI see a red car\n' >"$TMP/in.txt"
 run_in "$TMP/in.txt" translate --model "$M"
@@ -629,7 +652,9 @@ run train --train "$TMP/badc.tsv" --out "$TMP/tX.db"
 expect_code "train on a malformed corpus: exit 4" 4
 expect_in "train on a malformed corpus: names the line" "$ERR" "badc.tsv:2"
 run train --train "$TMP/tr.tsv" --out "$TMP/tA.db"
-expect_code "train onto an existing model without --resume or --force: exit 5" 5
+expect_code "train onto an existing model without --resume or --force: exit 2 (a usage matter)" 2
+expect_in "train onto an existing model: suggests --force and --resume" "$ERR" \
+    "already exists; not replaced (--force replaces it, --resume continues it)"
 
 # Ctrl-C: the step finishes, a checkpoint commits, exit 130; kill -9: the last
 # checkpoint survives. A long run is started and interrupted once its file exists (the
@@ -668,6 +693,31 @@ kill -9 "$pid"
 wait "$pid" 2>/dev/null
 run translate --model "$TMP/tK.db" "This is an example"
 expect_code "train killed with SIGKILL: the last checkpoint loads and translates" 0
+
+# ---------------------------------------------------------------------------------------
+# A UTF-8 byte-order mark at the start of an input (text, TSV, trace --input) is skipped,
+# not glued to the first word (issue 13)
+
+BOM=$(printf '\357\273\277')
+printf '%sHello world\n' "$BOM" >"$TMP/bom.txt"
+run_in "$TMP/bom.txt" tokenize
+expect_file_eq "tokenize: a byte-order mark is skipped" "$OUT" "hello world"
+run_in "$TMP/bom.txt" translate --model "$M" --json
+cp "$OUT" "$TMP/bom.out"
+run translate --model "$M" --json "Hello world"
+if cmp -s "$OUT" "$TMP/bom.out"; then
+    pass "translate: a byte-order mark is skipped (the same as without it)"
+else
+    fail "translate: a byte-order mark is skipped" "the JSON differs from the line's without it"
+fi
+printf '%sdog\tHund\ncat\tKatze\n' "$BOM" >"$TMP/bom.tsv"
+run vocab --train "$TMP/bom.tsv" --out "$TMP/bom.db" --no-lists
+expect_code "vocab: a corpus with a byte-order mark: exit 0" 0
+run tokenize --model "$TMP/bom.db" "dog"
+expect_not_in "vocab: a byte-order mark is not part of the first word" "$OUT" "<unk>"
+printf '%s1 2 3\n4 5 6\n' "$BOM" >"$TMP/bom_matrix.txt"
+run trace --input "$TMP/bom_matrix.txt"
+expect_code "trace --input: a byte-order mark is skipped: exit 0" 0
 
 # ---------------------------------------------------------------------------------------
 # The shipped model (models/en-de.db): the figures the README promises

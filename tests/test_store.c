@@ -615,7 +615,8 @@ static void test_store_config_eps_round_trips_exactly(void **state)
     }
 }
 
-/* STORE_CREATE refuses an existing path and leaves that file byte-for-byte untouched. */
+/* STORE_CREATE refuses an existing path (TT_EEXIST, a usage matter) and leaves that file
+ * byte-for-byte untouched. */
 static void test_store_create_refuses_existing_file(void **state)
 {
     Fixture *f = *state;
@@ -626,7 +627,7 @@ static void test_store_create_refuses_existing_file(void **state)
 
     char err[ERRLEN] = "";
     Store *s = (Store *)&s;
-    assert_int_equal(store_open(&s, f->path, STORE_CREATE, err, sizeof err), TT_EIO);
+    assert_int_equal(store_open(&s, f->path, STORE_CREATE, err, sizeof err), TT_EEXIST);
     assert_null(s);
     assert_msg_has(err, f->path);
     assert_msg_has(err, "already exists");

@@ -310,6 +310,35 @@ static void test_tokenizer_is_punctuation(void **state)
     assert_false(tokenizer_is_punctuation("\xFF"));
 }
 
+/* The work per text is bounded before normalising (issue 13, point 7): TOKENIZER_MAX_BYTES
+ * bytes pass and one more is refused; TOKENIZER_MAX_MARKS combining marks in a row pass
+ * and one more is refused, naming where the run starts. */
+static void test_tokenizer_bounds_before_normalising(void **state)
+{
+    (void)state;
+    char *text = malloc(TOKENIZER_MAX_BYTES + 1);
+    assert_non_null(text);
+    memset(text, 'a', TOKENIZER_MAX_BYTES + 1);
+    TokenList list;
+    TokError te;
+    assert_int_equal(tokenize(&list, text, TOKENIZER_MAX_BYTES, TOK_TGT, &te), TT_OK);
+    assert_int_equal(list.n, 1);
+    tokenlist_free(&list);
+    assert_int_equal(tokenize(&list, text, TOKENIZER_MAX_BYTES + 1, TOK_TGT, &te), TT_EINPUT);
+    assert_string_equal(te.message, "65537 bytes, more than the 65536 bytes a line may have");
+    /* "ab" then marks: U+0301 (2 bytes each) from byte 2. */
+    size_t n = 2;
+    text[0] = 'a', text[1] = 'b';
+    for (int k = 0; k < TOKENIZER_MAX_MARKS; k++, n += 2)
+        memcpy(text + n, "\xcc\x81", 2);
+    assert_int_equal(tokenize(&list, text, n, TOK_TGT, &te), TT_OK);
+    tokenlist_free(&list);
+    memcpy(text + n, "\xcc\x96", 2);
+    assert_int_equal(tokenize(&list, text, n + 2, TOK_SRC, &te), TT_EINPUT);
+    assert_string_equal(te.message, "more than 30 combining marks in a row from byte 2");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_tokenizer_long_input),
         cmocka_unit_test(test_tokenizer_detokenize_table),
         cmocka_unit_test(test_tokenizer_round_trip_corpus),
+        cmocka_unit_test(test_tokenizer_bounds_before_normalising),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,6 +49,20 @@ static void build_model(Model *m, int favourite)
             m->params[m->specs[i].offset + (size_t)favourite] = 100.0f;
 }
 
+/* Sets every weight of the tensor called name to x. */
+static void set_tensor(Model *m, const char *name, float x)
+{
+    for (int i = 0; i < m->n_specs; i++)
+        if (strcmp(m->specs[i].name, name) == 0) {
+            const ParamSpec *p = &m->specs[i];
+            const size_t n = (size_t)p->rows * (size_t)(p->cols ? p->cols : 1);
+            for (size_t k = 0; k < n; k++)
+                m->params[p->offset + k] = x;
+            return;
+        }
+    fail_msg("no tensor %s", name);
+}
+
 static void init_ok(Translator *tr, const Model *m, const TranslatorOptions *o)
 {
     char err[200];
@@ -97,6 +111,54 @@ static void test_translator_unk_copies_the_source_word_as_typed(void **state)
 }
 
 /* keep_unk shows <unk> itself. */
+/* <pad> and <s> are never output words (issue 13, point 11): a model that prefers
+ * them above all gets its next best words instead, greedy and in a beam. */
+static void test_translator_never_outputs_pad_or_bos(void **state)
+{
+    (void)state;
+    for (int beam = 1; beam <= 3; beam += 2)
+        for (int fav = VOCAB_PAD; fav <= VOCAB_BOS; fav += VOCAB_BOS - VOCAB_PAD) {
+            Model m;
+            build_model(&m, fav);
+            Translator tr;
+            const TranslatorOptions o = {.beam = beam, .keep_unk = 1};
+            init_ok(&tr, &m, &o);
+            TranslatorResult r;
+            run_ok(&tr, "the dog", &r);
+            assert_true(r.t->n > 0);
+            for (int i = 0; i < r.t->n; i++) {
+                assert_int_not_equal(r.t->ids[i], VOCAB_PAD);
+                assert_int_not_equal(r.t->ids[i], VOCAB_BOS);
+            }
+            assert_null(strstr(r.text, "<pad>"));
+            assert_null(strstr(r.text, "<s>"));
+            translator_free(&tr);
+            model_free(&m);
+        }
+}
+
+/* Finite but huge weights (generator.weight = 3e38) make the logits NaN or infinite:
+ * the sentence fails with TT_EMODEL and a message saying so, greedy and in a beam,
+ * instead of <pad> 32 times with a NaN log-probability (issue 13, point 11). */
+static void test_translator_non_finite_logits_fail_the_sentence(void **state)
+{
+    (void)state;
+    for (int beam = 1; beam <= 3; beam += 2) {
+        Model m;
+        build_model(&m, 4);
+        set_tensor(&m, "generator.weight", 3e38f);
+        Translator tr;
+        const TranslatorOptions o = {.beam = beam};
+        init_ok(&tr, &m, &o);
+        TranslatorResult r;
+        char err[200] = "";
+        assert_int_equal(translator_run(&tr, "the dog", 7, &r, err, sizeof err), TT_EMODEL);
+        assert_non_null(strstr(err, "NaN or infinite logit"));
+        translator_free(&tr);
+        model_free(&m);
+    }
+}
+
 static void test_translator_keep_unk_shows_unk(void **state)
 {
     (void)state;
@@ -347,6 +409,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_translator_unk_copies_the_source_word_as_typed),
         cmocka_unit_test(test_translator_keep_unk_shows_unk),
+        cmocka_unit_test(test_translator_never_outputs_pad_or_bos),
+        cmocka_unit_test(test_translator_non_finite_logits_fail_the_sentence),
         cmocka_unit_test(test_translator_eos_is_not_a_word),
         cmocka_unit_test(test_translator_prefix_kept_as_written),
         cmocka_unit_test(test_translator_init_refuses_bad_options),

@@ -145,6 +145,41 @@ static void test_vocab_from_tokens_checks(void **state)
 }
 
 /* The readable list is "id TAB token TAB count" under a header, written atomically. */
+/* A stored token must be one the tokenizer could make (issue 13, point 10): a newline,
+ * tab, ESC or space in it, invalid UTF-8 or a form other than NFC is refused, naming the
+ * id and the fault, with the token's unprintable bytes escaped. */
+static void test_vocab_from_tokens_refuses_tokens_the_tokenizer_cannot_make(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *token;
+        const char *said; /* expected in the message */
+    } BAD[] = {
+        {"zwei\nZeilen", "id 4, token 'zwei\\x0AZeilen', contains U+000A (a control character) at byte 4"},
+        {"a\tb", "contains U+0009 (a control character) at byte 1"},
+        {"\x1b[31mrot", "token '\\x1B[31mrot', contains U+001B (a control character) at byte 0"},
+        {"zwei Worte", "contains U+0020 (whitespace) at byte 4"},
+        {"\xc2\x85", "contains U+0085 (a control character)"},
+        {"bad\xff", "is not valid UTF-8"},
+        {"\xc0\xaf", "is not valid UTF-8"},
+        {"Ma\xcc\x88" "dchen", "token 'Ma\\xCC\\x88dchen', is not in NFC"},
+    };
+    char err[256];
+    Vocab v;
+    for (size_t k = 0; k < sizeof BAD / sizeof BAD[0]; k++) {
+        const char *toks[] = {"<pad>", "<unk>", "<s>", "</s>", BAD[k].token, "gut"};
+        assert_int_equal(vocab_from_tokens(&v, toks, NULL, 6, err, sizeof err), TT_EINPUT);
+        if (!strstr(err, BAD[k].said))
+            fail_msg("token %zu: expected \"%s\" in \"%s\"", k, BAD[k].said, err);
+        assert_null(strchr(err, '\n'));
+    }
+    /* Precomposed (NFC) letters, punctuation and symbols are tokens like any other. */
+    const char *good[] = {"<pad>", "<unk>", "<s>", "</s>", "M\xc3\xa4" "dchen", "\xe2\x80\x9e",
+                          "don't", "\xe2\x82\xac"};
+    assert_int_equal(vocab_from_tokens(&v, good, NULL, 8, err, sizeof err), TT_OK);
+    vocab_free(&v);
+}
+
 static void test_vocab_write_tsv(void **state)
 {
     (void)state;
@@ -182,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_vocab_min_count_and_specials),
         cmocka_unit_test(test_vocab_many_tokens),
         cmocka_unit_test(test_vocab_from_tokens_checks),
+        cmocka_unit_test(test_vocab_from_tokens_refuses_tokens_the_tokenizer_cannot_make),
         cmocka_unit_test(test_vocab_write_tsv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
