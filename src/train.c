@@ -140,8 +140,7 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
         if (rc == TT_EINPUT && skip_bad) {
             fprintf(stderr, "toytrans train: %s:%ld: the %s side: %s (skipped)\n", r.name,
                     tp.line_no, bad_side, te.message);
-            rc = TT_OK;
-            continue;
+            continue; /* the loop's next read sets rc again */
         }
         if (rc == TT_EINPUT)
             snprintf(err, errlen, "%s:%ld: the %s side: %s", r.name, tp.line_no, bad_side,

@@ -218,7 +218,7 @@ int vocab_build(Vocab *v, const VocabCounter *c, int64_t min_count)
 static void token_for_message(char *out, size_t outlen, const char *token)
 {
     size_t w = 0;
-    for (size_t i = 0; token[i] && i < 40 && w + 5 < outlen; i++) {
+    for (size_t i = 0; i < 40 && token[i] && w + 5 < outlen; i++) {
         const unsigned char c = (unsigned char)token[i];
         if (c >= 0x20 && c < 0x7F && c != '\\')
             out[w++] = (char)c;

@@ -329,11 +329,14 @@ static void test_tokenizer_bounds_before_normalising(void **state)
     /* "ab" then marks: U+0301 (2 bytes each) from byte 2. */
     size_t n = 2;
     text[0] = 'a', text[1] = 'b';
-    for (int k = 0; k < TOKENIZER_MAX_MARKS; k++, n += 2)
-        memcpy(text + n, "\xcc\x81", 2);
+    for (int k = 0; k < TOKENIZER_MAX_MARKS; k++, n += 2) {
+        text[n] = '\xcc';
+        text[n + 1] = '\x81';
+    }
     assert_int_equal(tokenize(&list, text, n, TOK_TGT, &te), TT_OK);
     tokenlist_free(&list);
-    memcpy(text + n, "\xcc\x96", 2);
+    text[n] = '\xcc';
+    text[n + 1] = '\x96';
     assert_int_equal(tokenize(&list, text, n + 2, TOK_SRC, &te), TT_EINPUT);
     assert_string_equal(te.message, "more than 30 combining marks in a row from byte 2");
     free(text);
