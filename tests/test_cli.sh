@@ -738,23 +738,34 @@ Das ist ein Beispiel."
     else
         fail "shipped model: prefix case" "$(cut -c1-300 "$TMP/steps.txt")"
     fi
-    run eval --test data/test.tsv
-    expect_code "shipped model: eval on data/test.tsv" 0
-    pct=$(sed -n 's/^exact match: [0-9]*\/[0-9]* = \([0-9]*\)\..*/\1/p' "$OUT")
-    if [ -n "$pct" ] && [ "$pct" -ge 99 ]; then
-        pass "shipped model: exact match on data/test.tsv >= 99% ($pct%)"
+    # The accuracy is measured on the whole test set in a plain run. Under a RUNNER
+    # (valgrind) the same code runs on every 20th sentence, all 18 constructions among
+    # them: valgrind looks for memory errors, and the whole set would take it an hour.
+    if [ -z "$RUNNER" ]; then
+        run eval --test data/test.tsv
+        expect_code "shipped model: eval on data/test.tsv" 0
+        pct=$(sed -n 's/^exact match: [0-9]*\/[0-9]* = \([0-9]*\)\..*/\1/p' "$OUT")
+        if [ -n "$pct" ] && [ "$pct" -ge 99 ]; then
+            pass "shipped model: exact match on data/test.tsv >= 99% ($pct%)"
+        else
+            fail "shipped model: exact match >= 99%" "got '$pct'"
+            show "$OUT"
+        fi
+        # The table "construction sentences exact %": every construction at least 97%.
+        low=$(awk '/^exact match by construction:/ { t = 1; next }
+                   t && NF == 4 && $2 ~ /^[0-9]+$/ { if ($4 + 0 < 97) print $1 " " $4; n++ }
+                   END { if (n < 18) print "only " n + 0 " constructions" }' "$OUT")
+        if [ -z "$low" ]; then
+            pass "shipped model: every one of the 18 constructions >= 97% exact"
+        else
+            fail "shipped model: every construction >= 97% exact" "$low"
+        fi
     else
-        fail "shipped model: exact match >= 99%" "got '$pct'"
-        show "$OUT"
-    fi
-    # The table "construction sentences exact %": every construction at least 97%.
-    low=$(awk '/^exact match by construction:/ { t = 1; next }
-               t && NF == 4 && $2 ~ /^[0-9]+$/ { if ($4 + 0 < 97) print $1 " " $4; n++ }
-               END { if (n < 18) print "only " n + 0 " constructions" }' "$OUT")
-    if [ -z "$low" ]; then
-        pass "shipped model: every one of the 18 constructions >= 97% exact"
-    else
-        fail "shipped model: every construction >= 97% exact" "$low"
+        awk 'NR % 20 == 1' data/test.tsv >"$TMP/test-sub.tsv"
+        run eval --test "$TMP/test-sub.tsv"
+        expect_code "shipped model: eval on every 20th sentence of data/test.tsv" 0
+        expect_in "shipped model: eval prints the table per construction" "$OUT" \
+            "exact match by construction:"
     fi
     run check data/regression.tsv --golden tests/golden/en-de.jsonl
     expect_code "check data/regression.tsv with the golden file: exit 0" 0
@@ -1060,7 +1071,11 @@ toytrans translate: line 4: not in the vocabulary: zorblax"
         runaway >"$TMP/runaway-self.txt"
     expect_file_eq "runaway check: catches a repeated word, allows a repeated source" \
         "$TMP/runaway-self.txt" "1: I see the dog	Ich sehe Hund Hund Hund"
-    cut -f1 data/test.tsv >"$TMP/test-src.txt"
+    if [ -z "$RUNNER" ]; then
+        cut -f1 data/test.tsv >"$TMP/test-src.txt"
+    else
+        awk -F'\t' 'NR % 20 == 1 { print $1 }' data/test.tsv >"$TMP/test-src.txt"
+    fi
     run_in "$TMP/test-src.txt" translate --coverage-min 0
     paste "$TMP/test-src.txt" "$OUT" | runaway >"$TMP/runaway.txt"
     expect_empty "shipped model on data/test.tsv: no word three times in a row" "$TMP/runaway.txt"
