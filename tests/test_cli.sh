@@ -268,6 +268,20 @@ fi
 run vocab --train "$TMP/bad.tsv" --out "$TMP/m3.db" --no-lists --skip-bad-lines
 expect_code "vocab --skip-bad-lines: exit 0" 0
 expect_in "vocab --skip-bad-lines: reports the skipped line" "$ERR" "skipped 1 malformed line"
+# More distinct tokens than a vocabulary holds (1,000,000): ten new words a line, so line
+# 100,001 brings the millionth-and-first. The message says which limit, where; exit 4.
+if [ -z "$RUNNER" ]; then
+    awk 'BEGIN { for (i = 0; i < 100001; i++) {
+                     s = ""; for (k = 0; k < 10; k++) s = s " w" (i * 10 + k);
+                     print substr(s, 2) "\tgut" } }' >"$TMP/many.tsv"
+    run vocab --train "$TMP/many.tsv" --out "$TMP/many.db" --no-lists
+    expect_code "vocab with over 1,000,000 distinct tokens: exit 4 (invalid input)" 4
+    expect_in "vocab with too many tokens: names the line and the limit" "$ERR" \
+        "many.tsv:100001: the source side reaches 1000000 distinct tokens, the most a vocabulary may hold"
+    rm -f "$TMP/many.tsv"
+else
+    echo "# skipped: vocab with over 1,000,000 distinct tokens (slow under RUNNER)"
+fi
 run vocab --train "$TMP/nothing.tsv" --out "$TMP/m4.db"
 expect_code "vocab on a missing corpus: exit 5" 5
 expect_usage_error "vocab without --out" vocab --train "$TMP/c.tsv"
@@ -335,6 +349,40 @@ run init --out "$TMP/att.db" --train data/train.tsv --d-model 64 --heads 64 --en
 expect_code "init whose attention for one sentence needs 16 GiB: exit 2" 2
 expect_in "init with too much attention memory: says why and the limit" "$ERR" \
     "= 64 × 4096² × 4 = 4294967296 floats, are more than the 268435456 (1 GiB) allowed"
+
+# A model allowed 4096 positions, with its attention for the longest sentence exactly at
+# that 1 GiB limit (4 heads, one layer each side). Buffers sized to max_len up front took
+# over 1 GiB to translate two words, and an untrained model that never says </s> decoded
+# 4096 steps; now they grow to the sentence and decoding stops after 2·S + 10 tokens, so
+# 200 MB of address space is plenty.
+run init --out "$TMP/long.db" --train data/train.tsv --d-model 8 --heads 4 --enc-layers 1 \
+    --dec-layers 1 --d-ff 8 --max-len 4096 --seed 5
+expect_code "init with max_len 4096 and attention at the 1 GiB limit: exit 0" 0
+if [ -z "$RUNNER" ] && (ulimit -v 200000 && "$BIN" --version) >/dev/null 2>&1; then
+    (ulimit -v 200000 && "$BIN" translate --model "$TMP/long.db" --json "the dog" >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "translate with max_len 4096 in 200 MB: buffers sized to the sentence" 0
+    n_tokens=$(sed -n 's/.*"tokens":\[\([^]]*\)\].*/\1/p' "$OUT" | tr ',' '\n' | grep -c .)
+    if [ "$n_tokens" -ge 1 ] && [ "$n_tokens" -le 16 ]; then
+        pass "translate: output bounded by 2·S + 10 = 16 tokens for 'the dog' ($n_tokens)"
+    else
+        fail "translate: output bounded by 2·S + 10 tokens" "$n_tokens tokens"
+    fi
+    (ulimit -v 200000 && "$BIN" translate --model "$TMP/long.db" --json --max-len 40 "the dog" \
+        >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "translate --max-len 40 overrides the bound: exit 0" 0
+    n_long=$(sed -n 's/.*"tokens":\[\([^]]*\)\].*/\1/p' "$OUT" | tr ',' '\n' | grep -c .)
+    last=$(sed -n 's/.*"tokens":\[[^]]*"\([^"]*\)"\].*/\1/p' "$OUT")
+    if [ "$n_long" -le 40 ] && { [ "$n_long" -eq 40 ] || [ "$last" = "</s>" ]; } &&
+        { [ "$n_tokens" -lt 16 ] || [ "$n_long" -gt 16 ]; }; then
+        pass "translate --max-len 40: up to 40 tokens, past the default bound ($n_long)"
+    else
+        fail "translate --max-len 40: up to 40 tokens" "$n_long tokens, last '$last'"
+    fi
+else
+    echo "# skipped: translate with max_len 4096 under ulimit (RUNNER set, or ulimit -v unusable)"
+fi
 
 printf 'This is an example\nthe dog is big.\n\nI see a red car\n' >"$TMP/in.txt"
 run_in "$TMP/in.txt" translate --model "$M"
