@@ -98,7 +98,7 @@ int vocab_counter_add(VocabCounter *c, const char *token)
         return TT_OK;
     }
     if (c->n >= VOCAB_MAX_SIZE)
-        return TT_EINVAL;
+        return TT_EINPUT; /* the text has more distinct tokens than a vocabulary holds */
     if (c->n == c->cap) {
         int cap = c->cap ? c->cap * 2 : 64;
         char **t = realloc(c->tokens, sizeof(char *) * (size_t)cap);
@@ -360,7 +360,7 @@ int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabC
         const struct { const char *text; size_t len; TokLang lang; VocabCounter *c; } side[2] = {
             {p.src, p.src_len, TOK_SRC, src}, {p.tgt, p.tgt_len, TOK_TGT, tgt}};
         TokError te;
-        int bad_side = -1;
+        int bad_side = -1, full_side = -1;
         for (int k = 0; k < 2 && rc == TT_OK; k++) {
             TokenList list;
             rc = tokenize(&list, side[k].text, side[k].len, side[k].lang, &te);
@@ -368,12 +368,18 @@ int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabC
                 bad_side = k;
             for (int i = 0; rc == TT_OK && i < list.n; i++)
                 rc = vocab_counter_add(side[k].c, list.tok[i]);
+            if (rc == TT_EINPUT && bad_side < 0)
+                full_side = k;
             tokenlist_free(&list);
         }
         if (rc != TT_OK) {
             if (bad_side >= 0)
                 snprintf(err, errlen, "%s:%ld: the %s side: %s", r.name, p.line_no,
                          bad_side ? "target" : "source", te.message);
+            else if (full_side >= 0)
+                snprintf(err, errlen, "%s:%ld: the %s side reaches %d distinct tokens, the "
+                         "most a vocabulary may hold", r.name, p.line_no,
+                         full_side ? "target" : "source", VOCAB_MAX_SIZE);
             else
                 snprintf(err, errlen, "%s:%ld: %s", r.name, p.line_no, status_message(rc));
             break;
