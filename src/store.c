@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 struct Store {
@@ -451,6 +452,80 @@ static int create_temp(Store *s, char *err, size_t errlen)
 
 /* Opens the SQLite connection of s on open_path as s->mode says: a new model's schema,
  * or an existing file validated (and switched to WAL for a writer). */
+/* Whether the file at path is in WAL mode: bytes 18 and 19 of its header are 2. */
+static int file_is_wal(const char *path)
+{
+    unsigned char h[20];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    const size_t n = fread(h, 1, sizeof h, f);
+    fclose(f);
+    return n == sizeof h && h[18] == 2 && h[19] == 2;
+}
+
+/* Whether path's -wal companion exists and holds anything. */
+static int wal_file_has_frames(const char *path)
+{
+    char wal[4096];
+    struct stat sb;
+    if ((size_t)snprintf(wal, sizeof wal, "%s-wal", path) >= sizeof wal)
+        return 1; /* cannot tell: assume it does */
+    return stat(wal, &sb) == 0 && sb.st_size > 0;
+}
+
+/* path as an SQLite URI ("file:" and the path, with %, ? and # and anything outside
+ * printable ASCII percent-encoded) followed by query; NULL when out of memory. */
+static char *file_uri(const char *path, const char *query)
+{
+    const size_t n = strlen(path);
+    char *uri = malloc(strlen("file://") + 3 * n + strlen(query) + 2);
+    if (!uri)
+        return NULL;
+    char *o = uri + sprintf(uri, "file:%s", path[0] == '/' ? "//" : "");
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+        o += *c == '%' || *c == '?' || *c == '#' || *c <= ' ' || *c >= 0x7f
+                 ? sprintf(o, "%%%02X", *c)
+                 : sprintf(o, "%c", *c);
+    sprintf(o, "?%s", query);
+    return uri;
+}
+
+/* A WAL-mode model on a read-only file system cannot be opened as it is: SQLite must
+ * create the -shm file beside it. If nothing is waiting in a -wal file, the database
+ * file alone is the whole model and nobody can change it, so it is opened as immutable.
+ * Otherwise the message says what is needed. Returns TT_OK with s->db open, or the
+ * code of the original failure with err rewritten. */
+static int open_wal_read_only(Store *s, const char *path, int rc, char *err, size_t errlen)
+{
+    struct statvfs fs;
+    const int ro_fs = statvfs(path, &fs) == 0 && (fs.f_flag & ST_RDONLY);
+    if (!ro_fs || wal_file_has_frames(path)) {
+        set_err(err, errlen, "%s: in WAL mode, and SQLite cannot create its -shm file beside "
+                             "it (%s); make the directory writable, or convert the model "
+                             "once where it is writable: sqlite3 MODEL 'PRAGMA journal_mode "
+                             "= DELETE'", path,
+                ro_fs ? "a read-only file system, with a -wal file not yet checkpointed"
+                      : "the directory is not writable");
+        return rc;
+    }
+    char *uri = file_uri(path, "immutable=1");
+    if (!uri)
+        return TT_ENOMEM;
+    sqlite3_close(s->db);
+    s->db = NULL;
+    int sqlrc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+                                                 SQLITE_OPEN_NOFOLLOW, NULL);
+    free(uri);
+    if (sqlrc != SQLITE_OK)
+        return sql_fail(s, sqlrc, "opening as immutable", err, errlen);
+    if (err && errlen)
+        err[0] = '\0';
+    if ((rc = harden(s, err, errlen)) != TT_OK)
+        return rc;
+    return validate_snapshot(s, err, errlen);
+}
+
 static int connect_db(Store *s, const char *open_path, char *err, size_t errlen)
 {
     int rc;
@@ -472,6 +547,9 @@ static int connect_db(Store *s, const char *open_path, char *err, size_t errlen)
         if ((rc = rollback_hot_journal(s, err, errlen)) == TT_OK)
             rc = validate_snapshot(s, err, errlen);
     }
+    if (rc != TT_OK && mode == STORE_READ && s->db &&
+        sqlite3_errcode(s->db) == SQLITE_CANTOPEN && file_is_wal(open_path))
+        rc = open_wal_read_only(s, open_path, rc, err, errlen);
     if (rc != TT_OK)
         return rc;
     /* A new model appears at its path only once the caller commits its contents. */

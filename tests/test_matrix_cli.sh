@@ -51,6 +51,8 @@
 #       format_version (user_version; meta), a view in place of a table ......... M, S
 #     train --resume on a truncated file: exit 3, file unchanged ................ M
 #     read-only file (0444): translate, info, eval work, file unchanged ......... M
+#     a WAL-mode file on a read-only file system (root: a bind mount): read as
+#       immutable; with a -wal file waiting, exit 5 saying what is needed ....... M
 #       (train --resume on it: exit 5, unless running as root, which may write)
 #     locked by another process: BEGIN EXCLUSIVE + a write → translate waits the
 #       5 s busy timeout, then exit 5 naming the lock; BEGIN IMMEDIATE + a write →
@@ -593,6 +595,54 @@ section_models() {
         expect_in "read-only model: train --resume names the file" "$ERR" "$RO"
     else
         echo "# skipped: train --resume on a read-only file (root may write it)"
+    fi
+
+    # A WAL-mode model on a read-only file system (a read-only bind mount: root only).
+    # SQLite must create a -shm file beside a WAL database to read it, which it cannot
+    # there; with no -wal file waiting, the database file is the whole model and is read
+    # as immutable. With one, the message says what is needed (exit 5). The name holds
+    # ? and %, which the URI that asks for immutable must escape.
+    RODIR=$TMP/rodir
+    MNT=$TMP/romnt
+    mkdir -p "$RODIR/wal" "$MNT"
+    W="$RODIR/w?%.db"
+    cp "$M" "$W"
+    if [ "$(id -u)" -eq 0 ] && [ -x /usr/bin/python3 ] &&
+        /usr/bin/python3 - "$W" "$RODIR/wal/p.db" <<'PY' && mount --bind "$RODIR" "$MNT" 2>/dev/null
+import shutil, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("PRAGMA journal_mode = WAL")
+c.close()
+# A copy whose -wal file holds a committed write not yet checkpointed.
+shutil.copy(sys.argv[1], sys.argv[2])
+c = sqlite3.connect(sys.argv[2], isolation_level=None)
+c.execute("PRAGMA wal_autocheckpoint = 0")
+c.execute("INSERT INTO meta (key, value) VALUES ('note', '1')")
+c.execute("DELETE FROM meta WHERE key = 'note'")
+shutil.copy(sys.argv[2] + "-wal", sys.argv[2] + ".keep")
+c.close()
+shutil.move(sys.argv[2] + ".keep", sys.argv[2] + "-wal")
+PY
+    then
+        if mount -o remount,ro,bind "$MNT" 2>/dev/null; then
+            run translate --model "$M" "$G1"
+            cp "$OUT" "$TMP/rw.txt"
+            run translate --model "$MNT/w?%.db" "$G1"
+            expect_code "WAL model on a read-only file system: translate works" 0
+            expect_same "WAL model on a read-only file system: the same translation" \
+                "$OUT" "$TMP/rw.txt"
+            run info --model "$MNT/w?%.db"
+            expect_code "WAL model on a read-only file system: info works" 0
+            run translate --model "$MNT/wal/p.db" "$G1"
+            expect_code "WAL model with a -wal file on a read-only file system: exit 5" 5
+            expect_in "WAL model with a -wal file, read-only: says what is needed" "$ERR" \
+                "in WAL mode, and SQLite cannot create its -shm file beside it (a read-only file system, with a -wal file not yet checkpointed)"
+        else
+            echo "# skipped: a WAL model on a read-only file system (no read-only remount)"
+        fi
+        umount "$MNT"
+    else
+        echo "# skipped: a WAL model on a read-only file system (not root, or no bind mount)"
     fi
 
     # Locked by another process's write transaction.
