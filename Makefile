@@ -43,6 +43,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS) -pthread
 # One entry per line, so that adding a module is a one-line change.
 LIB_SRC = \
     src/status.c \
+    src/outfile.c \
     src/kernel.c \
     src/rng.c \
     src/corpus.c \

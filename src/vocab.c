@@ -7,6 +7,7 @@
  */
 #include "vocab.h"
 
+#include "outfile.h"
 #include "status.h"
 #include "tokenizer.h"
 #include "tsv.h"
@@ -289,31 +290,14 @@ int vocab_lookup(const Vocab *v, const char *token)
 
 int vocab_write_tsv(const Vocab *v, const char *path, char *err, size_t errlen)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "%s: path too long", path);
-        return TT_EIO;
-    }
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        return TT_EIO;
-    }
-    fputs("id\ttoken\tcount\n", f);
+    OutFile o;
+    int rc = outfile_open(&o, path, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    fputs("id\ttoken\tcount\n", o.f);
     for (int i = 0; i < v->size; i++)
-        fprintf(f, "%d\t%s\t%lld\n", i, v->tokens[i], (long long)v->counts[i]);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        remove(tmp);
-        return TT_EIO;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        remove(tmp);
-        return TT_EIO;
-    }
-    return TT_OK;
+        fprintf(o.f, "%d\t%s\t%lld\n", i, v->tokens[i], (long long)v->counts[i]);
+    return outfile_commit(&o, err, errlen);
 }
 
 /* ---------------------------------------------------------------------------------------

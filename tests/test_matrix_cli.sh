@@ -1141,7 +1141,7 @@ section_kill_loop() {
     i=0
     for ms in $(randoms "$seed" "$trials" 0 $((RUN_MS * 11 / 10 + 20))); do
         i=$((i + 1))
-        rm -f "$K" "$K"-* "$K".tmp*
+        rm -f "$K" "$K"-* "$K".*tmp
         # Without RUNNER: the kill must land where a real one would (see the top).
         # shellcheck disable=SC2086
         "$BIN" train --train "$TMP/tr.tsv" --out "$K" --epochs $CE $CRASH >/dev/null 2>"$TMP/k.err" &
@@ -1170,8 +1170,8 @@ section_kill_loop() {
                 run train --train "$TMP/tr.tsv" --out "$K" --epochs $CE $CRASH
                 if [ "$CODE" -ne 0 ]; then
                     why="a new run after the kill exited $CODE: $(head -c 200 "$ERR")"
-                elif [ -e "$K.tmp" ]; then
-                    why="the new run left $K.tmp"
+                elif ls "$K".*tmp >/dev/null 2>&1; then
+                    why="the new run left $(ls "$K".*tmp)"
                 else
                     why=$(same_as_reference "$K")
                     what="$what; a new run completed"
