@@ -322,6 +322,36 @@ M="$TMP/rand.db"
 run init --out "$M" --train data/train.tsv --d-model 16 --heads 2 --d-ff 32 --max-len 20 --seed 3
 expect_code "init: exit 0" 0
 expect_in "init: summary" "$OUT" "a random model"
+# Temporary files that killed runs left beside a model (MODEL.PID.tmp and its journal)
+# are removed by the next run that creates it, unless their writer still holds them or
+# they changed in the last minute.
+for stale in "$TMP/new.db.4242.tmp" "$TMP/new.db.4242.tmp-journal" "$TMP/new.db.4343.tmp" \
+    "$TMP/new.db.77.tmp.keep"; do
+    printf 'left by a killed run\n' >"$stale"
+    touch -d '2 minutes ago' "$stale"
+done
+printf 'just made\n' >"$TMP/new.db.4444.tmp"
+held=
+if command -v flock >/dev/null 2>&1; then
+    flock "$TMP/new.db.4343.tmp" sleep 30 &
+    held=$!
+    sleep 0.3
+fi
+run init --out "$TMP/new.db" --train data/train.tsv --d-model 16 --heads 2 --d-ff 32 --max-len 20
+expect_code "init beside temporary files of killed runs: exit 0" 0
+if [ ! -e "$TMP/new.db.4242.tmp" ] && [ ! -e "$TMP/new.db.4242.tmp-journal" ] &&
+    [ -e "$TMP/new.db.4444.tmp" ] && [ -e "$TMP/new.db.77.tmp.keep" ] &&
+    { [ -z "$held" ] || [ -e "$TMP/new.db.4343.tmp" ]; }; then
+    pass "init: stale MODEL.PID.tmp files removed; held, recent and other files kept"
+else
+    fail "init: stale temporary files" "$(ls "$TMP" | grep '^new.db' | tr '\n' ' ')"
+fi
+if [ -n "$held" ]; then
+    kill "$held" 2>/dev/null
+    wait "$held" 2>/dev/null
+fi
+rm -f "$TMP"/new.db*
+
 run init --out "$M" --train data/train.tsv
 expect_code "init onto an existing model: exit 2 (a usage matter)" 2
 expect_in "init onto an existing model: suggests --force" "$ERR" "already exists; not replaced (--force replaces it)"
@@ -339,6 +369,14 @@ if [ -z "$RUNNER" ] && (ulimit -v 300000 && "$BIN" --version) >/dev/null 2>&1; t
     expect_code "init with d_ff × d_model over one tensor's 256 MiB: exit 2 before allocating" 2
     expect_in "init with d_ff × d_model too big: says which product and the limit" "$ERR" \
         "d_ff × d_model = 20000 × 4096 = 81920000 floats, more than the 67108864 (256 MiB)"
+    # Every field in range and every tensor within a blob, but 3.8 billion parameters in
+    # all: refused before allocating (it used to allocate 15 GB and fill it).
+    (ulimit -v 300000 && "$BIN" init --out "$TMP/big.db" --train data/train.tsv --d-model 4096 \
+        --heads 4 --d-ff 16384 --enc-layers 8 --dec-layers 8 --max-len 8 >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "init with 3.8 billion parameters: exit 2 before allocating" 2
+    expect_in "init with too many parameters: says how many and the limit" "$ERR" \
+        "needs 3761963315 parameters, more than the 268435456 (1 GiB of floats) a model may have"
 else
     echo "# skipped: init with a too big d_ff × d_model (RUNNER set, or ulimit -v unusable here)"
 fi
@@ -582,7 +620,7 @@ cp tests/fixtures/tiny.db "$TMP/tiny.db"
 run plot --model "$TMP/tiny.db" --out "$TMP/tiny.svg"
 expect_code "plot on an untrained model: exit 1" 1
 expect_in "plot on an untrained model: says so" "$ERR" "no training history to plot"
-if [ -e "$TMP/tiny.svg" ] || [ -e "$TMP/tiny.svg.tmp" ]; then
+if [ -e "$TMP/tiny.svg" ] || ls "$TMP"/tiny.svg.*tmp >/dev/null 2>&1; then
     fail "plot on an untrained model: no file written" "tiny.svg exists"
 else
     pass "plot on an untrained model: no file written"
@@ -826,6 +864,35 @@ Das ist ein Beispiel."
     run check "$TMP/mal.tsv"
     expect_code "check with a malformed line: exit 4" 4
     expect_in "check: names the malformed line" "$OUT" "mal.tsv:1: malformed"
+    # The new golden file and vocabulary lists are written under names of this process:
+    # a link planted at the old fixed name (NAME.tmp) is never followed, so the file it
+    # points to is not overwritten, and the result is a regular file.
+    printf 'This is an example\tDas ist ein Beispiel\n' >"$TMP/one-case.tsv"
+    printf 'keep me\n' >"$TMP/victim.txt"
+    ln -sf "$TMP/victim.txt" "$TMP/gold.jsonl.tmp"
+    run check "$TMP/one-case.tsv" --golden "$TMP/gold.jsonl" --update
+    expect_code "check --update beside a link at gold.jsonl.tmp: exit 0" 0
+    if [ "$(cat "$TMP/victim.txt")" = "keep me" ] && [ -f "$TMP/gold.jsonl" ] &&
+        [ ! -L "$TMP/gold.jsonl" ] && [ "$(wc -l <"$TMP/gold.jsonl")" -eq 1 ]; then
+        pass "check --update: the link's target untouched, the golden file a regular file"
+    else
+        fail "check --update: the link's target untouched" "victim: $(head -c 80 "$TMP/victim.txt")"
+    fi
+    mkdir -p "$TMP/vl"
+    ln -sf "$TMP/victim.txt" "$TMP/vl/en.tsv.tmp"
+    run vocab --train "$TMP/one-case.tsv" --out "$TMP/vl/m.db" --vocab-dir "$TMP/vl"
+    expect_code "vocab --vocab-dir beside a link at en.tsv.tmp: exit 0" 0
+    if [ "$(cat "$TMP/victim.txt")" = "keep me" ] && [ -f "$TMP/vl/en.tsv" ] &&
+        [ ! -L "$TMP/vl/en.tsv" ]; then
+        pass "vocab lists: the link's target untouched, en.tsv a regular file"
+    else
+        fail "vocab lists: the link's target untouched" "victim: $(head -c 80 "$TMP/victim.txt")"
+    fi
+    if ls "$TMP"/vl/*.[0-9]*.tmp "$TMP"/gold.jsonl.[0-9]*.tmp >/dev/null 2>&1; then
+        fail "check --update, vocab lists: no temporary file left" "$(ls "$TMP"/vl/*.[0-9]*.tmp)"
+    else
+        pass "check --update, vocab lists: no temporary file left"
+    fi
     expect_usage_error "check --update without --golden" check data/regression.tsv --update
     expect_usage_error "check without FILE" check
 else
@@ -1307,6 +1374,14 @@ if [ -z "$RUNNER" ] && (ulimit -v 60000 && "$BIN" --version) >/dev/null 2>&1; th
     CODE=$?
     expect_code "vocab on a corpus with a line too big for memory: exit 5" 5
     expect_in "vocab on a line too big for memory: names the file and line" "$ERR" "huge.tsv: read error after line"
+    # A --ref file with that line in the middle: not "2 lines but the test file has 3".
+    printf 'the dog is big\tder Hund ist groß\nthe dog\tder Hund\nthe cat\tdie Katze\n' \
+        >"$TMP/three.tsv"
+    (ulimit -v 60000 && "$BIN" eval --model tests/fixtures/tiny.db --test "$TMP/three.tsv" \
+        --ref "$TMP/huge.txt" >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "eval --ref with a line too big for memory: exit 5" 5
+    expect_in "eval --ref with a line too big for memory: says so" "$ERR" "huge.txt: read error after line 1"
     rm -f "$TMP/huge.txt" "$TMP/huge.tsv"
 else
     echo "# skipped: a line too big for memory (RUNNER set, or ulimit -v unusable here)"
