@@ -26,10 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 struct Store {
@@ -432,9 +434,55 @@ int store_check_writer(const char *path, char *err, size_t errlen)
     return rc;
 }
 
+/* Removes the temporary files (PATH.PID.tmp and their journals) that runs killed before
+ * they finished left beside path. Each is locked by its writer while the writer lives, so
+ * a file whose lock this process can take has no writer left; a file another process
+ * holds is left alone. Best effort: nothing here can fail the run. */
+static void remove_stale_temps(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0, base_len = strlen(base);
+    char dir[4096];
+    if (dir_len + 2 > sizeof dir)
+        return;
+    memcpy(dir, slash ? path : "./", slash ? dir_len : 2);
+    dir[slash ? dir_len : 2] = '\0';
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        /* BASE.<digits>.tmp exactly */
+        const char *name = e->d_name;
+        if (strncmp(name, base, base_len) != 0 || name[base_len] != '.')
+            continue;
+        const char *p = name + base_len + 1, *digits = p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (p == digits || strcmp(p, ".tmp") != 0)
+            continue;
+        char stale[4200];
+        if ((size_t)snprintf(stale, sizeof stale, "%s%s", dir, name) >= sizeof stale)
+            continue;
+        int fd = open(stale, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        /* A file changed in the last minute may be a writer's between its create and
+         * its lock: left for a later run. */
+        struct stat sb;
+        if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_mtime < time(NULL) - 60 &&
+            flock(fd, LOCK_EX | LOCK_NB) == 0)
+            remove_db_files(stale);
+        close(fd);
+    }
+    closedir(d);
+}
+
 /* Creates the new file of a CREATE or REPLACE store: s->tmp_path, beside s->path and
  * named for this process (PATH.PID.tmp), so that two runs never share it; locked. A file
- * of that name was left by a dead process with this process's id: it is removed. */
+ * of that name was left by a dead process with this process's id: it is removed, as are
+ * the ones other dead runs left (remove_stale_temps). */
 static int create_temp(Store *s, char *err, size_t errlen)
 {
     const size_t n = strlen(s->path) + 32;
@@ -442,6 +490,7 @@ static int create_temp(Store *s, char *err, size_t errlen)
         return TT_ENOMEM;
     snprintf(s->tmp_path, n, "%s.%ld.tmp", s->path, (long)getpid());
     remove_db_files(s->tmp_path);
+    remove_stale_temps(s->path);
     s->lock_fd = open(s->tmp_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (s->lock_fd < 0) {
         set_err(err, errlen, "%s: cannot create %s: %s", s->path, s->tmp_path, strerror(errno));
@@ -450,8 +499,6 @@ static int create_temp(Store *s, char *err, size_t errlen)
     return lock_writer(s->lock_fd, s->tmp_path, err, errlen);
 }
 
-/* Opens the SQLite connection of s on open_path as s->mode says: a new model's schema,
- * or an existing file validated (and switched to WAL for a writer). */
 /* Whether the file at path is in WAL mode: bytes 18 and 19 of its header are 2. */
 static int file_is_wal(const char *path)
 {
@@ -526,6 +573,8 @@ static int open_wal_read_only(Store *s, const char *path, int rc, char *err, siz
     return validate_snapshot(s, err, errlen);
 }
 
+/* Opens the SQLite connection of s on open_path as s->mode says: a new model's schema,
+ * or an existing file validated (and switched to WAL for a writer). */
 static int connect_db(Store *s, const char *open_path, char *err, size_t errlen)
 {
     int rc;
