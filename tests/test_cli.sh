@@ -358,7 +358,7 @@ expect_in "init onto an existing model: suggests --force" "$ERR" "already exists
 expect_usage_error "init --heads 3 (does not divide d-model 16)" init --out "$TMP/x.db" \
     --train data/train.tsv --d-model 16 --heads 3
 expect_usage_error "init without --train" init --out "$TMP/x.db"
-# Sizes are checked before anything is allocated (issue 13, point 8): a feed-forward
+# Sizes are checked before anything is allocated: a feed-forward
 # weight of 20000 × 4096 floats (312 MiB) cannot be stored in one blob; init used to
 # allocate 2.2 GB and then say "invalid shape". Under a 300 MB address-space limit the
 # refusal must come first.
@@ -381,7 +381,7 @@ else
     echo "# skipped: init with a too big d_ff × d_model (RUNNER set, or ulimit -v unusable here)"
 fi
 # A 385 KB model whose attention buffers for one sentence need 16 GiB (64 heads, max_len
-# 4096; issue 13, point 6) is refused when it is made (and when it is loaded: the matrix).
+# 4096) is refused when it is made (and when it is loaded: the matrix).
 run init --out "$TMP/att.db" --train data/train.tsv --d-model 64 --heads 64 --enc-layers 1 \
     --dec-layers 1 --d-ff 1 --max-len 4096
 expect_code "init whose attention for one sentence needs 16 GiB: exit 2" 2
@@ -782,7 +782,7 @@ expect_code "train killed with SIGKILL: the last checkpoint loads and translates
 
 # ---------------------------------------------------------------------------------------
 # A UTF-8 byte-order mark at the start of an input (text, TSV, trace --input) is skipped,
-# not glued to the first word (issue 13)
+# not glued to the first word
 
 BOM=$(printf '\357\273\277')
 printf '%sHello world\n' "$BOM" >"$TMP/bom.txt"
@@ -1199,7 +1199,7 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------
-# Files a command writes (issue 13, point 1): an output never destroys an input (same
+# Files a command writes: an output never destroys an input (same
 # device and inode, whatever the name), a FIFO or a device is written through, a symbolic
 # link or an SQLite database is replaced only with --force, '-' is standard output for a
 # text file and refused for a model.
@@ -1336,7 +1336,7 @@ else
     echo "# skipped: /dev/full does not exist"
 fi
 
-# A closed pipe (issue 13, point 12): an output command stops with exit 5 and no message;
+# A closed pipe: an output command stops with exit 5 and no message;
 # training whose stderr is gone keeps training and saves (no SIGPIPE death).
 awk 'BEGIN { for (i = 0; i < 3000; i++) print "the dog is big" }' >"$TMP/big.txt"
 # shellcheck disable=SC2086
@@ -1355,7 +1355,7 @@ expect_code "train 2>&1 | head -c 1: exit 0, training survives a closed stderr" 
 run info --model "$TMP/pipe.db"
 expect_in "train with a closed stderr: every step done and saved" "$OUT" "steps done          380"
 
-# A line too big for memory (issue 13, point 9): getline's failure is an error (exit 5,
+# A line too big for memory: getline's failure is an error (exit 5,
 # named), not the end of the input. Under a 60 MB address-space limit a 40 MB line cannot
 # be read; skipped under RUNNER and sanitizers, which need more address space than that.
 if [ -z "$RUNNER" ] && (ulimit -v 60000 && "$BIN" --version) >/dev/null 2>&1; then

@@ -1,5 +1,5 @@
 /*
- * test_faults.c — issue 8's resource-fault matrix: what toytrans does when memory runs
+ * test_faults.c — the resource-fault matrix: what toytrans does when memory runs
  * out, when the disk fills during a checkpoint, and when a model file is damaged.
  *
  * Allocation failure, SQLite's way. The binary is linked with
