@@ -12,6 +12,8 @@
 #   make fuzz       every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS (default 60)
 #   make crash-test kill -9 training CRASH_TRIALS times (default 200); the file survives
 #   make deps       install the Debian packages the build needs (apt-get, as root)
+#   make install    the binary, the shipped model and a man page under PREFIX
+#                   (default /usr/local; DESTDIR stages them); make uninstall removes them
 #   make clean      remove build/
 #
 # Every flavour builds into its own directory under build/, so a release build and a
@@ -38,6 +40,16 @@ FLAVOUR ?= release
 B        = build/$(FLAVOUR)
 ALL_CFLAGS = $(WARN) $(DEFS) $(CFLAGS) $(OBJ_CFLAGS) $(EXTRA_CFLAGS) -Isrc $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS) -pthread
+
+# Where `make install` puts things. The binary finds the installed model from its own
+# place (PREFIX/bin → PREFIX/share/toytrans), and this source tree's model from the
+# directory compiled into cli.o (src/cli.h); the stamp below rebuilds cli.o when the
+# tree moves.
+PREFIX ?= /usr/local
+BINDIR  = $(PREFIX)/bin
+DATADIR = $(PREFIX)/share/toytrans
+MANDIR  = $(PREFIX)/share/man/man1
+PATH_DEFS = -DTOYTRANS_SRCDIR='"$(CURDIR)"'
 
 # The library: every module but the command-line front end.
 # One entry per line, so that adding a module is a one-line change.
@@ -116,7 +128,7 @@ CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all deps bench bench-deps coverage-measure demo corpus vocab model test check-unit check-cli asan valgrind clean \
+.PHONY: all install uninstall FORCE deps bench bench-deps coverage-measure demo corpus vocab model test check-unit check-cli asan valgrind clean \
         fuzz fuzz-deps fuzz-replay \
         browser-deps test-browser lint crash-test
 .DEFAULT_GOAL := all
@@ -161,6 +173,14 @@ bench-deps:
 # sqrtf need not set errno (nothing reads it), so that it vectorises.
 KERNEL_CFLAGS = -O3 -ffp-contract=fast -fno-math-errno
 $(B)/obj/kernel.o: OBJ_CFLAGS = $(KERNEL_CFLAGS)
+
+# The stamp holds the compiled-in paths and changes only when they do.
+$(B)/paths.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PATH_DEFS)' | cmp -s - $@ || echo '$(PATH_DEFS)' >$@
+FORCE:
+$(B)/obj/cli.o: OBJ_CFLAGS = $(PATH_DEFS)
+$(B)/obj/cli.o: $(B)/paths.stamp
 
 $(B)/obj/%.o: src/%.c | deps
 	@mkdir -p $(@D)
@@ -218,10 +238,37 @@ model: $(BIN)
 	./$(BIN) train --train data/train.tsv --valid data/valid.tsv --out models/en-de.db \
 	  --force $(MODEL_SETTINGS)
 
+# The man page, made from the help texts themselves: `toytrans --help`, each command's
+# --help and the exit-code table, each a section of preformatted text.
+$(B)/toytrans.1: $(BIN)
+	@{ printf '.TH TOYTRANS 1 "" "toytrans %s" "User Commands"\n' "$$(./$(BIN) --version | cut -d' ' -f2)"; \
+	   printf '.SH NAME\ntoytrans \\- a small English-to-German Transformer translator\n'; \
+	   printf '.SH SYNOPSIS\n'; ./$(BIN) --help | sed -n '1,/^$$/p' | $(man_text); \
+	   printf '.SH COMMANDS\n'; ./$(BIN) --help | sed '1,/^$$/d' | $(man_text); \
+	   for cmd in $$(./$(BIN) --help | awk '/^Commands:/ {on = 1; next} on && NF == 0 {on = 0} on {print $$1}'); do \
+	     printf '.SS %s\n' "$$cmd"; ./$(BIN) "$$cmd" --help | $(man_text); done; \
+	   printf '.SH EXIT STATUS\n'; ./$(BIN) help exit-codes | $(man_text); \
+	   printf '.SH FILES\n'; ./$(BIN) help model | $(man_text); \
+	 } >$@.tmp && mv $@.tmp $@
+# man_text: a block of preformatted text (.nf), with backslashes, and dots or quotes
+# at the start of a line, escaped for roff.
+man_text = { printf '.nf\n'; sed -e 's/\\/\\e/g' -e 's/^\([.'"'"']\)/\\\&\1/'; printf '.fi\n'; }
+
+install: $(BIN) $(B)/toytrans.1
+	@if [ ! -f models/en-de.db ]; then echo "install: no models/en-de.db (make model trains it)" >&2; exit 1; fi
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/toytrans
+	install -m 644 models/en-de.db $(DESTDIR)$(DATADIR)/en-de.db
+	install -m 644 $(B)/toytrans.1 $(DESTDIR)$(MANDIR)/toytrans.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/toytrans $(DESTDIR)$(DATADIR)/en-de.db $(DESTDIR)$(MANDIR)/toytrans.1
+	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+
 # The committed vocabulary lists, from the committed corpus. The model file made on the
 # way is only a by-product here (the trained model comes from `make model`).
 vocab: $(BIN)
-	./$(BIN) vocab --train data/train.tsv --out $(B)/vocab.db --force --vocab-dir vocab
+	./$(BIN) vocab --train data/train.tsv --out $(B)/vocab.db --force --lists vocab
 
 # RUNNER prefixes every test binary (valgrind sets it); a failing binary fails the run
 # only after all of them have run, so one failure does not hide the others.

@@ -35,12 +35,71 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return TT_EXIT_USAGE;
 }
 
+const char *cli_installed_model(void)
+{
+    static char path[4096]; /* documented in cli.h: filled once */
+    static int done;
+    if (done)
+        return path;
+    done = 1;
+    char exe[4096];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return path;
+    exe[n] = '\0';
+    /* PREFIX/bin/toytrans: drop the file name and the bin directory. */
+    for (int k = 0; k < 2; k++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash)
+            return path;
+        *slash = '\0';
+    }
+    if ((size_t)snprintf(path, sizeof path, "%s/" CLI_INSTALLED_MODEL_REL, exe) >= sizeof path)
+        path[0] = '\0';
+    return path;
+}
+
 const char *cli_model_path(const char *given)
 {
     if (given)
         return given;
     const char *env = getenv("TOYTRANS_MODEL");
-    return env && *env ? env : CLI_DEFAULT_MODEL;
+    if (env && *env)
+        return env;
+    const char *installed = cli_installed_model();
+    return *installed && access(installed, F_OK) == 0 ? installed : CLI_BUILT_MODEL;
+}
+
+void cli_model_hint(const char *cmd, const char *path, int rc)
+{
+    if (rc != TT_EMODEL || access(path, F_OK) == 0)
+        return;
+    const char *env = getenv("TOYTRANS_MODEL");
+    if (strcmp(path, CLI_BUILT_MODEL) != 0 || (env && *env)) {
+        fprintf(stderr, "toytrans %s: pass --model M or set TOYTRANS_MODEL\n", cmd);
+        return;
+    }
+    fprintf(stderr, "toytrans %s: no model at %s ('make install' puts one there) nor at "
+                    CLI_BUILT_MODEL " ('make model' trains it); pass --model M or set "
+                    "TOYTRANS_MODEL\n", cmd, *cli_installed_model() ? cli_installed_model()
+                                                                    : "PREFIX/" CLI_INSTALLED_MODEL_REL);
+}
+
+void cli_print_model_search(FILE *out)
+{
+    const char *env = getenv("TOYTRANS_MODEL");
+    const char *installed = cli_installed_model();
+    fputs("A command that reads a model opens the first of:\n"
+          "  1. --model M, when given\n", out);
+    fprintf(out, "  2. $TOYTRANS_MODEL, when set and not empty%s%s%s\n",
+            env && *env ? " (now: " : " (now unset)", env && *env ? env : "",
+            env && *env ? ")" : "");
+    fprintf(out, "  3. %s, installed with this binary%s\n",
+            *installed ? installed : "PREFIX/" CLI_INSTALLED_MODEL_REL,
+            *installed && access(installed, F_OK) == 0 ? " (found)" : " (not there)");
+    fprintf(out, "  4. %s, of the source tree it was built in%s\n",
+            CLI_BUILT_MODEL, access(CLI_BUILT_MODEL, F_OK) == 0 ? " (found)" : " (not there)");
+    fprintf(out, "Without --model, this toytrans opens %s.\n", cli_model_path(NULL));
 }
 
 int cli_bad_option(const char *cmd, int c, char **argv)

@@ -31,12 +31,33 @@ int cli_parse_double(const char *cmd, const char *opt, const char *arg, double m
 /* As cli_parse_long for an unsigned 64-bit value (a seed). */
 int cli_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t *out);
 
-/* The model file every command opens by default. */
-#define CLI_DEFAULT_MODEL "models/en-de.db"
+/* Where the default model is looked for after --model and $TOYTRANS_MODEL: beside the
+ * installed binary (PREFIX/bin/toytrans finds PREFIX/share/toytrans/en-de.db, so an
+ * installation can be moved, or staged with DESTDIR), then in the source tree the
+ * binary was built in (the Makefile passes its directory). */
+#ifndef TOYTRANS_SRCDIR
+#define TOYTRANS_SRCDIR "."
+#endif
+#define CLI_INSTALLED_MODEL_REL "share/toytrans/en-de.db" /* under PREFIX */
+#define CLI_BUILT_MODEL TOYTRANS_SRCDIR "/models/en-de.db"
+
+/* PREFIX/share/toytrans/en-de.db for the running binary PREFIX/bin/toytrans (whether it
+ * exists or not), or "" when /proc/self/exe cannot be read. Kept in a buffer of cli.c
+ * filled on the first call: the one piece of process-wide state of the front end. */
+const char *cli_installed_model(void);
 
 /* The model a command uses: given (its --model), else $TOYTRANS_MODEL when set and not
- * empty, else CLI_DEFAULT_MODEL. */
+ * empty, else cli_installed_model() when it exists, else CLI_BUILT_MODEL (whether it
+ * exists or not: the message about a missing model then names it). */
 const char *cli_model_path(const char *given);
+
+/* After the model at path (cli_model_path's answer) failed to load with rc: when the
+ * file is missing, prints to stderr where toytrans looked and how to get a model. */
+void cli_model_hint(const char *cmd, const char *path, int rc);
+
+/* Prints the default model's search order, each path marked as found or not
+ * (`toytrans help model`). */
+void cli_print_model_search(FILE *out);
 
 /* Reports the getopt_long failure just met — c is ':' (an option without its value) or
  * '?' (an unknown option) — for command cmd, and returns TT_EXIT_USAGE. */

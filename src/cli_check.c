@@ -21,7 +21,8 @@ static void check_usage(FILE *out)
           "'N passed, M failed'.\n"
           "\n"
           "Options:\n"
-          "  --model M        the model (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
+          "  --model M        the model file (default: $TOYTRANS_MODEL, else the installed\n"
+          "                   model, else the source tree's; 'toytrans help model')\n"
           "  --golden G       also compare every step's log-probability and attention\n"
           "                   weights with G (JSON Lines as 'translate --json' writes them,\n"
           "                   one per case, in order)\n"
@@ -84,9 +85,11 @@ int cli_check(int argc, char **argv)
         return cli_usage_error("check", "--update needs --golden G");
     Model m;
     char err[512] = "";
-    int rc = model_load_file(&m, cli_model_path(model_path), err, sizeof err);
+    const char *path = cli_model_path(model_path);
+    int rc = model_load_file(&m, path, err, sizeof err);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans check: %s\n", err[0] ? err : status_message(rc));
+        cli_model_hint("check", path, rc);
         return status_exit_code(rc);
     }
     CheckSummary sum;

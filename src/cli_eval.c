@@ -58,7 +58,8 @@ static void eval_usage(FILE *out)
           "\n"
           "Options:\n"
           "  --test FILE        the test file (required; '-' reads standard input)\n"
-          "  --model M          the model file (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
+          "  --model M          the model file (default: $TOYTRANS_MODEL, else the installed\n"
+          "                     model, else the source tree's; 'toytrans help model')\n"
           "  --ref FILE         more references, one per line, line k for line k of the test\n"
           "                     file (same number of lines; an empty line is no reference);\n"
           "                     may be given up to 16 times\n"
@@ -263,9 +264,7 @@ int cli_eval(int argc, char **argv)
     rc = model_load_file(&m, o.model_path, err, sizeof err);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans eval: %s\n", err[0] ? err : status_message(rc));
-        if (strstr(err, "no such model file"))
-            fprintf(stderr, "toytrans eval: pass --model M or set TOYTRANS_MODEL%s\n",
-                    strcmp(o.model_path, CLI_DEFAULT_MODEL) == 0 ? "; 'make model' trains the default" : "");
+        cli_model_hint("eval", o.model_path, rc);
         evalset_free(&set);
         return status_exit_code(rc);
     }

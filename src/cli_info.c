@@ -59,7 +59,8 @@ static void info_usage(FILE *out)
           "epoch with the validation loss and exact-match rate).\n"
           "\n"
           "Options:\n"
-          "  --model M    the model file (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
+          "  --model M    the model file (default: $TOYTRANS_MODEL, else the installed\n"
+          "               model, else the source tree's; 'toytrans help model')\n"
           "  -h, --help   show this help\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 model file unusable (missing, damaged,\n"
@@ -463,8 +464,7 @@ int cli_info(int argc, char **argv)
         rc = info_read(&mi, s, err, sizeof err);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans info: %s\n", err[0] ? err : status_message(rc));
-        if (strstr(err, "no such model file"))
-            fprintf(stderr, "toytrans info: pass --model M or set TOYTRANS_MODEL\n");
+        cli_model_hint("info", path, rc);
         store_close(s, NULL, 0);
         free(mi.specs);
         return status_exit_code(rc);

@@ -56,7 +56,8 @@ static void inspect_usage(FILE *out)
           "The weights are those of the forward pass, as translate --json prints them.\n"
           "\n"
           "Options:\n"
-          "  --model M        the model file (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
+          "  --model M        the model file (default: $TOYTRANS_MODEL, else the installed\n"
+          "                   model, else the source tree's; 'toytrans help model')\n"
           "  --prefix TEXT    force the start of the translation (shown as 'forced')\n"
           "  --layer L|all    the layer to show, from 0 (default: the last); 'all': each\n"
           "  --head H|mean    the head to show, from 0, or the heads' mean (default: mean)\n"
@@ -420,6 +421,7 @@ int cli_inspect(int argc, char **argv)
     int rc = model_load_file(&m, o.model_path, err, sizeof err);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans inspect: %s\n", err[0] ? err : status_message(rc));
+        cli_model_hint("inspect", o.model_path, rc);
         return status_exit_code(rc);
     }
     const char *no_color = getenv("NO_COLOR");

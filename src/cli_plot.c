@@ -33,7 +33,8 @@ static void plot_usage(FILE *out)
             "logarithmic, so the end of training is as readable as its start.\n"
             "\n"
             "Options:\n"
-            "  --model M     the model file (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
+            "  --model M     the model file (default: $TOYTRANS_MODEL, else the installed\n"
+          "                model, else the source tree's; 'toytrans help model')\n"
             "  --out FILE    the SVG file to write, replaced whole; '-' for standard output\n"
             "                (required)\n"
             "  --width N     picture width in pixels, %d to %d (default %d)\n"
@@ -192,8 +193,7 @@ int cli_plot(int argc, char **argv)
     store_close(s, NULL, 0);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans plot: %s\n", err[0] ? err : status_message(rc));
-        if (strstr(err, "no such model file"))
-            fprintf(stderr, "toytrans plot: pass --model M or set TOYTRANS_MODEL\n");
+        cli_model_hint("plot", path, rc);
         code = status_exit_code(rc);
     } else if (n_steps == 0 && n_epochs == 0) {
         fprintf(stderr, "toytrans plot: %s: no training history to plot (an untrained model; "

@@ -57,7 +57,8 @@ static void translate_usage(FILE *out)
           "decoder writes the German one word at a time.\n"
           "\n"
           "Options:\n"
-          "  --model M          the model file (default: $TOYTRANS_MODEL, else " CLI_DEFAULT_MODEL ")\n"
+          "  --model M          the model file (default: $TOYTRANS_MODEL, else the installed\n"
+          "                     model, else the source tree's; 'toytrans help model')\n"
           "  --prefix TEXT      the start of the translation: fed to the decoder as given,\n"
           "                     scored, and continued (\"Das ist ein\")\n"
           "  --beam N           beam search with N hypotheses (default 1: greedy)\n"
@@ -378,9 +379,7 @@ int cli_translate(int argc, char **argv)
     int rc = model_load_file(&m, o.model_path, err, sizeof err);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans translate: %s\n", err[0] ? err : status_message(rc));
-        if (strstr(err, "no such model file"))
-            fprintf(stderr, "toytrans translate: pass --model M or set TOYTRANS_MODEL%s\n",
-                    strcmp(o.model_path, CLI_DEFAULT_MODEL) == 0 ? "; 'make model' trains the default" : "");
+        cli_model_hint("translate", o.model_path, rc);
         return status_exit_code(rc);
     }
     TranslateRun run = {.o = &o, .m = &m, .from_stdin = optind >= argc};

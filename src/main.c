@@ -34,7 +34,7 @@ static const Command COMMANDS[] = {
     {"check", cli_check, "regression-test fixed sentences (and numbers)"},
     {"info", cli_info, "describe a model: configuration, size, provenance, training"},
     {"plot", cli_plot, "draw a model's training and validation loss as an SVG file"},
-    {"help", cli_help, "show help for toytrans, a command, or 'exit-codes'"},
+    {"help", cli_help, "show help for toytrans, a command, 'exit-codes' or 'model'"},
 };
 enum { N_COMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 
@@ -51,7 +51,8 @@ static void print_usage(FILE *out)
         fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fputs("\n"
           "'toytrans COMMAND --help' describes a command's options;\n"
-          "'toytrans help exit-codes' lists what the exit status means.\n",
+          "'toytrans help exit-codes' lists what the exit status means;\n"
+          "'toytrans help model' says where the default model is looked for.\n",
           out);
 }
 
@@ -72,13 +73,18 @@ static int cli_help(int argc, char **argv)
     if (argc > 2)
         return cli_usage_error("help", "expected one topic, got %d", argc - 1);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs("Usage: toytrans help [COMMAND | exit-codes]\n"
-              "Shows the list of commands, one command's help, or the exit-code table.\n",
+        fputs("Usage: toytrans help [COMMAND | exit-codes | model]\n"
+              "Shows the list of commands, one command's help, the exit-code table, or\n"
+              "where the default model is looked for.\n",
               stdout);
         return TT_EXIT_OK;
     }
     if (strcmp(argv[1], "exit-codes") == 0) {
         cli_print_exit_codes();
+        return TT_EXIT_OK;
+    }
+    if (strcmp(argv[1], "model") == 0) {
+        cli_print_model_search(stdout);
         return TT_EXIT_OK;
     }
     const Command *cmd = find_command(argv[1]);

@@ -17,6 +17,7 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
     exit 2
 fi
 BIN=$1
+ABS_BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 RUNNER=${2-}
 if [ ! -x "$BIN" ]; then
     echo "test_cli.sh: '$BIN' is not an executable" >&2
@@ -281,6 +282,30 @@ if [ -z "$RUNNER" ]; then
     rm -f "$TMP/many.tsv"
 else
     echo "# skipped: vocab with over 1,000,000 distinct tokens (slow under RUNNER)"
+fi
+# Lists only when asked: a plain vocab writes no en.tsv or de.tsv into the current
+# directory (it used to write vocab/ there, over the committed lists, and fail after
+# making the model outside the repository); a --lists directory that does not exist is
+# refused before the model is written.
+mkdir -p "$TMP/elsewhere"
+# shellcheck disable=SC2086
+(cd "$TMP/elsewhere" && $RUNNER "$ABS_BIN" vocab --train "$TMP/c.tsv" --out m.db >"$OUT" 2>"$ERR")
+CODE=$?
+expect_code "vocab without --lists, outside the repository: exit 0" 0
+if [ -f "$TMP/elsewhere/m.db" ] && [ ! -e "$TMP/elsewhere/vocab" ] &&
+    [ -z "$(find "$TMP/elsewhere" -name '*.tsv')" ]; then
+    pass "vocab without --lists: the model and no list"
+else
+    fail "vocab without --lists: the model and no list" "$(find "$TMP/elsewhere" | tr '\n' ' ')"
+fi
+run vocab --train "$TMP/c.tsv" --out "$TMP/m5.db" --lists "$TMP/no-such-dir"
+expect_code "vocab --lists into a missing directory: exit 5" 5
+expect_in "vocab --lists into a missing directory: names it" "$ERR" \
+    "--lists $TMP/no-such-dir: No such file or directory"
+if [ -e "$TMP/m5.db" ]; then
+    fail "vocab --lists into a missing directory: no model written" "m5.db exists"
+else
+    pass "vocab --lists into a missing directory: no model written"
 fi
 run vocab --train "$TMP/nothing.tsv" --out "$TMP/m4.db"
 expect_code "vocab on a missing corpus: exit 5" 5
@@ -1297,7 +1322,6 @@ if ls "$W"/*.tmp >/dev/null 2>&1; then
 else
     pass "output checks: no temporary file left"
 fi
-ABS_BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 # shellcheck disable=SC2086
 (cd "$W" && $RUNNER "$ABS_BIN" init --train c.tsv --out - >"$OUT" 2>"$ERR")
 CODE=$?
@@ -1386,6 +1410,60 @@ if [ -z "$RUNNER" ] && (ulimit -v 60000 && "$BIN" --version) >/dev/null 2>&1; th
 else
     echo "# skipped: a line too big for memory (RUNNER set, or ulimit -v unusable here)"
 fi
+
+# ---------------------------------------------------------------------------------------
+# make install: the binary, the shipped model and the man page under PREFIX. The
+# installed binary finds its model from any directory, before the source tree's;
+# $TOYTRANS_MODEL and --model come first; make uninstall removes what install put.
+FLAVOUR_DIR=$(basename "$(dirname "$BIN")")
+BUILD_DIR=$(dirname "$(dirname "$BIN")")
+if [ -z "$RUNNER" ] && [ -f Makefile ] && [ -f models/en-de.db ] && command -v make >/dev/null 2>&1 &&
+    { [ "$BUILD_DIR" = ./build ] || [ "$BUILD_DIR" = build ]; }; then
+    P=$TMP/prefix
+    make -s install PREFIX="$P" FLAVOUR="$FLAVOUR_DIR" >"$OUT" 2>"$ERR"
+    CODE=$?
+    expect_code "make install PREFIX=...: exit 0" 0
+    if [ -x "$P/bin/toytrans" ] && cmp -s models/en-de.db "$P/share/toytrans/en-de.db" &&
+        grep -q '^\.TH TOYTRANS 1' "$P/share/man/man1/toytrans.1" &&
+        grep -q '^\.SS translate' "$P/share/man/man1/toytrans.1"; then
+        pass "make install: bin/toytrans, share/toytrans/en-de.db, share/man/man1/toytrans.1"
+    else
+        fail "make install: the installed files" "$(find "$P" -type f | tr '\n' ' ')"
+    fi
+    (cd / && "$P/bin/toytrans" translate "This is an example" >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "installed toytrans from /: finds its model, exit 0" 0
+    expect_file_eq "installed toytrans from /: translates" "$OUT" "Das ist ein Beispiel"
+    (cd / && "$P/bin/toytrans" help model >"$OUT" 2>"$ERR")
+    expect_in "installed toytrans: opens the installed model" "$OUT" \
+        "Without --model, this toytrans opens $P/share/toytrans/en-de.db."
+    (cd / && TOYTRANS_MODEL="$M" "$P/bin/toytrans" help model >"$OUT" 2>"$ERR")
+    expect_in "installed toytrans: TOYTRANS_MODEL comes first" "$OUT" \
+        "Without --model, this toytrans opens $M."
+    make -s uninstall PREFIX="$P" FLAVOUR="$FLAVOUR_DIR" >"$OUT" 2>"$ERR"
+    CODE=$?
+    expect_code "make uninstall: exit 0" 0
+    if [ -z "$(find "$P" -type f)" ]; then
+        pass "make uninstall: every installed file removed"
+    else
+        fail "make uninstall: every installed file removed" "$(find "$P" -type f | tr '\n' ' ')"
+    fi
+    # DESTDIR stages the same tree under another root.
+    make -s install DESTDIR="$TMP/stage" PREFIX=/usr FLAVOUR="$FLAVOUR_DIR" >"$OUT" 2>"$ERR"
+    CODE=$?
+    expect_code "make install DESTDIR=... PREFIX=/usr: exit 0" 0
+    if [ -x "$TMP/stage/usr/bin/toytrans" ] && [ -f "$TMP/stage/usr/share/toytrans/en-de.db" ]; then
+        pass "make install DESTDIR: the tree is staged under DESTDIR"
+    else
+        fail "make install DESTDIR: the tree is staged" "$(find "$TMP/stage" -type f | tr '\n' ' ')"
+    fi
+else
+    echo "# skipped: make install (RUNNER set, no make, or no shipped model)"
+fi
+run translate --model "$TMP/no-such.db" "the dog"
+expect_code "translate --model of a missing file: exit 3" 3
+expect_in "translate --model of a missing file: says how to choose another" "$ERR" \
+    "pass --model M or set TOYTRANS_MODEL"
 
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then
