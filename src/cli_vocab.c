@@ -3,8 +3,9 @@
  *
  * The model file it writes already follows the whole contract: format meta, the
  * hyper-parameters, both vocabularies and an embedding row for every entry (Xavier
- * uniform, from --seed). It also writes the human-readable lists vocab/en.tsv and
- * vocab/de.tsv, so a change in the vocabulary shows in review.
+ * uniform, from --seed). Asked with --lists DIR, it also writes the human-readable
+ * lists en.tsv and de.tsv; `make vocab` writes the committed ones in vocab/, so a change
+ * in the vocabulary shows in review.
  */
 #include "cli.h"
 #include "config.h"
@@ -15,11 +16,13 @@
 #include "vocab.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct {
     const char *train;
@@ -39,15 +42,17 @@ static void vocab_usage(FILE *out)
           "Counts the tokens of each side of a parallel corpus (source TAB target, one\n"
           "pair per line), assigns ids — 0 <pad>, 1 <unk>, 2 <s>, 3 </s>, then by\n"
           "descending count, ties in byte order — and writes a new model file with both\n"
-          "vocabularies and randomly initialised embeddings, plus the readable lists\n"
-          "en.tsv and de.tsv (id, token, count).\n"
+          "vocabularies and randomly initialised embeddings; with --lists, also the\n"
+          "readable lists en.tsv and de.tsv (id, token, count).\n"
           "\n"
           "Options:\n"
           "  --train FILE       the corpus (required)\n"
           "  --out MODEL.db     the model file to create (required)\n"
           "  --min-count N      keep tokens seen at least N times (default 1)\n"
-          "  --vocab-dir DIR    where en.tsv and de.tsv go (default: vocab)\n"
-          "  --no-lists         do not write en.tsv and de.tsv\n"
+          "  --lists DIR        also write en.tsv and de.tsv into DIR, an existing\n"
+          "                     directory (default: no lists; 'make vocab' writes the\n"
+          "                     committed ones in vocab/). --vocab-dir is the older name\n"
+          "  --no-lists         write no lists (the default)\n"
           "  --d-model N        embedding width (default 64)\n"
           "  --seed N           seed of the embedding initialisation (default 1)\n"
           "  --force            replace MODEL.db if it exists\n"
@@ -66,6 +71,7 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
         {"train", required_argument, NULL, O_TRAIN},
         {"out", required_argument, NULL, O_OUT},
         {"min-count", required_argument, NULL, O_MIN},
+        {"lists", required_argument, NULL, O_DIR},
         {"vocab-dir", required_argument, NULL, O_DIR},
         {"no-lists", no_argument, NULL, O_NOLISTS},
         {"d-model", required_argument, NULL, O_DMODEL},
@@ -76,7 +82,7 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
-    o->vocab_dir = "vocab";
+    o->vocab_dir = NULL;
     o->min_count = 1;
     o->seed = 1;
     config_defaults(&o->config);
@@ -128,6 +134,17 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
         return cli_usage_error("vocab", "unexpected argument '%s'", argv[optind]);
     if (!o->train || !o->out)
         return cli_usage_error("vocab", "--train and --out are required");
+    /* The lists' directory is checked before anything is written, so that a bad one
+     * does not leave a new model behind. */
+    if (o->vocab_dir) {
+        struct stat st;
+        const int found = stat(o->vocab_dir, &st) == 0;
+        if (!found || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "toytrans vocab: --lists %s: %s\n", o->vocab_dir,
+                    found ? "not a directory" : strerror(errno));
+            return TT_EXIT_IO;
+        }
+    }
     const CliPath inputs[1] = {{"--train", o->train}};
     if ((rc = cli_check_output("vocab", (CliPath){"--out", o->out}, CLI_OUT_MODEL, inputs, 1,
                                o->force)))
