@@ -294,6 +294,7 @@ coverage-measure: $(BIN)
 check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_matrix_cli.sh ./$(BIN) "$(RUNNER)"
+	@sh tests/test_readme.sh ./$(BIN) "$(RUNNER)"
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan:

@@ -1,0 +1,86 @@
+#!/bin/sh
+# test_readme.sh — the examples in README.md are the program's real output.
+#
+# Usage: tests/test_readme.sh BIN [RUNNER]   (from the repository root)
+#
+# A code block whose fence follows a line "<!-- example -->" is an example: each line
+# beginning with "$ " is a command, and the lines after it, up to the next command or
+# the end of the block, are exactly what it prints (blank lines before the next command
+# or the end only separate examples). Lines of the form "toytrans CMD: ..."
+# are expected on stderr, in order; all the others on stdout, in order. A command is run
+# by sh from the repository root, with "toytrans" meaning BIN (under RUNNER) and its
+# exit status ignored: the output is what is checked.
+set -u
+if [ $# -lt 1 ]; then
+    echo "usage: $0 BIN [RUNNER]" >&2
+    exit 2
+fi
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+RUNNER=${2-}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/toytrans-readme.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+mkdir "$TMP/bin"
+# "toytrans" in an example is this build (under RUNNER when one is given).
+{
+    echo '#!/bin/sh'
+    echo "exec $RUNNER \"$BIN\" \"\$@\""
+} >"$TMP/bin/toytrans"
+chmod +x "$TMP/bin/toytrans"
+
+# Split the examples into files: NNN.cmd (the command), NNN.out and NNN.err (expected).
+awk -v dir="$TMP" '
+    /^<!-- example -->$/ { armed = 1; next }
+    /^```/ {
+        if (inside) { inside = 0; blank = 0; next }
+        if (armed) { inside = 1; armed = 0; next }
+        next
+    }
+    { armed = 0 }
+    inside && /^\$ / {
+        n++
+        file = sprintf("%s/%03d", dir, n)
+        print substr($0, 3) > (file ".cmd")
+        printf "" > (file ".out")
+        printf "" > (file ".err")
+        blank = 0
+        next
+    }
+    inside && n > 0 && $0 == "" { blank++; next }
+    inside && n > 0 {
+        if ($0 ~ /^toytrans [a-z-]+: /) {
+            print > (file ".err")
+        } else {
+            for (; blank > 0; blank--)
+                print "" > (file ".out")
+            print > (file ".out")
+        }
+        blank = 0
+    }
+    END { print n + 0 > (dir "/count") }
+' README.md
+
+count=$(cat "$TMP/count")
+passed=0
+failed=0
+if [ "$count" -lt 1 ]; then
+    echo "FAIL - README.md: no example blocks (<!-- example --> before a fence)"
+    exit 1
+fi
+i=1
+while [ "$i" -le "$count" ]; do
+    f=$(printf '%s/%03d' "$TMP" "$i")
+    cmd=$(cat "$f.cmd")
+    PATH="$TMP/bin:$PATH" sh -c "$cmd" >"$f.gotout" 2>"$f.goterr"
+    if cmp -s "$f.out" "$f.gotout" && cmp -s "$f.err" "$f.goterr"; then
+        passed=$((passed + 1))
+        echo "ok - README example: $cmd"
+    else
+        failed=$((failed + 1))
+        echo "FAIL - README example: $cmd"
+        diff "$f.out" "$f.gotout" | sed 's/^/    stdout | /'
+        diff "$f.err" "$f.goterr" | sed 's/^/    stderr | /'
+    fi
+    i=$((i + 1))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
