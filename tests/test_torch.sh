@@ -1,14 +1,17 @@
 #!/bin/sh
-# test_torch.sh — the bridge to PyTorch (python/toytrans_torch): `toytrans info` shows
-# another trainer's provenance; files written by its save() load in toytrans with every
-# check on, and a damaged one is refused.
+# test_torch.sh — the bridge to PyTorch (python/toytrans_torch), both directions:
+# `toytrans info` shows another trainer's provenance; files written by its save() load
+# in toytrans with every check on, and a damaged one is refused; a model trained by two
+# processes with torchrun and DistributedDataParallel (gloo, CPU) loads in toytrans,
+# passes `toytrans check` of its own regression set and decodes as PyTorch does;
+# resuming continues a run exactly; DDP's averaged gradient is the whole batch's.
 #
 #   sh tests/test_torch.sh BIN
 #
 # BIN is the toytrans binary. Needs Debian's python3-torch (`make torch-deps`), or the
 # Python that TOYTRANS_PYTHON names; without torch the torch checks are skipped with a
 # message. Prints "ok - ..." or "FAIL - ..." per check and ends with "N passed, M failed";
-# exits 1 if any check failed.
+# exits 1 if any check failed. Bounded to about a minute or two on two busy cores.
 
 if [ $# -ne 1 ]; then
     echo "usage: sh tests/test_torch.sh BIN" >&2
@@ -78,6 +81,27 @@ if ! "$PY" -c 'import torch, numpy' >/dev/null 2>&1; then
     exit
 fi
 
+# Debian's torchrun (PyTorch 1.13 on Python 3.11) cannot parse its own default
+# --redirects/--tee value "0" (Python 3.11 no longer iterates a zero flag), and fails
+# before starting a worker. Naming single streams works around it: workers' stdout goes
+# to their log files, their stderr to the console as well.
+TORCHRUN="torchrun"
+command -v torchrun >/dev/null 2>&1 || TORCHRUN="$PY -m torch.distributed.run"
+if ! "$PY" -c 'import sys
+from torch.distributed.elastic.multiprocessing.api import Std
+sys.exit(Std.from_str("0") is None)' 2>/dev/null; then
+    TORCHRUN="$TORCHRUN --redirects 1 --tee 2 --log_dir $TMP/torchrun-logs"
+fi
+echo "# launcher: $TORCHRUN"
+
+# torchrun_py ARGS...: torchrun with the package importable.
+torchrun_py() {
+    # TORCHRUN is unquoted on purpose: a command with its options.
+    # shellcheck disable=SC2086
+    PYTHONPATH="$ROOT/python" TOYTRANS="$BIN" OMP_NUM_THREADS=1 $TORCHRUN "$@" >"$OUT" 2>"$ERR"
+    CODE=$?
+}
+
 # ---------------------------------------------------------------------------------------
 # save(): a file toytrans loads with every check on; a damaged byte is refused
 
@@ -141,6 +165,73 @@ else
     fail "save refuses a token the tokenizer cannot make, and writes nothing" "exit $CODE"
     show "$ERR"
 fi
+
+# ---------------------------------------------------------------------------------------
+# Two processes, DDP on gloo: a tiny model, 150 steps on a slice of the corpus
+
+TRAIN="--train $ROOT/data/train.tsv --valid $ROOT/data/valid.tsv --limit 4800 --epochs 1
+       --batch 32 --lr 0.005 --warmup 20 --d-model 32 --heads 4 --d-ff 64 --max-len 40
+       --valid-exact 20 --log-every 50 --checkpoint-every 40"
+# shellcheck disable=SC2086
+torchrun_py --standalone --nproc_per_node=2 -m toytrans_torch.train $TRAIN \
+    --out "$TMP/ddp.db" --regression "$TMP/ddp.regression.tsv"
+expect_code "torchrun --nproc_per_node=2 -m toytrans_torch.train: exit 0" 0
+sed -n 's/^\(\[default0\]:\)\{0,1\}/# /p' "$ERR" | grep "toytrans_torch.train"
+expect_in "the run says it had two processes on gloo" "$ERR" "2 process(es), gloo backend, cpu"
+run info --model "$TMP/ddp.db"
+expect_code "info on the DDP-trained file: exit 0" 0
+grep -E '^  (created by|trained by|world size|steps done|epochs done) ' "$OUT" | sed 's/^/# /'
+expect_in "info: trained by PyTorch DDP" "$OUT" "  trained by          PyTorch"
+expect_in "info: trained by PyTorch DDP (the engine)" "$OUT" "DDP (DistributedDataParallel), gloo backend, cpu"
+expect_in "info: world size 2" "$OUT" "  world size          2"
+expect_in "info: 150 steps done" "$OUT" "  steps done          150"
+expect_in "info: the training history" "$OUT" "150 logged, steps 1 to 150, epochs 1 to 1"
+expect_in "info: the epoch's validation" "$OUT" "lowest validation loss"
+run check "$TMP/ddp.regression.tsv" --model "$TMP/ddp.db"
+expect_code "toytrans check of the model's own regression set: exit 0" 0
+expect_in "toytrans check: its 50 cases pass" "$OUT" "50 passed, 0 failed"
+py -m toytrans_torch.verify --model "$TMP/ddp.db" --sentences "$ROOT/data/test.tsv" \
+    --limit 50 --beam 4 --tolerance 1e-4
+expect_code "50 test sentences: PyTorch and toytrans decode alike (greedy, beam 4, log-probabilities within 1e-4)" 0
+sed 's/^/# /' "$OUT"
+
+# ---------------------------------------------------------------------------------------
+# Resume: stopped after 100 steps and resumed, the run ends with the same weights
+
+# shellcheck disable=SC2086
+torchrun_py --standalone --nproc_per_node=2 -m toytrans_torch.train $TRAIN \
+    --out "$TMP/resumed.db" --stop-after 100
+expect_code "a run stopped after 100 steps: exit 0" 0
+run info --model "$TMP/resumed.db"
+expect_in "the stopped run's checkpoint: 100 steps done" "$OUT" "  steps done          100"
+torchrun_py --standalone --nproc_per_node=2 -m toytrans_torch.train \
+    --train "$ROOT/data/train.tsv" --out "$TMP/resumed.db" --resume
+expect_code "--resume: exit 0" 0
+expect_in "--resume starts where the run stopped" "$ERR" "resuming at step 100"
+py - "$TMP/ddp.db" "$TMP/resumed.db" <<'EOF'
+import sys
+import numpy as np
+from toytrans_torch import read_model_file
+a, b = read_model_file(sys.argv[1])[2], read_model_file(sys.argv[2])[2]
+assert a.keys() == b.keys()
+diff = max(float(np.abs(a[k] - b[k]).max()) for k in a)
+print(f"largest difference between the weights of the whole run and the resumed one: {diff:.3g}")
+sys.exit(0 if diff == 0.0 else 1)
+EOF
+expect_code "stopped and resumed, the weights equal the uninterrupted run's" 0
+sed 's/^/# /' "$OUT"
+if [ -n "$(ls "$TMP"/*.tmp "$TMP"/*-journal "$TMP"/*-wal 2>/dev/null)" ]; then
+    fail "checkpoints leave no temporary file" "$(ls "$TMP"/*.tmp "$TMP"/*-journal "$TMP"/*-wal)"
+else
+    pass "checkpoints leave no temporary file"
+fi
+
+# ---------------------------------------------------------------------------------------
+# DDP's promise, on the training loss itself
+
+torchrun_py --standalone --nproc_per_node=2 "$ROOT/tests/torch_ddp_grad.py"
+expect_code "gradients averaged over 2 processes equal one process's on the whole batch" 0
+grep -h "gradients over\|FAIL" "$ERR" | sed 's/^\(\[default0\]:\)\{0,1\}/# /'
 
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then

@@ -30,7 +30,7 @@ def _log_probs(logits):
     """[N, V] float32 logits -> [N, V] float64 log-probabilities; a non-finite logit fails."""
     if not torch.all(torch.isfinite(logits)):
         raise DecodeError("the model computes a NaN or infinite logit")
-    return torch.log_softmax(logits.double(), dim=-1).numpy()
+    return torch.log_softmax(logits.double(), dim=-1).cpu().numpy()
 
 
 def greedy(model, src_ids, limit, masks=None):
@@ -39,10 +39,12 @@ def greedy(model, src_ids, limit, masks=None):
     (all but <pad> and <s>) wins, ties to the lowest id; decoding stops after </s> or
     when the output, </s> included, has `limit` tokens."""
     masks = masks or causal_masks(limit)
-    memory = model.encode(torch.tensor([src_ids]))
+    dev = model.generator.weight.device
+    memory = model.encode(torch.tensor([src_ids], device=dev))
     prefix, out, lps = [BOS], [], []
     while len(out) < limit:
-        h = model.decode(torch.tensor([prefix]), memory, masks[len(prefix)])
+        h = model.decode(torch.tensor([prefix], device=dev), memory,
+                         masks[len(prefix)].to(dev))
         logits = model.generator(h[0, -1:])            # only the last position is needed
         lp = _log_probs(logits)[0]
         words = logits[0].clone()
@@ -76,12 +78,13 @@ def beam_search(model, src_ids, beam, limit, masks=None):
     the best normalised score wins (ties: the first finished). The live hypotheses all
     have the same length, so each step is one decoder call on a batch of them."""
     masks = masks or causal_masks(limit)
-    memory = model.encode(torch.tensor([src_ids]))
+    dev = model.generator.weight.device
+    memory = model.encode(torch.tensor([src_ids], device=dev))
     k = min(beam, model.generator.out_features - 2)
 
     def log_probs(hyps):
-        tgt = torch.tensor([[BOS] + h for h in hyps])
-        h = model.decode(tgt, memory.expand(len(hyps), -1, -1), masks[tgt.shape[1]])
+        tgt = torch.tensor([[BOS] + h for h in hyps], device=dev)
+        h = model.decode(tgt, memory.expand(len(hyps), -1, -1), masks[tgt.shape[1]].to(dev))
         return _log_probs(model.generator(h[:, -1]))
 
     hyps, scores, finished = [[]], [0.0], []

@@ -30,8 +30,9 @@ def find_toytrans(toytrans=None):
     return found
 
 
-def run_toytrans(toytrans, args, lines):
-    """Runs toytrans with lines on standard input -> its output lines (one per input)."""
+def run_toytrans(toytrans, args, lines, per_line=True):
+    """Runs toytrans with lines on standard input -> its output lines (one per input
+    unless per_line is False)."""
     cmd = [find_toytrans(toytrans)] + args
     try:
         p = subprocess.run(cmd, input="".join(line + "\n" for line in lines),
@@ -44,7 +45,7 @@ def run_toytrans(toytrans, args, lines):
     out = p.stdout.split("\n")
     if out and out[-1] == "":
         out.pop()
-    if len(out) != len(lines):
+    if per_line and len(out) != len(lines):
         raise ToolError(f"{' '.join(cmd)} gave {len(out)} lines for {len(lines)} inputs")
     return out
 
