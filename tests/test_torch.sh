@@ -40,9 +40,13 @@ CODE=0
 # shellcheck source=tests/cli_lib.sh
 . "$(dirname "$0")/cli_lib.sh"
 
+# One thread per process, in torch and in OpenBLAS: two processes share two cores, and
+# the resumed run must repeat the uninterrupted one's arithmetic exactly.
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+
 # py ARGS...: Python with the package importable; stdout to $OUT, stderr to $ERR.
 py() {
-    PYTHONPATH="$ROOT/python" TOYTRANS="$BIN" OMP_NUM_THREADS=1 "$PY" "$@" >"$OUT" 2>"$ERR"
+    PYTHONPATH="$ROOT/python" TOYTRANS="$BIN" "$PY" "$@" >"$OUT" 2>"$ERR"
     CODE=$?
 }
 
@@ -94,11 +98,12 @@ sys.exit(Std.from_str("0") is None)' 2>/dev/null; then
 fi
 echo "# launcher: $TORCHRUN"
 
-# torchrun_py ARGS...: torchrun with the package importable.
+# torchrun_py ARGS...: torchrun with the package importable; a run that hangs (a
+# process waiting for a peer that died) is ended after 5 minutes.
 torchrun_py() {
     # TORCHRUN is unquoted on purpose: a command with its options.
     # shellcheck disable=SC2086
-    PYTHONPATH="$ROOT/python" TOYTRANS="$BIN" OMP_NUM_THREADS=1 $TORCHRUN "$@" >"$OUT" 2>"$ERR"
+    PYTHONPATH="$ROOT/python" TOYTRANS="$BIN" timeout 300 $TORCHRUN "$@" >"$OUT" 2>"$ERR"
     CODE=$?
 }
 
@@ -165,6 +170,13 @@ else
     fail "save refuses a token the tokenizer cannot make, and writes nothing" "exit $CODE"
     show "$ERR"
 fi
+
+# The other direction: a model trained by `toytrans train` (the shipped one) decodes in
+# PyTorch as in toytrans.
+py -m toytrans_torch.verify --model "$ROOT/models/en-de.db" --sentences "$ROOT/data/test.tsv" \
+    --limit 50 --beam 4 --tolerance 1e-4
+expect_code "the shipped model in PyTorch: 50 test sentences decode alike (greedy, beam 4, log-probabilities within 1e-4)" 0
+sed 's/^/# /' "$OUT"
 
 # ---------------------------------------------------------------------------------------
 # Two processes, DDP on gloo: a tiny model, 150 steps on a slice of the corpus
