@@ -232,6 +232,31 @@ sys.exit(0 if diff == 0.0 else 1)
 EOF
 expect_code "stopped and resumed, the weights equal the uninterrupted run's" 0
 sed 's/^/# /' "$OUT"
+# The resume state is read without unpickling objects: a file whose optimiser state
+# would run a command when unpickled is refused, and the command does not run.
+cp "$TMP/resumed.db" "$TMP/hostile.db"
+py - "$TMP/hostile.db" "$TMP/ran" <<'EOF'
+import io, os, sqlite3, sys
+import torch
+class Payload:
+    def __reduce__(self):
+        return (os.system, (f"touch {sys.argv[2]}",))
+buf = io.BytesIO()
+torch.save({"0.exp_avg": Payload()}, buf)
+db = sqlite3.connect(sys.argv[1])
+with db:
+    db.execute("UPDATE torch_checkpoint SET value = ? WHERE key = 'optimizer_state'",
+               (buf.getvalue(),))
+EOF
+py -m toytrans_torch.train --train "$ROOT/data/train.tsv" --out "$TMP/hostile.db" --resume
+if [ "$CODE" -eq 3 ] && grep -q "state is unreadable" "$ERR" && [ ! -e "$TMP/ran" ]; then
+    pass "--resume refuses a pickled object in the optimiser state, and runs nothing"
+else
+    fail "--resume refuses a pickled object in the optimiser state, and runs nothing" \
+        "exit $CODE$([ -e "$TMP/ran" ] && echo ', and the command ran')"
+    show "$ERR"
+fi
+rm -f "$TMP/hostile.db"
 if [ -n "$(ls "$TMP"/*.tmp "$TMP"/*-journal "$TMP"/*-wal 2>/dev/null)" ]; then
     fail "checkpoints leave no temporary file" "$(ls "$TMP"/*.tmp "$TMP"/*-journal "$TMP"/*-wal)"
 else

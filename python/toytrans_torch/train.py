@@ -24,6 +24,7 @@ continues the run, with any number of processes.
 import argparse
 import hashlib
 import io
+import json
 import math
 import os
 import random
@@ -260,21 +261,45 @@ def provenance(args, group, corpus_hash, seconds, step, epoch):
 
 
 def write_checkpoint(args, group, model, vocabs, opt, sched, state, history, corpus_hash):
-    """Rank 0: the model file with the optimiser state and the run's position."""
+    """Rank 0: the model file with the optimiser state and the run's position.
+
+    The state is stored as JSON text plus one blob of tensors (torch.save of a flat
+    name -> tensor dict), so that a resume reads it with torch.load(weights_only=True):
+    a file cannot make the reader unpickle arbitrary objects."""
+    opt_sd = opt.state_dict()
+    tensors = {f"{index}.{key}": value for index, slots in opt_sd["state"].items()
+               for key, value in slots.items()}
     buf = io.BytesIO()
-    torch.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
-                "position": state, "args": vars(args)}, buf)
+    torch.save(tensors, buf)
+    rows = {"position": json.dumps(state), "args": json.dumps(vars(args)),
+            "scheduler": json.dumps(sched.state_dict()),
+            "optimizer_groups": json.dumps(opt_sd["param_groups"]),
+            "optimizer_state": buf.getvalue()}
     inner = getattr(model, "module", model)
     save(args.out, inner, vocabs, inner.config,
          provenance(args, group, corpus_hash, state["seconds"], state["step"], state["epoch"]),
-         history=history, extra={CHECKPOINT_TABLE: {"state": buf.getvalue()}})
+         history=history, extra={CHECKPOINT_TABLE: rows})
+
+
+def optimizer_state(groups, tensors):
+    """The optimiser's state_dict from write_checkpoint's rows."""
+    state = {}
+    for name, value in tensors.items():
+        index, key = name.split(".", 1)
+        state.setdefault(int(index), {})[key] = value
+    for g in groups:
+        if "betas" in g:
+            g["betas"] = tuple(g["betas"])
+    return {"state": state, "param_groups": groups}
 
 
 def read_checkpoint(path):
     """Rank 0 of a resumed run: (cfg, vocabularies, weights, run state, history)."""
     try:
         cfg, vocabs, weights, _ = read_model_file(path)
-        blob = read_table_blob(path, CHECKPOINT_TABLE, "state")
+        rows = {key: read_table_blob(path, CHECKPOINT_TABLE, key)
+                for key in ("position", "args", "scheduler", "optimizer_groups",
+                            "optimizer_state")}
         db = sqlite3.connect("file:" + os.path.abspath(path) + "?mode=ro", uri=True)
         try:
             steps = [tuple(r) for r in db.execute(
@@ -285,10 +310,19 @@ def read_checkpoint(path):
             db.close()
     except (ModelError, sqlite3.Error) as e:
         raise TrainError(f"{path}: cannot resume: {e}", EXIT_MODEL) from None
-    if blob is None:
-        raise TrainError(f"{path}: cannot resume: no {CHECKPOINT_TABLE} table (the file was "
-                         f"not written by {PROG})", EXIT_MODEL)
-    state = torch.load(io.BytesIO(blob), map_location="cpu")
+    missing = [key for key, value in rows.items() if value is None]
+    if missing:
+        raise TrainError(f"{path}: cannot resume: no {CHECKPOINT_TABLE} {missing[0]} (the "
+                         f"file was not written by {PROG})", EXIT_MODEL)
+    try:
+        tensors = torch.load(io.BytesIO(rows["optimizer_state"]), map_location="cpu",
+                             weights_only=True)
+        state = {"position": json.loads(rows["position"]), "args": json.loads(rows["args"]),
+                 "scheduler": json.loads(rows["scheduler"]),
+                 "optimizer": optimizer_state(json.loads(rows["optimizer_groups"]), tensors)}
+    except Exception as e:  # noqa: BLE001 - torch and json raise several kinds
+        raise TrainError(f"{path}: cannot resume: the {CHECKPOINT_TABLE} state is unreadable "
+                         f"({e})", EXIT_MODEL) from None
     return cfg, vocabs, weights, state, (steps, epochs)
 
 
