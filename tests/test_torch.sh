@@ -179,7 +179,8 @@ expect_code "the shipped model in PyTorch: 50 test sentences decode alike (greed
 sed 's/^/# /' "$OUT"
 
 # ---------------------------------------------------------------------------------------
-# Two processes, DDP on gloo: a tiny model, 150 steps on a slice of the corpus
+# Two processes, DDP on gloo: a tiny model, 152 steps on a slice of the corpus (4,800 pairs
+# and 61 copies with names as <unk>)
 
 TRAIN="--train $ROOT/data/train.tsv --valid $ROOT/data/valid.tsv --limit 4800 --epochs 1
        --batch 32 --lr 0.005 --warmup 20 --d-model 32 --heads 4 --d-ff 64 --max-len 40
@@ -190,14 +191,20 @@ torchrun_py --standalone --nproc_per_node=2 -m toytrans_torch.train $TRAIN \
 expect_code "torchrun --nproc_per_node=2 -m toytrans_torch.train: exit 0" 0
 sed -n 's/^\(\[default0\]:\)\{0,1\}/# /p' "$ERR" | grep "toytrans_torch.train"
 expect_in "the run says it had two processes on gloo" "$ERR" "2 process(es), gloo backend, cpu"
+expect_in "the run adds pairs with names as <unk> (name augmentation)" "$ERR" "with names as <unk>)"
+if grep -q "(+0 with names as <unk>)" "$ERR"; then
+    fail "name augmentation adds pairs" "it added none"
+else
+    pass "name augmentation adds pairs"
+fi
 run info --model "$TMP/ddp.db"
 expect_code "info on the DDP-trained file: exit 0" 0
 grep -E '^  (created by|trained by|world size|steps done|epochs done) ' "$OUT" | sed 's/^/# /'
 expect_in "info: trained by PyTorch DDP" "$OUT" "  trained by          PyTorch"
 expect_in "info: trained by PyTorch DDP (the engine)" "$OUT" "DDP (DistributedDataParallel), gloo backend, cpu"
 expect_in "info: world size 2" "$OUT" "  world size          2"
-expect_in "info: 150 steps done" "$OUT" "  steps done          150"
-expect_in "info: the training history" "$OUT" "150 logged, steps 1 to 150, epochs 1 to 1"
+expect_in "info: 152 steps done" "$OUT" "  steps done          152"
+expect_in "info: the training history" "$OUT" "152 logged, steps 1 to 152, epochs 1 to 1"
 expect_in "info: the epoch's validation" "$OUT" "lowest validation loss"
 run check "$TMP/ddp.regression.tsv" --model "$TMP/ddp.db"
 expect_code "toytrans check of the model's own regression set: exit 0" 0

@@ -1,10 +1,12 @@
-"""Batches and the learning-rate schedule as toytrans's trainer makes them (src/train.c):
-the same grouping and padding, so PyTorch trains on the batches toytrans would."""
+"""Batches, name augmentation and the learning-rate schedule as toytrans's trainer makes
+them (src/train.c): the same grouping and padding, so PyTorch trains on the batches
+toytrans would."""
 import math
+import random
 
 import torch
 
-from .modelfile import BOS, EOS, PAD
+from .modelfile import BOS, EOS, PAD, UNK
 
 
 def make_batches(src_ids, tgt_ids, batch, max_len):
@@ -43,3 +45,34 @@ def lr_factor(step, total, warmup):
     span = total - warmup if total > warmup else 1
     progress = min((step - warmup) / span, 1.0)
     return 0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def name_map(vocabs):
+    """For each source id, the target id of the same word capitalised ("anna" -> "Anna"),
+    or -1: a word written alike in both languages is taken for a name (src/train.c)."""
+    index = {t: i for i, t in enumerate(vocabs.tgt)}
+    out = []
+    for i, w in enumerate(vocabs.src):
+        t = index.get(w[0].upper() + w[1:], -1) if i >= 4 and "a" <= w[:1] <= "z" else -1
+        out.append(t if t >= 4 else -1)
+    return out
+
+
+def augment_names(src_ids, tgt_ids, vocabs, fraction, seed):
+    """toytrans train's name augmentation: copies of about `fraction` of the pairs that
+    have names, appended, with every name <unk> on both sides, so the model learns to
+    put <unk> where an unknown name stands (the translator then shows the source word it
+    attended to: names pass through). One draw per pair with a name, from the seed;
+    the draws are Python's, not toytrans's generator, so the pairs chosen differ."""
+    if fraction <= 0:
+        return src_ids, tgt_ids
+    names = name_map(vocabs)
+    rng = random.Random(seed * 2246822519 ^ 0x6E616D65)
+    src_out, tgt_out = list(src_ids), list(tgt_ids)
+    for s, t in zip(src_ids, tgt_ids):
+        if not any(names[i] >= 0 for i in s) or rng.random() >= fraction:
+            continue
+        gone = {names[i] for i in s if names[i] >= 0}
+        src_out.append([UNK if names[i] >= 0 else i for i in s])
+        tgt_out.append([UNK if i in gone else i for i in t])
+    return src_out, tgt_out

@@ -7,7 +7,9 @@ DistributedDataParallel; the result is a toytrans model file.
 (with PYTHONPATH=python; run without torchrun it trains in one process). Every process
 reads the corpus and tokenizes it with toytrans's own tokenizer (`toytrans tokenize`),
 with the vocabulary of --vocab or one `toytrans vocab` makes from --train, so the ids are
-toytrans's; the processes check that they agree on it before the first step.
+toytrans's; the processes check that they agree on it before the first step. As
+toytrans train does, copies of a fraction of the pairs with names (--name-augment) are
+added with every name <unk> on both sides, so that unknown names pass through.
 
 One optimiser step takes one batch of --batch sentence pairs, grouped by length and
 shuffled per epoch as toytrans groups them (the same on every process, from --seed).
@@ -39,7 +41,7 @@ import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel
 
 from . import tools
-from .data import batch_tensors, lr_factor, make_batches
+from .data import augment_names, batch_tensors, lr_factor, make_batches
 from .decode import causal_masks, greedy
 from .model import Translator, init_like_toytrans, save, state_dict_from_weights
 from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_vocab,
@@ -252,6 +254,7 @@ def provenance(args, group, corpus_hash, seconds, step, epoch):
         "train_label_smoothing": repr(args.label_smoothing),
         "train_weight_decay": repr(args.weight_decay),
         "train_clip": repr(args.clip),
+        "train_name_augment": repr(args.name_augment),
         "train_seed": str(args.seed),
         "train_threads": str(torch.get_num_threads()),
         "train_seconds": f"{seconds:.3f}",
@@ -350,7 +353,8 @@ def train(args, group):
         ckpt = group.broadcast(read_checkpoint(args.out) if group.rank == 0 else None)
         cfg, vocabs, weights, saved, history = ckpt
         for key in ("train", "epochs", "batch", "lr", "warmup", "label_smoothing",
-                    "weight_decay", "clip", "seed", "limit", "valid", "valid_exact"):
+                    "weight_decay", "clip", "seed", "limit", "valid", "valid_exact",
+                    "name_augment"):
             setattr(args, key, saved["args"][key])
     else:
         if os.path.lexists(args.out) and not args.force:
@@ -371,6 +375,7 @@ def train(args, group):
     corpus_hash = corpus_fnv1a64(pairs)
     src_ids = tools.tokenize_ids([s for s, _ in pairs], "src", vocabs.src, args.toytrans)
     tgt_ids = tools.tokenize_ids([t for _, t in pairs], "tgt", vocabs.tgt, args.toytrans)
+    src_ids, tgt_ids = augment_names(src_ids, tgt_ids, vocabs, args.name_augment, args.seed)
     batches = [b for b in make_batches(src_ids, tgt_ids, args.batch, cfg["max_len"])
                if len(b) >= group.world]        # every process needs a share
     if not batches:
@@ -409,7 +414,8 @@ def train(args, group):
     seconds0 = state["seconds"]
     who = (f"{group.world} process(es), {group.backend} backend, {group.device}"
            if group.distributed else f"one process (not under torchrun), {group.device}")
-    log(group, f"{who}; {len(pairs)} pairs, {len(batches)} batches of up to {args.batch} "
+    log(group, f"{who}; {len(pairs)} pairs (+{len(src_ids) - len(pairs)} with names as "
+               f"<unk>), {len(batches)} batches of up to {args.batch} "
                f"per epoch, vocabularies {len(vocabs.src)}/{len(vocabs.tgt)}; "
                + (f"resuming at step {state['step']}" if saved else "a new model"))
 
@@ -544,6 +550,10 @@ def parse_args(argv=None):
     p.add_argument("--weight-decay", type=float, default=0.01)
     p.add_argument("--clip", type=float, default=1.0, help="gradient-norm clipping, 0: none")
     p.add_argument("--dropout", type=float, default=0.0)
+    p.add_argument("--name-augment", type=float, default=0.1,
+                   help="add this fraction of the pairs with names again with every name "
+                        "as <unk> on both sides, so that unknown names pass through "
+                        "(default 0.1, as toytrans train)")
     p.add_argument("--d-model", type=int, default=64)
     p.add_argument("--heads", type=int, default=4)
     p.add_argument("--enc-layers", type=int, default=2)
@@ -572,8 +582,8 @@ def parse_args(argv=None):
     for name in ("limit", "stop_after"):
         if getattr(a, name) is not None and getattr(a, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
-    if not 0 <= a.label_smoothing < 1 or not 0 <= a.dropout < 1:
-        p.error("--label-smoothing and --dropout must be in [0, 1)")
+    if not 0 <= a.label_smoothing < 1 or not 0 <= a.dropout < 1 or not 0 <= a.name_augment <= 1:
+        p.error("--label-smoothing and --dropout must be in [0, 1), --name-augment in [0, 1]")
     return a
 
 
