@@ -6,6 +6,7 @@
 #   make asan       the whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make valgrind   the whole test suite under valgrind (errors and leaks fail the run)
 #   make bench      time toytrans beside PyTorch on the same model (bench/results.md)
+#   make torch-deps install Debian's python3-torch and python3-numpy (the PyTorch bridge)
 #   make test-browser  build, then click through `toytrans inspect --html` in headless
 #                   Chromium (installs Debian's chromium as root, and the npm packages)
 #   make lint       cppcheck and clang-tidy (.clang-tidy) over src/, tests/ and bench/
@@ -128,7 +129,7 @@ CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all install uninstall FORCE deps bench bench-deps coverage-measure demo corpus vocab model test check-unit check-cli asan valgrind clean \
+.PHONY: all install uninstall FORCE deps bench bench-deps torch-deps check-torch coverage-measure demo corpus vocab model test check-unit check-cli asan valgrind clean \
         fuzz fuzz-deps fuzz-replay \
         browser-deps test-browser lint crash-test
 .DEFAULT_GOAL := all
@@ -166,6 +167,24 @@ bench-deps:
 	@if ! /usr/bin/python3 -c 'import torch, numpy' >/dev/null 2>&1 || \
 	    ! ls /usr/lib/*/libopenblas.so.0 >/dev/null 2>&1; then \
 	  $(call apt_install,bench-deps,$(BENCH_DEBPKGS),make bench); \
+	fi
+
+# The PyTorch bridge (python/toytrans_torch: load, save, translate, and training with
+# torchrun and DistributedDataParallel) needs Debian's PyTorch and numpy; torchrun comes
+# with python3-torch. apt waits up to 10 minutes for a lock another apt holds.
+TORCH_DEBPKGS = python3-torch python3-numpy
+torch-deps:
+	@if ! /usr/bin/python3 -c 'import torch, numpy' >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "torch-deps: installing $(TORCH_DEBPKGS)"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+	      $(TORCH_DEBPKGS) >/dev/null || exit 1; \
+	  else \
+	    echo "torch-deps: run this once, then make torch-deps again:" >&2; \
+	    echo "  sudo apt-get install $(TORCH_DEBPKGS)" >&2; \
+	    exit 1; \
+	  fi; \
 	fi
 
 # The kernels are the hot loops: optimised further, allowed to fuse a multiply and an
@@ -273,7 +292,7 @@ vocab: $(BIN)
 # RUNNER prefixes every test binary (valgrind sets it); a failing binary fails the run
 # only after all of them have run, so one failure does not hide the others.
 RUNNER ?=
-test: check-unit check-cli fuzz-replay
+test: check-unit check-cli fuzz-replay check-torch
 
 check-unit: $(TEST_BIN)
 	@failed=0; for t in $(TEST_BIN); do \
@@ -295,6 +314,19 @@ check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_matrix_cli.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_readme.sh ./$(BIN) "$(RUNNER)"
+
+# The PyTorch bridge, both directions (tests/test_torch.sh, about a minute or two):
+# installs python3-torch first where it can (as root); where it cannot, the script says
+# so and skips the PyTorch checks. It tests the Python side and the file format against
+# the release binary, so the sanitizer and valgrind flavours leave it out.
+check-torch: $(BIN)
+	@if [ "$(FLAVOUR)" != release ]; then \
+	  echo "check-torch: not run in the $(FLAVOUR) build (make test runs it)"; \
+	else \
+	  $(MAKE) --no-print-directory torch-deps || \
+	    echo "check-torch: python3-torch could not be installed"; \
+	  sh tests/test_torch.sh ./$(BIN); \
+	fi
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan:

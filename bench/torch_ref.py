@@ -9,20 +9,19 @@ Run with Debian's python3-torch:
 
 What it does, in order:
 
-1. Loads the toytrans model file (an SQLite database, docs/model-format.md; tensor names
-   in docs/model.md) with Python's sqlite3 into torch.nn.Transformer (pre-LayerNorm,
-   batch_first, ReLU) plus the two embedding tables, the sinusoidal positions and the
-   generator, exactly as src/transformer.c computes them. This is the reverse of
-   tests/fixtures/gen_transformer_ref.py. A file of another format version or shape is
-   refused with a message (exit status 3).
-2. Takes the benchmark sentences' source ids from `toytrans tokenize --model M` (then
-   </s>, as src/translator.c appends it), and toytrans's own outputs from
+1. Loads the toytrans model file with the repository's package, python/toytrans_torch
+   (toytrans_torch.load: torch.nn.Transformer, pre-LayerNorm, batch_first, ReLU, plus the
+   two embedding tables, the sinusoidal positions and the generator, exactly as
+   src/transformer.c computes them). A file toytrans would refuse is refused with a
+   message (exit status 3).
+2. Takes the benchmark sentences' source ids from `toytrans tokenize` (then </s>, as
+   src/translator.c appends it), and toytrans's own outputs from
    `toytrans translate --json` (greedy and --beam N), so both sides see identical input.
-3. Greedy decoding in PyTorch, one sentence at a time, checked token for token against
+3. Greedy decoding in PyTorch (toytrans_torch.greedy), one sentence at a time, checked token for token against
    toytrans. Any mismatch makes the benchmark invalid: it is recorded in the JSON and the
    exit status is 1.
-4. Beam search mirroring src/decode.c's beam_search, batched over the live hypotheses,
-   checked the same way.
+4. Beam search (toytrans_torch.beam_search, mirroring src/decode.c's), checked the same
+   way.
 5. Timing: the median over --reps passes (after one warm-up pass) of sentences per second;
    model load time up to the first decoded word.
 6. Training steps of the same configuration on padded, length-grouped batches of
@@ -46,22 +45,24 @@ import re
 import resource
 import sqlite3
 import statistics
-import subprocess
 import sys
-import urllib.parse
 
-import numpy as np
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
+
+# The model, its file and its decoding live in the repository's package, python/.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import toytrans_torch as tt                                   # noqa: E402
+from toytrans_torch import tools as tt_tools                  # noqa: E402
+from toytrans_torch.data import batch_tensors, lr_factor, make_batches   # noqa: E402
+from toytrans_torch.decode import beam_search, causal_masks   # noqa: E402
+from toytrans_torch.modelfile import BOS, EOS, PAD, ModelError   # noqa: E402
+from toytrans_torch.model import Translator, init_like_toytrans  # noqa: E402
+from toytrans_torch.tools import ToolError, read_tsv          # noqa: E402
 
 TORCH_IMPORTED = time.perf_counter()
 
 PROG = "torch_ref.py"
-PAD, UNK, BOS, EOS = 0, 1, 2, 3
-RESERVED = ["<pad>", "<unk>", "<s>", "</s>"]
-APPLICATION_ID = 1954116722     # 0x74797472, "tytr"
-FORMAT_VERSION = 1
 EXIT_MISMATCH, EXIT_USAGE, EXIT_MODEL = 1, 2, 3
 
 # Training settings: the shipped model's (the Makefile's MODEL_SETTINGS: --epochs 12
@@ -81,425 +82,27 @@ TRAIN_WARMUP_STEPS = 3          # untimed optimiser steps before the timed ones
 TRAIN_SEED = 1
 
 
-class ModelError(Exception):
-    """The model file breaks the contract (docs/model-format.md)."""
-
-
-class ToolError(Exception):
-    """toytrans or an input file did not give what was needed."""
-
-
-# ------------------------------------------------------------------------------------------
-# Reading the model file
-
-
-def expected_shapes(cfg, v_tgt):
-    """Every tensor-table entry the configuration implies, name -> shape (docs/model.md)."""
-    D, Fw = cfg["d_model"], cfg["d_ff"]
-    shapes = {}
-
-    def attn(prefix):
-        for part in ("W_query", "W_key", "W_value"):
-            shapes[f"{prefix}.{part}.weight"] = (D, D)
-            if cfg["qkv_bias"]:
-                shapes[f"{prefix}.{part}.bias"] = (D,)
-        shapes[f"{prefix}.out_proj.weight"] = (D, D)
-        shapes[f"{prefix}.out_proj.bias"] = (D,)
-
-    def ffn_norms(prefix, norms):
-        shapes[f"{prefix}.linear1.weight"] = (Fw, D)
-        shapes[f"{prefix}.linear1.bias"] = (Fw,)
-        shapes[f"{prefix}.linear2.weight"] = (D, Fw)
-        shapes[f"{prefix}.linear2.bias"] = (D,)
-        for n in norms:
-            shapes[f"{prefix}.{n}.weight"] = (D,)
-            shapes[f"{prefix}.{n}.bias"] = (D,)
-
-    for i in range(cfg["n_encoder_layers"]):
-        attn(f"encoder.layers.{i}.self_attn")
-        ffn_norms(f"encoder.layers.{i}", ("norm1", "norm2"))
-    for i in range(cfg["n_decoder_layers"]):
-        attn(f"decoder.layers.{i}.self_attn")
-        attn(f"decoder.layers.{i}.cross_attn")
-        ffn_norms(f"decoder.layers.{i}", ("norm1", "norm2", "norm3"))
-    for n in ("encoder.norm", "decoder.norm"):
-        shapes[f"{n}.weight"] = (D,)
-        shapes[f"{n}.bias"] = (D,)
-    shapes["generator.weight"] = (v_tgt, D)
-    shapes["generator.bias"] = (v_tgt,)
-    return shapes
-
-
-def read_config(db):
-    """meta -> dict of hyper-parameters, each checked as docs/model-format.md says."""
-    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-    if meta.get("format") != "toytrans-model":
-        raise ModelError(f"meta format is {meta.get('format')!r}, not 'toytrans-model'")
-    if meta.get("format_version") != str(FORMAT_VERSION):
-        raise ModelError(f"meta format_version is {meta.get('format_version')!r}; this script "
-                         f"reads format_version {FORMAT_VERSION} only")
-    limits = {"d_model": (1, 4096), "n_heads": (1, 4096), "n_encoder_layers": (1, 64),
-              "n_decoder_layers": (1, 64), "d_ff": (1, 65536), "max_len": (2, 4096),
-              "qkv_bias": (0, 1)}
-    cfg = {}
-    for key, (lo, hi) in limits.items():
-        text = meta.get(key)
-        if text is None:
-            raise ModelError(f"meta has no {key}")
-        try:
-            value = int(text)
-        except ValueError:
-            raise ModelError(f"meta {key} is {text!r}, not an integer") from None
-        if not lo <= value <= hi:
-            raise ModelError(f"meta {key} = {value} is outside {lo}..{hi}")
-        cfg[key] = value
-    if cfg["d_model"] % cfg["n_heads"]:
-        raise ModelError(f"d_model {cfg['d_model']} is not a multiple of n_heads {cfg['n_heads']}")
-    if meta.get("activation") != "relu":
-        raise ModelError(f"activation {meta.get('activation')!r} is not supported (relu only)")
-    if meta.get("norm") != "pre":
-        raise ModelError(f"norm {meta.get('norm')!r} is not supported (pre only)")
-    try:
-        eps = float(meta.get("layer_norm_eps", ""))
-    except ValueError:
-        eps = float("nan")
-    if not 0.0 < eps < 1.0:
-        raise ModelError(f"layer_norm_eps {meta.get('layer_norm_eps')!r} is not in (0, 1)")
-    cfg["layer_norm_eps"] = eps
-    return cfg
-
-
-def read_vocab(db, lang):
-    rows = db.execute("SELECT id, token FROM vocab WHERE lang = ? ORDER BY id", (lang,)).fetchall()
-    if [r[0] for r in rows] != list(range(len(rows))):
-        raise ModelError(f"{lang} vocabulary ids are not dense from 0")
-    tokens = [r[1] for r in rows]
-    if tokens[:4] != RESERVED:
-        raise ModelError(f"{lang} vocabulary does not begin with {' '.join(RESERVED)}")
-    return tokens
-
-
-def f32_blob(blob, count, what):
-    if not isinstance(blob, bytes) or len(blob) != 4 * count:
-        raise ModelError(f"{what}: {len(blob) if isinstance(blob, bytes) else 'no'} bytes, "
-                         f"expected {4 * count}")
-    a = np.frombuffer(blob, dtype="<f4")
-    if not np.all(np.isfinite(a)):
-        raise ModelError(f"{what}: holds NaN or Inf")
-    return a
-
-
-def read_model_file(path):
-    """The model file -> (cfg, src_tokens, tgt_tokens, weights), weights mapping toytrans's
-    tensor names (plus 'embedding.src' / 'embedding.tgt') to float32 arrays."""
-    if os.path.islink(path) or not os.path.isfile(path):
-        raise ModelError("not an existing regular file (or a symbolic link)")
-    if os.path.getsize(path) == 0:
-        raise ModelError("empty file")
-    uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
-    db = sqlite3.connect(uri, uri=True)
-    try:
-        try:
-            app = db.execute("PRAGMA application_id").fetchone()[0]
-        except sqlite3.DatabaseError as e:
-            raise ModelError(f"not an SQLite database ({e})") from None
-        if app != APPLICATION_ID:
-            raise ModelError(f"application_id is {app}, not {APPLICATION_ID}: not a toytrans model")
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version != FORMAT_VERSION:
-            raise ModelError(f"format version (user_version) {version}; this script reads "
-                             f"version {FORMAT_VERSION} only"
-                             + (" (a newer format)" if version > FORMAT_VERSION else ""))
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        for t in ("meta", "vocab", "embedding", "tensor"):
-            if t not in tables:
-                raise ModelError(f"no table {t}")
-        cfg = read_config(db)
-        D = cfg["d_model"]
-        src_tokens, tgt_tokens = read_vocab(db, "src"), read_vocab(db, "tgt")
-        weights = {}
-        for lang, tokens in (("src", src_tokens), ("tgt", tgt_tokens)):
-            rows = db.execute("SELECT id, vector FROM embedding WHERE lang = ? ORDER BY id",
-                              (lang,)).fetchall()
-            if [r[0] for r in rows] != list(range(len(tokens))):
-                raise ModelError(f"{lang} embedding rows do not match the vocabulary's ids")
-            weights[f"embedding.{lang}"] = np.stack(
-                [f32_blob(v, D, f"{lang} embedding {i}") for i, v in rows])
-        want = expected_shapes(cfg, len(tgt_tokens))
-        # Other tensors (the optimiser's moments, optim.m and optim.v) are ignored.
-        for name, shape, blob in db.execute("SELECT name, shape, data FROM tensor"):
-            if name not in want:
-                continue
-            if shape != ",".join(str(s) for s in want[name]):
-                raise ModelError(f"tensor {name} has shape {shape}, expected "
-                                 f"{','.join(str(s) for s in want[name])}")
-            a = f32_blob(blob, math.prod(want[name]), f"tensor {name}")
-            weights[name] = a.reshape(want[name])
-        missing = sorted(set(want) - set(weights))
-        if missing:
-            raise ModelError(f"tensor {missing[0]} is missing ({len(missing)} in all)")
-        return cfg, src_tokens, tgt_tokens, weights
-    finally:
-        db.close()
-
-
-# ------------------------------------------------------------------------------------------
-# The model in PyTorch
-
-
-def positional_table(max_len, d):
-    """PE[pos, 2k] = sin(pos / 10000^(2k/D)), PE[pos, 2k+1] = cos(same): computed in double
-    and rounded to float once, as src/model.c does."""
-    pos = np.arange(max_len, dtype=np.float64)[:, None]
-    i = np.arange(d)
-    angle = pos / np.power(10000.0, (i - i % 2) / d)
-    pe = np.where(i % 2 == 0, np.sin(angle), np.cos(angle))
-    return torch.from_numpy(pe.astype(np.float32))
-
-
-class Translator(nn.Module):
-    """Embeddings + nn.Transformer + generator, the computation of docs/model.md."""
-
-    def __init__(self, cfg, v_src, v_tgt, dropout=0.0):
-        super().__init__()
-        D = cfg["d_model"]
-        self.src_emb = nn.Embedding(v_src, D)
-        self.tgt_emb = nn.Embedding(v_tgt, D)
-        self.transformer = nn.Transformer(
-            d_model=D, nhead=cfg["n_heads"], num_encoder_layers=cfg["n_encoder_layers"],
-            num_decoder_layers=cfg["n_decoder_layers"], dim_feedforward=cfg["d_ff"],
-            dropout=dropout, activation="relu", layer_norm_eps=cfg["layer_norm_eps"],
-            batch_first=True, norm_first=True)
-        self.generator = nn.Linear(D, v_tgt)
-        # Computed, not stored in the file: not part of the state_dict.
-        self.register_buffer("pe", positional_table(cfg["max_len"], D), persistent=False)
-        # sqrtf((float)D) in src/layers.c: the scale is a float32 number.
-        self.scale = float(np.sqrt(np.float32(D), dtype=np.float32))
-
-    def embed(self, table, ids):
-        """ids [B, T] -> [B, T, D]: E[id] * sqrt(D) + PE[pos]."""
-        return table(ids) * self.scale + self.pe[:ids.shape[1]]
-
-    def encode(self, src, src_pad=None):
-        """The encoder output after encoder.norm (nn.TransformerEncoder applies its norm)."""
-        return self.transformer.encoder(self.embed(self.src_emb, src),
-                                        src_key_padding_mask=src_pad)
-
-    def decode(self, tgt, memory, tgt_mask, tgt_pad=None, memory_pad=None):
-        """decoder.norm(decoder(...)) for every position of tgt: [B, T, D]."""
-        return self.transformer.decoder(self.embed(self.tgt_emb, tgt), memory, tgt_mask=tgt_mask,
-                                        tgt_key_padding_mask=tgt_pad,
-                                        memory_key_padding_mask=memory_pad)
-
-
-def state_dict_from_file(cfg, weights):
-    """toytrans's tensor names -> Translator's state_dict (the reverse of tensor_list in
-    tests/fixtures/gen_transformer_ref.py). PyTorch's in_proj_weight is the three
-    projections stacked; without qkv_bias its in_proj_bias is zero."""
-    D = cfg["d_model"]
-    t = {name: torch.from_numpy(a.copy()) for name, a in weights.items()}
-    sd = {"src_emb.weight": t["embedding.src"], "tgt_emb.weight": t["embedding.tgt"],
-          "generator.weight": t["generator.weight"], "generator.bias": t["generator.bias"]}
-
-    def attn(ours, theirs):
-        parts = ("W_query", "W_key", "W_value")
-        sd[f"{ours}.in_proj_weight"] = torch.cat([t[f"{theirs}.{p}.weight"] for p in parts])
-        sd[f"{ours}.in_proj_bias"] = (torch.cat([t[f"{theirs}.{p}.bias"] for p in parts])
-                                      if cfg["qkv_bias"] else torch.zeros(3 * D))
-        for x in ("weight", "bias"):
-            sd[f"{ours}.out_proj.{x}"] = t[f"{theirs}.out_proj.{x}"]
-
-    def plain(ours, theirs, names):
-        for n in names:
-            for x in ("weight", "bias"):
-                sd[f"{ours}.{n}.{x}"] = t[f"{theirs}.{n}.{x}"]
-
-    for i in range(cfg["n_encoder_layers"]):
-        ours, theirs = f"transformer.encoder.layers.{i}", f"encoder.layers.{i}"
-        attn(f"{ours}.self_attn", f"{theirs}.self_attn")
-        plain(ours, theirs, ("linear1", "linear2", "norm1", "norm2"))
-    for i in range(cfg["n_decoder_layers"]):
-        ours, theirs = f"transformer.decoder.layers.{i}", f"decoder.layers.{i}"
-        attn(f"{ours}.self_attn", f"{theirs}.self_attn")
-        attn(f"{ours}.multihead_attn", f"{theirs}.cross_attn")
-        plain(ours, theirs, ("linear1", "linear2", "norm1", "norm2", "norm3"))
-    for part in ("encoder", "decoder"):
-        for x in ("weight", "bias"):
-            sd[f"transformer.{part}.norm.{x}"] = t[f"{part}.norm.{x}"]
-    return sd
-
-
 def load_model(path):
     """Model file -> (cfg, src_tokens, tgt_tokens, Translator in eval mode)."""
-    cfg, src_tokens, tgt_tokens, weights = read_model_file(path)
-    model = Translator(cfg, len(src_tokens), len(tgt_tokens))
-    model.load_state_dict(state_dict_from_file(cfg, weights), strict=True)
-    model.eval()
-    return cfg, src_tokens, tgt_tokens, model
-
-
-def causal_masks(max_len):
-    """masks[t]: the t×t additive causal mask (-inf above the diagonal), as
-    nn.Transformer.generate_square_subsequent_mask(t) makes it; built once."""
-    return [None] + [torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
-                     for t in range(1, max_len + 1)]
-
-
-# ------------------------------------------------------------------------------------------
-# Decoding
+    model, vocabs, cfg = tt.load(path)
+    return cfg, vocabs.src, vocabs.tgt, model
 
 
 def greedy(model, src_ids, limit, masks):
-    """Greedy decoding of one sentence (batch of 1) -> output ids, </s> included.
-
-    nn.TransformerDecoder has no key/value cache, so every step runs the decoder over the
-    whole prefix again: PyTorch's own way (toytrans caches keys and values instead). As in
-    src/decode.c's decode_record: the highest logit wins (torch.argmax returns the first
-    maximum, i.e. ties go to the lowest id), and decoding stops after </s> or when the
-    output, </s> included, has `limit` (max_len) tokens."""
-    memory = model.encode(torch.tensor([src_ids]))
-    prefix = [BOS]
-    out = []
-    while len(out) < limit:
-        h = model.decode(torch.tensor([prefix]), memory, masks[len(prefix)])
-        logits = model.generator(h[0, -1])         # only the last position is needed
-        token = int(torch.argmax(logits))
-        out.append(token)
-        if token == EOS:
-            break
-        prefix.append(token)
-    return out
+    """toytrans_torch's greedy decoding, the output ids only."""
+    return tt.greedy(model, src_ids, limit, masks)[0]
 
 
-def top_k_ids(lp, k):
-    """The k best ids of lp (float64), best first, ties to the lower id (top_k in
-    src/decode.c): a stable sort of -lp keeps equal values in id order."""
-    return np.argsort(-lp, kind="stable")[:k]
-
-
-def beam_search(model, src_ids, beam, limit, masks):
-    """Beam search mirroring src/decode.c's beam_search (without a forced prefix).
-
-    Hypotheses are scored by their summed log-probabilities (log_softmax of the float32
-    logits, in double). At every step each live hypothesis offers its min(beam, V) best
-    extensions; all offers are sorted by score (ties: the earlier hypothesis, then the
-    lower id) and the first `beam` are taken in that order: one ending in </s> or reaching
-    `limit` tokens is finished, with its score divided by its length (</s> counted), the
-    others are the next step's hypotheses, in that order. Search stops when no hypothesis
-    is live or `beam` are finished; the finished one with the best normalised score wins
-    (ties: the first finished). The live hypotheses all have the same length, so each
-    step is one decoder call on a batch of them (again without a key/value cache)."""
-    memory = model.encode(torch.tensor([src_ids]))
-    V = model.generator.out_features
-    k = min(beam, V)
-
-    def log_probs(hyps):
-        tgt = torch.tensor([[BOS] + h for h in hyps])
-        mem = memory.expand(len(hyps), -1, -1)
-        h = model.decode(tgt, mem, masks[tgt.shape[1]])
-        logits = model.generator(h[:, -1])
-        return torch.log_softmax(logits.double(), dim=-1).numpy()
-
-    hyps, scores = [[]], [0.0]
-    finished = []                        # (ids, score / length)
-    lp = log_probs(hyps)
-    while hyps and len(finished) < beam:
-        cands = []
-        for a in range(len(hyps)):
-            for tok in top_k_ids(lp[a], k):
-                cands.append((scores[a] + float(lp[a, tok]), a, int(tok)))
-        cands.sort(key=lambda c: (-c[0], c[1], c[2]))
-        next_hyps, next_scores = [], []
-        for score, a, tok in cands[:beam]:
-            if len(finished) >= beam:
-                break
-            ids = hyps[a] + [tok]
-            if tok == EOS or len(ids) >= limit:
-                finished.append((ids, score / len(ids)))
-            else:
-                next_hyps.append(ids)
-                next_scores.append(score)
-        hyps, scores = next_hyps, next_scores
-        if hyps:
-            lp = log_probs(hyps)
-    best = 0
-    for f in range(1, len(finished)):
-        if finished[f][1] > finished[best][1]:
-            best = f
-    return finished[best][0]
-
-
-# ------------------------------------------------------------------------------------------
-# toytrans and the data
-
-
-def run_toytrans(toytrans, args, lines):
-    """Runs toytrans with lines on standard input -> its output lines (one per input)."""
-    cmd = [toytrans] + args
-    try:
-        p = subprocess.run(cmd, input="".join(line + "\n" for line in lines),
-                           capture_output=True, text=True, encoding="utf-8")
-    except OSError as e:
-        raise ToolError(f"cannot run {toytrans}: {e}") from None
-    if p.returncode != 0:
-        raise ToolError(f"{' '.join(cmd)} exited with status {p.returncode}: "
-                        f"{p.stderr.strip()[:500]}")
-    out = p.stdout.split("\n")
-    if out and out[-1] == "":
-        out.pop()
-    if len(out) != len(lines):
-        raise ToolError(f"{' '.join(cmd)} gave {len(out)} lines for {len(lines)} inputs")
-    return out
-
-
-def tokenize_ids(toytrans, model_path, texts, lang):
-    """Token ids of each text, from `toytrans tokenize --model M` (tokens print as token:id,
-    unknown ones as token:<unk>; a token may itself contain ':', so split at the last)."""
-    lines = run_toytrans(toytrans, ["tokenize", "--lang", lang, "--model", model_path], texts)
-    result = []
-    for line in lines:
-        ids = []
-        for item in line.split():
-            tok, _, ident = item.rpartition(":")
-            if not tok:
-                raise ToolError(f"toytrans tokenize printed {item!r}, not token:id")
-            ids.append(UNK if ident == "<unk>" else int(ident))
-        result.append(ids)
-    return result
+def tokenize_ids(toytrans, vocab_tokens, texts, lang):
+    """Token ids of each text: `toytrans tokenize`, mapped through the vocabulary."""
+    return tt.tokenize_ids(texts, lang, vocab_tokens, toytrans)
 
 
 def toytrans_outputs(toytrans, model_path, texts, tgt_index, beam):
-    """toytrans's output ids for each text (`translate --json`, field "tokens", </s>
-    included), or None where toytrans reported an error for the line."""
-    args = ["translate", "--model", model_path, "--json"]
-    if beam > 1:
-        args += ["--beam", str(beam)]
-    result = []
-    for line in run_toytrans(toytrans, args, texts):
-        obj = json.loads(line)
-        if "error" in obj:
-            result.append(None)
-            continue
-        result.append([tgt_index[t] for t in obj["tokens"]])
-    return result
-
-
-def read_tsv(path, limit=None):
-    """(source, target) pairs of a corpus file; blank lines skipped as src/tsv.c does."""
-    pairs = []
-    with open(path, encoding="utf-8") as f:
-        for no, line in enumerate(f, 1):
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip(" \t\r\n"):
-                continue
-            fields = line.split("\t")
-            # A third field names the sentence's construction (data/test.tsv).
-            if len(fields) not in (2, 3):
-                raise ToolError(f"{path}:{no}: expected source TAB target [TAB construction]")
-            pairs.append((fields[0], fields[1]))
-            if limit is not None and len(pairs) >= limit:
-                break
-    return pairs
+    """toytrans's output ids for each text (`translate --json`, </s> included), or None
+    where toytrans reported an error for the line."""
+    return [None if out is None else [tgt_index[t] for t in out[0]]
+            for out in tt_tools.toytrans_outputs(model_path, texts, beam, toytrans)]
 
 
 # ------------------------------------------------------------------------------------------
@@ -552,62 +155,6 @@ def load_to_first_word(model_path, src_ids, reps):
     return statistics.median(times), first
 
 
-def make_batches(src_ids, tgt_ids, batch, max_len):
-    """toytrans's grouping (src/train.c): pairs longer than max_len (with </s>) left out,
-    the rest sorted by (target length, source length, corpus order) and cut into batches
-    of `batch` pairs."""
-    keep = [i for i in range(len(src_ids))
-            if len(src_ids[i]) + 1 <= max_len and len(tgt_ids[i]) + 1 <= max_len]
-    keep.sort(key=lambda i: (len(tgt_ids[i]), len(src_ids[i]), i))
-    return [keep[k:k + batch] for k in range(0, len(keep), batch)]
-
-
-def batch_tensors(pairs, src_ids, tgt_ids):
-    """Padded, batch_first tensors of one batch: source + </s>, decoder input <s> + target,
-    expected output target + </s>; pad id 0; masks True at padding."""
-    S = max(len(src_ids[i]) for i in pairs) + 1
-    T = max(len(tgt_ids[i]) for i in pairs) + 1
-    src = torch.full((len(pairs), S), PAD, dtype=torch.long)
-    tin = torch.full((len(pairs), T), PAD, dtype=torch.long)
-    tout = torch.full((len(pairs), T), PAD, dtype=torch.long)
-    for r, i in enumerate(pairs):
-        s, t = src_ids[i], tgt_ids[i]
-        src[r, :len(s) + 1] = torch.tensor(s + [EOS])
-        tin[r, :len(t) + 1] = torch.tensor([BOS] + t)
-        tout[r, :len(t) + 1] = torch.tensor(t + [EOS])
-    return src, tin, tout, src == PAD, tin == PAD, int((tout != PAD).sum())
-
-
-def init_like_toytrans(model, qkv_bias):
-    """A fresh model initialised as src/model.c's model_randomize does: Xavier-uniform
-    matrices (each of W_query, W_key, W_value on its own), zero biases, LayerNorm weights
-    one. Without qkv_bias the query/key/value biases stay zero and are not trained."""
-    torch.manual_seed(TRAIN_SEED)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if name.endswith("in_proj_weight"):
-                for chunk in p.chunk(3):
-                    nn.init.xavier_uniform_(chunk)
-            elif p.dim() == 2:
-                nn.init.xavier_uniform_(p)
-            elif "norm" in name and name.endswith(".weight"):
-                nn.init.ones_(p)
-            else:
-                nn.init.zeros_(p)
-            if name.endswith("in_proj_bias") and not qkv_bias:
-                p.requires_grad_(False)
-
-
-def lr_factor(step, total):
-    """schedule() in src/train.c as a multiple of the base rate, step from 1: linear
-    warm-up, then a cosine down to a tenth at the last step."""
-    if TRAIN_WARMUP > 0 and step <= TRAIN_WARMUP:
-        return step / TRAIN_WARMUP
-    span = total - TRAIN_WARMUP if total > TRAIN_WARMUP else 1
-    progress = min((step - TRAIN_WARMUP) / span, 1.0)
-    return 0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * progress))
-
-
 def train_benchmark(cfg, v_src, v_tgt, src_ids, tgt_ids, batches, steps, batch):
     """Times `steps` optimiser steps after TRAIN_WARMUP_STEPS untimed ones.
 
@@ -617,7 +164,7 @@ def train_benchmark(cfg, v_src, v_tgt, src_ids, tgt_ids, batches, steps, batch):
     batch order each epoch). Name augmentation (toytrans adds ~3% pairs with <unk>
     pronouns) is left out: it changes no shape. Returns a dict for the JSON."""
     model = Translator(cfg, v_src, v_tgt, dropout=TRAIN_DROPOUT)
-    init_like_toytrans(model, cfg["qkv_bias"])
+    init_like_toytrans(model, TRAIN_SEED)
     model.train()
     decay = [p for p in model.parameters() if p.requires_grad and p.dim() == 2]
     no_decay = [p for p in model.parameters() if p.requires_grad and p.dim() < 2]
@@ -626,7 +173,8 @@ def train_benchmark(cfg, v_src, v_tgt, src_ids, tgt_ids, batches, steps, batch):
                              {"params": no_decay, "weight_decay": 0.0}],
                             lr=TRAIN_LR, betas=TRAIN_BETAS, eps=TRAIN_EPS)
     total_steps = TRAIN_EPOCHS * len(batches)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: lr_factor(k + 1, total_steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: lr_factor(k + 1, total_steps,
+                                                                     TRAIN_WARMUP))
 
     n = steps + TRAIN_WARMUP_STEPS
     if len(batches) < n:
@@ -818,7 +366,7 @@ def main():
 
     texts = [s for s, _ in read_tsv(args.sentences, args.limit)]
     # Source ids exactly as src/translator.c forms them: the tokens' ids, then </s>.
-    src_ids = [ids + [EOS] for ids in tokenize_ids(args.toytrans, args.model, texts, "src")]
+    src_ids = [ids + [EOS] for ids in tokenize_ids(args.toytrans, src_tokens, texts, "src")]
     # toytrans refuses a sentence longer than max_len (with </s>); so do we.
     usable = [i for i, s in enumerate(src_ids) if 1 < len(s) <= limit]
     if len(usable) < len(texts):
@@ -870,8 +418,8 @@ def main():
     # Training.
     if args.train_steps > 0:
         pairs = read_tsv(args.train_data)
-        s_ids = tokenize_ids(args.toytrans, args.model, [s for s, _ in pairs], "src")
-        t_ids = tokenize_ids(args.toytrans, args.model, [t for _, t in pairs], "tgt")
+        s_ids = tokenize_ids(args.toytrans, src_tokens, [s for s, _ in pairs], "src")
+        t_ids = tokenize_ids(args.toytrans, tgt_tokens, [t for _, t in pairs], "tgt")
         batches = make_batches(s_ids, t_ids, args.train_batch, limit)
         result.update(train_benchmark(cfg, len(src_tokens), len(tgt_tokens), s_ids, t_ids,
                                       batches, args.train_steps, args.train_batch))

@@ -310,6 +310,8 @@ static void print_provenance(Store *s)
         {"vocab_corpus_fnv1a64", "  fnv1a64", AS_TEXT},
         {"vocab_min_count", "  min count", AS_TEXT},
         {"init_seed", "init seed", AS_TEXT},
+        {"train_engine", "trained by", AS_TEXT},   /* written by other trainers */
+        {"train_world_size", "world size", AS_TEXT},
         {"train_command", "training command", AS_TEXT},
         {"train_corpus", "training corpus", AS_TEXT},
         {"train_corpus_fnv1a64", "  fnv1a64", AS_TEXT},

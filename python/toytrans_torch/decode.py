@@ -1,0 +1,155 @@
+"""Greedy and beam decoding in PyTorch, by the rules of docs/model.md ("Decoding"), so
+that they give toytrans's outputs token for token.
+
+nn.TransformerDecoder has no key/value cache: every step runs the decoder over the
+whole prefix again (toytrans caches keys and values; docs/model.md says the two are the
+same computation). Log-probabilities are log_softmax of the float32 logits in double,
+over the whole target vocabulary, as src/decode.c computes them.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .modelfile import BOS, EOS, PAD, UNK, ModelError
+from . import tools
+
+
+class DecodeError(Exception):
+    """The model computes a NaN or infinite logit for the sentence (toytrans: exit 3)."""
+
+
+def causal_masks(max_len):
+    """masks[t]: the t×t additive causal mask (-inf above the diagonal), as
+    nn.Transformer.generate_square_subsequent_mask(t) makes it; built once."""
+    return [None] + [torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+                     for t in range(1, max_len + 1)]
+
+
+def _log_probs(logits):
+    """[N, V] float32 logits -> [N, V] float64 log-probabilities; a non-finite logit fails."""
+    if not torch.all(torch.isfinite(logits)):
+        raise DecodeError("the model computes a NaN or infinite logit")
+    return torch.log_softmax(logits.double(), dim=-1).cpu().numpy()
+
+
+def greedy(model, src_ids, limit, masks=None):
+    """Greedy decoding of one sentence (source ids, </s> included) -> (output ids with
+    </s>, their log-probabilities). The highest logit among the ids that can be words
+    (all but <pad> and <s>) wins, ties to the lowest id; decoding stops after </s> or
+    when the output, </s> included, has `limit` tokens."""
+    masks = masks or causal_masks(limit)
+    dev = model.generator.weight.device
+    memory = model.encode(torch.tensor([src_ids], device=dev))
+    prefix, out, lps = [BOS], [], []
+    while len(out) < limit:
+        h = model.decode(torch.tensor([prefix], device=dev), memory,
+                         masks[len(prefix)].to(dev))
+        logits = model.generator(h[0, -1:])            # only the last position is needed
+        lp = _log_probs(logits)[0]
+        words = logits[0].clone()
+        words[PAD] = words[BOS] = float("-inf")
+        token = int(torch.argmax(words))                # the first maximum: the lowest id
+        out.append(token)
+        lps.append(float(lp[token]))
+        if token == EOS:
+            break
+        prefix.append(token)
+    return out, lps
+
+
+def top_k_ids(lp, k):
+    """The k best ids of lp (float64) that can be words, best first, ties to the lower id
+    (top_k in src/decode.c): a stable sort of -lp keeps equal values in id order."""
+    order = np.argsort(-lp, kind="stable")
+    return [int(i) for i in order if i != PAD and i != BOS][:k]
+
+
+def beam_search(model, src_ids, beam, limit, masks=None):
+    """Beam search mirroring src/decode.c's beam_search (without a forced prefix) ->
+    output ids, </s> included.
+
+    Hypotheses are scored by their summed log-probabilities. At every step each live
+    hypothesis offers its min(beam, V) best extensions; all offers are sorted by score
+    (ties: the earlier hypothesis, then the lower id) and the first `beam` are taken in
+    that order: one ending in </s> or reaching `limit` tokens is finished, with its score
+    divided by its length (</s> counted), the others are the next step's hypotheses.
+    Search stops when no hypothesis is live or `beam` are finished; the finished one with
+    the best normalised score wins (ties: the first finished). The live hypotheses all
+    have the same length, so each step is one decoder call on a batch of them."""
+    masks = masks or causal_masks(limit)
+    dev = model.generator.weight.device
+    memory = model.encode(torch.tensor([src_ids], device=dev))
+    k = min(beam, model.generator.out_features - 2)
+
+    def log_probs(hyps):
+        tgt = torch.tensor([[BOS] + h for h in hyps], device=dev)
+        h = model.decode(tgt, memory.expand(len(hyps), -1, -1), masks[tgt.shape[1]].to(dev))
+        return _log_probs(model.generator(h[:, -1]))
+
+    hyps, scores, finished = [[]], [0.0], []
+    lp = log_probs(hyps)
+    while hyps and len(finished) < beam:
+        cands = [(scores[a] + float(lp[a, tok]), a, tok)
+                 for a in range(len(hyps)) for tok in top_k_ids(lp[a], k)]
+        cands.sort(key=lambda c: (-c[0], c[1], c[2]))
+        next_hyps, next_scores = [], []
+        for score, a, tok in cands[:beam]:
+            if len(finished) >= beam:
+                break
+            ids = hyps[a] + [tok]
+            if tok == EOS or len(ids) >= limit:
+                finished.append((ids, score / len(ids)))
+            else:
+                next_hyps.append(ids)
+                next_scores.append(score)
+        hyps, scores = next_hyps, next_scores
+        if hyps:
+            lp = log_probs(hyps)
+    best = 0
+    for f in range(1, len(finished)):
+        if finished[f][1] > finished[best][1]:
+            best = f
+    return finished[best][0]
+
+
+@dataclass
+class Translation:
+    """One sentence's output: the target tokens and ids (</s> included), each step's
+    log-probability (greedy only; None for beam search) and the detokenized text."""
+    tokens: list
+    ids: list
+    logprobs: list
+    text: str
+
+
+def translate(model, sentence, beam=1, toytrans=None):
+    """Translates sentence with a model from load() (or any Translator that carries its
+    vocabularies). sentence is a string, tokenized by `toytrans tokenize` (toytrans: the
+    binary, else $TOYTRANS or `toytrans` on the PATH), or a list of source tokens as the
+    tokenizer makes them. Greedy for beam 1, else beam search: the same rules, so the
+    same tokens, as `toytrans translate [--beam N]`. An output <unk> stays <unk> in the
+    text (toytrans shows the most attended source word instead; --keep-unk keeps it)."""
+    vocabs = model.vocabularies
+    if vocabs is None:
+        raise ModelError("the model carries no vocabularies (use load())")
+    tokens = (tools.tokenize([sentence], "src", toytrans)[0] if isinstance(sentence, str)
+              else list(sentence))
+    index = {t: i for i, t in enumerate(vocabs.src)}
+    src_ids = [index.get(t, UNK) for t in tokens] + [EOS]
+    limit = model.config["max_len"]
+    if len(src_ids) > limit:
+        raise ModelError(f"the sentence has {len(src_ids)} tokens with </s>; the model's "
+                         f"max_len is {limit}")
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.inference_mode():
+            if beam <= 1:
+                ids, lps = greedy(model, src_ids, limit)
+            else:
+                ids, lps = beam_search(model, src_ids, beam, limit), None
+    finally:
+        model.train(was_training)
+    out = [vocabs.tgt[i] for i in ids]
+    return Translation(out, ids, lps, tools.detokenize([t for t in out if t != "</s>"]))

@@ -1,0 +1,449 @@
+"""Reading and writing toytrans model files (docs/model-format.md) with Python's sqlite3.
+
+A model file is an SQLite database: meta (hyper-parameters and provenance, all text),
+vocab, embedding (one float32 row per vocabulary id) and tensor (every other weight by
+name, "rows,cols" or "n", float32 little-endian). This module knows the contract and
+nothing about PyTorch: read_model_file gives numpy arrays by toytrans's tensor names,
+write_model_file takes them. Both check what toytrans's loader checks, so a file this
+module writes is one toytrans loads with every check on, content checksum included.
+"""
+import math
+import os
+import sqlite3
+import unicodedata
+import urllib.parse
+from dataclasses import dataclass, field
+
+import numpy as np
+
+PAD, UNK, BOS, EOS = 0, 1, 2, 3
+RESERVED = ["<pad>", "<unk>", "<s>", "</s>"]
+APPLICATION_ID = 1954116722     # 0x74797472, "tytr"
+FORMAT_VERSION = 1
+CHECKSUM_KEY = "content_fnv1a64"
+
+# The hyper-parameters in meta, with their ranges (docs/model-format.md, "meta").
+INT_LIMITS = {"d_model": (1, 4096), "n_heads": (1, 4096), "n_encoder_layers": (1, 64),
+              "n_decoder_layers": (1, 64), "d_ff": (1, 65536), "max_len": (2, 4096),
+              "qkv_bias": (0, 1)}
+MAX_FF_WEIGHT = 67_108_864      # d_ff · d_model: one feed-forward weight, 256 MiB of floats
+MAX_ATTENTION = 1 << 28         # n_heads · max_len² · (enc + 2·dec + 1)
+
+
+class ModelError(Exception):
+    """The model file, or what is to be written as one, breaks the contract."""
+
+
+@dataclass
+class Vocabularies:
+    """Both sides' tokens by id (the reserved four first) and their training counts."""
+    src: list
+    tgt: list
+    src_counts: list = field(default_factory=list)   # empty: counts 0
+    tgt_counts: list = field(default_factory=list)
+
+    def side(self, lang):
+        return (self.src, self.src_counts) if lang == "src" else (self.tgt, self.tgt_counts)
+
+
+# ------------------------------------------------------------------------------------------
+# The configuration
+
+
+def check_config(cfg):
+    """Raises ModelError unless cfg (a dict as read_config returns) is in range."""
+    for key, (lo, hi) in INT_LIMITS.items():
+        value = cfg.get(key)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ModelError(f"{key} is {value!r}, not an integer")
+        if not lo <= value <= hi:
+            raise ModelError(f"{key} = {value} is outside {lo}..{hi}")
+    if cfg["d_model"] % cfg["n_heads"]:
+        raise ModelError(f"d_model {cfg['d_model']} is not a multiple of n_heads {cfg['n_heads']}")
+    if cfg["d_ff"] * cfg["d_model"] > MAX_FF_WEIGHT:
+        raise ModelError(f"d_ff · d_model = {cfg['d_ff'] * cfg['d_model']} exceeds {MAX_FF_WEIGHT}")
+    attn = cfg["n_heads"] * cfg["max_len"] ** 2 * (cfg["n_encoder_layers"]
+                                                   + 2 * cfg["n_decoder_layers"] + 1)
+    if attn > MAX_ATTENTION:
+        raise ModelError(f"n_heads · max_len² · (enc + 2·dec + 1) = {attn} exceeds {MAX_ATTENTION}")
+    eps = cfg.get("layer_norm_eps")
+    if not isinstance(eps, float) or not 0.0 < eps < 1.0:
+        raise ModelError(f"layer_norm_eps {eps!r} is not a number in (0, 1)")
+    for key in ("src_lang", "tgt_lang"):
+        if not isinstance(cfg.get(key), str) or not cfg[key]:
+            raise ModelError(f"{key} is missing")
+
+
+def read_config(meta):
+    """meta (a dict of text) -> the configuration dict, each value checked."""
+    if meta.get("format") != "toytrans-model":
+        raise ModelError(f"meta format is {meta.get('format')!r}, not 'toytrans-model'")
+    if meta.get("format_version") != str(FORMAT_VERSION):
+        raise ModelError(f"meta format_version is {meta.get('format_version')!r}; this "
+                         f"package reads format_version {FORMAT_VERSION} only")
+    cfg = {}
+    for key in INT_LIMITS:
+        text = meta.get(key)
+        if text is None:
+            raise ModelError(f"meta has no {key}")
+        try:
+            cfg[key] = int(text)
+        except ValueError:
+            raise ModelError(f"meta {key} is {text!r}, not an integer") from None
+    if meta.get("activation") != "relu":
+        raise ModelError(f"activation {meta.get('activation')!r} is not supported (relu only)")
+    if meta.get("norm") != "pre":
+        raise ModelError(f"norm {meta.get('norm')!r} is not supported (pre only)")
+    try:
+        cfg["layer_norm_eps"] = float(meta.get("layer_norm_eps", ""))
+    except ValueError:
+        cfg["layer_norm_eps"] = float("nan")
+    cfg["src_lang"] = meta.get("src_lang", "")
+    cfg["tgt_lang"] = meta.get("tgt_lang", "")
+    check_config(cfg)
+    return cfg
+
+
+def config_meta(cfg):
+    """The configuration as meta rows, formatted as toytrans writes them."""
+    rows = {key: str(cfg[key]) for key in INT_LIMITS}
+    rows.update(activation="relu", norm="pre", layer_norm_eps=f"{cfg['layer_norm_eps']:g}",
+                src_lang=cfg["src_lang"], tgt_lang=cfg["tgt_lang"])
+    return rows
+
+
+def expected_shapes(cfg, v_tgt):
+    """Every tensor-table entry the configuration implies, name -> shape (docs/model.md)."""
+    D, Fw = cfg["d_model"], cfg["d_ff"]
+    shapes = {}
+
+    def attn(prefix):
+        for part in ("W_query", "W_key", "W_value"):
+            shapes[f"{prefix}.{part}.weight"] = (D, D)
+            if cfg["qkv_bias"]:
+                shapes[f"{prefix}.{part}.bias"] = (D,)
+        shapes[f"{prefix}.out_proj.weight"] = (D, D)
+        shapes[f"{prefix}.out_proj.bias"] = (D,)
+
+    def ffn_norms(prefix, norms):
+        shapes[f"{prefix}.linear1.weight"] = (Fw, D)
+        shapes[f"{prefix}.linear1.bias"] = (Fw,)
+        shapes[f"{prefix}.linear2.weight"] = (D, Fw)
+        shapes[f"{prefix}.linear2.bias"] = (D,)
+        for n in norms:
+            shapes[f"{prefix}.{n}.weight"] = (D,)
+            shapes[f"{prefix}.{n}.bias"] = (D,)
+
+    for i in range(cfg["n_encoder_layers"]):
+        attn(f"encoder.layers.{i}.self_attn")
+        ffn_norms(f"encoder.layers.{i}", ("norm1", "norm2"))
+    for i in range(cfg["n_decoder_layers"]):
+        attn(f"decoder.layers.{i}.self_attn")
+        attn(f"decoder.layers.{i}.cross_attn")
+        ffn_norms(f"decoder.layers.{i}", ("norm1", "norm2", "norm3"))
+    for n in ("encoder.norm", "decoder.norm"):
+        shapes[f"{n}.weight"] = (D,)
+        shapes[f"{n}.bias"] = (D,)
+    shapes["generator.weight"] = (v_tgt, D)
+    shapes["generator.bias"] = (v_tgt,)
+    return shapes
+
+
+# ------------------------------------------------------------------------------------------
+# Vocabulary tokens
+
+
+def token_fault(token):
+    """Why toytrans's tokenizer could not have made token (and its loader refuses it), or
+    None: empty, a NUL, not NFC, whitespace (Zs, Zl, Zp) or a control character (Cc)."""
+    if not isinstance(token, str) or token == "":
+        return "is empty"
+    try:
+        token.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid UTF-8"
+    for i, ch in enumerate(token):
+        if unicodedata.category(ch) in ("Zs", "Zl", "Zp", "Cc"):
+            return f"contains U+{ord(ch):04X} at character {i}"
+    if unicodedata.normalize("NFC", token) != token:
+        return "is not in NFC"
+    return None
+
+
+def check_vocab(lang, tokens):
+    if tokens[:4] != RESERVED:
+        raise ModelError(f"{lang} vocabulary does not begin with {' '.join(RESERVED)}")
+    seen = set()
+    for i, tok in enumerate(tokens):
+        why = token_fault(tok)
+        if why:
+            raise ModelError(f"{lang} vocabulary id {i}: the token {why}")
+        if tok in seen:
+            raise ModelError(f"{lang} vocabulary id {i}: the token {tok!r} appears twice")
+        seen.add(tok)
+
+
+# ------------------------------------------------------------------------------------------
+# The content checksum
+
+
+def fnv1a64_update(h, data):
+    """FNV-1a 64 over data, from state h (a byte at a time: the hash is sequential)."""
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def content_checksum(db):
+    """The checksum of docs/model-format.md ("Checksum"), as 16 hexadecimal digits."""
+    h = 0xCBF29CE484222325
+    queries = (f"SELECT key, value FROM meta WHERE key <> '{CHECKSUM_KEY}' ORDER BY key",
+               "SELECT lang, id, token, count FROM vocab ORDER BY lang, id",
+               "SELECT lang, id, vector FROM embedding ORDER BY lang, id",
+               "SELECT name, shape, data FROM tensor ORDER BY name")
+    for q in queries:
+        for row in db.execute(q):
+            for value in row:
+                if value is None:
+                    data = b""
+                elif isinstance(value, bytes):
+                    data = value
+                elif isinstance(value, int):
+                    data = str(value).encode()
+                elif isinstance(value, str):
+                    data = value.encode("utf-8")
+                else:
+                    raise ModelError(f"a real number in the model tables: {value!r}")
+                h = fnv1a64_update(h, data + b"\0")
+    return f"{h:016x}"
+
+
+# ------------------------------------------------------------------------------------------
+# Reading
+
+
+def f32_blob(blob, count, what):
+    if not isinstance(blob, bytes) or len(blob) != 4 * count:
+        raise ModelError(f"{what}: {len(blob) if isinstance(blob, bytes) else 'no'} bytes, "
+                         f"expected {4 * count}")
+    a = np.frombuffer(blob, dtype="<f4")
+    if not np.all(np.isfinite(a)):
+        raise ModelError(f"{what}: holds NaN or Inf")
+    return a.astype(np.float32)
+
+
+def read_vocab(db, lang):
+    rows = db.execute("SELECT id, token, count FROM vocab WHERE lang = ? ORDER BY id",
+                      (lang,)).fetchall()
+    if [r[0] for r in rows] != list(range(len(rows))):
+        raise ModelError(f"{lang} vocabulary ids are not dense from 0")
+    tokens = [r[1] for r in rows]
+    check_vocab(lang, tokens)
+    return tokens, [int(r[2]) for r in rows]
+
+
+def open_readonly(path):
+    if os.path.islink(path) or not os.path.isfile(path):
+        raise ModelError("not an existing regular file (or a symbolic link)")
+    if os.path.getsize(path) == 0:
+        raise ModelError("empty file")
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+    return sqlite3.connect(uri, uri=True)
+
+
+def read_model_file(path, verify_checksum=True):
+    """The model file -> (cfg, vocabularies, weights, meta): weights maps toytrans's tensor
+    names (plus 'embedding.src' / 'embedding.tgt') to float32 arrays; meta is the whole
+    meta table. Checks what toytrans's loader checks, in its order; raises ModelError."""
+    db = open_readonly(path)
+    try:
+        try:
+            app = db.execute("PRAGMA application_id").fetchone()[0]
+        except sqlite3.DatabaseError as e:
+            raise ModelError(f"not an SQLite database ({e})") from None
+        if app != APPLICATION_ID:
+            raise ModelError(f"application_id is {app}, not {APPLICATION_ID}: not a toytrans model")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version != FORMAT_VERSION:
+            raise ModelError(f"format version (user_version) {version}; this package reads "
+                             f"version {FORMAT_VERSION} only"
+                             + (" (a newer format)" if version > FORMAT_VERSION else ""))
+        ok = db.execute("PRAGMA integrity_check").fetchone()[0]
+        if ok != "ok":
+            raise ModelError(f"integrity_check: {ok}")
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        for t in ("meta", "vocab", "embedding", "tensor"):
+            if t not in tables:
+                raise ModelError(f"no table {t}")
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        cfg = read_config(meta)
+        D = cfg["d_model"]
+        src, src_counts = read_vocab(db, "src")
+        tgt, tgt_counts = read_vocab(db, "tgt")
+        vocabs = Vocabularies(src, tgt, src_counts, tgt_counts)
+        weights = {}
+        for lang, tokens in (("src", src), ("tgt", tgt)):
+            rows = db.execute("SELECT id, vector FROM embedding WHERE lang = ? ORDER BY id",
+                              (lang,)).fetchall()
+            if [r[0] for r in rows] != list(range(len(tokens))):
+                raise ModelError(f"{lang} embedding rows do not match the vocabulary's ids")
+            weights[f"embedding.{lang}"] = np.stack(
+                [f32_blob(v, D, f"{lang} embedding {i}") for i, v in rows])
+        want = expected_shapes(cfg, len(tgt))
+        # Other tensors (toytrans's optimiser moments, optim.m and optim.v) are ignored.
+        for name, shape, blob in db.execute("SELECT name, shape, data FROM tensor"):
+            if name not in want:
+                continue
+            if shape != ",".join(str(s) for s in want[name]):
+                raise ModelError(f"tensor {name} has shape {shape}, expected "
+                                 f"{','.join(str(s) for s in want[name])}")
+            weights[name] = f32_blob(blob, math.prod(want[name]),
+                                     f"tensor {name}").reshape(want[name])
+        missing = sorted(set(want) - set(weights))
+        if missing:
+            raise ModelError(f"tensor {missing[0]} is missing ({len(missing)} in all)")
+        if verify_checksum and CHECKSUM_KEY in meta:
+            got = content_checksum(db)
+            if got != meta[CHECKSUM_KEY]:
+                raise ModelError(f"content checksum {got} does not match meta "
+                                 f"{CHECKSUM_KEY} {meta[CHECKSUM_KEY]}: the file was damaged "
+                                 f"or edited after it was written")
+        return cfg, vocabs, weights, meta
+    finally:
+        db.close()
+
+
+def read_table_blob(path, table, key):
+    """The value of row key in a (key, value) table of the file, or None."""
+    db = open_readonly(path)
+    try:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+                          (table,)).fetchone():
+            return None
+        row = db.execute(f"SELECT value FROM {table} WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+    finally:
+        db.close()
+
+
+# ------------------------------------------------------------------------------------------
+# Writing
+
+SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE vocab(lang TEXT NOT NULL CHECK(lang IN ('src','tgt')),
+                   id INTEGER NOT NULL, token TEXT NOT NULL, count INTEGER NOT NULL DEFAULT 0,
+                   PRIMARY KEY(lang,id), UNIQUE(lang,token));
+CREATE TABLE embedding(lang TEXT NOT NULL, id INTEGER NOT NULL, vector BLOB NOT NULL,
+                       PRIMARY KEY(lang,id));
+CREATE TABLE tensor(name TEXT PRIMARY KEY, shape TEXT NOT NULL, data BLOB NOT NULL);
+CREATE TABLE train_log(step INTEGER PRIMARY KEY, epoch INTEGER NOT NULL,
+    loss REAL NOT NULL, lr REAL NOT NULL, tokens INTEGER NOT NULL, seconds REAL NOT NULL);
+CREATE TABLE valid_log(epoch INTEGER PRIMARY KEY, step INTEGER NOT NULL,
+    loss REAL NOT NULL, exact_match REAL NOT NULL, seconds REAL NOT NULL);
+"""
+
+# Meta keys the configuration and the format own: provenance may not set them.
+OWN_KEYS = set(INT_LIMITS) | {"format", "format_version", "activation", "norm",
+                              "layer_norm_eps", "src_lang", "tgt_lang", CHECKSUM_KEY}
+
+
+def write_model_file(path, cfg, vocabs, weights, provenance, history=None, extra=None):
+    """Writes a complete model file to path, atomically: built under PATH.PID.tmp beside
+    it, committed in one transaction, switched back to one self-contained file and renamed
+    over path only then, so a reader (or a crash) sees the old file or the new one.
+
+    cfg: the configuration dict; vocabs: Vocabularies; weights: toytrans tensor name ->
+    float32 array, as read_model_file returns; provenance: meta key -> text (keys of the
+    configuration and format are refused); history: (train_log rows, valid_log rows) or
+    None; extra: {table name: {key: bytes}} written as (key TEXT, value BLOB) tables that
+    readers ignore (a resumable run's state). The content checksum is written last."""
+    check_config(cfg)
+    for lang in ("src", "tgt"):
+        tokens, counts = vocabs.side(lang)
+        check_vocab(lang, tokens)
+        if counts and len(counts) != len(tokens):
+            raise ModelError(f"{lang}: {len(counts)} counts for {len(tokens)} tokens")
+    D = cfg["d_model"]
+    want = expected_shapes(cfg, len(vocabs.tgt))
+    want["embedding.src"] = (len(vocabs.src), D)
+    want["embedding.tgt"] = (len(vocabs.tgt), D)
+    arrays = {}
+    for name, shape in want.items():
+        if name not in weights:
+            raise ModelError(f"tensor {name} is missing")
+        a = np.ascontiguousarray(np.asarray(weights[name], dtype="<f4"))
+        if a.shape != shape:
+            raise ModelError(f"tensor {name} has shape {a.shape}, expected {shape}")
+        if not np.all(np.isfinite(a)):
+            raise ModelError(f"tensor {name} holds NaN or Inf")
+        arrays[name] = a
+    meta = {}
+    for key, value in provenance.items():
+        if key in OWN_KEYS:
+            raise ModelError(f"provenance may not set meta {key}")
+        if not isinstance(value, str):
+            raise ModelError(f"provenance {key} is {value!r}, not text")
+        meta[key] = value
+    meta.update(config_meta(cfg))
+    meta.update(format="toytrans-model", format_version=str(FORMAT_VERSION))
+
+    tmp = f"{path}.{os.getpid()}.tmp"
+    for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
+        if os.path.lexists(leftover):
+            os.unlink(leftover)
+    db = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("BEGIN")
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.executemany("INSERT INTO meta(key, value) VALUES(?, ?)", sorted(meta.items()))
+        for lang in ("src", "tgt"):
+            tokens, counts = vocabs.side(lang)
+            db.executemany("INSERT INTO vocab(lang, id, token, count) VALUES(?, ?, ?, ?)",
+                           [(lang, i, t, int(counts[i]) if counts else 0)
+                            for i, t in enumerate(tokens)])
+            emb = arrays[f"embedding.{lang}"]
+            db.executemany("INSERT INTO embedding(lang, id, vector) VALUES(?, ?, ?)",
+                           [(lang, i, emb[i].tobytes()) for i in range(len(tokens))])
+        db.executemany("INSERT INTO tensor(name, shape, data) VALUES(?, ?, ?)",
+                       [(name, ",".join(str(s) for s in a.shape), a.tobytes())
+                        for name, a in arrays.items() if not name.startswith("embedding.")])
+        if history:
+            steps, epochs = history
+            db.executemany("INSERT INTO train_log(step, epoch, loss, lr, tokens, seconds) "
+                           "VALUES(?, ?, ?, ?, ?, ?)", steps)
+            db.executemany("INSERT INTO valid_log(epoch, step, loss, exact_match, seconds) "
+                           "VALUES(?, ?, ?, ?, ?)", epochs)
+        for table, rows in (extra or {}).items():
+            if not table.isidentifier() or table in ("meta", "vocab", "embedding", "tensor",
+                                                      "train_log", "valid_log"):
+                raise ModelError(f"extra table name {table!r} is not allowed")
+            db.execute(f"CREATE TABLE {table}(key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+            db.executemany(f"INSERT INTO {table}(key, value) VALUES(?, ?)", rows.items())
+        db.execute("INSERT INTO meta(key, value) VALUES(?, ?)",
+                   (CHECKSUM_KEY, content_checksum(db)))
+        db.execute("COMMIT")
+        db.execute("PRAGMA journal_mode=DELETE")
+    except BaseException:
+        db.close()
+        for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
+            if os.path.lexists(leftover):
+                os.unlink(leftover)
+        raise
+    db.close()
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    dfd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)

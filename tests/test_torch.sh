@@ -1,0 +1,284 @@
+#!/bin/sh
+# test_torch.sh — the bridge to PyTorch (python/toytrans_torch), both directions:
+# `toytrans info` shows another trainer's provenance; files written by its save() load
+# in toytrans with every check on, and a damaged one is refused; a model trained by two
+# processes with torchrun and DistributedDataParallel (gloo, CPU) loads in toytrans,
+# passes `toytrans check` of its own regression set and decodes as PyTorch does;
+# resuming continues a run exactly; DDP's averaged gradient is the whole batch's.
+#
+#   sh tests/test_torch.sh BIN
+#
+# BIN is the toytrans binary. Needs Debian's python3-torch (`make torch-deps`), or the
+# Python that TOYTRANS_PYTHON names; without torch the torch checks are skipped with a
+# message. Prints "ok - ..." or "FAIL - ..." per check and ends with "N passed, M failed";
+# exits 1 if any check failed. Bounded to about a minute or two on two busy cores.
+
+if [ $# -ne 1 ]; then
+    echo "usage: sh tests/test_torch.sh BIN" >&2
+    exit 2
+fi
+BIN=$1
+RUNNER=
+if [ ! -x "$BIN" ]; then
+    echo "test_torch.sh: '$BIN' is not an executable" >&2
+    exit 2
+fi
+PY=${TOYTRANS_PYTHON:-/usr/bin/python3}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/toytrans-torch.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' HUP INT TERM
+
+OUT=$TMP/stdout
+ERR=$TMP/stderr
+passed=0
+failed=0
+CODE=0
+
+# shellcheck source=tests/cli_lib.sh
+. "$(dirname "$0")/cli_lib.sh"
+
+# One thread per process, in torch and in OpenBLAS: two processes share two cores, and
+# the resumed run must repeat the uninterrupted one's arithmetic exactly.
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+
+# py ARGS...: Python with the package importable; stdout to $OUT, stderr to $ERR.
+py() {
+    PYTHONPATH="$ROOT/python" TOYTRANS="$BIN" "$PY" "$@" >"$OUT" 2>"$ERR"
+    CODE=$?
+}
+
+if [ ! -x "$PY" ]; then
+    echo "# SKIP: no $PY: the PyTorch bridge is not tested (make torch-deps installs it)"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+
+# ---------------------------------------------------------------------------------------
+# info shows another trainer's provenance (Python's sqlite3 only, no torch needed)
+
+cp "$ROOT/tests/fixtures/tiny.db" "$TMP/prov.db"
+"$PY" - "$TMP/prov.db" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+with db:
+    db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)",
+                   [("train_engine", "PyTorch DDP (DistributedDataParallel), gloo backend, cpu"),
+                    ("train_world_size", "2")])
+EOF
+"$PY" "$ROOT/tests/fixtures/content_checksum.py" "$TMP/prov.db" --write >/dev/null
+run info --model "$TMP/prov.db"
+expect_code "info on a file with train_engine and train_world_size: exit 0" 0
+expect_in "info: 'trained by' shows train_engine" "$OUT" "  trained by          PyTorch DDP (DistributedDataParallel)"
+expect_in "info: 'world size' shows train_world_size" "$OUT" "  world size          2"
+
+# ---------------------------------------------------------------------------------------
+# PyTorch there?
+
+if ! "$PY" -c 'import torch, numpy' >/dev/null 2>&1; then
+    echo "# SKIP: python3-torch is not installed and could not be installed here" \
+         "(as root, make torch-deps installs it): the PyTorch checks are not run"
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+fi
+
+# Debian's torchrun (PyTorch 1.13 on Python 3.11) cannot parse its own default
+# --redirects/--tee value "0" (Python 3.11 no longer iterates a zero flag), and fails
+# before starting a worker. Naming single streams works around it: workers' stdout goes
+# to their log files, their stderr to the console as well.
+TORCHRUN="torchrun"
+command -v torchrun >/dev/null 2>&1 || TORCHRUN="$PY -m torch.distributed.run"
+if ! "$PY" -c 'import sys
+from torch.distributed.elastic.multiprocessing.api import Std
+sys.exit(Std.from_str("0") is None)' 2>/dev/null; then
+    TORCHRUN="$TORCHRUN --redirects 1 --tee 2 --log_dir $TMP/torchrun-logs"
+fi
+echo "# launcher: $TORCHRUN"
+
+# torchrun_py ARGS...: torchrun with the package importable; a run that hangs (a
+# process waiting for a peer that died) is ended after 5 minutes.
+torchrun_py() {
+    # TORCHRUN is unquoted on purpose: a command with its options.
+    # shellcheck disable=SC2086
+    PYTHONPATH="$ROOT/python" TOYTRANS="$BIN" timeout 300 $TORCHRUN "$@" >"$OUT" 2>"$ERR"
+    CODE=$?
+}
+
+# ---------------------------------------------------------------------------------------
+# save(): a file toytrans loads with every check on; a damaged byte is refused
+
+py -c 'import sys, toytrans_torch as tt
+model, vocabularies, config = tt.load(sys.argv[1])
+tt.save(sys.argv[2], model, vocabularies, config, {"created_by": "toytrans_torch.save test"})' \
+    "$ROOT/models/en-de.db" "$TMP/saved.db"
+expect_code "load the shipped model in PyTorch and save it again: exit 0" 0
+run info --model "$TMP/saved.db"
+expect_code "info on the saved file: exit 0" 0
+expect_in "info on the saved file: the weights load" "$OUT" "load: every tensor present"
+expect_in "info on the saved file: its provenance" "$OUT" "toytrans_torch.save test"
+run translate --model "$TMP/saved.db" "This is an example"
+expect_code "translate with the saved file: exit 0" 0
+expect_file_eq "translate with the saved file: the shipped model's words" "$OUT" "Das ist ein Beispiel"
+run check "$ROOT/data/regression.tsv" --model "$TMP/saved.db"
+expect_code "the saved file passes the shipped regression set" 0
+"$PY" "$ROOT/tests/fixtures/content_checksum.py" "$TMP/saved.db" >"$OUT" 2>"$ERR"
+CODE=$?
+expect_code "the saved file's checksum, computed independently, is the one stored" 0
+if [ -n "$(ls "$TMP"/*.tmp 2>/dev/null)" ]; then
+    fail "save leaves no temporary file" "$(ls "$TMP"/*.tmp)"
+else
+    pass "save leaves no temporary file"
+fi
+
+# One byte of a float in generator.weight, changed in the file itself: still a valid
+# database and a finite number, so only the content checksum can tell.
+cp "$TMP/saved.db" "$TMP/damaged.db"
+"$PY" - "$TMP/damaged.db" <<'EOF'
+import sqlite3, sys
+path = sys.argv[1]
+db = sqlite3.connect(path)
+blob = db.execute("SELECT data FROM tensor WHERE name = 'generator.weight'").fetchone()[0]
+db.close()
+data = bytearray(open(path, "rb").read())
+needle = blob[400:432]
+at = data.find(needle)
+assert at >= 0 and data.find(needle, at + 1) < 0, "the bytes are not unique in the file"
+data[at] ^= 0x01            # the lowest mantissa bit of a float
+open(path, "wb").write(data)
+EOF
+run translate --model "$TMP/damaged.db" "This is an example"
+expect_code "translate with a byte of a weight changed: exit 3" 3
+expect_in "translate with a byte changed: the checksum says so" "$ERR" "checksum"
+py -c 'import sys, toytrans_torch as tt; tt.load(sys.argv[1])' "$TMP/damaged.db"
+if [ "$CODE" -ne 0 ] && grep -q "content checksum" "$ERR"; then
+    pass "toytrans_torch.load refuses the damaged file too"
+else
+    fail "toytrans_torch.load refuses the damaged file too" "exit $CODE"
+    show "$ERR"
+fi
+py -c 'import sys, toytrans_torch as tt
+model, v, config = tt.load(sys.argv[1])
+v.tgt[9] = "zwei Wörter"
+tt.save(sys.argv[2], model, v, config, {})' "$ROOT/models/en-de.db" "$TMP/badtoken.db"
+if [ "$CODE" -ne 0 ] && grep -q "tgt vocabulary id 9: the token contains U+0020" "$ERR" &&
+    [ ! -e "$TMP/badtoken.db" ]; then
+    pass "save refuses a token the tokenizer cannot make, and writes nothing"
+else
+    fail "save refuses a token the tokenizer cannot make, and writes nothing" "exit $CODE"
+    show "$ERR"
+fi
+
+# The other direction: a model trained by `toytrans train` (the shipped one) decodes in
+# PyTorch as in toytrans.
+py -m toytrans_torch.verify --model "$ROOT/models/en-de.db" --sentences "$ROOT/data/test.tsv" \
+    --limit 50 --beam 4 --tolerance 1e-4
+expect_code "the shipped model in PyTorch: 50 test sentences decode alike (greedy, beam 4, log-probabilities within 1e-4)" 0
+sed 's/^/# /' "$OUT"
+
+# ---------------------------------------------------------------------------------------
+# Two processes, DDP on gloo: a tiny model, 152 steps on a slice of the corpus (4,800 pairs
+# and 61 copies with names as <unk>)
+
+TRAIN="--train $ROOT/data/train.tsv --valid $ROOT/data/valid.tsv --limit 4800 --epochs 1
+       --batch 32 --lr 0.005 --warmup 20 --d-model 32 --heads 4 --d-ff 64 --max-len 40
+       --valid-exact 20 --log-every 50 --checkpoint-every 40"
+# shellcheck disable=SC2086
+torchrun_py --standalone --nproc_per_node=2 -m toytrans_torch.train $TRAIN \
+    --out "$TMP/ddp.db" --regression "$TMP/ddp.regression.tsv"
+expect_code "torchrun --nproc_per_node=2 -m toytrans_torch.train: exit 0" 0
+sed -n 's/^\(\[default0\]:\)\{0,1\}/# /p' "$ERR" | grep "toytrans_torch.train"
+expect_in "the run says it had two processes on gloo" "$ERR" "2 process(es), gloo backend, cpu"
+expect_in "the run adds pairs with names as <unk> (name augmentation)" "$ERR" "with names as <unk>)"
+if grep -q "(+0 with names as <unk>)" "$ERR"; then
+    fail "name augmentation adds pairs" "it added none"
+else
+    pass "name augmentation adds pairs"
+fi
+run info --model "$TMP/ddp.db"
+expect_code "info on the DDP-trained file: exit 0" 0
+grep -E '^  (created by|trained by|world size|steps done|epochs done) ' "$OUT" | sed 's/^/# /'
+expect_in "info: trained by PyTorch DDP" "$OUT" "  trained by          PyTorch"
+expect_in "info: trained by PyTorch DDP (the engine)" "$OUT" "DDP (DistributedDataParallel), gloo backend, cpu"
+expect_in "info: world size 2" "$OUT" "  world size          2"
+expect_in "info: 152 steps done" "$OUT" "  steps done          152"
+expect_in "info: the training history" "$OUT" "152 logged, steps 1 to 152, epochs 1 to 1"
+expect_in "info: the epoch's validation" "$OUT" "lowest validation loss"
+run check "$TMP/ddp.regression.tsv" --model "$TMP/ddp.db"
+expect_code "toytrans check of the model's own regression set: exit 0" 0
+expect_in "toytrans check: its 50 cases pass" "$OUT" "50 passed, 0 failed"
+py -m toytrans_torch.verify --model "$TMP/ddp.db" --sentences "$ROOT/data/test.tsv" \
+    --limit 50 --beam 4 --tolerance 1e-4
+expect_code "50 test sentences: PyTorch and toytrans decode alike (greedy, beam 4, log-probabilities within 1e-4)" 0
+sed 's/^/# /' "$OUT"
+
+# ---------------------------------------------------------------------------------------
+# Resume: stopped after 100 steps and resumed, the run ends with the same weights
+
+# shellcheck disable=SC2086
+torchrun_py --standalone --nproc_per_node=2 -m toytrans_torch.train $TRAIN \
+    --out "$TMP/resumed.db" --stop-after 100
+expect_code "a run stopped after 100 steps: exit 0" 0
+run info --model "$TMP/resumed.db"
+expect_in "the stopped run's checkpoint: 100 steps done" "$OUT" "  steps done          100"
+torchrun_py --standalone --nproc_per_node=2 -m toytrans_torch.train \
+    --train "$ROOT/data/train.tsv" --out "$TMP/resumed.db" --resume
+expect_code "--resume: exit 0" 0
+expect_in "--resume starts where the run stopped" "$ERR" "resuming at step 100"
+py - "$TMP/ddp.db" "$TMP/resumed.db" <<'EOF'
+import sys
+import numpy as np
+from toytrans_torch import read_model_file
+a, b = read_model_file(sys.argv[1])[2], read_model_file(sys.argv[2])[2]
+assert a.keys() == b.keys()
+diff = max(float(np.abs(a[k] - b[k]).max()) for k in a)
+print(f"largest difference between the weights of the whole run and the resumed one: {diff:.3g}")
+sys.exit(0 if diff == 0.0 else 1)
+EOF
+expect_code "stopped and resumed, the weights equal the uninterrupted run's" 0
+sed 's/^/# /' "$OUT"
+# The resume state is read without unpickling objects: a file whose optimiser state
+# would run a command when unpickled is refused, and the command does not run.
+cp "$TMP/resumed.db" "$TMP/hostile.db"
+py - "$TMP/hostile.db" "$TMP/ran" <<'EOF'
+import io, os, sqlite3, sys
+import torch
+class Payload:
+    def __reduce__(self):
+        return (os.system, (f"touch {sys.argv[2]}",))
+buf = io.BytesIO()
+torch.save({"0.exp_avg": Payload()}, buf)
+db = sqlite3.connect(sys.argv[1])
+with db:
+    db.execute("UPDATE torch_checkpoint SET value = ? WHERE key = 'optimizer_state'",
+               (buf.getvalue(),))
+EOF
+py -m toytrans_torch.train --train "$ROOT/data/train.tsv" --out "$TMP/hostile.db" --resume
+if [ "$CODE" -eq 3 ] && grep -q "state is unreadable" "$ERR" && [ ! -e "$TMP/ran" ]; then
+    pass "--resume refuses a pickled object in the optimiser state, and runs nothing"
+else
+    fail "--resume refuses a pickled object in the optimiser state, and runs nothing" \
+        "exit $CODE$([ -e "$TMP/ran" ] && echo ', and the command ran')"
+    show "$ERR"
+fi
+rm -f "$TMP/hostile.db"
+if [ -n "$(ls "$TMP"/*.tmp "$TMP"/*-journal "$TMP"/*-wal 2>/dev/null)" ]; then
+    fail "checkpoints leave no temporary file" "$(ls "$TMP"/*.tmp "$TMP"/*-journal "$TMP"/*-wal)"
+else
+    pass "checkpoints leave no temporary file"
+fi
+
+# ---------------------------------------------------------------------------------------
+# DDP's promise, on the training loss itself
+
+torchrun_py --standalone --nproc_per_node=2 "$ROOT/tests/torch_ddp_grad.py"
+expect_code "gradients averaged over 2 processes equal one process's on the whole batch" 0
+grep -h "gradients over\|FAIL" "$ERR" | sed 's/^\(\[default0\]:\)\{0,1\}/# /'
+
+echo "$passed passed, $failed failed"
+if [ "$failed" -ne 0 ]; then
+    exit 1
+fi
+exit 0
