@@ -383,8 +383,8 @@ def main():
     # Greedy.
     want = toytrans_outputs(args.toytrans, args.model, texts, tgt_index, 1)
     with torch.inference_mode():
-        got, med, times = timed_passes(lambda s: greedy(model, s, limit, masks), src_ids,
-                                       args.reps)
+        got, med, times = timed_passes(
+            lambda s: greedy(model, s, tt.output_limit(cfg, len(s)), masks), src_ids, args.reps)
     m = compare("greedy", got, want, texts, tgt_tokens)
     greedy_first = got[0][0]
     ok &= m == len(texts)
@@ -397,7 +397,8 @@ def main():
         want = toytrans_outputs(args.toytrans, args.model, texts, tgt_index, args.beam)
         with torch.inference_mode():
             got, med, times = timed_passes(
-                lambda s: beam_search(model, s, args.beam, limit, masks), src_ids, args.reps)
+                lambda s: beam_search(model, s, args.beam, tt.output_limit(cfg, len(s)), masks),
+                src_ids, args.reps)
         m = compare(f"beam {args.beam}", got, want, texts, tgt_tokens)
         ok &= m == len(texts)
         result.update(beam=args.beam, beam_match=m, beam_total=len(texts),

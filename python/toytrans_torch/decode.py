@@ -33,6 +33,13 @@ def _log_probs(logits):
     return torch.log_softmax(logits.double(), dim=-1).cpu().numpy()
 
 
+def output_limit(config, n_src, n_prefix=0):
+    """The output limit toytrans decodes with by default (DECODE_LIMIT in src/decode.h):
+    n_prefix + 2 * n_src + 10 tokens, </s> included, for n_src source ids (</s>
+    included), and never more than the model's max_len."""
+    return min(config["max_len"], n_prefix + 2 * n_src + 10)
+
+
 def greedy(model, src_ids, limit, masks=None):
     """Greedy decoding of one sentence (source ids, </s> included) -> (output ids with
     </s>, their log-probabilities). The highest logit among the ids that can be words
@@ -137,10 +144,10 @@ def translate(model, sentence, beam=1, toytrans=None):
               else list(sentence))
     index = {t: i for i, t in enumerate(vocabs.src)}
     src_ids = [index.get(t, UNK) for t in tokens] + [EOS]
-    limit = model.config["max_len"]
-    if len(src_ids) > limit:
+    if len(src_ids) > model.config["max_len"]:
         raise ModelError(f"the sentence has {len(src_ids)} tokens with </s>; the model's "
-                         f"max_len is {limit}")
+                         f"max_len is {model.config['max_len']}")
+    limit = output_limit(model.config, len(src_ids))
     was_training = model.training
     model.eval()
     try:

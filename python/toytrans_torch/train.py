@@ -42,7 +42,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from . import tools
 from .data import augment_names, batch_tensors, lr_factor, make_batches
-from .decode import causal_masks, greedy
+from .decode import causal_masks, greedy, output_limit
 from .model import Translator, init_like_toytrans, save, state_dict_from_weights
 from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_vocab,
                         fnv1a64_update, read_model_file, read_table_blob)
@@ -223,7 +223,8 @@ def validate(model, src_ids, tgt_ids, exact_limit, device, batch=64):
         masks = causal_masks(limit)
         exact, n = 0, 0
         for i in usable[:exact_limit]:
-            out, _ = greedy(model, src_ids[i] + [EOS], limit, masks)
+            out, _ = greedy(model, src_ids[i] + [EOS],
+                            output_limit(model.config, len(src_ids[i]) + 1), masks)
             exact += out == tgt_ids[i] + [EOS]
             n += 1
     model.train()
@@ -506,7 +507,8 @@ def write_regression(path, model, vocabs, args):
                 break
             if not s or len(s) + 1 > limit:
                 continue
-            out, _ = greedy(model.cpu(), s + [EOS], limit, masks)
+            out, _ = greedy(model.cpu(), s + [EOS], output_limit(model.config, len(s) + 1),
+                            masks)
             if UNK in out:
                 continue
             words = [vocabs.tgt[i] for i in out if i != EOS]

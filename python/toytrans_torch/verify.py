@@ -16,7 +16,7 @@ import sys
 import torch
 
 from . import tools
-from .decode import beam_search, causal_masks, greedy
+from .decode import beam_search, causal_masks, greedy, output_limit
 from .model import load
 from .modelfile import EOS, ModelError
 
@@ -40,7 +40,7 @@ def compare(model_path, texts, beam, tolerance, toytrans=None, out=sys.stdout):
                 fig["refused"] += their is None
                 continue
             fig["sentences"] += 1
-            ours, lps = greedy(model, ids + [EOS], limit, masks)
+            ours, lps = greedy(model, ids + [EOS], output_limit(cfg, len(ids) + 1), masks)
             words = [vocabs.tgt[i] for i in ours]
             if their is None or their[0] != words:
                 if shown < 5:
@@ -64,8 +64,8 @@ def compare(model_path, texts, beam, tolerance, toytrans=None, out=sys.stdout):
                 if not ids or len(ids) + 1 > limit:
                     continue
                 n += 1
-                words = [vocabs.tgt[i] for i in beam_search(model, ids + [EOS], beam, limit,
-                                                             masks)]
+                words = [vocabs.tgt[i] for i in beam_search(
+                    model, ids + [EOS], beam, output_limit(cfg, len(ids) + 1), masks)]
                 equal += their is not None and their[0] == words
             fig.update(beam=beam, beam_sentences=n, beam_equal=equal)
             ok = ok and equal == n
