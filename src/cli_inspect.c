@@ -8,7 +8,9 @@
  */
 #include "cli.h"
 #include "heatmap.h"
+#include "json.h"
 #include "inspect_render.h"
+#include "matprint.h"
 #include "model.h"
 #include "status.h"
 #include "translator.h"
@@ -32,7 +34,11 @@ typedef struct {
     const char *svg_path;  /* --svg FILE, or NULL */
     const char *html_path; /* --html FILE, or NULL */
     int force;             /* --force: replace a database or a link at those paths */
+    int color;             /* --color: INSPECT_COLOR_AUTO, _ALWAYS or _NEVER */
+    int json;              /* --json: one JSON object per sentence instead of the report */
 } InspectOptions;
+
+enum { INSPECT_COLOR_AUTO, INSPECT_COLOR_ALWAYS, INSPECT_COLOR_NEVER };
 
 typedef struct {
     const InspectOptions *o;
@@ -41,19 +47,25 @@ typedef struct {
     int cap;              /* rows and columns the buffers below hold (N), 0..max_len */
     float *rows;          /* (N, N) the selected weights of one heatmap */
     const char **labels;  /* (N + 1) column labels */
-    int color;            /* ANSI colours: stdout is a terminal and NO_COLOR is unset */
+    int color;            /* ANSI colours (--color; auto: a terminal and NO_COLOR unset) */
+    int light;            /* the terminal's background is light ($COLORFGBG) */
+    int from_stdin;       /* the texts are lines of standard input, not arguments */
 } InspectRun;
 
 static void inspect_usage(FILE *out)
 {
-    fputs("Usage: toytrans inspect [OPTIONS] TEXT...\n"
+    fputs("Usage: toytrans inspect [OPTIONS] [TEXT...]\n"
           "\n"
-          "Translates each TEXT (greedy) and shows, for every German word, its probability\n"
+          "Translates each TEXT, or each line of standard input when there is none\n"
+          "(greedy), and shows, for every German word, its probability\n"
           "and where the decoder looked: a heatmap of its cross-attention over the source\n"
           "tokens (</s> included), one row per word, with the three most attended source\n"
           "tokens and their weights. Shades: ' ' < 0.2 <= '░' < 0.4 <= '▒' < 0.6 <= '▓'\n"
-          "< 0.8 <= '█'; on a terminal (unless NO_COLOR is set) also a grey background.\n"
-          "The weights are those of the forward pass, as translate --json prints them.\n"
+          "< 0.8 <= '█'; with colour also a grey background that runs from the\n"
+          "terminal's background (weight 0) to its text colour (weight 1): dark or light\n"
+          "as $COLORFGBG says (dark when unset). A word that occurs more than once is\n"
+          "labelled with its occurrence: the#1, the#2. The weights are those of the\n"
+          "forward pass, as translate --json prints them.\n"
           "\n"
           "Options:\n"
           "  --model M        the model file (default: $TOYTRANS_MODEL, else the installed\n"
@@ -72,6 +84,12 @@ static void inspect_usage(FILE *out)
           "                   file to standard output instead of the text report)\n"
           "  --force          replace an SQLite database or a symbolic link at those\n"
           "                   paths (never the model itself)\n"
+          "  --color WHEN     auto (default: on a terminal unless NO_COLOR is set),\n"
+          "                   always or never\n"
+          "  --json           instead of the report, one JSON object per TEXT: the words\n"
+          "                   with their probabilities, and for each layer shown the\n"
+          "                   weights of the chosen head (or the heads' mean) and each\n"
+          "                   word's three most attended source tokens\n"
           "  -h, --help       show this help\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 a text could not be\n"
@@ -83,7 +101,7 @@ static void inspect_usage(FILE *out)
 static int inspect_parse(InspectOptions *o, int argc, char **argv)
 {
     enum { O_MODEL = 256, O_PREFIX, O_LAYER, O_HEAD, O_SELF, O_ENCODER, O_SVG, O_HTML,
-           O_FORCE };
+           O_FORCE, O_COLOR, O_JSON };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"prefix", required_argument, NULL, O_PREFIX},
@@ -94,6 +112,8 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         {"svg", required_argument, NULL, O_SVG},
         {"html", required_argument, NULL, O_HTML},
         {"force", no_argument, NULL, O_FORCE},
+        {"color", required_argument, NULL, O_COLOR},
+        {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -137,6 +157,20 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         case O_FORCE:
             o->force = 1;
             break;
+        case O_COLOR:
+            if (strcmp(optarg, "auto") == 0)
+                o->color = INSPECT_COLOR_AUTO;
+            else if (strcmp(optarg, "always") == 0)
+                o->color = INSPECT_COLOR_ALWAYS;
+            else if (strcmp(optarg, "never") == 0)
+                o->color = INSPECT_COLOR_NEVER;
+            else
+                return cli_usage_error("inspect", "--color: '%s' is not auto, always or never",
+                                       optarg);
+            break;
+        case O_JSON:
+            o->json = 1;
+            break;
         case 'h':
             inspect_usage(stdout);
             return -1;
@@ -144,11 +178,13 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
             return cli_bad_option("inspect", c, argv);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error("inspect", "expected a TEXT to translate");
     if ((o->svg_path || o->html_path) && argc - optind != 1)
         return cli_usage_error("inspect", "--svg and --html draw one sentence: give exactly "
                                "one TEXT");
+    if (o->json && ((o->svg_path && strcmp(o->svg_path, "-") == 0) ||
+                    (o->html_path && strcmp(o->html_path, "-") == 0)))
+        return cli_usage_error("inspect", "--json and a file written to standard output "
+                               "('-') cannot share it");
     o->model_path = cli_model_path(o->model_path);
     if (o->svg_path && o->html_path && strcmp(o->svg_path, o->html_path) == 0)
         return cli_usage_error("inspect", "--svg and --html name the same file '%s'",
@@ -218,21 +254,21 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
     const int L = c->n_decoder_layers, H = c->n_heads, N = run->cap;
     int cols;
     if (kind == HEATMAP_CROSS) {
-        for (int j = 0; j < r->src->n; j++)
-            run->labels[j] = r->src->tok[j];
-        run->labels[r->src->n] = VOCAB_SPECIAL[VOCAB_EOS];
+        for (int j = 0; j < t->S; j++)
+            run->labels[j] = r->src_labels[j];
         cols = t->S;
     } else {
         run->labels[0] = VOCAB_SPECIAL[VOCAB_BOS];
         for (int i = 0; i + 1 < t->n; i++)
-            run->labels[i + 1] = r->words[i];
+            run->labels[i + 1] = r->labels[i];
         cols = t->n;
     }
     const HeatmapOptions ho = {
-        .row_labels = r->words,
+        .row_labels = r->labels,
         .col_labels = run->labels,
         .causal = kind == HEATMAP_SELF,
         .color = run->color,
+        .light = run->light,
         .top_k = 3,
         .indent = "  ",
     };
@@ -259,13 +295,13 @@ static int inspect_encoder(InspectRun *run, const TranslatorResult *r)
     const ModelConfig *c = &run->m->config;
     const int L = c->n_encoder_layers, H = c->n_heads, S = r->t->S, N = run->cap;
     const float *attn = translator_encoder_attention(&run->tr); /* (L, H, S, S) */
-    for (int j = 0; j < r->src->n; j++)
-        run->labels[j] = r->src->tok[j];
-    run->labels[r->src->n] = VOCAB_SPECIAL[VOCAB_EOS];
+    for (int j = 0; j < S; j++)
+        run->labels[j] = r->src_labels[j];
     const HeatmapOptions ho = {
         .row_labels = run->labels,
         .col_labels = run->labels,
         .color = run->color,
+        .light = run->light,
         .top_k = 3,
         .indent = "  ",
     };
@@ -342,6 +378,145 @@ static int inspect_files(const InspectRun *run, const TranslatorResult *r, const
     return code;
 }
 
+/* One attention of the chosen layers as JSON: for each layer, its number, the weights
+ * of each row (the chosen head or the heads' mean) and each row's three most attended
+ * keys. rows and cols give the shape; fill(run, r, layer, q, out) writes row q. */
+typedef void (*InspectRowFn)(const InspectRun *run, const TranslatorResult *r, int layer,
+                             int q, float *out);
+
+static void json_rows(JsonWriter *w, InspectRun *run, const TranslatorResult *r, int layers,
+                      int rows, int causal, const char *const *keys, InspectRowFn fill)
+{
+    int first, last;
+    inspect_layers(run->o, layers, &first, &last);
+    json_begin_array(w);
+    for (int l = first; l <= last; l++) {
+        json_begin_object(w);
+        json_key(w, "layer");
+        json_int(w, l);
+        json_key(w, "weights");
+        json_begin_array(w);
+        for (int q = 0; q < rows; q++) {
+            float *row = run->rows + (size_t)q * (size_t)run->cap;
+            fill(run, r, l, q, row);
+            json_float_array(w, row, causal ? q + 1 : r->t->S);
+        }
+        json_end_array(w);
+        json_key(w, "top");
+        json_begin_array(w);
+        for (int q = 0; q < rows; q++) {
+            const float *row = run->rows + (size_t)q * (size_t)run->cap;
+            int idx[3];
+            const int k = heatmap_top(row, causal ? q + 1 : r->t->S, 3, idx);
+            json_begin_array(w);
+            for (int j = 0; j < k; j++) {
+                json_begin_object(w);
+                json_key(w, "token");
+                json_string(w, causal ? (idx[j] == 0 ? VOCAB_SPECIAL[VOCAB_BOS]
+                                                     : r->labels[idx[j] - 1])
+                                      : keys[idx[j]]);
+                json_key(w, "weight");
+                json_float(w, row[idx[j]]);
+                json_end_object(w);
+            }
+            json_end_array(w);
+        }
+        json_end_array(w);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+static void fill_cross(const InspectRun *run, const TranslatorResult *r, int l, int q, float *out)
+{
+    heatmap_select(out, r->t, HEATMAP_CROSS, q, l, (int)run->o->head);
+}
+
+static void fill_self(const InspectRun *run, const TranslatorResult *r, int l, int q, float *out)
+{
+    heatmap_select(out, r->t, HEATMAP_SELF, q, l, (int)run->o->head);
+}
+
+static void fill_encoder(const InspectRun *run, const TranslatorResult *r, int l, int q,
+                         float *out)
+{
+    const int H = run->m->config.n_heads, S = r->t->S;
+    const float *attn = translator_encoder_attention(&run->tr); /* (L, H, S, S) */
+    for (int k = 0; k < S; k++) {
+        const float *w = attn + (((size_t)l * H) * S + q) * S + k; /* head 0 */
+        if (run->o->head != HEATMAP_HEAD_MEAN) {
+            out[k] = w[(size_t)run->o->head * S * S];
+            continue;
+        }
+        double sum = 0.0;
+        for (int h = 0; h < H; h++)
+            sum += w[(size_t)h * S * S];
+        out[k] = (float)(sum / H);
+    }
+}
+
+/* What the report shows, as one JSON object on one line. */
+static int inspect_json(InspectRun *run, const TranslatorResult *r, const char *text,
+                        size_t len)
+{
+    const Translation *t = r->t;
+    const ModelConfig *c = &run->m->config;
+    JsonWriter w;
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_key(&w, "source");
+    json_string_n(&w, text, len);
+    json_key(&w, "source_tokens");
+    json_begin_array(&w);
+    for (int j = 0; j < t->S; j++)
+        json_string(&w, r->src_labels[j]);
+    json_end_array(&w);
+    json_key(&w, "unknown");
+    json_begin_array(&w);
+    for (int j = 0; j < r->src->n; j++)
+        json_bool(&w, r->kind[j] != TR_WORD_KNOWN);
+    json_end_array(&w);
+    json_key(&w, "translation");
+    json_string(&w, r->text);
+    json_key(&w, "words");
+    json_begin_array(&w);
+    for (int i = 0; i < t->n; i++) {
+        json_begin_object(&w);
+        json_key(&w, "word");
+        json_string(&w, r->words[i]);
+        json_key(&w, "label");
+        json_string(&w, r->labels[i]);
+        json_key(&w, "probability");
+        json_float(&w, exp((double)t->logprob[i]));
+        json_key(&w, "forced");
+        json_bool(&w, i < t->n_forced);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_key(&w, "head");
+    if (run->o->head == HEATMAP_HEAD_MEAN)
+        json_string(&w, "mean");
+    else
+        json_int(&w, run->o->head);
+    if (t->n > 0) {
+        json_key(&w, "cross_attention");
+        json_rows(&w, run, r, c->n_decoder_layers, t->n, 0, r->src_labels, fill_cross);
+        if (run->o->self) {
+            json_key(&w, "self_attention");
+            json_rows(&w, run, r, c->n_decoder_layers, t->n, 1, NULL, fill_self);
+        }
+    }
+    if (run->o->encoder && t->S > 0) {
+        json_key(&w, "encoder_attention");
+        json_rows(&w, run, r, c->n_encoder_layers, t->S, 0, r->src_labels, fill_encoder);
+    }
+    json_end_object(&w);
+    int rc = json_finish(&w);
+    if (fputc('\n', stdout) == EOF && rc == TT_OK)
+        rc = TT_EIO;
+    return rc;
+}
+
 static int inspect_text(const char *text, size_t len, long no, void *ctx)
 {
     InspectRun *run = ctx;
@@ -349,28 +524,13 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
     char err[256];
     int rc = translator_run(&run->tr, text, len, &r, err, sizeof err);
     if (rc != TT_OK) {
-        fprintf(stderr, "toytrans inspect: argument %ld: %s\n", no, err);
+        fprintf(stderr, "toytrans inspect: %s %ld: %s\n", run->from_stdin ? "line" : "argument",
+                no, err);
         return status_exit_code(rc);
     }
     if (inspect_file_to_stdout(run->o))
         return inspect_files(run, &r, text, len);
     const Translation *t = r.t;
-    if (no > 1)
-        putchar('\n');
-    printf("source:");
-    int unknown = 0;
-    for (int j = 0; j < r.src->n; j++) {
-        const int mark = r.kind[j] != TR_WORD_KNOWN;
-        printf(" %s%s", r.src->tok[j], mark ? INSPECT_UNKNOWN_MARK : "");
-        unknown += mark;
-    }
-    printf("%s\n", r.src->n ? " </s>" : "");
-    if (unknown)
-        printf("        " INSPECT_UNKNOWN_MARK " " INSPECT_UNKNOWN_LEGEND "\n");
-    printf("translation: %s\n", r.text);
-    if (t->n == 0)
-        return run->o->svg_path || run->o->html_path ? inspect_files(run, &r, text, len)
-                                                     : TT_EXIT_OK;
     /* The heatmaps' buffers grow to this sentence: its rows are the output tokens, its
      * columns the source tokens or the outputs. */
     const int need = t->n > t->S ? t->n : t->S;
@@ -389,9 +549,33 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
         run->labels = labels;
         run->cap = need;
     }
+    if (run->o->json) {
+        if ((rc = inspect_json(run, &r, text, len)) != TT_OK)
+            return status_exit_code(rc);
+        return run->o->svg_path || run->o->html_path ? inspect_files(run, &r, text, len)
+                                                     : TT_EXIT_OK;
+    }
+    if (no > 1)
+        putchar('\n');
+    printf("source:");
+    int unknown = 0;
+    for (int j = 0; j < r.src->n; j++) {
+        const int mark = r.kind[j] != TR_WORD_KNOWN;
+        printf(" %s%s", r.src->tok[j], mark ? INSPECT_UNKNOWN_MARK : "");
+        unknown += mark;
+    }
+    printf("%s\n", r.src->n ? " </s>" : "");
+    if (unknown)
+        printf("        " INSPECT_UNKNOWN_MARK " " INSPECT_UNKNOWN_LEGEND "\n");
+    printf("translation: %s\n", r.text);
+    if (t->n == 0)
+        return run->o->svg_path || run->o->html_path ? inspect_files(run, &r, text, len)
+                                                     : TT_EXIT_OK;
     printf("\n  step  word%*s  probability\n", HEATMAP_LABEL_MAX - 4, "");
     for (int i = 0; i < t->n; i++) {
-        printf("  %4d  %-*s  %.3f%s\n", i, HEATMAP_LABEL_MAX, r.words[i],
+        /* Padded by terminal columns, not bytes: "Tür" is 4 bytes and 3 columns. */
+        const int pad = HEATMAP_LABEL_MAX - matprint_text_width(r.words[i]);
+        printf("  %4d  %s%*s  %.3f%s\n", i, r.words[i], pad > 0 ? pad : 0, "",
                exp((double)t->logprob[i]), i < t->n_forced ? "  forced" : "");
     }
     rc = inspect_decoder(run, &r, HEATMAP_CROSS);
@@ -428,7 +612,11 @@ int cli_inspect(int argc, char **argv)
     InspectRun run = {
         .o = &o,
         .m = &m,
-        .color = isatty(STDOUT_FILENO) && !(no_color && no_color[0]),
+        .color = o.color == INSPECT_COLOR_ALWAYS ||
+                 (o.color == INSPECT_COLOR_AUTO && isatty(STDOUT_FILENO) &&
+                  !(no_color && no_color[0])),
+        .light = heatmap_background_light(getenv("COLORFGBG")),
+        .from_stdin = optind >= argc,
     };
     if ((code = inspect_check_model(&o, &m.config)) != 0)
         goto done;

@@ -12,6 +12,8 @@
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char *const HEATMAP_SHADES[5] = {" ", "░", "▒", "▓", "█"};
 
@@ -30,13 +32,27 @@ const char *heatmap_shade_char(float w)
     return HEATMAP_SHADES[heatmap_shade(w)];
 }
 
-int heatmap_color(float w)
+int heatmap_color(float w, int light)
 {
-    if (!(w > 0.0f))
-        return 232;
+    int step = 0; /* 0..23 along the ramp from the background's end */
     if (w >= 1.0f)
-        return 255;
-    return 232 + (int)lroundf(w * 23.0f);
+        step = 23;
+    else if (w > 0.0f)
+        step = (int)lroundf(w * 23.0f);
+    return light ? 255 - step : 232 + step;
+}
+
+int heatmap_background_light(const char *colorfgbg)
+{
+    if (!colorfgbg)
+        return 0;
+    const char *last = strrchr(colorfgbg, ';');
+    last = last ? last + 1 : colorfgbg;
+    char *end;
+    const long bg = strtol(last, &end, 10);
+    if (end == last || *end != '\0')
+        return 0;
+    return bg == 7 || (bg >= 9 && bg <= 15);
 }
 
 int heatmap_top(const float *row, int n, int k, int *idx)
@@ -71,12 +87,13 @@ int heatmap_column_width(const char *label)
     return w < HEATMAP_CELL_MIN ? HEATMAP_CELL_MIN : w;
 }
 
-/* One cell: width shade blocks for weight v, on a grey background if color. */
-static void heatmap_cell(FILE *out, float v, int width, int color)
+/* One cell: width shade blocks for weight v, on a grey background if color (the ramp
+ * for a light background if light). */
+static void heatmap_cell(FILE *out, float v, int width, int color, int light)
 {
     const char *s = heatmap_shade_char(v);
     if (color)
-        fprintf(out, "\x1b[48;5;%dm", heatmap_color(v));
+        fprintf(out, "\x1b[48;5;%dm", heatmap_color(v, light));
     for (int i = 0; i < width; i++)
         fputs(s, out);
     if (color)
@@ -126,7 +143,7 @@ int heatmap_print(FILE *out, const float *w, int rows, int cols, int stride,
             const int cw = heatmap_column_width(o->col_labels[c]);
             fputc(' ', out);
             if (c < n)
-                heatmap_cell(out, row[c], cw, o->color);
+                heatmap_cell(out, row[c], cw, o->color, o->light);
             else
                 fprintf(out, "%*s", cw, "");
         }

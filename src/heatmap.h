@@ -34,8 +34,16 @@ int heatmap_shade(float w);
 /* The shade character for weight w (a static UTF-8 string). */
 const char *heatmap_shade_char(float w);
 
-/* The ANSI 256-colour index for weight w: the grey ramp 232 (w <= 0) .. 255 (w >= 1). */
-int heatmap_color(float w);
+/* The ANSI 256-colour index for weight w on the grey ramp: weight 0 looks like the
+ * terminal's background and weight 1 like its text, so the ramp reads the same way on
+ * both: on a dark background (light 0) 232 (w <= 0) .. 255 (w >= 1), on a light one
+ * (light nonzero) 255 .. 232. */
+int heatmap_color(float w, int light);
+
+/* Whether $COLORFGBG (as rxvt, Konsole and others set it: "fg;bg" or "fg;default;bg")
+ * says the background is light: its last field is 7 or 9..15. NULL or anything else
+ * is a dark background, the common default. */
+int heatmap_background_light(const char *colorfgbg);
 
 /* Writes the indices of the k largest of row[0..n) into idx (k entries), largest
  * first, ties to the lower index; returns min(k, n). */
@@ -46,6 +54,7 @@ typedef struct {
     const char *const *col_labels; /* (cols) required: the key tokens */
     int causal;      /* nonzero: row r has only r + 1 columns, the rest is left blank */
     int color;       /* nonzero: ANSI background colours as well as shade blocks */
+    int light;       /* with color: the terminal's background is light (heatmap_color) */
     int top_k;       /* 0..HEATMAP_TOP_MAX: after each row, the top_k keys and weights */
     const char *indent; /* printed before every line, or NULL */
 } HeatmapOptions;

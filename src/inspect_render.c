@@ -86,9 +86,10 @@ static int text_chars(const char *s)
 }
 
 /* Source token j of r: the tokens, then </s>. */
+/* Source token j (</s> last) as the pictures name it: "the#2" when it repeats. */
 static const char *source_label(const TranslatorResult *r, int j)
 {
-    return j < r->src->n ? r->src->tok[j] : VOCAB_SPECIAL[VOCAB_EOS];
+    return r->src_labels[j];
 }
 
 /* Whether source token j (</s> is never) is not in the model's vocabulary: a name or an
@@ -143,7 +144,7 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
 
     int row_chars = 1, col_chars = 1;
     for (int i = 0; i < T; i++)
-        row_chars = text_chars(r->words[i]) > row_chars ? text_chars(r->words[i]) : row_chars;
+        row_chars = text_chars(r->labels[i]) > row_chars ? text_chars(r->labels[i]) : row_chars;
     for (int j = 0; j < S; j++) {
         const int n = text_chars(source_label(r, j)) + source_unknown(r, j);
         col_chars = n > col_chars ? n : col_chars;
@@ -217,7 +218,7 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
     for (int i = 0; i < T; i++) {
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 8,
                 top + (i + 0.5) * cell + 4);
-        put_str(out, r->words[i]);
+        put_str(out, r->labels[i]);
         fputs("</text>\n", out);
     }
 
@@ -231,7 +232,7 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
             fprintf(out, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" "
                          "fill=\"%s\"><title>", left + (double)j * cell,
                     top + (double)i * cell, cell, cell, color);
-            put_str(out, r->words[i]);
+            put_str(out, r->labels[i]);
             fputs(" \xe2\x86\x92 ", out);
             put_str(out, source_label(r, j));
             fprintf(out, ": %.4f</title></rect>\n", (double)w);
@@ -291,7 +292,7 @@ static int html_data_json(char **buf, size_t *n, const TranslatorResult *r,
     json_key(&w, "target");
     json_begin_array(&w);
     for (int i = 0; i < T; i++)
-        json_string(&w, r->words[i]);
+        json_string(&w, r->labels[i]);
     json_end_array(&w);
     json_key(&w, "layers");
     json_int(&w, L);

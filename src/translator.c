@@ -28,6 +28,8 @@ void translator_free(Translator *tr)
 {
     if (!tr)
         return;
+    free(tr->label_ptrs);
+    free(tr->label_text);
     free(tr->text);
     tokenlist_free(&tr->surface);
     tokenlist_free(&tr->src);
@@ -133,8 +135,9 @@ static int translator_reserve(Translator *tr, int n)
     g.roll_row = malloc(sizeof(float) * N);
     g.rolled = malloc(sizeof(float) * N);
     g.uncovered = malloc(N);
+    g.label_ptrs = malloc(sizeof(char *) * 2 * N);
     const int ok = g.src_ids && g.tokens && g.words && g.kind && g.coverage && g.roll &&
-                   g.roll_tmp && g.roll_row && g.rolled && g.uncovered;
+                   g.roll_tmp && g.roll_row && g.rolled && g.uncovered && g.label_ptrs;
     /* Swap: on success tr gets the new buffers and g the old ones, freed below. */
     if (ok) {
 #define SWAP(field)                                                                        \
@@ -153,9 +156,11 @@ static int translator_reserve(Translator *tr, int n)
         SWAP(roll_row);
         SWAP(rolled);
         SWAP(uncovered);
+        SWAP(label_ptrs);
 #undef SWAP
         tr->cap = n;
     }
+    free(g.label_ptrs);
     free(g.uncovered);
     free(g.rolled);
     free(g.roll_row);
@@ -329,6 +334,61 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
     }
 }
 
+/* The label of words[i] among words[0..n): the word itself, with "#k" when it occurs
+ * more than once and this is its k-th occurrence. Written as snprintf writes into dst
+ * (size bytes, may be 0); returns the label's length. */
+static size_t word_label(char *dst, size_t size, const char *const *words, int n, int i)
+{
+    int count = 0, k = 0;
+    for (int j = 0; j < n; j++)
+        if (strcmp(words[j], words[i]) == 0) {
+            count++;
+            k += j <= i;
+        }
+    const int len = count > 1 ? snprintf(dst, size, "%s#%d", words[i], k)
+                              : snprintf(dst, size, "%s", words[i]);
+    return len > 0 ? (size_t)len : 0;
+}
+
+/* Fills the result's label lists, tr->label_ptrs: the source tokens and </s>, then the
+ * words; their characters in one buffer, tr->label_text. */
+static int label_result(Translator *tr, TranslatorResult *out)
+{
+    const int S = out->t->S, n = out->t->n;
+    const char **names = tr->label_ptrs; /* the source names, replaced by their labels */
+    for (int j = 0; j < S; j++)
+        names[j] = j < out->src->n ? out->src->tok[j] : VOCAB_SPECIAL[VOCAB_EOS];
+    size_t total = 0;
+    for (int j = 0; j < S; j++)
+        total += word_label(NULL, 0, names, S, j) + 1;
+    for (int i = 0; i < n; i++)
+        total += word_label(NULL, 0, out->words, n, i) + 1;
+    char *buf = malloc(total ? total : 1);
+    if (!buf)
+        return TT_ENOMEM;
+    /* Every source label is written while all the names are still there; then the
+     * names are replaced by the labels. */
+    size_t at = 0;
+    for (int j = 0; j < S; j++)
+        at += word_label(buf + at, total - at, names, S, j) + 1;
+    at = 0;
+    for (int j = 0; j < S; j++) {
+        const char *label = buf + at;
+        at += strlen(label) + 1;
+        names[j] = label;
+    }
+    const char **labels = tr->label_ptrs + S;
+    for (int i = 0; i < n; i++) {
+        labels[i] = buf + at;
+        at += word_label(buf + at, total - at, out->words, n, i) + 1;
+    }
+    free(tr->label_text);
+    tr->label_text = buf;
+    out->src_labels = tr->label_ptrs;
+    out->labels = labels;
+    return TT_OK;
+}
+
 int translator_run(Translator *tr, const char *text, size_t len, TranslatorResult *out,
                    char *err, size_t errlen)
 {
@@ -424,6 +484,12 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     out->coverage = tr->coverage;
     out->rollout = tr->rolled;
     out->uncovered = tr->uncovered;
+    rc = label_result(tr, out);
+    if (rc != TT_OK) {
+        set_error(err, errlen, status_message(rc));
+        memset(out, 0, sizeof *out);
+        goto fail;
+    }
     return TT_OK;
 
 fail:

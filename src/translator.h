@@ -96,6 +96,10 @@ typedef struct {
                                   self-attention (attention rollout), </s> last */
     const unsigned char *uncovered; /* (src->n) nonzero: a content word whose coverage is
                                   below coverage_min */
+    const char *const *src_labels; /* (t->S) each source token, </s> last, as a display
+                                  names it: a token that occurs more than once carries
+                                  its occurrence, "the#1", "the#2" (inspect's columns) */
+    const char *const *labels; /* (t->n) words, likewise ("der#1" ... "der#2") */
     int n_unknown;             /* source tokens of kind TR_WORD_UNKNOWN */
     int n_names;               /* source tokens of kind TR_WORD_NAME */
     int n_uncovered;           /* nonzero entries of uncovered */
@@ -124,6 +128,8 @@ typedef struct {
     TokenList src;        /* the current sentence, source rules; owned */
     TokenList surface;    /* the current sentence, target rules (case kept); owned */
     char *text;           /* the current translation; owned */
+    char *label_text;     /* the current labels' characters; owned */
+    const char **label_ptrs; /* (N + N) TranslatorResult.src_labels, then .labels */
 } Translator;
 
 /* Sets up tr for model m (which must stay alive and unchanged while tr is used).

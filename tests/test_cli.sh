@@ -988,7 +988,62 @@ if [ -f models/en-de.db ]; then
     expect_usage_error "inspect --head 4 (4 heads)" inspect --head 4 "$SENT"
     expect_usage_error "inspect --layer 2 (2 layers)" inspect --layer 2 "$SENT"
     expect_usage_error "inspect --layer x" inspect --layer x "$SENT"
-    expect_usage_error "inspect without TEXT" inspect
+    # Without TEXT, inspect reads lines of standard input, as translate does; a bad line
+    # is named by its number and the others are still shown.
+    printf 'the dog\n\377 bad\nthe cat\n' >"$TMP/inspect-in.txt"
+    NO_COLOR=1 run_in "$TMP/inspect-in.txt" inspect
+    expect_code "inspect from standard input with a bad line: exit 4" 4
+    expect_in "inspect from standard input: names the bad line" "$ERR" "toytrans inspect: line 2: invalid UTF-8"
+    if [ "$(grep -c '^translation:' "$OUT")" -eq 2 ]; then
+        pass "inspect from standard input: the good lines are shown"
+    else
+        fail "inspect from standard input: the good lines are shown" "$(grep -c '^translation:' "$OUT") reports"
+    fi
+    # A word that occurs twice is labelled with its occurrence, in the columns, the rows
+    # and the top lists; the probability column stays aligned after an umlaut.
+    NO_COLOR=1 run inspect "the door is big and the door is small"
+    expect_in "inspect: repeated source words labelled" "$OUT" "the#1 door#1 is#1 big and the#2 door#2 is#2 small </s>"
+    expect_in "inspect: repeated German words labelled in the rows" "$OUT" "  Tür#2 "
+    expect_in "inspect: the top list names the occurrence" "$OUT" "door#2 1.00"
+    if grep -E '^ +1  Tür {9}0\.[0-9]{3}$' "$OUT" >/dev/null &&
+        grep -E '^ +0  Die {9}0\.[0-9]{3}$' "$OUT" >/dev/null; then
+        pass "inspect: the probability column aligned after 'Tür' (columns, not bytes)"
+    else
+        fail "inspect: the probability column after 'Tür'" "$(grep 'Tür ' "$OUT" | head -1)"
+    fi
+    # --json: what the report shows, one object per sentence.
+    run inspect --json --self --encoder "the dog sees the dog" "the cat"
+    expect_code "inspect --json: exit 0" 0
+    if "$CHECK" source source_tokens translation words head cross_attention self_attention \
+        encoder_attention <"$OUT" >"$TMP/check.txt" && [ "$(wc -l <"$OUT")" -eq 2 ]; then
+        pass "inspect --json: one valid object per sentence with every part"
+    else
+        fail "inspect --json: valid objects" "$(head -3 "$TMP/check.txt")"
+    fi
+    expect_in "inspect --json: labels and the top source tokens" "$OUT" \
+        '"top":[[{"token":"the#1","weight":'
+    expect_usage_error "inspect --json --svg -" inspect --json --svg - "the dog"
+    # --color: always paints even into a pipe, never does not, and the ramp follows the
+    # background $COLORFGBG names (light: weight 1 is the dark end, 232).
+    run inspect --color always "the dog"
+    if grep -q "$(printf '\033')\[48;5;255m" "$OUT"; then
+        pass "inspect --color always: colours into a pipe, weight 1 white on a dark background"
+    else
+        fail "inspect --color always" "no 48;5;255 escape"
+    fi
+    COLORFGBG="0;15" run inspect --color always "the dog"
+    if grep -q "$(printf '\033')\[48;5;232m█" "$OUT"; then
+        pass "inspect --color always, COLORFGBG light: weight 1 is the dark end"
+    else
+        fail "inspect on a light background" "no 48;5;232 escape on a full cell"
+    fi
+    run inspect --color never "the dog"
+    if grep -q "$(printf '\033')" "$OUT"; then
+        fail "inspect --color never: no escape" "found one"
+    else
+        pass "inspect --color never: no escape"
+    fi
+    expect_usage_error "inspect --color sometimes" inspect --color sometimes "the dog"
     NO_COLOR=1 run inspect --self "$SENT"
     expect_code "inspect --self: exit 0" 0
     expect_in "inspect --self: a self-attention section" "$OUT" "self-attention: each word over <s>"

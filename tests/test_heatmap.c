@@ -38,15 +38,34 @@ static void test_heatmap_shade_boundaries(void **state)
     assert_string_equal(heatmap_shade_char(0.9f), "█");
 }
 
-/* The colour runs over the 24-step grey ramp, ends included. */
+/* The colour runs over the 24-step grey ramp, ends included: from the background's end
+ * (black on a dark terminal, white on a light one) to the text's. */
 static void test_heatmap_color_ramp(void **state)
 {
     (void)state;
-    assert_int_equal(heatmap_color(0.0f), 232);
-    assert_int_equal(heatmap_color(-1.0f), 232);
-    assert_int_equal(heatmap_color(1.0f), 255);
-    assert_int_equal(heatmap_color(2.0f), 255);
-    assert_int_equal(heatmap_color(0.5f), 232 + 12);
+    assert_int_equal(heatmap_color(0.0f, 0), 232);
+    assert_int_equal(heatmap_color(-1.0f, 0), 232);
+    assert_int_equal(heatmap_color(1.0f, 0), 255);
+    assert_int_equal(heatmap_color(2.0f, 0), 255);
+    assert_int_equal(heatmap_color(0.5f, 0), 232 + 12);
+    assert_int_equal(heatmap_color(0.0f, 1), 255);
+    assert_int_equal(heatmap_color(1.0f, 1), 232);
+    assert_int_equal(heatmap_color(0.5f, 1), 255 - 12);
+    assert_int_equal(heatmap_color(NAN, 1), 255);
+}
+
+/* COLORFGBG's last field names the background: 7 and 9..15 are light, the rest dark. */
+static void test_heatmap_background_from_colorfgbg(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value;
+        int light;
+    } CASES[] = {{"0;15", 1}, {"0;7", 1}, {"15;0", 0}, {"default;default;15", 1},
+                 {"12;8", 0}, {"0;9", 1}, {"", 0}, {"0;", 0}, {"0;15x", 0}, {"7", 1}};
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++)
+        assert_int_equal(heatmap_background_light(CASES[i].value), CASES[i].light);
+    assert_int_equal(heatmap_background_light(NULL), 0);
 }
 
 /* Top-k lists the largest weights first, ties to the lower index, and never more than n. */
@@ -118,6 +137,12 @@ static void test_heatmap_print_color_escapes(void **state)
     assert_int_equal(rc, TT_OK);
     assert_non_null(strstr(s, "\x1b[48;5;255m███\x1b[0m"));
     free(s);
+    /* On a light background the same weight is the dark end of the ramp. */
+    const HeatmapOptions light = {.col_labels = cols, .color = 1, .light = 1};
+    s = print_to_string(w, 1, 1, &light, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_non_null(strstr(s, "\x1b[48;5;232m███\x1b[0m"));
+    free(s);
 }
 
 /* Causal rows leave the columns after their own position blank. */
@@ -151,6 +176,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_heatmap_shade_boundaries),
         cmocka_unit_test(test_heatmap_color_ramp),
+        cmocka_unit_test(test_heatmap_background_from_colorfgbg),
         cmocka_unit_test(test_heatmap_top_orders_and_breaks_ties),
         cmocka_unit_test(test_heatmap_column_width_utf8),
         cmocka_unit_test(test_heatmap_print_plain_lines),

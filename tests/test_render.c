@@ -30,6 +30,7 @@ typedef struct {
     Translation t;
     TokenList src;
     const char *src_tok[S - 1];
+    const char *src_labels[S]; /* the source tokens and </s>: none repeats */
     const char *words[T];
     int kind[S - 1];            /* TranslatorWordKind per source token: all known */
     float cross[N * L * H * N]; /* (max_len, L, H, N) */
@@ -80,6 +81,11 @@ static Fixture *fixture_new(void)
     f->r.surface = &f->src;
     f->r.tokens = f->words;
     f->r.words = f->words;
+    f->r.labels = f->words; /* no word repeats: the labels are the words */
+    f->src_labels[0] = f->src_tok[0];
+    f->src_labels[1] = f->src_tok[1];
+    f->src_labels[2] = "</s>";
+    f->r.src_labels = f->src_labels;
     f->r.n_text = 1;
     f->r.kind = f->kind;
     return f;
