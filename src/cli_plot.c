@@ -72,9 +72,11 @@ static void plot_title(char *buf, size_t size, const char *path, const ModelConf
     if (n > 0 && (size_t)n < size && n_steps > 0)
         n += snprintf(buf + n, size - (size_t)n, " · %lld steps",
                       (long long)steps[n_steps - 1].step);
-    /* It explains a training loss that stays above the validation loss. */
+    /* Why the training loss levels off above the validation loss: label smoothing puts
+     * a floor under it; the validation loss is plain cross-entropy. */
     if (n > 0 && (size_t)n < size && smoothing > 0)
-        n += snprintf(buf + n, size - (size_t)n, " · label smoothing %g", smoothing);
+        n += snprintf(buf + n, size - (size_t)n, " · training loss with label smoothing "
+                      "%g, validation without", smoothing);
     if (n > 0 && (size_t)n < size && n_epochs > 0) {
         int best = 0;
         for (int i = 1; i < n_epochs; i++)

@@ -675,6 +675,8 @@ expect_in "plot: an SVG 1.1 root of the asked size" "$TMP/loss.svg" \
 expect_in "plot: the training loss" "$TMP/loss.svg" 'id="train-loss"'
 expect_in "plot: the validation loss" "$TMP/loss.svg" 'id="valid-loss"'
 expect_in "plot: the title names the model" "$TMP/loss.svg" "Training loss of trained.db"
+expect_in "plot: says why the training loss stays above the validation loss" "$TMP/loss.svg" \
+    "training loss with label smoothing 0.1, validation without"
 if [ "$(tail -n 1 "$TMP/loss.svg")" = "</svg>" ]; then
     pass "plot: the document is complete"
 else
