@@ -294,6 +294,11 @@ static int html_data_json(char **buf, size_t *n, const TranslatorResult *r,
     for (int i = 0; i < T; i++)
         json_string(&w, r->labels[i]);
     json_end_array(&w);
+    json_key(&w, "prob");
+    json_begin_array(&w);
+    for (int i = 0; i < T; i++)
+        json_float(&w, exp((double)t->logprob[i]));
+    json_end_array(&w);
     json_key(&w, "layers");
     json_int(&w, L);
     json_key(&w, "encoder_layers");
@@ -373,7 +378,19 @@ static const char HTML_STYLE[] =
     "#heatmap{border-collapse:collapse;font-size:.85em}\n"
     "#heatmap td{width:2.4em;height:1.6em;border:1px solid #eee}\n"
     "#heatmap th{font-weight:normal;padding:0 .4em;text-align:right}\n"
-    "#heatmap tr.selected-row th{font-weight:bold}\n";
+    "#heatmap tr.selected-row th{font-weight:bold}\n"
+    "#heatmap td.masked{background:repeating-linear-gradient(45deg,#f6f6f6,#f6f6f6 3px,"
+    "#d9d9d9 3px,#d9d9d9 5px)}\n"
+    "#heatmap td.prob{width:auto;padding:0 .5em;border:none;color:#555;text-align:right}\n"
+    "#heatmap caption{text-align:left;color:#555;padding:.3em 0}\n"
+    "#heatmap.numbers td{font-size:.75em;text-align:center}\n"
+    ".sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);"
+    "white-space:nowrap}\n"
+    "#legend{display:flex;align-items:center;gap:.5em;margin:.6em 0;font-size:.85em}\n"
+    "#legend .bar{width:12em;height:1em;border:1px solid #ccc;background:linear-gradient(to "
+    "right,rgb(255,255,255),rgb(8,48,107))}\n"
+    "#legend .swatch{display:inline-block;width:1.4em;height:1em;border:1px solid #ccc;"
+    "vertical-align:middle}\n";
 
 /* The page's behaviour (inspect_render.h gives the contract), one line per string (C
  * compilers need not take longer literals). No "</" in it. */
@@ -455,25 +472,58 @@ static const char *const HTML_SCRIPT[] = {
     "    if (k === 'encoder') { rows = D.source; cols = D.source; }\n",
     "    else if (k === 'cross') { rows = D.target; cols = D.source; }\n",
     "    else { rows = D.target; cols = ['<s>'].concat(D.target.slice(0, D.target.length - 1)); }\n",
+    "    /* A real table: a caption, headers with scope, and each weight as text (shown\n",
+    "     * with 'numbers', else only for screen readers), so it reads without colour. */\n",
+    "    var cap = t.createCaption();\n",
+    "    cap.textContent = statusText() + (k === 'encoder' ? ': rows are source tokens' :\n",
+    "                      ': rows are German words, with their probability');\n",
     "    var head = t.insertRow();\n",
-    "    head.appendChild(document.createElement('th'));\n",
+    "    head.appendChild(document.createElement('td'));\n",
     "    cols.forEach(function (c) {\n",
     "      var th = document.createElement('th');\n",
     "      th.textContent = c;\n",
+    "      th.scope = 'col';\n",
     "      head.appendChild(th);\n",
     "    });\n",
-    "    var sel = k === 'encoder' ? selSrc : selTgt;\n",
+    "    if (k !== 'encoder') {\n",
+    "      var pth = document.createElement('th');\n",
+    "      pth.textContent = 'p';\n",
+    "      pth.scope = 'col';\n",
+    "      head.appendChild(pth);\n",
+    "    }\n",
+    "    var sel = k === 'encoder' ? selSrc : selTgt, numbers = $('numbers').checked;\n",
+    "    t.className = numbers ? 'numbers' : '';\n",
     "    for (i = 0; i < rows.length; i++) {\n",
     "      var tr = t.insertRow(), w = row(k, i), th = document.createElement('th');\n",
     "      th.textContent = rows[i];\n",
+    "      th.scope = 'row';\n",
     "      tr.appendChild(th);\n",
     "      if (i === sel) tr.className = 'selected-row';\n",
     "      for (j = 0; j < cols.length; j++) {\n",
     "        var td = tr.insertCell();\n",
-    "        if (j >= w.length) continue;\n",
+    "        if (j >= w.length) {\n",
+    "          /* A later position: the causal mask hides it, which is not a weight of 0. */\n",
+    "          td.className = 'masked';\n",
+    "          td.title = rows[i] + ' \\u2192 ' + cols[j] + ': masked (a later position)';\n",
+    "          var m = document.createElement('span');\n",
+    "          m.className = 'sr-only';\n",
+    "          m.textContent = 'masked';\n",
+    "          td.appendChild(m);\n",
+    "          continue;\n",
+    "        }\n",
     "        td.title = rows[i] + ' \\u2192 ' + cols[j] + ': ' + w[j].toFixed(4);\n",
     "        td.setAttribute('data-weight', w[j].toFixed(4));\n",
     "        td.style.backgroundColor = color(w[j]);\n",
+    "        td.style.color = ink(w[j]);\n",
+    "        var v = document.createElement('span');\n",
+    "        if (!numbers) v.className = 'sr-only';\n",
+    "        v.textContent = w[j].toFixed(2);\n",
+    "        td.appendChild(v);\n",
+    "      }\n",
+    "      if (k !== 'encoder') {\n",
+    "        var pc = tr.insertCell();\n",
+    "        pc.className = 'prob';\n",
+    "        pc.textContent = D.prob[i].toFixed(3);\n",
     "      }\n",
     "    }\n",
     "  }\n",
@@ -503,7 +553,10 @@ static const char *const HTML_SCRIPT[] = {
     "    e.addEventListener('click', function () { selSrc = +e.getAttribute('data-index'); "
         "apply(); });\n",
     "  });\n",
-    "  [layerSel, headSel, kindSel].forEach(function (s) { s.addEventListener('change', apply); });\n",
+    "  [layerSel, headSel, kindSel, $('numbers')].forEach(function (s) {\n",
+    "    s.addEventListener('change', apply);\n",
+    "  });\n",
+    "  tgt.forEach(function (e, i) { e.title = 'probability ' + D.prob[i].toFixed(3); });\n",
     "  apply();\n",
     "})();\n",
     NULL,
@@ -542,7 +595,13 @@ int inspect_write_html(FILE *out, const TranslatorResult *r, const float *encode
           "<option value=\"cross\" selected>cross: word \xe2\x86\x92 source</option>"
           "<option value=\"self\">self: word \xe2\x86\x92 &lt;s&gt; and earlier words</option>"
           "<option value=\"encoder\">encoder: source \xe2\x86\x92 source</option>"
-          "</select></label>\n</div>\n"
+          "</select></label>\n<label><input type=\"checkbox\" id=\"numbers\"> numbers in "
+          "the cells</label>\n</div>\n"
+          "<div id=\"legend\" aria-label=\"colour scale\"><span>weight 0</span>"
+          "<span class=\"bar\"></span><span>1</span>"
+          "<span><span class=\"swatch\" style=\"background:repeating-linear-gradient(45deg,"
+          "#f6f6f6,#f6f6f6 3px,#d9d9d9 3px,#d9d9d9 5px)\"></span> masked: a later position, "
+          "which self-attention cannot see</span></div>\n"
           "<p>Click a German word (cross, self) or an English token (encoder).</p>\n"
           "<div id=\"target\"><span id=\"bos\" class=\"bos-marker\">&lt;s&gt;</span>", out);
     for (int i = 0; i < t->n; i++) {

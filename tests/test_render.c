@@ -19,6 +19,7 @@
 #include "status.h"
 #include "xmlcheck.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ typedef struct {
     const char *src_tok[S - 1];
     const char *src_labels[S]; /* the source tokens and </s>: none repeats */
     const char *words[T];
+    float logprob[T];           /* each word's log-probability: 0.9 and 0.8 */
     int kind[S - 1];            /* TranslatorWordKind per source token: all known */
     float cross[N * L * H * N]; /* (max_len, L, H, N) */
     float self[N * L * H * N];
@@ -70,6 +72,9 @@ static Fixture *fixture_new(void)
     f->t.L = L;
     f->t.H = H;
     f->t.cap = N;
+    f->logprob[0] = logf(0.9f);
+    f->logprob[1] = logf(0.8f);
+    f->t.logprob = f->logprob;
     f->t.S = S;
     f->t.n = T;
     f->t.cross = f->cross;
@@ -257,6 +262,14 @@ static void test_render_html_data_is_json_and_script_safe(void **state)
     assert_non_null(block);
     assert_non_null(strstr(block, "\"<\\/script>\""));
     assert_non_null(strstr(block, "\"cross\":[[[[0.5,0.25,0.25],[0.75,0.125,0.125]]"));
+    /* Each word's probability, for the page's p column and titles. */
+    const char *prob = strstr(block, "\"prob\":[");
+    assert_non_null(prob);
+    char *after;
+    const double p0 = strtod(prob + strlen("\"prob\":["), &after);
+    assert_true(*after == ',');
+    assert_float_equal(p0, 0.9, 1e-6);
+    assert_float_equal(strtod(after + 1, NULL), 0.8, 1e-6);
     free(block);
     free(html);
     free(f);

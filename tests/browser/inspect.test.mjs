@@ -174,6 +174,38 @@ try {
   check("#status changes when a source token is selected", status5 !== status4, `still ${fmt(status5)}`);
   check("#heatmap redrawn for the encoder", (await heatmap()) !== heat3);
 
+  // 4b. Reading it without colour: a legend with the scale, the probability of each
+  // word, masked cells (later positions in self-attention) drawn apart from weight 0,
+  // and every weight as text in its cell (for screen readers, or shown with "numbers").
+  // (fixture.html, hand-written for the first contract, has none of these.)
+  if (!process.env.INSPECT_PAGE) {
+  check("#legend shows the colour scale", (await page.locator("#legend .bar").count()) === 1 &&
+        /weight 0/.test(await page.locator("#legend").textContent()));
+  await page.selectOption("#kind", "self");
+  await clickWord("Beispiel");
+  const masked = await page.locator("#heatmap td.masked").count();
+  const maskedWeights = await page.locator("#heatmap td.masked[data-weight]").count();
+  check("self: the 10 later positions of 5 rows are td.masked, none with a weight",
+        masked === 10 && maskedWeights === 0, `${masked} masked, ${maskedWeights} with a weight`);
+  const probs = (await texts("#heatmap td.prob")).map(Number);
+  check("each German word's probability in a column of its own",
+        probs.length === 5 && probs.every((p) => p > 0 && p <= 1), `got ${fmt(probs)}`);
+  const wordTitle = await page.locator(".tgt-word").first().getAttribute("title");
+  check("a German word's title gives its probability", /^probability 0\.\d{3}$/.test(wordTitle || ""),
+        `title ${fmt(wordTitle)}`);
+  const hidden = await page.locator("#heatmap td[data-weight] span.sr-only").count();
+  const cells = await page.locator("#heatmap td[data-weight]").count();
+  check("every weighted cell holds its value as text for screen readers",
+        cells > 0 && hidden === cells, `${hidden} of ${cells}`);
+  check("#heatmap has a caption naming what it shows",
+        /self-attention/.test((await page.locator("#heatmap caption").textContent()) || ""));
+  await page.locator("#numbers").check();
+  const shown = await texts("#heatmap td[data-weight] span:not(.sr-only)");
+  check('"numbers" shows each weight in its cell',
+        shown.length === cells && shown.every((t) => /^\d\.\d\d$/.test(t)), `${shown.length} of ${cells}`);
+  await page.locator("#numbers").uncheck();
+  }
+
   // 5. Back to cross on the last layer for the picture.
   await page.selectOption("#kind", "cross");
   await page.selectOption("#layer", String(L - 1));
