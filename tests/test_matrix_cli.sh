@@ -1170,8 +1170,10 @@ section_kill_loop() {
                 run train --train "$TMP/tr.tsv" --out "$K" --epochs $CE $CRASH
                 if [ "$CODE" -ne 0 ]; then
                     why="a new run after the kill exited $CODE: $(head -c 200 "$ERR")"
-                elif ls "$K".*tmp >/dev/null 2>&1; then
-                    why="the new run left $(ls "$K".*tmp)"
+                elif [ -n "$(ls "$K".*tmp 2>/dev/null | grep -v "^$K\.$pid\.tmp\$")" ]; then
+                    # The killed run's own K.PID.tmp may stay (it is removed once a
+                    # minute old); the new run must leave none of its own.
+                    why="the new run left $(ls "$K".*tmp | grep -v "^$K\.$pid\.tmp\$")"
                 else
                     why=$(same_as_reference "$K")
                     what="$what; a new run completed"
