@@ -63,6 +63,8 @@ LIB_SRC = \
     src/translator.c \
     src/bleu.c \
     src/evalset.c \
+    src/pool.c \
+    src/net.c \
     src/trainer.c \
     src/train.c \
     src/check.c \
