@@ -102,6 +102,7 @@ TESTS = \
     test_bleu \
     test_translator \
     test_grad \
+    test_trainer \
     test_history \
     test_transformer \
     test_check \

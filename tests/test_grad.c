@@ -901,7 +901,7 @@ static void test_grad_head(void **state)
 }
 
 /* ---------------------------------------------------------------------------------------
- * The whole model: sentence_loss
+ * The whole model: trainer_forward, trainer_loss, trainer_backward
  */
 
 /* A pair whose ids repeat and leave some rows of both embedding tables unused. */
@@ -911,38 +911,55 @@ enum { PAIR_NSRC = 7, PAIR_NTGT = 6 };
 
 typedef struct {
     Model m;
-    SentenceState st;
+    Trainer tr;         /* a batch of the one pair */
     float label_smoothing;
-    float *relu_base;   /* ReLU outputs of the unperturbed forward pass: enc_ff then dec_ff */
-    size_t n_enc_ff, n_dec_ff;
+    float *relu_base;   /* ReLU outputs of the unperturbed forward pass, layer by layer */
+    size_t n_relu;
     int flipped;        /* set when a ReLU changed side since relu_base */
 } ModelCase;
 
-/* Whether any ReLU of the last forward pass is on another side of 0 than in relu_base. */
-static int relu_flipped(const ModelCase *c)
+/* Copies (to) or compares with (from) every layer's ReLU outputs of the last forward pass;
+ * returns 1 when one is on another side of 0 than in base. */
+static int relu_walk(ModelCase *c, float *base, int copy)
 {
-    const float *a = c->st.enc_ff, *b = c->st.dec_ff;
-    for (size_t i = 0; i < c->n_enc_ff; i++)
-        if ((a[i] > 0.0f) != (c->relu_base[i] > 0.0f))
-            return 1;
-    for (size_t i = 0; i < c->n_dec_ff; i++)
-        if ((b[i] > 0.0f) != (c->relu_base[c->n_enc_ff + i] > 0.0f))
-            return 1;
-    return 0;
+    const NetActs *a = &c->tr.acts;
+    const NetBatch *nb = &c->tr.nb;
+    const size_t F = (size_t)c->m.config.d_ff;
+    size_t at = 0;
+    int flipped = 0;
+    for (int l = 0; l < a->n_enc + a->n_dec; l++) {
+        const float *ff = l < a->n_enc ? a->enc[l].ff : a->dec[l - a->n_enc].ff;
+        const size_t n = (size_t)(l < a->n_enc ? nb->S : nb->T) * F;
+        for (size_t i = 0; i < n; i++, at++) {
+            if (copy)
+                base[at] = ff[i];
+            else if ((ff[i] > 0.0f) != (base[at] > 0.0f))
+                flipped = 1;
+        }
+    }
+    return flipped;
+}
+
+static double model_loss(ModelCase *c)
+{
+    double loss = 0.0;
+    trainer_forward(&c->tr, 1);
+    trainer_loss(&c->tr, c->label_smoothing, &loss);
+    return loss;
 }
 
 static double model_objective(void *p)
 {
     ModelCase *c = p;
-    double loss = sentence_loss(&c->st, NULL, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT,
-                                c->label_smoothing);
+    const double loss = model_loss(c);
     assert_true(loss >= 0.0);
-    if (relu_flipped(c))
+    if (relu_walk(c, c->relu_base, 0))
         c->flipped = 1;
     return loss;
 }
 
-static void model_case_open(ModelCase *c, const char *path, float label_smoothing)
+static void model_case_open(ModelCase *c, const char *path, float label_smoothing,
+                            float dropout)
 {
     char err[512];
     memset(c, 0, sizeof *c);
@@ -951,19 +968,25 @@ static void model_case_open(ModelCase *c, const char *path, float label_smoothin
         print_error("%s\n", err);
         fail();
     }
-    assert_int_equal(sentence_state_init(&c->st, &c->m), TT_OK);
+    assert_int_equal(trainer_init(&c->tr, &c->m, 1, PAIR_NSRC + 1, PAIR_NTGT + 1, dropout,
+                                  NULL),
+                     TT_OK);
+    /* A fixed seed draws the same masks on every call, so with dropout the loss is still
+     * one deterministic function of the weights. */
+    const TrainPair pair = {PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT, 12345};
+    assert_int_equal(trainer_set_batch(&c->tr, &pair, 1), TT_OK);
     c->label_smoothing = label_smoothing;
     const ModelConfig *cfg = &c->m.config;
-    c->n_enc_ff = (size_t)cfg->n_encoder_layers * cfg->max_len * cfg->d_ff;
-    c->n_dec_ff = (size_t)cfg->n_decoder_layers * cfg->max_len * cfg->d_ff;
-    c->relu_base = malloc(sizeof(float) * (c->n_enc_ff + c->n_dec_ff));
+    c->n_relu = (size_t)(cfg->n_encoder_layers + cfg->n_decoder_layers) * cfg->max_len *
+                cfg->d_ff;
+    c->relu_base = malloc(sizeof(float) * c->n_relu);
     assert_non_null(c->relu_base);
 }
 
 static void model_case_close(ModelCase *c)
 {
     free(c->relu_base);
-    sentence_state_free(&c->st);
+    trainer_free(&c->tr);
     model_free(&c->m);
 }
 
@@ -1004,15 +1027,15 @@ static void model_clear_kinks(ModelCase *c, double margin)
 {
     Model *m = &c->m;
     const ModelConfig *cfg = &m->config;
-    const int N = cfg->max_len, D = cfg->d_model, F = cfg->d_ff;
+    const int D = cfg->d_model, F = cfg->d_ff;
     const int LE = cfg->n_encoder_layers, LD = cfg->n_decoder_layers;
     double pre[64];
     char name[MODEL_NAME_MAX];
     for (int l = 0; l < LE + LD; l++) {
-        sentence_loss(&c->st, NULL, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT, 0.0f);
-        const int enc = l < LE, layer = enc ? l : l - LE, rows = enc ? c->st.S : c->st.T;
-        const float *h = enc ? c->st.enc_h2 + (size_t)layer * N * D
-                             : c->st.dec_h3 + (size_t)layer * N * D;
+        model_loss(c);
+        const int enc = l < LE, layer = enc ? l : l - LE;
+        const int rows = enc ? c->tr.nb.S : c->tr.nb.T;
+        const float *h = enc ? c->tr.acts.enc[layer].h2 : c->tr.acts.dec[layer].h3;
         snprintf(name, sizeof name, "%s.layers.%d.linear1.weight", enc ? "encoder" : "decoder",
                  layer);
         const float *w1 = model_tensor(m, name);
@@ -1049,27 +1072,22 @@ static void used_rows(unsigned char *used, int V, int tgt)
 /* How far model_clear_kinks puts every ReLU input from 0. */
 static const double RELU_MARGIN = 0.05;
 
-/* Checks sentence_loss's gradient on a sample of every tensor of one model, printing a
+/* Checks the trainer's gradient on a sample of every tensor of one model, printing a
  * line per tensor and a summary. Returns 1 when every tensor passes. */
 static int check_model(const char *path, float label_smoothing, float dropout,
                        const FdConfig *cfg, int per_tensor)
 {
     ModelCase c;
-    model_case_open(&c, path, label_smoothing);
-    /* A fixed seed draws the same masks on every call, so with dropout the loss is still
-     * one deterministic function of the weights. */
-    c.st.dropout = dropout;
-    c.st.dropout_seed = 12345;
+    model_case_open(&c, path, label_smoothing, dropout);
     model_clear_kinks(&c, RELU_MARGIN);
     Model *m = &c.m;
     float *grads = calloc(m->n_params, sizeof(float));
     assert_non_null(grads);
-    const double with = sentence_loss(&c.st, grads, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT,
-                                      label_smoothing);
+    const double with = model_loss(&c);
+    trainer_backward(&c.tr, grads, label_smoothing);
     assert_true(with > 0.0);
-    memcpy(c.relu_base, c.st.enc_ff, sizeof(float) * c.n_enc_ff);
-    memcpy(c.relu_base + c.n_enc_ff, c.st.dec_ff, sizeof(float) * c.n_dec_ff);
-    /* The loss does not depend on whether gradients are wanted. */
+    relu_walk(&c, c.relu_base, 1);
+    /* The loss is the same on every forward pass. */
     assert_true(model_objective(&c) == with);
 
     Rng rng;
@@ -1156,9 +1174,9 @@ static int check_model(const char *path, float label_smoothing, float dropout,
 static const FdConfig FD_MODEL = {1e-2, 1e-2, 1e-3};
 enum { MODEL_ENTRIES_PER_TENSOR = 6 };
 
-/* sentence_loss's gradient matches finite differences for every tensor of tiny.db and
+/* The trainer's gradient of one pair matches finite differences for every tensor of tiny.db and
  * tiny_bias.db, with label smoothing 0 and 0.1; unused embedding rows get exactly 0. */
-static void test_grad_sentence_loss(void **state)
+static void test_grad_trainer(void **state)
 {
     (void)state;
     static const char *const PATHS[] = {"tests/fixtures/tiny.db", "tests/fixtures/tiny_bias.db"};
@@ -1172,25 +1190,28 @@ static void test_grad_sentence_loss(void **state)
 
 /* With dropout (p = 0.2, masks fixed by the seed) the gradient still matches finite
  * differences for every tensor: the masks scale the same activations both ways. */
-static void test_grad_sentence_loss_dropout(void **state)
+static void test_grad_trainer_dropout(void **state)
 {
     (void)state;
     assert_true(check_model("tests/fixtures/tiny_bias.db", 0.1f, 0.2f, &FD_MODEL,
                             MODEL_ENTRIES_PER_TENSOR));
 }
 
-/* sentence_loss adds its gradient to what the block holds: two calls give twice one. */
-static void test_grad_sentence_loss_accumulates(void **state)
+/* trainer_backward adds its gradient to what the block holds: two calls give twice one. */
+static void test_grad_trainer_accumulates(void **state)
 {
     (void)state;
     ModelCase c;
-    model_case_open(&c, "tests/fixtures/tiny_bias.db", 0.1f);
+    model_case_open(&c, "tests/fixtures/tiny_bias.db", 0.1f, 0.0f);
     const size_t n = c.m.n_params;
     float *once = calloc(n, sizeof(float)), *twice = calloc(n, sizeof(float));
     assert_true(once && twice);
-    sentence_loss(&c.st, once, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT, 0.1f);
-    sentence_loss(&c.st, twice, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT, 0.1f);
-    sentence_loss(&c.st, twice, PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT, 0.1f);
+    model_loss(&c);
+    trainer_backward(&c.tr, once, 0.1f);
+    for (int k = 0; k < 2; k++) {
+        model_loss(&c);
+        trainer_backward(&c.tr, twice, 0.1f);
+    }
     for (size_t i = 0; i < n; i++)
         once[i] *= 2.0f;
     /* Only the order of float additions differs: a few ulp of gradients up to about 5. */
@@ -1282,9 +1303,9 @@ int main(void)
         cmocka_unit_test(test_grad_encoder_layer),
         cmocka_unit_test(test_grad_decoder_layer),
         cmocka_unit_test(test_grad_head),
-        cmocka_unit_test(test_grad_sentence_loss),
-        cmocka_unit_test(test_grad_sentence_loss_dropout),
-        cmocka_unit_test(test_grad_sentence_loss_accumulates),
+        cmocka_unit_test(test_grad_trainer),
+        cmocka_unit_test(test_grad_trainer_dropout),
+        cmocka_unit_test(test_grad_trainer_accumulates),
         cmocka_unit_test(test_grad_adamw_matches_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
