@@ -1,9 +1,11 @@
 /*
- * test_trainer.c — a batch's passes: a padded batch computes the sum of its sentences.
+ * test_trainer.c — a batch's passes: a padded batch computes the sum of its sentences,
+ * and the results do not depend on the thread count.
  *
  * The gradients themselves are checked against finite differences in test_grad.c; here
  * the batch of several sentences of different lengths is compared with the same
- * sentences computed one at a time.
+ * sentences computed one at a time, and the whole training run with 1, 2, 3 and 8
+ * threads bit for bit.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,9 +16,12 @@
 #include "model.h"
 #include "pool.h"
 #include "status.h"
+#include "store.h"
 #include "testutil.h"
+#include "train.h"
 #include "trainer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,10 +111,117 @@ static void test_trainer_batch_is_sum_of_sentences(void **state)
     model_free(&m);
 }
 
+/* The same batch through 1, 2, 3 and 8 threads: the loss and every gradient entry are
+ * bit-identical (every sum is taken in an order fixed by the batch, not the threads). */
+static void test_trainer_threads_bit_identical(void **state)
+{
+    (void)state;
+    Model m;
+    load_tiny(&m);
+    TrainPair pairs[N_PAIRS];
+    pairs_of(pairs);
+    const size_t n = m.n_params;
+    float *ref = malloc(sizeof(float) * n), *got = malloc(sizeof(float) * n);
+    assert_true(ref && got);
+    double ref_loss = 0.0;
+    batch_gradient(&m, pairs, N_PAIRS, 0, 0.1f, &ref_loss, ref);
+    static const int THREADS[] = {1, 2, 3, 8};
+    for (int k = 0; k < 4; k++) {
+        double loss = 0.0;
+        batch_gradient(&m, pairs, N_PAIRS, THREADS[k], 0.1f, &loss, got);
+        assert_true(loss == ref_loss);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t a, b; /* the bits, so that -0 and 0 differ too */
+            memcpy(&a, &got[i], sizeof a);
+            memcpy(&b, &ref[i], sizeof b);
+            if (a != b) {
+                print_error("%d threads: gradient [%zu] is %.9g, not %.9g\n", THREADS[k], i,
+                            (double)got[i], (double)ref[i]);
+                fail();
+            }
+        }
+    }
+    free(got), free(ref);
+    model_free(&m);
+}
+
+/* ---- a whole training run ---- */
+
+static const char CORPUS[] = "the dog is big\tDer Hund ist gro\xc3\x9f .\n"
+                             "the man is old\tDer Mann ist alt .\n"
+                             "the old man sees the dog\tDer alte Mann sieht den Hund .\n"
+                             "the dog sees the man\tDer Hund sieht den Mann .\n"
+                             "a dog is big\tEin Hund ist gro\xc3\x9f .\n"
+                             "a man sees a dog\tEin Mann sieht einen Hund .\n"
+                             "the big dog is old\tDer gro\xc3\x9f" "e Hund ist alt .\n"
+                             "the man is big\tDer Mann ist gro\xc3\x9f .\n"
+                             "a big man sees the old dog\tEin gro\xc3\x9f" "er Mann sieht den "
+                             "alten Hund .\n";
+
+/* Trains a small model on CORPUS with dropout in dir, with the given thread count, and
+ * loads the result into m. */
+static void train_with(Model *m, const char *dir, int threads)
+{
+    char corpus[300], out[300], err[512];
+    snprintf(corpus, sizeof corpus, "%s/corpus.tsv", dir);
+    snprintf(out, sizeof out, "%s/model-%d.db", dir, threads);
+    FILE *f = fopen(corpus, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(CORPUS, 1, sizeof CORPUS - 1, f), sizeof CORPUS - 1);
+    assert_int_equal(fclose(f), 0);
+    TrainOptions o;
+    train_options_defaults(&o);
+    o.train_path = corpus;
+    o.valid_path = corpus;
+    o.out_path = out;
+    o.config.d_model = 16;
+    o.config.n_heads = 2;
+    o.config.n_encoder_layers = 2;
+    o.config.n_decoder_layers = 2;
+    o.config.d_ff = 32;
+    o.config.max_len = 12;
+    o.epochs = 3;
+    o.batch = 4;
+    o.warmup = 2;
+    o.dropout = 0.1f;
+    o.threads = threads;
+    o.force = 1;
+    o.name_augment = 0;
+    int rc = train_run(&o, NULL, NULL, NULL, err, sizeof err);
+    if (rc != TT_OK)
+        print_error("train, %d threads: %s\n", threads, err);
+    assert_int_equal(rc, TT_OK);
+    assert_int_equal(model_load_file(m, out, err, sizeof err), TT_OK);
+}
+
+/* Training with 1, 2, 3 and 8 threads gives bit-identical weights. */
+static void test_trainer_run_threads_bit_identical(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/toytrans-test-trainer-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    Model ref, got;
+    train_with(&ref, dir, 1);
+    static const int THREADS[] = {2, 3, 8};
+    for (int k = 0; k < 3; k++) {
+        train_with(&got, dir, THREADS[k]);
+        assert_int_equal(got.n_params, ref.n_params);
+        const int same = memcmp(got.params, ref.params, sizeof(float) * ref.n_params) == 0;
+        if (!same)
+            print_error("%d threads: the weights differ from 1 thread's\n", THREADS[k]);
+        model_free(&got);
+        assert_true(same);
+    }
+    model_free(&ref);
+    assert_int_equal(testutil_remove_dir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trainer_batch_is_sum_of_sentences),
+        cmocka_unit_test(test_trainer_threads_bit_identical),
+        cmocka_unit_test(test_trainer_run_threads_bit_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
