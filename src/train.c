@@ -356,6 +356,7 @@ struct Run {
     Trainer tr;        /* one batch's passes, sized for the longest pair of either corpus */
     TrainPair *pairs;  /* (batch) the current batch's pairs */
     float *grads;      /* (n_params) the batch's gradient */
+    double *partial;   /* (trainer_chunks(n_params)) grads_scale's scratch */
     float *m1, *m2;    /* AdamW moments */
     TrainLogRow *log;  /* rows since the last checkpoint */
     int n_log, log_cap;
@@ -731,6 +732,7 @@ static float schedule(const TrainOptions *o, long step, long total)
 
 static void run_free(Run *r)
 {
+    free(r->partial);
     free(r->grads);
     free(r->pairs);
     trainer_free(&r->tr);
@@ -836,7 +838,8 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
             rc = trainer_init(&r->tr, &r->m, r->batch, max_src, max_tgt, o->dropout, r->pool);
         r->pairs = rc == TT_OK ? malloc(sizeof *r->pairs * (size_t)r->batch) : NULL;
         r->grads = rc == TT_OK ? malloc(sizeof(float) * n) : NULL;
-        if (rc == TT_OK && (!r->pairs || !r->grads))
+        r->partial = rc == TT_OK ? malloc(sizeof(double) * (size_t)trainer_chunks(n)) : NULL;
+        if (rc == TT_OK && (!r->pairs || !r->grads || !r->partial))
             rc = TT_ENOMEM;
         if (rc != TT_OK)
             snprintf(err, errlen, "%s", status_message(rc));
@@ -879,12 +882,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                 break;
             }
             /* Mean per token; then the norm, checked before anything is changed. */
-            const float inv = 1.0f / (float)tokens;
-            double norm2 = 0.0;
-            for (size_t i = 0; i < n; i++) {
-                grads[i] *= inv;
-                norm2 += (double)grads[i] * grads[i];
-            }
+            const double norm2 = grads_scale(grads, n, 1.0f / (float)tokens, r->partial, r->pool);
             const double mean_loss = loss / (double)tokens;
             if (!isfinite(mean_loss) || !isfinite(norm2)) {
                 snprintf(err, errlen, "step %ld: the %s is %s; stopped before the optimiser "
@@ -897,14 +895,12 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
             }
             const double norm = sqrt(norm2);
             if (o->clip > 0 && norm > o->clip) {
-                const float scale = (float)(o->clip / norm);
-                for (size_t i = 0; i < n; i++)
-                    grads[i] *= scale;
+                grads_scale(grads, n, (float)(o->clip / norm), r->partial, r->pool);
             }
             r->step++;
             const float lr = schedule(o, r->step, steps_total);
             adamw_update(r->m.params, grads, r->m1, r->m2, r->m.specs, r->m.n_specs, &ac, lr,
-                         r->step);
+                         r->step, r->pool);
             r->batch_pos++;
             steps_this_run++;
             tokens_this_run += (double)tokens;

@@ -72,13 +72,25 @@ void trainer_loss(Trainer *t, float ls, double *sum);
  * layout). Overwrites the logits. */
 void trainer_backward(Trainer *t, float *grads, float ls);
 
+/* The whole-block steps of the optimiser run on the pool over chunks of TRAINER_CHUNK
+ * floats fixed by the block's size; a sum over the block adds the chunks' sums in chunk
+ * order, so the bits do not depend on the thread count. */
+#define TRAINER_CHUNK 16384
+
+/* Chunks of a block of n floats: the size of grads_scale's partial sums. */
+int trainer_chunks(size_t n);
+
+/* g *= scale over n floats, and returns Σ g² (after scaling) in double. partial holds
+ * trainer_chunks(n) doubles of scratch. pool may be NULL. */
+double grads_scale(float *g, size_t n, float scale, double *partial, Pool *pool);
+
 /* AdamW (decoupled weight decay, applied to matrices only: spec cols > 0). step counts
- * from 1. m and v have the layout of params. */
+ * from 1. m and v have the layout of params. pool may be NULL. */
 typedef struct {
     float beta1, beta2, eps, weight_decay;
 } AdamConfig;
 
 void adamw_update(float *params, const float *grads, float *m, float *v, const ParamSpec *specs,
-                  int n_specs, const AdamConfig *c, float lr, long step);
+                  int n_specs, const AdamConfig *c, float lr, long step, Pool *pool);
 
 #endif
