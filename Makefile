@@ -43,6 +43,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS) -pthread
 # One entry per line, so that adding a module is a one-line change.
 LIB_SRC = \
     src/status.c \
+    src/outfile.c \
     src/kernel.c \
     src/rng.c \
     src/corpus.c \
@@ -260,7 +261,7 @@ valgrind:
 	  RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=all --show-leak-kinds=all" \
 	  test
 
-# Fuzzing (tests/fuzz/, issue 8): four libFuzzer harnesses. `make fuzz` builds them with
+# Fuzzing (tests/fuzz/): four libFuzzer harnesses. `make fuzz` builds them with
 # clang, the library included, into build/fuzz/ (its own objects, never a flavour's) and
 # runs each for FUZZ_SECONDS on its committed corpus, tests/fuzz/corpus/NAME/, plus a
 # scratch corpus in build/fuzz/corpus/NAME/ that takes whatever new inputs it finds; a
@@ -349,7 +350,7 @@ fuzz-replay: $(REPLAY_BIN)
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d) $(REPLAY_BIN:=.d) $(B)/fuzz/replay.d
 
-# Static analysis (issue 8): cppcheck over src/, tests/ and bench/, then clang-tidy with
+# Static analysis: cppcheck over src/, tests/ and bench/, then clang-tidy with
 # the checked-in .clang-tidy over src/*.c, bench/*.c and tests/*.c, LINT_JOBS files at a
 # time, with the build's flags; any finding fails the target. False positives are marked
 # where they are (NOLINT, cppcheck-suppress), or for files cppcheck cannot be told in

@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include "json.h"
+#include "outfile.h"
 #include "status.h"
 #include "tokenizer.h"
 #include "translator.h"
@@ -134,15 +135,11 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
     }
     char *json = NULL;
     size_t json_len = 0;
-    FILE *mem = NULL, *upd = NULL;
-    char tmp[4096] = "";
-    if (golden && update) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", golden);
-        if (!(upd = fopen(tmp, "wb"))) {
-            snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-            lines_free(&cases);
-            return TT_EIO;
-        }
+    FILE *mem = NULL;
+    OutFile upd = {0}; /* the new golden file, renamed over the old one only when whole */
+    if (golden && update && (rc = outfile_open(&upd, golden, err, errlen)) != TT_OK) {
+        lines_free(&cases);
+        return rc;
     }
     long k = 0; /* cases seen: the index into the golden file */
     for (long i = 0; rc == TT_OK && i < cases.n; i++) {
@@ -200,8 +197,8 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
                 break;
             }
             mem = NULL;
-            if (upd) {
-                fwrite(json, 1, json_len, upd);
+            if (upd.f) {
+                fwrite(json, 1, json_len, upd.f);
             } else if (k >= gold.n) {
                 snprintf(moved, sizeof moved, "no golden line for this case (%s has %ld)",
                          golden, gold.n);
@@ -238,19 +235,11 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
         sum->failed++;
     }
     free(json);
-    if (upd) {
-        int bad = ferror(upd);
-        if (fclose(upd) != 0 || bad || rc != TT_OK) {
-            if (rc == TT_OK) {
-                snprintf(err, errlen, "cannot write %s", tmp);
-                rc = TT_EIO;
-            }
-            remove(tmp);
-        } else if (rename(tmp, golden) != 0) {
-            snprintf(err, errlen, "cannot rename %s: %s", tmp, strerror(errno));
-            remove(tmp);
-            rc = TT_EIO;
-        }
+    if (upd.f) {
+        if (rc != TT_OK)
+            outfile_abort(&upd);
+        else
+            rc = outfile_commit(&upd, err, errlen);
     }
     lines_free(&gold);
     lines_free(&cases);

@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "heatmap.h"
+#include "outfile.h"
 #include "status.h"
 #include "tokenizer.h"
 
@@ -245,32 +246,6 @@ int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPat
     return 0;
 }
 
-/* Creates a temporary file beside path, named for this process (path.PID.tmp), opened
- * for writing without following a link planted at that name. A file of that name can
- * only be left by a dead process that had this process's id, so it is removed. Returns
- * the stream, with the name in *tmp (owned by the caller), or NULL with errno set. */
-static FILE *open_temp_beside(const char *path, char **tmp)
-{
-    const size_t n = strlen(path) + 32;
-    if (!(*tmp = malloc(n)))
-        return NULL;
-    snprintf(*tmp, n, "%s.%ld.tmp", path, (long)getpid());
-    int fd = -1;
-    for (int attempt = 0; fd < 0 && attempt < 2; attempt++) {
-        fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0 && (errno != EEXIST || unlink(*tmp) != 0))
-            break;
-    }
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f && fd >= 0) {
-        const int saved = errno;
-        close(fd);
-        remove(*tmp);
-        errno = saved;
-    }
-    return f;
-}
-
 int cli_write_file(const char *cmd, const char *path, CliWriteFn write, const void *ctx)
 {
     const int to_stdout = strcmp(path, "-") == 0;
@@ -279,52 +254,51 @@ int cli_write_file(const char *cmd, const char *path, CliWriteFn write, const vo
      * regular file would lose what it is. */
     const int through = !to_stdout && stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
                         !S_ISDIR(st.st_mode);
-    char *tmp = NULL;
+    OutFile of = {0};
     FILE *f = NULL;
+    int rc = TT_OK;
     if (to_stdout) {
         f = stdout;
     } else if (through) {
         int fd = open(path, O_WRONLY | O_CLOEXEC);
         if (fd >= 0 && !(f = fdopen(fd, "w")))
             close(fd);
-    } else {
-        f = open_temp_beside(path, &tmp);
+        rc = f ? TT_OK : TT_EIO;
+    } else if ((rc = outfile_open(&of, path, NULL, 0)) == TT_OK) {
+        f = of.f;
     }
     const char *where = to_stdout ? "standard output" : path, *failed = NULL;
-    int rc, saved = 0;
+    int saved = 0;
     if (!f) {
         saved = errno;
-        failed = tmp ? "cannot create a temporary file beside it" : "cannot open";
-        rc = tmp || through ? TT_EIO : TT_ENOMEM;
+        failed = through ? "cannot open" : "cannot create a temporary file beside it";
     } else {
         rc = write(f, ctx);
         if (rc == TT_EIO)
             saved = errno;
-        if (rc == TT_OK && fflush(f) != 0) {
-            saved = errno;
-            rc = TT_EIO;
+        if (of.f) {
+            /* A new file: committed (flushed, synced, renamed into place) only whole. */
+            if (rc != TT_OK) {
+                outfile_abort(&of);
+            } else if ((rc = outfile_commit(&of, NULL, 0)) != TT_OK) {
+                saved = errno;
+                failed = "cannot write or move the new file into place";
+            }
+        } else {
+            if (rc == TT_OK && fflush(f) != 0) {
+                saved = errno;
+                rc = TT_EIO;
+            }
+            if (!to_stdout && fclose(f) != 0 && rc == TT_OK) {
+                saved = errno;
+                rc = TT_EIO;
+            }
         }
-        if (rc == TT_OK && !to_stdout && !through && fsync(fileno(f)) != 0) {
-            saved = errno;
-            rc = TT_EIO;
-        }
-        if (!to_stdout && fclose(f) != 0 && rc == TT_OK) {
-            saved = errno;
-            rc = TT_EIO;
-        }
-        if (rc == TT_OK && tmp && rename(tmp, path) != 0) {
-            saved = errno;
-            failed = "cannot move the new file into place";
-            rc = TT_EIO;
-        }
-        if (rc != TT_OK && tmp)
-            remove(tmp);
     }
     if (rc == TT_EIO && !(to_stdout && saved == EPIPE)) /* a closed pipe ends quietly */
         fprintf(stderr, "toytrans %s: %s: %s: %s\n", cmd, where, failed ? failed : "cannot write",
                 saved ? strerror(saved) : "write error");
     else if (rc != TT_OK && rc != TT_EIO)
         fprintf(stderr, "toytrans %s: %s: %s\n", cmd, where, status_message(rc));
-    free(tmp);
     return status_exit_code(rc);
 }

@@ -38,8 +38,9 @@ typedef struct {
     const InspectOptions *o;
     const Model *m;
     Translator tr;
-    float *rows;          /* (max_len, max_len) the selected weights of one heatmap */
-    const char **labels;  /* (max_len + 1) column labels */
+    int cap;              /* rows and columns the buffers below hold (N), 0..max_len */
+    float *rows;          /* (N, N) the selected weights of one heatmap */
+    const char **labels;  /* (N + 1) column labels */
     int color;            /* ANSI colours: stdout is a terminal and NO_COLOR is unset */
 } InspectRun;
 
@@ -213,7 +214,7 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
 {
     const ModelConfig *c = &run->m->config;
     const Translation *t = r->t;
-    const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
+    const int L = c->n_decoder_layers, H = c->n_heads, N = run->cap;
     int cols;
     if (kind == HEATMAP_CROSS) {
         for (int j = 0; j < r->src->n; j++)
@@ -243,7 +244,7 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
                               "source tokens" : "self-attention: each word over <s> and the "
                               "words before it", title);
         for (int i = 0; i < t->n; i++)
-            heatmap_select(run->rows + (size_t)i * N, t, kind, i, l, (int)run->o->head, L, H, N);
+            heatmap_select(run->rows + (size_t)i * N, t, kind, i, l, (int)run->o->head);
         int rc = heatmap_print(stdout, run->rows, t->n, cols, N, &ho);
         if (rc != TT_OK)
             return rc;
@@ -255,7 +256,7 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
 static int inspect_encoder(InspectRun *run, const TranslatorResult *r)
 {
     const ModelConfig *c = &run->m->config;
-    const int L = c->n_encoder_layers, H = c->n_heads, S = r->t->S, N = c->max_len;
+    const int L = c->n_encoder_layers, H = c->n_heads, S = r->t->S, N = run->cap;
     const float *attn = translator_encoder_attention(&run->tr); /* (L, H, S, S) */
     for (int j = 0; j < r->src->n; j++)
         run->labels[j] = r->src->tok[j];
@@ -369,6 +370,24 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
     if (t->n == 0)
         return run->o->svg_path || run->o->html_path ? inspect_files(run, &r, text, len)
                                                      : TT_EXIT_OK;
+    /* The heatmaps' buffers grow to this sentence: its rows are the output tokens, its
+     * columns the source tokens or the outputs. */
+    const int need = t->n > t->S ? t->n : t->S;
+    if (need > run->cap) {
+        float *rows = calloc((size_t)need * (size_t)need, sizeof *rows);
+        const char **labels = calloc((size_t)need + 1, sizeof *labels);
+        if (!rows || !labels) {
+            free(labels);
+            free(rows);
+            fprintf(stderr, "toytrans inspect: %s\n", status_message(TT_ENOMEM));
+            return status_exit_code(TT_ENOMEM);
+        }
+        free(run->labels);
+        free(run->rows);
+        run->rows = rows;
+        run->labels = labels;
+        run->cap = need;
+    }
     printf("\n  step  word%*s  probability\n", HEATMAP_LABEL_MAX - 4, "");
     for (int i = 0; i < t->n; i++) {
         printf("  %4d  %-*s  %.3f%s\n", i, HEATMAP_LABEL_MAX, r.words[i],
@@ -411,14 +430,6 @@ int cli_inspect(int argc, char **argv)
     };
     if ((code = inspect_check_model(&o, &m.config)) != 0)
         goto done;
-    const size_t N = (size_t)m.config.max_len;
-    run.rows = calloc(N * N, sizeof *run.rows);
-    run.labels = calloc(N + 1, sizeof *run.labels);
-    if (!run.rows || !run.labels) {
-        fprintf(stderr, "toytrans inspect: %s\n", status_message(TT_ENOMEM));
-        code = status_exit_code(TT_ENOMEM);
-        goto done;
-    }
     const TranslatorOptions to = {.beam = 1, .prefix = o.prefix_text};
     rc = translator_init(&run.tr, &m, &to, err, sizeof err);
     if (rc == TT_EINPUT) {

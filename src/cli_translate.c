@@ -62,7 +62,8 @@ static void translate_usage(FILE *out)
           "                     scored, and continued (\"Das ist ein\")\n"
           "  --beam N           beam search with N hypotheses (default 1: greedy)\n"
           "  --max-len N        stop at N output tokens, prefix and </s> included\n"
-          "                     (default: the model's max_len)\n"
+          "                     (default: prefix + 2 × source tokens + 10, </s>\n"
+          "                     counted; never more than the model's max_len)\n"
           "  --scores           after a TAB, each output word with its probability\n"
           "  --alternatives K   after a TAB, the K most probable words at every step\n"
           "  --json             one JSON object per line: tokens, log-probabilities and the\n"
@@ -226,7 +227,7 @@ static void write_alignment(const TranslateRun *run, const TranslatorResult *r)
 {
     const Translation *t = r->t;
     const ModelConfig *c = &run->m->config;
-    const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
+    const int L = c->n_decoder_layers;
     const int layer = run->o->layer < 0 ? L - 1 : (int)run->o->layer;
     const int head = (int)run->o->head;
     const int words = t->S - 1; /* source tokens without </s> */
@@ -236,13 +237,13 @@ static void write_alignment(const TranslateRun *run, const TranslatorResult *r)
         if (run->o->alignment == ALIGN_SOFT) {
             for (int j = 0; j < words; j++)
                 printf("%s%.6f", j ? "," : "",
-                       (double)heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head, L, H, N));
+                       (double)heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head));
             continue;
         }
         int best = 0;
         float best_w = -1.0f;
         for (int j = 0; j < words; j++) {
-            const float w = heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head, L, H, N);
+            const float w = heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head);
             if (w > best_w) { /* ties: the lower index */
                 best_w = w;
                 best = j;

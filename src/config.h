@@ -17,10 +17,16 @@
 /* The most floats one weight tensor may hold: what a model file can store in one blob
  * (STORE_MAX_BLOB, 256 MiB). d_ff · d_model must stay within it. */
 #define CONFIG_MAX_TENSOR_FLOATS (STORE_MAX_BLOB / 4)
-/* The most floats of attention weights one sentence may need (1 GiB): the buffers are
- * sized for max_len up front, n_heads · max_len² per encoder layer, twice that per
- * decoder layer (self and cross, kept for display) and once more for the layer being
- * computed. A configuration over it is refused before anything is allocated. */
+/* The most parameters a model may have (1 GiB of floats; training holds four times as
+ * much: weights, gradients and AdamW's two moments). Every field in range and every
+ * tensor within a blob can still add up to more, e.g. d_model 4096, d_ff 16384 and 64
+ * layers each side: such a configuration is refused before anything is allocated. */
+#define CONFIG_MAX_PARAMS (1LL << 28)
+/* The most floats of attention weights the longest sentence may need (1 GiB): n_heads ·
+ * max_len² per encoder layer, twice that per decoder layer (self and cross, kept for
+ * display) and once more for the layer being computed. The buffers grow to each
+ * sentence; this bounds what the longest one can take. A configuration over it is
+ * refused before anything is allocated. */
 #define CONFIG_MAX_ATTENTION_FLOATS (1LL << 28)
 
 typedef struct {

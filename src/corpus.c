@@ -24,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------------------------------
  * The lexicon
@@ -2008,7 +2010,9 @@ int corpus_write(const char *dir, const Lexicon *lex, uint64_t seed, int n_train
     }
     for (int s = 0; s < N_SPLITS; s++) {
         int a = snprintf(path[s], sizeof path[s], "%s/%s", dir, SPLIT_FILES[s]);
-        int b = snprintf(tmp[s], sizeof tmp[s], "%s/%s.tmp", dir, SPLIT_FILES[s]);
+        /* Named for this process, so two runs writing one directory never share one. */
+        int b = snprintf(tmp[s], sizeof tmp[s], "%s/%s.%ld.tmp", dir, SPLIT_FILES[s],
+                         (long)getpid());
         if (a < 0 || b < 0 || (size_t)b >= sizeof tmp[s]) {
             corpus_err(err, errlen, "output directory path too long: '%.64s...'", dir);
             return TT_EINVAL;
@@ -2024,13 +2028,20 @@ int corpus_write(const char *dir, const Lexicon *lex, uint64_t seed, int n_train
         goto done;
     }
     for (int s = 0; s < N_SPLITS; s++) {
-        files[s] = fopen(tmp[s], "w");
+        /* Not following a link planted at the temporary name; one left by a dead process
+         * with this process's id is replaced. */
+        remove(tmp[s]);
+        int fd = open(tmp[s], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            created[s] = 1;
+            if (!(files[s] = fdopen(fd, "w")))
+                close(fd);
+        }
         if (!files[s]) {
             corpus_err(err, errlen, "cannot create '%s': %s", tmp[s], strerror(errno));
             rc = TT_EIO;
             goto done;
         }
-        created[s] = 1;
     }
 
     /* The seed pair comes first, and its core is taken before any draw, so no split can

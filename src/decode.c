@@ -11,6 +11,7 @@
 
 #include "status.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,24 +87,54 @@ void translation_free(Translation *t)
 int translation_init(Translation *t, const Model *m, int alt_k)
 {
     memset(t, 0, sizeof *t);
-    const ModelConfig *c = &m->config;
-    const size_t N = (size_t)c->max_len, LH = (size_t)c->n_decoder_layers * c->n_heads;
     if (alt_k < 0 || alt_k > DECODE_MAX_ALTERNATIVES)
         return TT_EINVAL;
-    if (alt_k > m->tgt_vocab.size)
-        alt_k = m->tgt_vocab.size;
-    t->alt_k = alt_k;
-    t->ids = malloc(sizeof(int) * N);
-    t->logprob = malloc(sizeof(float) * N);
-    t->cross = calloc(N * LH * N, sizeof(float));
-    t->self = calloc(N * LH * N, sizeof(float));
-    t->alt_ids = malloc(sizeof(int) * N * (size_t)(alt_k ? alt_k : 1));
-    t->alt_prob = malloc(sizeof(float) * N * (size_t)(alt_k ? alt_k : 1));
-    if (!t->ids || !t->logprob || !t->cross || !t->self || !t->alt_ids || !t->alt_prob) {
-        translation_free(t);
+    t->L = m->config.n_decoder_layers;
+    t->H = m->config.n_heads;
+    t->alt_k = alt_k > m->tgt_vocab.size ? m->tgt_vocab.size : alt_k;
+    return TT_OK;
+}
+
+int translation_reserve(Translation *t, const Model *m, int n)
+{
+    t->S = t->n = t->n_forced = 0;
+    if (n < 1 || n > m->config.max_len)
+        return TT_EINVAL;
+    if (n <= t->cap)
+        return TT_OK;
+    const size_t N = (size_t)n, LH = (size_t)t->L * (size_t)t->H;
+    const size_t K = (size_t)(t->alt_k ? t->alt_k : 1);
+    Translation g = {.L = t->L, .H = t->H, .cap = n, .alt_k = t->alt_k};
+    g.ids = malloc(sizeof(int) * N);
+    g.logprob = malloc(sizeof(float) * N);
+    g.cross = calloc(N * LH * N, sizeof(float));
+    g.self = calloc(N * LH * N, sizeof(float));
+    g.alt_ids = malloc(sizeof(int) * N * K);
+    g.alt_prob = malloc(sizeof(float) * N * K);
+    if (!g.ids || !g.logprob || !g.cross || !g.self || !g.alt_ids || !g.alt_prob) {
+        translation_free(&g);
         return TT_ENOMEM;
     }
+    translation_free(t);
+    *t = g;
     return TT_OK;
+}
+
+/* The one place that knows the record's layout. */
+static size_t record_offset(const Translation *t, int i, int l, int h)
+{
+    assert(i >= 0 && i < t->cap && l >= 0 && l < t->L && h >= 0 && h < t->H);
+    return (((size_t)i * t->L + l) * t->H + h) * (size_t)t->cap;
+}
+
+const float *translation_cross(const Translation *t, int i, int l, int h)
+{
+    return t->cross + record_offset(t, i, l, h);
+}
+
+const float *translation_self(const Translation *t, int i, int l, int h)
+{
+    return t->self + record_offset(t, i, l, h);
 }
 
 void decoder_free(Decoder *d)
@@ -133,7 +164,7 @@ int decoder_init(Decoder *d, const Model *m, int beam)
         return TT_EINVAL;
     d->model = m;
     d->beam = beam;
-    const size_t B = (size_t)beam, N = (size_t)m->config.max_len, V = (size_t)m->tgt_vocab.size;
+    const size_t B = (size_t)beam, V = (size_t)m->tgt_vocab.size;
     int rc = encoder_init(&d->enc, m);
     if (rc == TT_OK)
         rc = decoder_step_init(&d->step, m);
@@ -141,21 +172,46 @@ int decoder_init(Decoder *d, const Model *m, int beam)
         rc = decoder_cache_init(&d->caches[i], m);
     if (rc == TT_OK) {
         d->lp = malloc(sizeof(double) * 2 * B * V);
-        d->hyp_ids = malloc(sizeof(int) * 2 * B * N);
         d->hyp_len = malloc(sizeof(int) * 2 * B);
         d->hyp_score = malloc(sizeof(double) * 2 * B);
-        d->fin_ids = malloc(sizeof(int) * B * N);
         d->fin_len = malloc(sizeof(int) * B);
         d->fin_score = malloc(sizeof(double) * B);
         d->cand = malloc(sizeof(BeamCandidate) * B * B);
         d->taken = calloc(V, 1);
-        if (!d->lp || !d->hyp_ids || !d->hyp_len || !d->hyp_score || !d->fin_ids ||
-            !d->fin_len || !d->fin_score || !d->cand || !d->taken)
+        if (!d->lp || !d->hyp_len || !d->hyp_score || !d->fin_len || !d->fin_score ||
+            !d->cand || !d->taken)
             rc = TT_ENOMEM;
     }
     if (rc != TT_OK)
         decoder_free(d);
     return rc;
+}
+
+int decoder_reserve(Decoder *d, int n)
+{
+    const Model *m = d->model;
+    if (n < 1 || n > m->config.max_len)
+        return TT_EINVAL;
+    /* The encoder grows itself to the sentence; the step's records and the caches are
+     * grown here, outside the step loop. */
+    int rc = decoder_step_reserve(&d->step, n);
+    for (int i = 0; rc == TT_OK && i < 2 * d->beam; i++)
+        rc = decoder_cache_reserve(&d->caches[i], m, n);
+    if (rc != TT_OK || n <= d->cap)
+        return rc;
+    const size_t B = (size_t)d->beam, N = (size_t)n;
+    int *hyp_ids = malloc(sizeof(int) * 2 * B * N), *fin_ids = malloc(sizeof(int) * B * N);
+    if (!hyp_ids || !fin_ids) {
+        free(fin_ids);
+        free(hyp_ids);
+        return TT_ENOMEM;
+    }
+    free(d->fin_ids);
+    free(d->hyp_ids);
+    d->hyp_ids = hyp_ids;
+    d->fin_ids = fin_ids;
+    d->cap = n;
+    return TT_OK;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -169,8 +225,9 @@ static int decode_record(Decoder *d, Translation *out, const int *forced, int n_
 {
     const Model *m = d->model;
     const ModelConfig *c = &m->config;
-    const int V = m->tgt_vocab.size, N = c->max_len;
+    const int V = m->tgt_vocab.size;
     const size_t LH = (size_t)c->n_decoder_layers * c->n_heads;
+    const size_t N = (size_t)d->step.cap, NT = (size_t)out->cap;
     DecoderCache *cache = &d->caches[0];
     double *lp = d->lp;
     cache->t = 0;
@@ -198,8 +255,14 @@ static int decode_record(Decoder *d, Translation *out, const int *forced, int n_
         }
         out->ids[i] = chosen;
         out->logprob[i] = (float)lp[chosen];
-        memcpy(out->cross + (size_t)i * LH * N, d->step.cross_w, sizeof(float) * LH * N);
-        memcpy(out->self + (size_t)i * LH * N, d->step.self_w, sizeof(float) * LH * N);
+        /* The step's records and out's rows both hold (L, H) rows of keys; their
+         * strides may differ when one grew for an earlier, longer sentence. */
+        for (size_t lh = 0; lh < LH; lh++) {
+            memcpy(out->cross + ((size_t)i * LH + lh) * NT, d->step.cross_w + lh * N,
+                   sizeof(float) * (size_t)out->S);
+            memcpy(out->self + ((size_t)i * LH + lh) * NT, d->step.self_w + lh * N,
+                   sizeof(float) * (size_t)(i + 1));
+        }
         if (out->alt_k) {
             int *alt = out->alt_ids + (size_t)i * out->alt_k;
             top_k(alt, out->alt_k, lp, V, d->taken);
@@ -233,7 +296,7 @@ static int cand_cmp(const void *pa, const void *pb)
 static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int limit)
 {
     const Model *m = d->model;
-    const int V = m->tgt_vocab.size, N = m->config.max_len;
+    const int V = m->tgt_vocab.size, N = d->cap;
     int cur = 0, nxt = B; /* the generations live in slots [cur, cur+B) and [nxt, nxt+B) */
     int alive = 1, n_fin = 0;
 
@@ -319,16 +382,22 @@ static int decode_run(Decoder *d, Translation *out, const int *src, int S, const
                       int n_prefix, int beam, int limit, int always_search)
 {
     const Model *m = d->model;
-    const int N = m->config.max_len;
-    if (limit < 2 || limit > N || beam < 1 || beam > d->beam || n_prefix < 0 ||
-        n_prefix >= limit || (n_prefix > 0 && !prefix))
+    if (limit < 2 || limit > m->config.max_len || beam < 1 || beam > d->beam ||
+        n_prefix < 0 || n_prefix >= limit || (n_prefix > 0 && !prefix) || S < 1 ||
+        S > m->config.max_len)
         return TT_EINVAL;
     for (int i = 0; i < n_prefix; i++)
         if (prefix[i] < 0 || prefix[i] >= m->tgt_vocab.size)
             return TT_EINVAL;
-    int rc = encoder_forward(&d->enc, src, S);
+    const int need = S > limit ? S : limit;
+    int rc = decoder_reserve(d, need);
+    if (rc == TT_OK)
+        rc = translation_reserve(out, m, need);
+    if (rc == TT_OK)
+        rc = encoder_forward(&d->enc, src, S);
     if (rc != TT_OK)
         return rc;
+    const int N = d->cap;
     if (beam == 1 && !always_search)
         return decode_record(d, out, prefix, n_prefix, n_prefix, 1, limit);
     int best = beam_search(d, prefix, n_prefix, beam, limit);
@@ -354,9 +423,8 @@ int decode_sentence_search(Decoder *d, Translation *out, const int *src, int S,
 
 int translation_most_attended(const Translation *t, const Model *m, int step)
 {
-    const ModelConfig *c = &m->config;
-    const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
-    const float *base = t->cross + (((size_t)step * L + (L - 1)) * H) * N;
+    (void)m;
+    const int L = t->L, H = t->H;
     int best = 0;
     double best_w = -1.0;
     /* Position S-1 is </s>: not a word to copy. */
@@ -364,7 +432,7 @@ int translation_most_attended(const Translation *t, const Model *m, int step)
     for (int j = 0; j < words; j++) {
         double w = 0.0;
         for (int h = 0; h < H; h++)
-            w += base[(size_t)h * N + j];
+            w += translation_cross(t, step, L - 1, h)[j];
         if (w > best_w) {
             best_w = w;
             best = j;

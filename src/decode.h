@@ -10,7 +10,8 @@
  *   - A forced prefix is always emitted in full: its tokens are fed to the decoder as
  *     given (and scored), and generation continues after them.
  *   - Generation stops after </s>, or when the output — prefix and </s> included —
- *     reaches the length limit (the model's max_len, or a lower one asked for).
+ *     reaches the length limit the caller gives (2..max_len; the translator's default
+ *     is DECODE_LIMIT(S, prefix), see below).
  *   - Beam search keeps the `beam` best partial outputs by summed log-probability
  *     (ties: earlier hypothesis, then lower id) and returns the finished output with the
  *     best length-normalised score, log-probability sum / number of tokens; beam 1 is
@@ -27,20 +28,30 @@
 #define DECODE_MAX_BEAM 64
 #define DECODE_MAX_ALTERNATIVES 32
 
-/* The record of one translation. Buffers are sized for the model's max_len when the
- * Translation is initialised and reused for every sentence. */
+/* The default output limit for S source positions (</s> included) after a forced
+ * prefix of P tokens, before the model's max_len caps it: a translation is rarely more
+ * than twice as long as its source, and a model that never says </s> then stops after a
+ * few dozen steps instead of running to a max_len that may be 4096. */
+#define DECODE_LIMIT(S, P) ((P) + 2 * (S) + 10)
+
+/* The record of one translation. Its buffers grow to the longest sentence decoded so
+ * far (translation_reserve, which decode_sentence calls) and are reused. The attention
+ * weights are read through translation_cross and translation_self, which own the
+ * layout. */
 typedef struct {
+    int L, H;         /* the model's decoder layers and heads */
+    int cap;          /* steps and keys the buffers hold, 0..max_len; N below */
     int S;            /* source positions, </s> included */
     int n;            /* output tokens: prefix + generated, </s> included when produced */
     int n_forced;     /* the first n_forced tokens are the prefix */
-    int *ids;         /* (max_len) output token ids */
-    float *logprob;   /* (max_len) natural log-probability of each output token */
-    float *cross;     /* (max_len, L_dec, H, max_len): step i, layer l, head h at
-                         ((i*L + l)*H + h)*max_len, S values used */
-    float *self;      /* (max_len, L_dec, H, max_len): the same layout, i + 1 values used */
+    int *ids;         /* (N) output token ids */
+    float *logprob;   /* (N) natural log-probability of each output token */
+    float *cross;     /* (N, L, H, N): step i, layer l, head h at ((i*L + l)*H + h)*N,
+                         S values used */
+    float *self;      /* (N, L, H, N): the same layout, i + 1 values used */
     int alt_k;        /* alternatives kept per step, 0..DECODE_MAX_ALTERNATIVES */
-    int *alt_ids;     /* (max_len, alt_k) the most probable ids at each step, best first */
-    float *alt_prob;  /* (max_len, alt_k) their probabilities */
+    int *alt_ids;     /* (N, alt_k) the most probable ids at each step, best first */
+    float *alt_prob;  /* (N, alt_k) their probabilities */
 } Translation;
 
 /* A beam candidate: hypothesis hyp extended by token id. */
@@ -49,20 +60,22 @@ typedef struct {
     int hyp, id;
 } BeamCandidate;
 
-/* Everything decoding needs, allocated once per model and beam width: no allocation
- * happens while a sentence is decoded. */
+/* Everything decoding needs for one model and beam width. Buffers sized by length grow
+ * before a sentence to what it can need (its source and output limit) and are reused;
+ * nothing is allocated while the sentence is decoded. */
 typedef struct {
     const Model *model;
     int beam;            /* the widest beam this decoder serves, 1..DECODE_MAX_BEAM */
+    int cap;             /* positions the hypothesis buffers hold, 0..max_len; N below */
     int words_only;      /* 1: never choose <pad> or <s>; 0 after decoder_init */
     Encoder enc;
     DecoderStep step;
     DecoderCache caches[2 * DECODE_MAX_BEAM]; /* beam: this generation and the next */
     double *lp;          /* (2*beam, V_tgt) log-probabilities of each hypothesis's next token */
-    int *hyp_ids;        /* (2*beam, max_len) tokens of each hypothesis */
+    int *hyp_ids;        /* (2*beam, N) tokens of each hypothesis */
     int *hyp_len;        /* (2*beam) */
     double *hyp_score;   /* (2*beam) summed log-probability */
-    int *fin_ids;        /* (beam, max_len) finished hypotheses */
+    int *fin_ids;        /* (beam, N) finished hypotheses */
     int *fin_len;        /* (beam) */
     double *fin_score;   /* (beam) length-normalised score */
     BeamCandidate *cand; /* (beam * beam) */
@@ -72,12 +85,27 @@ typedef struct {
 int decoder_init(Decoder *d, const Model *m, int beam);
 void decoder_free(Decoder *d);
 
+/* Makes room for sentences of up to n positions (source and output, 1..max_len). Returns
+ * TT_OK, TT_EINVAL or TT_ENOMEM. decode_sentence calls it. */
+int decoder_reserve(Decoder *d, int n);
+
+/* A record with no room yet (cap 0): translation_reserve or decode_sentence makes it. */
 int translation_init(Translation *t, const Model *m, int alt_k);
 void translation_free(Translation *t);
+/* Makes room for n steps of n keys (1..max_len), discarding the record. Returns TT_OK,
+ * TT_EINVAL or TT_ENOMEM (the record is then as it was, emptied). */
+int translation_reserve(Translation *t, const Model *m, int n);
+
+/* Step i's attention weights in decoder layer l, head h (0 <= i < t->n, 0 <= l < t->L,
+ * 0 <= h < t->H): over the source (t->S values) and over <s> and the outputs before it
+ * (i + 1 values). */
+const float *translation_cross(const Translation *t, int i, int l, int h);
+const float *translation_self(const Translation *t, int i, int l, int h);
 
 /* Decodes source ids (S, </s> included) with an optional forced prefix of target ids.
  * limit is the length limit (2..max_len); beam 1..the beam given to decoder_init.
- * Returns TT_OK, TT_EINVAL (too long, ids out of range, prefix >= limit), or TT_EMODEL
+ * Grows d's and out's buffers to max(S, limit) positions first. Returns TT_OK,
+ * TT_EINVAL (too long, ids out of range, prefix >= limit), TT_ENOMEM, or TT_EMODEL
  * when the model computes a logit that is NaN or infinite (finite weights too large for
  * float arithmetic): nothing it would output could be trusted. */
 int decode_sentence(Decoder *d, Translation *out, const int *src, int S, const int *prefix,

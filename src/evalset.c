@@ -185,8 +185,10 @@ static int read_refs(EvalSet *s, int k, const char *path, const char *tsv_path, 
         }
         /* More lines than the TSV: keep counting, to say how many. */
     }
-    if (rc == TT_OK && ferror(f)) {
-        snprintf(err, errlen, "%s: read error after line %ld: %s", path, no, strerror(errno));
+    /* -1 from getline is the end only when feof says so (ENOMEM on a huge line). */
+    if (rc == TT_OK && (ferror(f) || !feof(f))) {
+        snprintf(err, errlen, "%s: read error after line %ld: %s", path, no,
+                 errno ? strerror(errno) : "unknown error");
         rc = TT_EIO;
     }
     if (rc == TT_OK && no != s->lines) {

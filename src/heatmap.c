@@ -144,25 +144,25 @@ int heatmap_print(FILE *out, const float *w, int rows, int cols, int stride,
 }
 
 float heatmap_weight(const Translation *t, HeatmapKind kind, int step, int j, int layer,
-                     int head, int L, int H, int N)
+                     int head)
 {
-    assert(step >= 0 && step < t->n && layer >= 0 && layer < L);
-    assert(head == HEATMAP_HEAD_MEAN || (head >= 0 && head < H));
+    assert(step >= 0 && step < t->n && layer >= 0 && layer < t->L);
+    assert(head == HEATMAP_HEAD_MEAN || (head >= 0 && head < t->H));
     assert(j >= 0 && j < (kind == HEATMAP_CROSS ? t->S : step + 1));
-    const float *base = (kind == HEATMAP_CROSS ? t->cross : t->self) +
-                        (((size_t)step * L + layer) * H) * N + j;
+    const float *(*row)(const Translation *, int, int, int) =
+        kind == HEATMAP_CROSS ? translation_cross : translation_self;
     if (head != HEATMAP_HEAD_MEAN)
-        return base[(size_t)head * N];
+        return row(t, step, layer, head)[j];
     double s = 0.0;
-    for (int h = 0; h < H; h++)
-        s += base[(size_t)h * N];
-    return (float)(s / H);
+    for (int h = 0; h < t->H; h++)
+        s += row(t, step, layer, h)[j];
+    return (float)(s / t->H);
 }
 
 void heatmap_select(float *out, const Translation *t, HeatmapKind kind, int step, int layer,
-                    int head, int L, int H, int N)
+                    int head)
 {
     const int width = kind == HEATMAP_CROSS ? t->S : step + 1;
     for (int j = 0; j < width; j++)
-        out[j] = heatmap_weight(t, kind, step, j, layer, head, L, H, N);
+        out[j] = heatmap_weight(t, kind, step, j, layer, head);
 }

@@ -67,16 +67,15 @@ typedef enum {
 } HeatmapKind;
 
 /* The weight step `step` gave key j (0..S-1 for HEATMAP_CROSS, 0..step for HEATMAP_SELF)
- * in decoder layer `layer`, head `head` or the heads' mean (HEATMAP_HEAD_MEAN, summed in
- * double); L, H, N as for heatmap_select. */
+ * in decoder layer `layer` (0..t->L-1), head `head` (0..t->H-1) or the heads' mean
+ * (HEATMAP_HEAD_MEAN, summed in double). */
 float heatmap_weight(const Translation *t, HeatmapKind kind, int step, int j, int layer,
-                     int head, int L, int H, int N);
+                     int head);
 
 /* Copies into out the weights step `step` used in decoder layer `layer`, head `head`
  * (0..H-1), or the heads' mean (HEATMAP_HEAD_MEAN, averaged in double): t->S values for
- * HEATMAP_CROSS, step + 1 for HEATMAP_SELF. L and H are the model's decoder layers and
- * heads, N its max_len (the Translation's stride). */
+ * HEATMAP_CROSS, step + 1 for HEATMAP_SELF. */
 void heatmap_select(float *out, const Translation *t, HeatmapKind kind, int step, int layer,
-                    int head, int L, int H, int N);
+                    int head);
 
 #endif

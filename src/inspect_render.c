@@ -135,7 +135,7 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
     if (!out || !r || !r->t || !r->model || r->t->n < 1 || r->t->S < 1 || !sentence)
         return TT_EINVAL;
     const ModelConfig *c = &r->model->config;
-    const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
+    const int L = c->n_decoder_layers, H = c->n_heads;
     const Translation *t = r->t;
     const int T = t->n, S = t->S;
     if (layer < 0 || layer >= L || (head != HEATMAP_HEAD_MEAN && (head < 0 || head >= H)))
@@ -225,7 +225,7 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
     fputs("</g>\n<g id=\"cells\" stroke=\"#dddddd\" stroke-width=\"1\">\n", out);
     for (int i = 0; i < T; i++) {
         for (int j = 0; j < S; j++) {
-            const float w = heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head, L, H, N);
+            const float w = heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head);
             char color[8];
             ramp_color(color, w);
             fprintf(out, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" "
@@ -268,8 +268,7 @@ static int html_data_json(char **buf, size_t *n, const TranslatorResult *r,
                           const float *encoder, const char *sentence, size_t len)
 {
     const ModelConfig *c = &r->model->config;
-    const int L = c->n_decoder_layers, LE = c->n_encoder_layers, H = c->n_heads,
-              N = c->max_len;
+    const int L = c->n_decoder_layers, LE = c->n_encoder_layers, H = c->n_heads;
     const Translation *t = r->t;
     const int T = t->n, S = t->S;
     *buf = NULL;
@@ -301,7 +300,6 @@ static int html_data_json(char **buf, size_t *n, const TranslatorResult *r,
     json_key(&w, "heads");
     json_int(&w, H);
     for (int k = 0; k < 2; k++) {
-        const float *a = k == 0 ? t->cross : t->self; /* (max_len, L, H, N) */
         json_key(&w, k == 0 ? "cross" : "self");
         json_begin_array(&w);
         for (int i = 0; i < T; i++) {
@@ -309,7 +307,8 @@ static int html_data_json(char **buf, size_t *n, const TranslatorResult *r,
             for (int l = 0; l < L; l++) {
                 json_begin_array(&w);
                 for (int h = 0; h < H; h++)
-                    json_float_array(&w, a + (((size_t)i * L + l) * H + h) * N,
+                    json_float_array(&w, k == 0 ? translation_cross(t, i, l, h)
+                                                : translation_self(t, i, l, h),
                                      k == 0 ? S : i + 1);
                 json_end_array(&w);
             }

@@ -202,6 +202,13 @@ int model_init(Model *m, const ModelConfig *c, Vocab *src, Vocab *tgt, char *err
     if ((rc = model_param_specs(c, src->size, tgt->size, &m->specs, &m->n_specs,
                                 &m->n_params)) != TT_OK)
         goto fail;
+    if ((long long)m->n_params > CONFIG_MAX_PARAMS) {
+        snprintf(err, errlen, "the configuration needs %zu parameters, more than the %lld "
+                              "(1 GiB of floats) a model may have",
+                 m->n_params, CONFIG_MAX_PARAMS);
+        rc = TT_EINVAL;
+        goto fail;
+    }
     /* Every tensor must fit one blob of the file (the generator grows with the target
      * vocabulary): refused before the parameters are allocated, not when saving. */
     for (int i = 0; i < m->n_specs; i++) {
@@ -284,6 +291,12 @@ static int check_fits(Store *s, const ModelConfig *c, int V_src, int V_tgt, char
     if (rc == TT_OK)
         rc = store_size(s, &bytes, err, errlen);
     const double need = (double)total * sizeof(float);
+    if (rc == TT_OK && (long long)total > CONFIG_MAX_PARAMS) {
+        snprintf(err, errlen, "%s: the configuration needs %zu parameters, more than the "
+                              "%lld (1 GiB of floats) a model may have",
+                 store_path(s), total, CONFIG_MAX_PARAMS);
+        rc = TT_EMODEL;
+    }
     if (rc == TT_OK && need > MODEL_UNCHECKED_BYTES && need > (double)bytes) {
         snprintf(err, errlen, "%s: the configuration needs %zu parameters (%.0f bytes), more "
                               "than the whole file holds (%lld bytes)",

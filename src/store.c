@@ -26,9 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 struct Store {
@@ -431,9 +434,55 @@ int store_check_writer(const char *path, char *err, size_t errlen)
     return rc;
 }
 
+/* Removes the temporary files (PATH.PID.tmp and their journals) that runs killed before
+ * they finished left beside path. Each is locked by its writer while the writer lives, so
+ * a file whose lock this process can take has no writer left; a file another process
+ * holds is left alone. Best effort: nothing here can fail the run. */
+static void remove_stale_temps(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0, base_len = strlen(base);
+    char dir[4096];
+    if (dir_len + 2 > sizeof dir)
+        return;
+    memcpy(dir, slash ? path : "./", slash ? dir_len : 2);
+    dir[slash ? dir_len : 2] = '\0';
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        /* BASE.<digits>.tmp exactly */
+        const char *name = e->d_name;
+        if (strncmp(name, base, base_len) != 0 || name[base_len] != '.')
+            continue;
+        const char *p = name + base_len + 1, *digits = p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (p == digits || strcmp(p, ".tmp") != 0)
+            continue;
+        char stale[4200];
+        if ((size_t)snprintf(stale, sizeof stale, "%s%s", dir, name) >= sizeof stale)
+            continue;
+        int fd = open(stale, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        /* A file changed in the last minute may be a writer's between its create and
+         * its lock: left for a later run. */
+        struct stat sb;
+        if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_mtime < time(NULL) - 60 &&
+            flock(fd, LOCK_EX | LOCK_NB) == 0)
+            remove_db_files(stale);
+        close(fd);
+    }
+    closedir(d);
+}
+
 /* Creates the new file of a CREATE or REPLACE store: s->tmp_path, beside s->path and
  * named for this process (PATH.PID.tmp), so that two runs never share it; locked. A file
- * of that name was left by a dead process with this process's id: it is removed. */
+ * of that name was left by a dead process with this process's id: it is removed, as are
+ * the ones other dead runs left (remove_stale_temps). */
 static int create_temp(Store *s, char *err, size_t errlen)
 {
     const size_t n = strlen(s->path) + 32;
@@ -441,12 +490,87 @@ static int create_temp(Store *s, char *err, size_t errlen)
         return TT_ENOMEM;
     snprintf(s->tmp_path, n, "%s.%ld.tmp", s->path, (long)getpid());
     remove_db_files(s->tmp_path);
+    remove_stale_temps(s->path);
     s->lock_fd = open(s->tmp_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (s->lock_fd < 0) {
         set_err(err, errlen, "%s: cannot create %s: %s", s->path, s->tmp_path, strerror(errno));
         return TT_EIO;
     }
     return lock_writer(s->lock_fd, s->tmp_path, err, errlen);
+}
+
+/* Whether the file at path is in WAL mode: bytes 18 and 19 of its header are 2. */
+static int file_is_wal(const char *path)
+{
+    unsigned char h[20];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    const size_t n = fread(h, 1, sizeof h, f);
+    fclose(f);
+    return n == sizeof h && h[18] == 2 && h[19] == 2;
+}
+
+/* Whether path's -wal companion exists and holds anything. */
+static int wal_file_has_frames(const char *path)
+{
+    char wal[4096];
+    struct stat sb;
+    if ((size_t)snprintf(wal, sizeof wal, "%s-wal", path) >= sizeof wal)
+        return 1; /* cannot tell: assume it does */
+    return stat(wal, &sb) == 0 && sb.st_size > 0;
+}
+
+/* path as an SQLite URI ("file:" and the path, with %, ? and # and anything outside
+ * printable ASCII percent-encoded) followed by query; NULL when out of memory. */
+static char *file_uri(const char *path, const char *query)
+{
+    const size_t n = strlen(path);
+    char *uri = malloc(strlen("file://") + 3 * n + strlen(query) + 2);
+    if (!uri)
+        return NULL;
+    char *o = uri + sprintf(uri, "file:%s", path[0] == '/' ? "//" : "");
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+        o += *c == '%' || *c == '?' || *c == '#' || *c <= ' ' || *c >= 0x7f
+                 ? sprintf(o, "%%%02X", *c)
+                 : sprintf(o, "%c", *c);
+    sprintf(o, "?%s", query);
+    return uri;
+}
+
+/* A WAL-mode model on a read-only file system cannot be opened as it is: SQLite must
+ * create the -shm file beside it. If nothing is waiting in a -wal file, the database
+ * file alone is the whole model and nobody can change it, so it is opened as immutable.
+ * Otherwise the message says what is needed. Returns TT_OK with s->db open, or the
+ * code of the original failure with err rewritten. */
+static int open_wal_read_only(Store *s, const char *path, int rc, char *err, size_t errlen)
+{
+    struct statvfs fs;
+    const int ro_fs = statvfs(path, &fs) == 0 && (fs.f_flag & ST_RDONLY);
+    if (!ro_fs || wal_file_has_frames(path)) {
+        set_err(err, errlen, "%s: in WAL mode, and SQLite cannot create its -shm file beside "
+                             "it (%s); make the directory writable, or convert the model "
+                             "once where it is writable: sqlite3 MODEL 'PRAGMA journal_mode "
+                             "= DELETE'", path,
+                ro_fs ? "a read-only file system, with a -wal file not yet checkpointed"
+                      : "the directory is not writable");
+        return rc;
+    }
+    char *uri = file_uri(path, "immutable=1");
+    if (!uri)
+        return TT_ENOMEM;
+    sqlite3_close(s->db);
+    s->db = NULL;
+    int sqlrc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+                                                 SQLITE_OPEN_NOFOLLOW, NULL);
+    free(uri);
+    if (sqlrc != SQLITE_OK)
+        return sql_fail(s, sqlrc, "opening as immutable", err, errlen);
+    if (err && errlen)
+        err[0] = '\0';
+    if ((rc = harden(s, err, errlen)) != TT_OK)
+        return rc;
+    return validate_snapshot(s, err, errlen);
 }
 
 /* Opens the SQLite connection of s on open_path as s->mode says: a new model's schema,
@@ -472,6 +596,9 @@ static int connect_db(Store *s, const char *open_path, char *err, size_t errlen)
         if ((rc = rollback_hot_journal(s, err, errlen)) == TT_OK)
             rc = validate_snapshot(s, err, errlen);
     }
+    if (rc != TT_OK && mode == STORE_READ && s->db &&
+        sqlite3_errcode(s->db) == SQLITE_CANTOPEN && file_is_wal(open_path))
+        rc = open_wal_read_only(s, open_path, rc, err, errlen);
     if (rc != TT_OK)
         return rc;
     /* A new model appears at its path only once the caller commits its contents. */

@@ -14,6 +14,7 @@
 #include "layers.h"
 #include "status.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,23 +47,35 @@ void encoder_free(Encoder *e)
 int encoder_init(Encoder *e, const Model *m)
 {
     memset(e, 0, sizeof *e);
-    const ModelConfig *c = &m->config;
-    const size_t N = (size_t)c->max_len, D = (size_t)c->d_model;
     e->model = m;
-    e->memory = alloc_floats(N * D);
-    e->attn = alloc_floats((size_t)c->n_encoder_layers * c->n_heads * N * N);
-    e->cross_k = alloc_floats((size_t)c->n_decoder_layers * N * D);
-    e->cross_v = alloc_floats((size_t)c->n_decoder_layers * N * D);
-    e->x = alloc_floats(N * D);
-    e->h = alloc_floats(N * D);
-    e->y = alloc_floats(N * D);
-    e->ff = alloc_floats(N * (size_t)c->d_ff);
-    int rc = mha_acts_init(&e->acts, c->max_len, c->max_len, c->d_model, c->n_heads);
-    if (rc != TT_OK || !e->memory || !e->attn || !e->cross_k || !e->cross_v || !e->x || !e->h ||
-        !e->y || !e->ff) {
-        encoder_free(e);
+    return TT_OK;
+}
+
+/* Replaces e's buffers by ones for n positions; on failure e is left as it was. */
+static int encoder_reserve(Encoder *e, int n)
+{
+    const Model *m = e->model;
+    const ModelConfig *c = &m->config;
+    if (n <= e->cap)
+        return TT_OK;
+    const size_t N = (size_t)n, D = (size_t)c->d_model;
+    Encoder g = {.model = m, .cap = n};
+    g.memory = alloc_floats(N * D);
+    g.attn = alloc_floats((size_t)c->n_encoder_layers * c->n_heads * N * N);
+    g.cross_k = alloc_floats((size_t)c->n_decoder_layers * N * D);
+    g.cross_v = alloc_floats((size_t)c->n_decoder_layers * N * D);
+    g.x = alloc_floats(N * D);
+    g.h = alloc_floats(N * D);
+    g.y = alloc_floats(N * D);
+    g.ff = alloc_floats(N * (size_t)c->d_ff);
+    int rc = mha_acts_init(&g.acts, n, n, c->d_model, c->n_heads);
+    if (rc != TT_OK || !g.memory || !g.attn || !g.cross_k || !g.cross_v || !g.x || !g.h ||
+        !g.y || !g.ff) {
+        encoder_free(&g);
         return rc != TT_OK ? rc : TT_ENOMEM;
     }
+    encoder_free(e);
+    *e = g;
     return TT_OK;
 }
 
@@ -77,12 +90,16 @@ int encoder_forward(Encoder *e, const int *ids, int S)
     for (int i = 0; i < S; i++)
         if (ids[i] < 0 || ids[i] >= m->src_vocab.size)
             return TT_EINVAL;
+    e->S = 0;
+    int rc = encoder_reserve(e, S);
+    if (rc != TT_OK)
+        return rc;
     e->S = S;
     embed_forward(e->x, m->w.emb_src, m->pe, ids, S, 0, D);
     for (int l = 0; l < c->n_encoder_layers; l++) {
         const EncoderLayer *L = &m->w.enc[l];
         layernorm_forward(e->h, e->x, L->norm1_w, L->norm1_b, S, D, eps);
-        int rc = mha_forward(e->y, &e->acts, &L->self_attn, e->h, S, e->h, S, 0);
+        rc = mha_forward(e->y, &e->acts, &L->self_attn, e->h, S, e->h, S, 0);
         if (rc != TT_OK)
             return rc;
         memcpy(e->attn + (size_t)l * H * S * S, e->acts.weights, sizeof(float) * (size_t)H * S * S);
@@ -94,7 +111,7 @@ int encoder_forward(Encoder *e, const int *ids, int S)
     layernorm_forward(e->memory, e->x, m->w.enc_norm_w, m->w.enc_norm_b, S, D, eps);
     /* Every decoder step of every hypothesis attends to the same projected memory:
      * project it once per sentence. */
-    const size_t N = (size_t)c->max_len;
+    const size_t N = (size_t)e->cap;
     for (int l = 0; l < c->n_decoder_layers; l++) {
         const MhaWeights *cw = &m->w.dec[l].cross_attn;
         kernel_matmul_nt(e->cross_k + l * N * D, e->memory, cw->w_key, cw->b_key, S, D, D);
@@ -109,14 +126,8 @@ int encoder_forward(Encoder *e, const int *ids, int S)
 
 int decoder_cache_init(DecoderCache *c, const Model *m)
 {
-    const size_t n = (size_t)m->config.n_decoder_layers * m->config.max_len * m->config.d_model;
-    c->t = 0;
-    c->self_k = alloc_floats(n);
-    c->self_v = alloc_floats(n);
-    if (!c->self_k || !c->self_v) {
-        decoder_cache_free(c);
-        return TT_ENOMEM;
-    }
+    (void)m;
+    memset(c, 0, sizeof *c);
     return TT_OK;
 }
 
@@ -129,12 +140,32 @@ void decoder_cache_free(DecoderCache *c)
     memset(c, 0, sizeof *c);
 }
 
+int decoder_cache_reserve(DecoderCache *c, const Model *m, int n)
+{
+    c->t = 0;
+    if (n < 1 || n > m->config.max_len)
+        return TT_EINVAL;
+    if (n <= c->cap)
+        return TT_OK;
+    const size_t size = (size_t)m->config.n_decoder_layers * (size_t)n * m->config.d_model;
+    float *k = alloc_floats(size), *v = alloc_floats(size);
+    if (!k || !v) {
+        free(v);
+        free(k);
+        return TT_ENOMEM;
+    }
+    decoder_cache_free(c);
+    *c = (DecoderCache){.cap = n, .t = 0, .self_k = k, .self_v = v};
+    return TT_OK;
+}
+
 void decoder_cache_copy(DecoderCache *dst, const DecoderCache *src, const Model *m)
 {
-    const size_t N = (size_t)m->config.max_len, D = (size_t)m->config.d_model;
+    const size_t NS = (size_t)src->cap, ND = (size_t)dst->cap, D = (size_t)m->config.d_model;
+    assert(dst->cap >= src->t);
     for (int l = 0; l < m->config.n_decoder_layers; l++) {
-        memcpy(dst->self_k + l * N * D, src->self_k + l * N * D, sizeof(float) * src->t * D);
-        memcpy(dst->self_v + l * N * D, src->self_v + l * N * D, sizeof(float) * src->t * D);
+        memcpy(dst->self_k + l * ND * D, src->self_k + l * NS * D, sizeof(float) * src->t * D);
+        memcpy(dst->self_v + l * ND * D, src->self_v + l * NS * D, sizeof(float) * src->t * D);
     }
     dst->t = src->t;
 }
@@ -159,7 +190,7 @@ int decoder_step_init(DecoderStep *d, const Model *m)
 {
     memset(d, 0, sizeof *d);
     const ModelConfig *c = &m->config;
-    const size_t D = (size_t)c->d_model, LH = (size_t)c->n_decoder_layers * c->n_heads;
+    const size_t D = (size_t)c->d_model;
     d->model = m;
     d->x = alloc_floats(D);
     d->h = alloc_floats(D);
@@ -168,13 +199,32 @@ int decoder_step_init(DecoderStep *d, const Model *m)
     d->ctx = alloc_floats(D);
     d->ff = alloc_floats((size_t)c->d_ff);
     d->logits = alloc_floats((size_t)m->tgt_vocab.size);
-    d->self_w = calloc(LH * c->max_len, sizeof(float));
-    d->cross_w = calloc(LH * c->max_len, sizeof(float));
-    if (!d->x || !d->h || !d->y || !d->q || !d->ctx || !d->ff || !d->logits || !d->self_w ||
-        !d->cross_w) {
+    if (!d->x || !d->h || !d->y || !d->q || !d->ctx || !d->ff || !d->logits) {
         decoder_step_free(d);
         return TT_ENOMEM;
     }
+    return TT_OK;
+}
+
+int decoder_step_reserve(DecoderStep *d, int n)
+{
+    const ModelConfig *c = &d->model->config;
+    if (n < 1 || n > c->max_len)
+        return TT_EINVAL;
+    if (n <= d->cap)
+        return TT_OK;
+    const size_t size = (size_t)c->n_decoder_layers * c->n_heads * (size_t)n;
+    float *self_w = calloc(size, sizeof(float)), *cross_w = calloc(size, sizeof(float));
+    if (!self_w || !cross_w) {
+        free(cross_w);
+        free(self_w);
+        return TT_ENOMEM;
+    }
+    free(d->cross_w);
+    free(d->self_w);
+    d->self_w = self_w;
+    d->cross_w = cross_w;
+    d->cap = n;
     return TT_OK;
 }
 
@@ -199,16 +249,18 @@ int decoder_step(DecoderStep *d, DecoderCache *cache, const Encoder *e, int toke
 {
     const Model *m = d->model;
     const ModelConfig *c = &m->config;
-    const int D = c->d_model, H = c->n_heads, N = c->max_len;
+    const int D = c->d_model, H = c->n_heads;
+    const size_t NC = (size_t)cache->cap, NE = (size_t)e->cap, N = (size_t)d->cap;
     const float eps = (float)c->layer_norm_eps;
     const int t = cache->t;
-    if (t >= N || token < 0 || token >= m->tgt_vocab.size || e->S < 1)
+    if (t >= cache->cap || t + 1 > d->cap || e->S < 1 || e->S > d->cap || token < 0 ||
+        token >= m->tgt_vocab.size)
         return TT_EINVAL;
 
     embed_forward(d->x, m->w.emb_tgt, m->pe, &token, 1, t, D);
     for (int l = 0; l < c->n_decoder_layers; l++) {
         const DecoderLayer *L = &m->w.dec[l];
-        float *K = cache->self_k + (size_t)l * N * D, *V = cache->self_v + (size_t)l * N * D;
+        float *K = cache->self_k + (size_t)l * NC * D, *V = cache->self_v + (size_t)l * NC * D;
         /* Causal self-attention: the new position's key and value join the cache, and
          * its query sees positions 0..t, which is exactly the causal mask. */
         layernorm_forward(d->h, d->x, L->norm1_w, L->norm1_b, 1, D, eps);
@@ -216,14 +268,16 @@ int decoder_step(DecoderStep *d, DecoderCache *cache, const Encoder *e, int toke
         kernel_matmul_nt(d->q, d->h, sw->w_query, sw->b_query, 1, D, D);
         kernel_matmul_nt(K + (size_t)t * D, d->h, sw->w_key, sw->b_key, 1, D, D);
         kernel_matmul_nt(V + (size_t)t * D, d->h, sw->w_value, sw->b_value, 1, D, D);
-        step_attention(d->y, d->ctx, d->self_w + (size_t)l * H * N, N, d->q, K, V, t + 1, sw);
+        step_attention(d->y, d->ctx, d->self_w + (size_t)l * H * N, (int)N, d->q, K, V, t + 1,
+                       sw);
         residual_add(d->x, d->y, D);
 
         layernorm_forward(d->h, d->x, L->norm2_w, L->norm2_b, 1, D, eps);
         const MhaWeights *cw = &L->cross_attn;
         kernel_matmul_nt(d->q, d->h, cw->w_query, cw->b_query, 1, D, D);
-        step_attention(d->y, d->ctx, d->cross_w + (size_t)l * H * N, N, d->q,
-                       e->cross_k + (size_t)l * N * D, e->cross_v + (size_t)l * N * D, e->S, cw);
+        step_attention(d->y, d->ctx, d->cross_w + (size_t)l * H * N, (int)N, d->q,
+                       e->cross_k + (size_t)l * NE * D, e->cross_v + (size_t)l * NE * D, e->S,
+                       cw);
         residual_add(d->x, d->y, D);
 
         layernorm_forward(d->h, d->x, L->norm3_w, L->norm3_b, 1, D, eps);

@@ -1,10 +1,10 @@
 /*
  * translator.c — a sentence through tokenizer, decoder and detokenizer.
  *
- * Every buffer a sentence needs is allocated by translator_init for the model's max_len,
- * so translator_run only allocates inside the tokenizer (the token lists) and the
- * detokenizer (the joined text); those are kept in the Translator until the next
- * sentence replaces them, which is what lets the result be views.
+ * The buffers a sentence needs grow, before it is decoded, to its source length and
+ * output limit, and are kept for the next sentence; the tokenizer's lists and the
+ * detokenizer's text are kept in the Translator until the next sentence replaces them,
+ * which is what lets the result be views.
  */
 #include "translator.h"
 
@@ -62,11 +62,12 @@ static int init_prefix(Translator *tr, const char *prefix, char *err, size_t err
         set_error(err, errlen, status_message(rc));
         return rc;
     }
-    if (tr->prefix.n >= tr->limit) {
+    const int limit = tr->limit ? tr->limit : tr->model->config.max_len;
+    if (tr->prefix.n >= limit) {
         /* The decoder must have room for at least one generated token. */
         if (err && errlen > 0)
             snprintf(err, errlen, "prefix has %d tokens; the output limit is %d",
-                     tr->prefix.n, tr->limit);
+                     tr->prefix.n, limit);
         return TT_EINPUT;
     }
     tr->prefix_ids = malloc(sizeof(int) * (size_t)(tr->prefix.n ? tr->prefix.n : 1));
@@ -96,27 +97,12 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     tr->beam = o->beam;
     tr->keep_unk = o->keep_unk != 0;
     tr->coverage_min = o->coverage_min;
-    tr->limit = o->max_len && o->max_len < max_len ? o->max_len : max_len;
+    tr->limit = o->max_len && o->max_len < max_len ? o->max_len : o->max_len ? max_len : 0;
 
     int rc = decoder_init(&tr->dec, m, o->beam);
     tr->dec.words_only = 1; /* <pad> and <s> are never output words */
     if (rc == TT_OK)
         rc = translation_init(&tr->t, m, o->alternatives);
-    if (rc == TT_OK) {
-        tr->src_ids = malloc(sizeof(int) * (size_t)max_len);
-        tr->tokens = malloc(sizeof(char *) * (size_t)max_len);
-        tr->words = malloc(sizeof(char *) * (size_t)max_len);
-        tr->kind = malloc(sizeof(int) * (size_t)max_len);
-        tr->coverage = malloc(sizeof(float) * (size_t)max_len);
-        tr->roll = malloc(sizeof(float) * (size_t)max_len * (size_t)max_len);
-        tr->roll_tmp = malloc(sizeof(float) * (size_t)max_len * (size_t)max_len);
-        tr->roll_row = malloc(sizeof(float) * (size_t)max_len);
-        tr->rolled = malloc(sizeof(float) * (size_t)max_len);
-        tr->uncovered = malloc((size_t)max_len);
-        if (!tr->src_ids || !tr->tokens || !tr->words || !tr->kind || !tr->coverage ||
-            !tr->roll || !tr->roll_tmp || !tr->roll_row || !tr->rolled || !tr->uncovered)
-            rc = TT_ENOMEM;
-    }
     if (rc != TT_OK)
         set_error(err, errlen, status_message(rc));
     if (rc == TT_OK && o->prefix)
@@ -129,6 +115,59 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
 /* ---------------------------------------------------------------------------------------
  * One sentence
  */
+
+/* Grows the per-sentence buffers to n entries; on failure they stay as they were. */
+static int translator_reserve(Translator *tr, int n)
+{
+    if (n <= tr->cap)
+        return TT_OK;
+    const size_t N = (size_t)n;
+    Translator g = {0};
+    g.src_ids = malloc(sizeof(int) * N);
+    g.tokens = malloc(sizeof(char *) * N);
+    g.words = malloc(sizeof(char *) * N);
+    g.kind = malloc(sizeof(int) * N);
+    g.coverage = malloc(sizeof(float) * N);
+    g.roll = malloc(sizeof(float) * N * N);
+    g.roll_tmp = malloc(sizeof(float) * N * N);
+    g.roll_row = malloc(sizeof(float) * N);
+    g.rolled = malloc(sizeof(float) * N);
+    g.uncovered = malloc(N);
+    const int ok = g.src_ids && g.tokens && g.words && g.kind && g.coverage && g.roll &&
+                   g.roll_tmp && g.roll_row && g.rolled && g.uncovered;
+    /* Swap: on success tr gets the new buffers and g the old ones, freed below. */
+    if (ok) {
+#define SWAP(field)                                                                        \
+    do {                                                                                   \
+        void *tmp_ = (void *)tr->field;                                                    \
+        tr->field = g.field;                                                               \
+        g.field = tmp_;                                                                    \
+    } while (0)
+        SWAP(src_ids);
+        SWAP(tokens);
+        SWAP(words);
+        SWAP(kind);
+        SWAP(coverage);
+        SWAP(roll);
+        SWAP(roll_tmp);
+        SWAP(roll_row);
+        SWAP(rolled);
+        SWAP(uncovered);
+#undef SWAP
+        tr->cap = n;
+    }
+    free(g.uncovered);
+    free(g.rolled);
+    free(g.roll_row);
+    free(g.roll_tmp);
+    free(g.roll);
+    free(g.coverage);
+    free(g.kind);
+    free(g.words);
+    free(g.tokens);
+    free(g.src_ids);
+    return ok ? TT_OK : TT_ENOMEM;
+}
 
 /* The token the decoder saw at output position i. */
 static const char *output_token(const Translator *tr, int i)
@@ -255,7 +294,7 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
 {
     const Translation *t = &tr->t;
     const ModelConfig *c = &tr->model->config;
-    const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
+    const int L = c->n_decoder_layers;
     int first = 0; /* the first word: the first token that is not punctuation */
     while (first < tr->src.n && tokenizer_is_punctuation(tr->src.tok[first]))
         first++;
@@ -263,8 +302,7 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
     for (int j = 0; j < t->S; j++) {
         double sum = 0.0;
         for (int i = 0; i < n_text; i++)
-            sum += (double)heatmap_weight(t, HEATMAP_CROSS, i, j, L - 1, HEATMAP_HEAD_MEAN, L,
-                                          H, N);
+            sum += (double)heatmap_weight(t, HEATMAP_CROSS, i, j, L - 1, HEATMAP_HEAD_MEAN);
         tr->coverage[j] = (float)sum;
     }
     rollout(tr, t->S);
@@ -328,6 +366,19 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         tokenlist_free(&tr->surface);
     const TokenList *surface = tr->surface.n ? &tr->surface : &tr->src;
 
+    /* The output limit: the one asked for, or DECODE_LIMIT of this sentence. */
+    const int S = tr->src.n + 1, max_len = m->config.max_len;
+    int limit = tr->limit;
+    if (!limit) {
+        const long bound = DECODE_LIMIT((long)S, (long)tr->prefix.n);
+        limit = bound < max_len ? (int)bound : max_len;
+    }
+    rc = translator_reserve(tr, S > limit ? S : limit);
+    if (rc != TT_OK) {
+        set_error(err, errlen, status_message(rc));
+        goto fail;
+    }
+
     Translation *t = &tr->t;
     if (tr->src.n == 0) {
         t->n = 0;
@@ -337,8 +388,8 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         for (int i = 0; i < tr->src.n; i++)
             tr->src_ids[i] = vocab_lookup(&m->src_vocab, tr->src.tok[i]);
         tr->src_ids[tr->src.n] = VOCAB_EOS;
-        rc = decode_sentence(&tr->dec, t, tr->src_ids, tr->src.n + 1, tr->prefix_ids,
-                             tr->prefix.n, tr->beam, tr->limit);
+        rc = decode_sentence(&tr->dec, t, tr->src_ids, S, tr->prefix_ids, tr->prefix.n,
+                             tr->beam, limit);
         if (rc != TT_OK) {
             set_error(err, errlen, rc == TT_EMODEL
                                        ? "the model computes a NaN or infinite logit for this "
@@ -390,7 +441,7 @@ int translator_write_json(FILE *out, const TranslatorResult *r, const char *line
     const Translation *t = r->t;
     const Model *m = r->model;
     const ModelConfig *c = &m->config;
-    const int L = c->n_decoder_layers, H = c->n_heads, N = c->max_len;
+    const int L = c->n_decoder_layers, H = c->n_heads;
     JsonWriter w;
     json_init(&w, out);
     json_begin_object(&w);
@@ -441,14 +492,15 @@ int translator_write_json(FILE *out, const TranslatorResult *r, const char *line
         json_bool(&w, i < t->n_forced);
         static const char *const KINDS[2] = {"cross_attention", "self_attention"};
         for (int kind = 0; kind < 2; kind++) {
-            const float *base = (kind == 0 ? t->cross : t->self) + (size_t)i * L * H * N;
             const int width = kind == 0 ? t->S : i + 1;
             json_key(&w, KINDS[kind]);
             json_begin_array(&w);
             for (int l = 0; l < L; l++) {
                 json_begin_array(&w);
                 for (int h = 0; h < H; h++)
-                    json_float_array(&w, base + ((size_t)l * H + h) * N, width);
+                    json_float_array(&w, kind == 0 ? translation_cross(t, i, l, h)
+                                                   : translation_self(t, i, l, h),
+                                     width);
                 json_end_array(&w);
             }
             json_end_array(&w);

@@ -60,8 +60,10 @@ typedef enum {
 /* How to translate. A zeroed struct is not valid: beam must be at least 1. */
 typedef struct {
     int beam;           /* 1..DECODE_MAX_BEAM; 1 is greedy */
-    int max_len;        /* output limit in tokens, prefix and </s> included: 0 or a value
-                           above the model's max_len means the model's max_len; else >= 2 */
+    int max_len;        /* output limit in tokens, prefix and </s> included: 0 means
+                           DECODE_LIMIT(S, P) for S source tokens (with </s>) and a
+                           prefix of P, a value above the model's max_len means its
+                           max_len; else >= 2. The model's max_len always caps it. */
     int alternatives;   /* 0..DECODE_MAX_ALTERNATIVES most probable tokens kept per step */
     int keep_unk;       /* nonzero: show <unk> instead of copying a source word */
     float coverage_min; /* a content word attended less than this is reported as not
@@ -102,22 +104,23 @@ typedef struct {
 typedef struct {
     const Model *model;   /* not owned; must outlive the Translator */
     int beam;             /* 1..DECODE_MAX_BEAM */
-    int limit;            /* output length limit, 2..model max_len */
+    int limit;            /* output length limit, 2..model max_len; 0: DECODE_LIMIT */
+    int cap;              /* entries the per-sentence buffers below hold (N), 0..max_len */
     int keep_unk;
     float coverage_min;   /* >= 0 */
     Decoder dec;
     Translation t;        /* the last sentence's record */
     TokenList prefix;     /* the prefix's tokens as the user wrote them (target rules) */
     int *prefix_ids;      /* (max(prefix.n, 1)) their ids, unknown words as <unk> */
-    int *src_ids;         /* (max_len) the source ids of the current sentence, </s> last */
-    const char **tokens;  /* (max_len) TranslatorResult.tokens */
-    const char **words;   /* (max_len) TranslatorResult.words */
-    int *kind;            /* (max_len) TranslatorResult.kind */
-    float *coverage;      /* (max_len) TranslatorResult.coverage */
-    float *rolled;        /* (max_len) TranslatorResult.rollout */
-    float *roll, *roll_tmp; /* (max_len, max_len) scratch: the encoder's attention rollout */
-    float *roll_row;      /* (max_len) scratch: one row of a layer's heads' mean */
-    unsigned char *uncovered; /* (max_len) TranslatorResult.uncovered */
+    int *src_ids;         /* (N) the source ids of the current sentence, </s> last */
+    const char **tokens;  /* (N) TranslatorResult.tokens */
+    const char **words;   /* (N) TranslatorResult.words */
+    int *kind;            /* (N) TranslatorResult.kind */
+    float *coverage;      /* (N) TranslatorResult.coverage */
+    float *rolled;        /* (N) TranslatorResult.rollout */
+    float *roll, *roll_tmp; /* (N, N) scratch: the encoder's attention rollout */
+    float *roll_row;      /* (N) scratch: one row of a layer's heads' mean */
+    unsigned char *uncovered; /* (N) TranslatorResult.uncovered */
     TokenList src;        /* the current sentence, source rules; owned */
     TokenList surface;    /* the current sentence, target rules (case kept); owned */
     char *text;           /* the current translation; owned */

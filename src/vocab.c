@@ -7,6 +7,7 @@
  */
 #include "vocab.h"
 
+#include "outfile.h"
 #include "status.h"
 #include "tokenizer.h"
 #include "tsv.h"
@@ -98,7 +99,7 @@ int vocab_counter_add(VocabCounter *c, const char *token)
         return TT_OK;
     }
     if (c->n >= VOCAB_MAX_SIZE)
-        return TT_EINVAL;
+        return TT_EINPUT; /* the text has more distinct tokens than a vocabulary holds */
     if (c->n == c->cap) {
         int cap = c->cap ? c->cap * 2 : 64;
         char **t = realloc(c->tokens, sizeof(char *) * (size_t)cap);
@@ -289,31 +290,14 @@ int vocab_lookup(const Vocab *v, const char *token)
 
 int vocab_write_tsv(const Vocab *v, const char *path, char *err, size_t errlen)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "%s: path too long", path);
-        return TT_EIO;
-    }
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        return TT_EIO;
-    }
-    fputs("id\ttoken\tcount\n", f);
+    OutFile o;
+    int rc = outfile_open(&o, path, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    fputs("id\ttoken\tcount\n", o.f);
     for (int i = 0; i < v->size; i++)
-        fprintf(f, "%d\t%s\t%lld\n", i, v->tokens[i], (long long)v->counts[i]);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-        remove(tmp);
-        return TT_EIO;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        remove(tmp);
-        return TT_EIO;
-    }
-    return TT_OK;
+        fprintf(o.f, "%d\t%s\t%lld\n", i, v->tokens[i], (long long)v->counts[i]);
+    return outfile_commit(&o, err, errlen);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -360,7 +344,7 @@ int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabC
         const struct { const char *text; size_t len; TokLang lang; VocabCounter *c; } side[2] = {
             {p.src, p.src_len, TOK_SRC, src}, {p.tgt, p.tgt_len, TOK_TGT, tgt}};
         TokError te;
-        int bad_side = -1;
+        int bad_side = -1, full_side = -1;
         for (int k = 0; k < 2 && rc == TT_OK; k++) {
             TokenList list;
             rc = tokenize(&list, side[k].text, side[k].len, side[k].lang, &te);
@@ -368,12 +352,18 @@ int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabC
                 bad_side = k;
             for (int i = 0; rc == TT_OK && i < list.n; i++)
                 rc = vocab_counter_add(side[k].c, list.tok[i]);
+            if (rc == TT_EINPUT && bad_side < 0)
+                full_side = k;
             tokenlist_free(&list);
         }
         if (rc != TT_OK) {
             if (bad_side >= 0)
                 snprintf(err, errlen, "%s:%ld: the %s side: %s", r.name, p.line_no,
                          bad_side ? "target" : "source", te.message);
+            else if (full_side >= 0)
+                snprintf(err, errlen, "%s:%ld: the %s side reaches %d distinct tokens, the "
+                         "most a vocabulary may hold", r.name, p.line_no,
+                         full_side ? "target" : "source", VOCAB_MAX_SIZE);
             else
                 snprintf(err, errlen, "%s:%ld: %s", r.name, p.line_no, status_message(rc));
             break;

@@ -47,7 +47,7 @@ typedef struct {
 } VocabCounter;
 
 /* Counter lifecycle; free accepts a zeroed or freed counter. add returns TT_OK or
- * TT_ENOMEM (TT_EINVAL past VOCAB_MAX_SIZE distinct tokens). */
+ * TT_ENOMEM, or TT_EINPUT for a new token past VOCAB_MAX_SIZE distinct ones. */
 void vocab_counter_init(VocabCounter *c);
 int vocab_counter_add(VocabCounter *c, const char *token);
 void vocab_counter_free(VocabCounter *c);

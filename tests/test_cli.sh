@@ -268,6 +268,20 @@ fi
 run vocab --train "$TMP/bad.tsv" --out "$TMP/m3.db" --no-lists --skip-bad-lines
 expect_code "vocab --skip-bad-lines: exit 0" 0
 expect_in "vocab --skip-bad-lines: reports the skipped line" "$ERR" "skipped 1 malformed line"
+# More distinct tokens than a vocabulary holds (1,000,000): ten new words a line, so line
+# 100,001 brings the millionth-and-first. The message says which limit, where; exit 4.
+if [ -z "$RUNNER" ]; then
+    awk 'BEGIN { for (i = 0; i < 100001; i++) {
+                     s = ""; for (k = 0; k < 10; k++) s = s " w" (i * 10 + k);
+                     print substr(s, 2) "\tgut" } }' >"$TMP/many.tsv"
+    run vocab --train "$TMP/many.tsv" --out "$TMP/many.db" --no-lists
+    expect_code "vocab with over 1,000,000 distinct tokens: exit 4 (invalid input)" 4
+    expect_in "vocab with too many tokens: names the line and the limit" "$ERR" \
+        "many.tsv:100001: the source side reaches 1000000 distinct tokens, the most a vocabulary may hold"
+    rm -f "$TMP/many.tsv"
+else
+    echo "# skipped: vocab with over 1,000,000 distinct tokens (slow under RUNNER)"
+fi
 run vocab --train "$TMP/nothing.tsv" --out "$TMP/m4.db"
 expect_code "vocab on a missing corpus: exit 5" 5
 expect_usage_error "vocab without --out" vocab --train "$TMP/c.tsv"
@@ -308,13 +322,43 @@ M="$TMP/rand.db"
 run init --out "$M" --train data/train.tsv --d-model 16 --heads 2 --d-ff 32 --max-len 20 --seed 3
 expect_code "init: exit 0" 0
 expect_in "init: summary" "$OUT" "a random model"
+# Temporary files that killed runs left beside a model (MODEL.PID.tmp and its journal)
+# are removed by the next run that creates it, unless their writer still holds them or
+# they changed in the last minute.
+for stale in "$TMP/new.db.4242.tmp" "$TMP/new.db.4242.tmp-journal" "$TMP/new.db.4343.tmp" \
+    "$TMP/new.db.77.tmp.keep"; do
+    printf 'left by a killed run\n' >"$stale"
+    touch -d '2 minutes ago' "$stale"
+done
+printf 'just made\n' >"$TMP/new.db.4444.tmp"
+held=
+if command -v flock >/dev/null 2>&1; then
+    flock "$TMP/new.db.4343.tmp" sleep 30 &
+    held=$!
+    sleep 0.3
+fi
+run init --out "$TMP/new.db" --train data/train.tsv --d-model 16 --heads 2 --d-ff 32 --max-len 20
+expect_code "init beside temporary files of killed runs: exit 0" 0
+if [ ! -e "$TMP/new.db.4242.tmp" ] && [ ! -e "$TMP/new.db.4242.tmp-journal" ] &&
+    [ -e "$TMP/new.db.4444.tmp" ] && [ -e "$TMP/new.db.77.tmp.keep" ] &&
+    { [ -z "$held" ] || [ -e "$TMP/new.db.4343.tmp" ]; }; then
+    pass "init: stale MODEL.PID.tmp files removed; held, recent and other files kept"
+else
+    fail "init: stale temporary files" "$(ls "$TMP" | grep '^new.db' | tr '\n' ' ')"
+fi
+if [ -n "$held" ]; then
+    kill "$held" 2>/dev/null
+    wait "$held" 2>/dev/null
+fi
+rm -f "$TMP"/new.db*
+
 run init --out "$M" --train data/train.tsv
 expect_code "init onto an existing model: exit 2 (a usage matter)" 2
 expect_in "init onto an existing model: suggests --force" "$ERR" "already exists; not replaced (--force replaces it)"
 expect_usage_error "init --heads 3 (does not divide d-model 16)" init --out "$TMP/x.db" \
     --train data/train.tsv --d-model 16 --heads 3
 expect_usage_error "init without --train" init --out "$TMP/x.db"
-# Sizes are checked before anything is allocated (issue 13, point 8): a feed-forward
+# Sizes are checked before anything is allocated: a feed-forward
 # weight of 20000 × 4096 floats (312 MiB) cannot be stored in one blob; init used to
 # allocate 2.2 GB and then say "invalid shape". Under a 300 MB address-space limit the
 # refusal must come first.
@@ -325,16 +369,58 @@ if [ -z "$RUNNER" ] && (ulimit -v 300000 && "$BIN" --version) >/dev/null 2>&1; t
     expect_code "init with d_ff × d_model over one tensor's 256 MiB: exit 2 before allocating" 2
     expect_in "init with d_ff × d_model too big: says which product and the limit" "$ERR" \
         "d_ff × d_model = 20000 × 4096 = 81920000 floats, more than the 67108864 (256 MiB)"
+    # Every field in range and every tensor within a blob, but 3.8 billion parameters in
+    # all: refused before allocating (it used to allocate 15 GB and fill it).
+    (ulimit -v 300000 && "$BIN" init --out "$TMP/big.db" --train data/train.tsv --d-model 4096 \
+        --heads 4 --d-ff 16384 --enc-layers 8 --dec-layers 8 --max-len 8 >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "init with 3.8 billion parameters: exit 2 before allocating" 2
+    expect_in "init with too many parameters: says how many and the limit" "$ERR" \
+        "needs 3761963315 parameters, more than the 268435456 (1 GiB of floats) a model may have"
 else
     echo "# skipped: init with a too big d_ff × d_model (RUNNER set, or ulimit -v unusable here)"
 fi
 # A 385 KB model whose attention buffers for one sentence need 16 GiB (64 heads, max_len
-# 4096; issue 13, point 6) is refused when it is made (and when it is loaded: the matrix).
+# 4096) is refused when it is made (and when it is loaded: the matrix).
 run init --out "$TMP/att.db" --train data/train.tsv --d-model 64 --heads 64 --enc-layers 1 \
     --dec-layers 1 --d-ff 1 --max-len 4096
 expect_code "init whose attention for one sentence needs 16 GiB: exit 2" 2
 expect_in "init with too much attention memory: says why and the limit" "$ERR" \
     "= 64 × 4096² × 4 = 4294967296 floats, are more than the 268435456 (1 GiB) allowed"
+
+# A model allowed 4096 positions, with its attention for the longest sentence exactly at
+# that 1 GiB limit (4 heads, one layer each side). Buffers sized to max_len up front took
+# over 1 GiB to translate two words, and an untrained model that never says </s> decoded
+# 4096 steps; now they grow to the sentence and decoding stops after 2·S + 10 tokens, so
+# 200 MB of address space is plenty.
+run init --out "$TMP/long.db" --train data/train.tsv --d-model 8 --heads 4 --enc-layers 1 \
+    --dec-layers 1 --d-ff 8 --max-len 4096 --seed 5
+expect_code "init with max_len 4096 and attention at the 1 GiB limit: exit 0" 0
+if [ -z "$RUNNER" ] && (ulimit -v 200000 && "$BIN" --version) >/dev/null 2>&1; then
+    (ulimit -v 200000 && "$BIN" translate --model "$TMP/long.db" --json "the dog" >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "translate with max_len 4096 in 200 MB: buffers sized to the sentence" 0
+    n_tokens=$(sed -n 's/.*"tokens":\[\([^]]*\)\].*/\1/p' "$OUT" | tr ',' '\n' | grep -c .)
+    if [ "$n_tokens" -ge 1 ] && [ "$n_tokens" -le 16 ]; then
+        pass "translate: output bounded by 2·S + 10 = 16 tokens for 'the dog' ($n_tokens)"
+    else
+        fail "translate: output bounded by 2·S + 10 tokens" "$n_tokens tokens"
+    fi
+    (ulimit -v 200000 && "$BIN" translate --model "$TMP/long.db" --json --max-len 40 "the dog" \
+        >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "translate --max-len 40 overrides the bound: exit 0" 0
+    n_long=$(sed -n 's/.*"tokens":\[\([^]]*\)\].*/\1/p' "$OUT" | tr ',' '\n' | grep -c .)
+    last=$(sed -n 's/.*"tokens":\[[^]]*"\([^"]*\)"\].*/\1/p' "$OUT")
+    if [ "$n_long" -le 40 ] && { [ "$n_long" -eq 40 ] || [ "$last" = "</s>" ]; } &&
+        { [ "$n_tokens" -lt 16 ] || [ "$n_long" -gt 16 ]; }; then
+        pass "translate --max-len 40: up to 40 tokens, past the default bound ($n_long)"
+    else
+        fail "translate --max-len 40: up to 40 tokens" "$n_long tokens, last '$last'"
+    fi
+else
+    echo "# skipped: translate with max_len 4096 under ulimit (RUNNER set, or ulimit -v unusable)"
+fi
 
 printf 'This is an example\nthe dog is big.\n\nI see a red car\n' >"$TMP/in.txt"
 run_in "$TMP/in.txt" translate --model "$M"
@@ -534,7 +620,7 @@ cp tests/fixtures/tiny.db "$TMP/tiny.db"
 run plot --model "$TMP/tiny.db" --out "$TMP/tiny.svg"
 expect_code "plot on an untrained model: exit 1" 1
 expect_in "plot on an untrained model: says so" "$ERR" "no training history to plot"
-if [ -e "$TMP/tiny.svg" ] || [ -e "$TMP/tiny.svg.tmp" ]; then
+if [ -e "$TMP/tiny.svg" ] || ls "$TMP"/tiny.svg.*tmp >/dev/null 2>&1; then
     fail "plot on an untrained model: no file written" "tiny.svg exists"
 else
     pass "plot on an untrained model: no file written"
@@ -696,7 +782,7 @@ expect_code "train killed with SIGKILL: the last checkpoint loads and translates
 
 # ---------------------------------------------------------------------------------------
 # A UTF-8 byte-order mark at the start of an input (text, TSV, trace --input) is skipped,
-# not glued to the first word (issue 13)
+# not glued to the first word
 
 BOM=$(printf '\357\273\277')
 printf '%sHello world\n' "$BOM" >"$TMP/bom.txt"
@@ -778,6 +864,35 @@ Das ist ein Beispiel."
     run check "$TMP/mal.tsv"
     expect_code "check with a malformed line: exit 4" 4
     expect_in "check: names the malformed line" "$OUT" "mal.tsv:1: malformed"
+    # The new golden file and vocabulary lists are written under names of this process:
+    # a link planted at the old fixed name (NAME.tmp) is never followed, so the file it
+    # points to is not overwritten, and the result is a regular file.
+    printf 'This is an example\tDas ist ein Beispiel\n' >"$TMP/one-case.tsv"
+    printf 'keep me\n' >"$TMP/victim.txt"
+    ln -sf "$TMP/victim.txt" "$TMP/gold.jsonl.tmp"
+    run check "$TMP/one-case.tsv" --golden "$TMP/gold.jsonl" --update
+    expect_code "check --update beside a link at gold.jsonl.tmp: exit 0" 0
+    if [ "$(cat "$TMP/victim.txt")" = "keep me" ] && [ -f "$TMP/gold.jsonl" ] &&
+        [ ! -L "$TMP/gold.jsonl" ] && [ "$(wc -l <"$TMP/gold.jsonl")" -eq 1 ]; then
+        pass "check --update: the link's target untouched, the golden file a regular file"
+    else
+        fail "check --update: the link's target untouched" "victim: $(head -c 80 "$TMP/victim.txt")"
+    fi
+    mkdir -p "$TMP/vl"
+    ln -sf "$TMP/victim.txt" "$TMP/vl/en.tsv.tmp"
+    run vocab --train "$TMP/one-case.tsv" --out "$TMP/vl/m.db" --vocab-dir "$TMP/vl"
+    expect_code "vocab --vocab-dir beside a link at en.tsv.tmp: exit 0" 0
+    if [ "$(cat "$TMP/victim.txt")" = "keep me" ] && [ -f "$TMP/vl/en.tsv" ] &&
+        [ ! -L "$TMP/vl/en.tsv" ]; then
+        pass "vocab lists: the link's target untouched, en.tsv a regular file"
+    else
+        fail "vocab lists: the link's target untouched" "victim: $(head -c 80 "$TMP/victim.txt")"
+    fi
+    if ls "$TMP"/vl/*.[0-9]*.tmp "$TMP"/gold.jsonl.[0-9]*.tmp >/dev/null 2>&1; then
+        fail "check --update, vocab lists: no temporary file left" "$(ls "$TMP"/vl/*.[0-9]*.tmp)"
+    else
+        pass "check --update, vocab lists: no temporary file left"
+    fi
     expect_usage_error "check --update without --golden" check data/regression.tsv --update
     expect_usage_error "check without FILE" check
 else
@@ -1084,7 +1199,7 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------
-# Files a command writes (issue 13, point 1): an output never destroys an input (same
+# Files a command writes: an output never destroys an input (same
 # device and inode, whatever the name), a FIFO or a device is written through, a symbolic
 # link or an SQLite database is replaced only with --force, '-' is standard output for a
 # text file and refused for a model.
@@ -1221,7 +1336,7 @@ else
     echo "# skipped: /dev/full does not exist"
 fi
 
-# A closed pipe (issue 13, point 12): an output command stops with exit 5 and no message;
+# A closed pipe: an output command stops with exit 5 and no message;
 # training whose stderr is gone keeps training and saves (no SIGPIPE death).
 awk 'BEGIN { for (i = 0; i < 3000; i++) print "the dog is big" }' >"$TMP/big.txt"
 # shellcheck disable=SC2086
@@ -1240,7 +1355,7 @@ expect_code "train 2>&1 | head -c 1: exit 0, training survives a closed stderr" 
 run info --model "$TMP/pipe.db"
 expect_in "train with a closed stderr: every step done and saved" "$OUT" "steps done          380"
 
-# A line too big for memory (issue 13, point 9): getline's failure is an error (exit 5,
+# A line too big for memory: getline's failure is an error (exit 5,
 # named), not the end of the input. Under a 60 MB address-space limit a 40 MB line cannot
 # be read; skipped under RUNNER and sanitizers, which need more address space than that.
 if [ -z "$RUNNER" ] && (ulimit -v 60000 && "$BIN" --version) >/dev/null 2>&1; then
@@ -1259,6 +1374,14 @@ if [ -z "$RUNNER" ] && (ulimit -v 60000 && "$BIN" --version) >/dev/null 2>&1; th
     CODE=$?
     expect_code "vocab on a corpus with a line too big for memory: exit 5" 5
     expect_in "vocab on a line too big for memory: names the file and line" "$ERR" "huge.tsv: read error after line"
+    # A --ref file with that line in the middle: not "2 lines but the test file has 3".
+    printf 'the dog is big\tder Hund ist groß\nthe dog\tder Hund\nthe cat\tdie Katze\n' \
+        >"$TMP/three.tsv"
+    (ulimit -v 60000 && "$BIN" eval --model tests/fixtures/tiny.db --test "$TMP/three.tsv" \
+        --ref "$TMP/huge.txt" >"$OUT" 2>"$ERR")
+    CODE=$?
+    expect_code "eval --ref with a line too big for memory: exit 5" 5
+    expect_in "eval --ref with a line too big for memory: says so" "$ERR" "huge.txt: read error after line 1"
     rm -f "$TMP/huge.txt" "$TMP/huge.tsv"
 else
     echo "# skipped: a line too big for memory (RUNNER set, or ulimit -v unusable here)"

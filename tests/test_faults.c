@@ -1,5 +1,5 @@
 /*
- * test_faults.c — issue 8's resource-fault matrix: what toytrans does when memory runs
+ * test_faults.c — the resource-fault matrix: what toytrans does when memory runs
  * out, when the disk fills during a checkpoint, and when a model file is damaged.
  *
  * Allocation failure, SQLite's way. The binary is linked with
@@ -1091,7 +1091,7 @@ static void test_faults_disk_full_new_run_replaces_atomically(void **state)
     c.o.force = 1;
     c.o.stop_after = 2;
     char err[ERRLEN], tmp[400];
-    snprintf(tmp, sizeof tmp, "%s.tmp", c.path);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", c.path, (long)getpid()); /* as store.c names it */
     disk_limit(-1);
     write_whole(c.path, f->bytes, f->size);
     assert_int_equal(train_run(&c.o, NULL, NULL, NULL, err, sizeof err), TT_OK);

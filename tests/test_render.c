@@ -66,6 +66,9 @@ static Fixture *fixture_new(void)
                 }
     for (size_t k = 0; k < sizeof f->enc / sizeof f->enc[0]; k++)
         f->enc[k] = 1.0f / S;
+    f->t.L = L;
+    f->t.H = H;
+    f->t.cap = N;
     f->t.S = S;
     f->t.n = T;
     f->t.cross = f->cross;

@@ -669,7 +669,7 @@ static void test_store_replace_replaces_existing_file(void **state)
 }
 
 /* A tensor or an embedding holding a NaN or an Inf is refused, naming it, and never
- * written: a model that could not load again is never committed (issue 13). */
+ * written: a model that could not load again is never committed. */
 static void test_store_write_refuses_non_finite(void **state)
 {
     Fixture *f = *state;

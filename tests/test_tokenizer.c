@@ -310,7 +310,7 @@ static void test_tokenizer_is_punctuation(void **state)
     assert_false(tokenizer_is_punctuation("\xFF"));
 }
 
-/* The work per text is bounded before normalising (issue 13, point 7): TOKENIZER_MAX_BYTES
+/* The work per text is bounded before normalising: TOKENIZER_MAX_BYTES
  * bytes pass and one more is refused; TOKENIZER_MAX_MARKS combining marks in a row pass
  * and one more is refused, naming where the run starts. */
 static void test_tokenizer_bounds_before_normalising(void **state)

@@ -135,8 +135,12 @@ static void test_transformer_cache_equals_full(void **state)
         assert_int_equal(decoder_step_init(&d, &m), TT_OK);
         assert_int_equal(decoder_cache_init(&cache, &m), TT_OK);
         assert_int_equal(encoder_forward(&e, r->src_ids, r->S), TT_OK);
-        const int V = m.tgt_vocab.size, H = m.config.n_heads, N = m.config.max_len;
+        const int V = m.tgt_vocab.size, H = m.config.n_heads;
         const int L = m.config.n_decoder_layers, T = r->T, S = r->S;
+        /* Room for exactly the sentence: a step past it is refused, not written. */
+        const int N = T > S ? T : S;
+        assert_int_equal(decoder_step_reserve(&d, N), TT_OK);
+        assert_int_equal(decoder_cache_reserve(&cache, &m, T), TT_OK);
         float *logits = malloc(sizeof(float) * (size_t)T * V);
         float *sw = malloc(sizeof(float) * (size_t)L * H * T * T);
         float *cw = malloc(sizeof(float) * (size_t)L * H * T * S);
@@ -155,6 +159,9 @@ static void test_transformer_cache_equals_full(void **state)
                                        cw + (((size_t)l * H + h) * T + t) * S, (size_t)S, 1e-5);
                 }
         }
+        /* The cache is full: one step more is refused and changes nothing. */
+        assert_int_equal(decoder_step(&d, &cache, &e, r->tgt_ids[0]), TT_EINVAL);
+        assert_int_equal(cache.t, T);
         free(cw), free(sw), free(logits);
         decoder_cache_free(&cache);
         decoder_step_free(&d);
@@ -211,7 +218,6 @@ static void test_transformer_beam(void **state)
         assert_int_equal(translation_init(&beam1, &m, 0), TT_OK);
         assert_int_equal(translation_init(&beam4, &m, 0), TT_OK);
         const int N = m.config.max_len;
-        const size_t LHN = (size_t)m.config.n_decoder_layers * m.config.n_heads * N;
         for (int c = 0; c < r->n_cases; c++) {
             const DecodeCase *dc = &r->cases[c];
             assert_int_equal(decode_sentence(&dec, &greedy, dc->src, dc->S, dc->prefix,
@@ -223,10 +229,11 @@ static void test_transformer_beam(void **state)
             assert_memory_equal(beam1.ids, greedy.ids, sizeof(int) * (size_t)greedy.n);
             assert_memory_equal(beam1.logprob, greedy.logprob, sizeof(float) * (size_t)greedy.n);
             for (int i = 0; i < greedy.n; i++)
-                for (size_t lh = 0; lh < LHN / N; lh++)
-                    assert_memory_equal(beam1.cross + ((size_t)i * LHN + lh * N),
-                                        greedy.cross + ((size_t)i * LHN + lh * N),
-                                        sizeof(float) * (size_t)greedy.S);
+                for (int l = 0; l < greedy.L; l++)
+                    for (int h = 0; h < greedy.H; h++)
+                        assert_memory_equal(translation_cross(&beam1, i, l, h),
+                                            translation_cross(&greedy, i, l, h),
+                                            sizeof(float) * (size_t)greedy.S);
 
             assert_int_equal(decode_sentence(&dec, &beam4, dc->src, dc->S, dc->prefix,
                                              dc->n_prefix, 4, N), TT_OK);
@@ -270,7 +277,7 @@ static void test_transformer_unk_most_attended(void **state)
     const DecodeCase *dc = &REFS[0].cases[0];
     assert_int_equal(decode_sentence(&dec, &t, dc->src, dc->S, NULL, 0, 1, m.config.max_len),
                      TT_OK);
-    const int L = m.config.n_decoder_layers, H = m.config.n_heads, N = m.config.max_len;
+    const int L = m.config.n_decoder_layers, H = m.config.n_heads;
     for (int i = 0; i < t.n; i++) {
         assert_int_equal(t.ids[i], VOCAB_UNK);
         int best = 0;
@@ -278,7 +285,7 @@ static void test_transformer_unk_most_attended(void **state)
         for (int j = 0; j < t.S - 1; j++) {
             double w = 0;
             for (int h = 0; h < H; h++)
-                w += t.cross[(((size_t)i * L + L - 1) * H + h) * N + j];
+                w += translation_cross(&t, i, L - 1, h)[j];
             if (w > best_w)
                 best_w = w, best = j;
         }

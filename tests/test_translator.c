@@ -111,7 +111,7 @@ static void test_translator_unk_copies_the_source_word_as_typed(void **state)
 }
 
 /* keep_unk shows <unk> itself. */
-/* <pad> and <s> are never output words (issue 13, point 11): a model that prefers
+/* <pad> and <s> are never output words: a model that prefers
  * them above all gets its next best words instead, greedy and in a beam. */
 static void test_translator_never_outputs_pad_or_bos(void **state)
 {
@@ -139,7 +139,7 @@ static void test_translator_never_outputs_pad_or_bos(void **state)
 
 /* Finite but huge weights (generator.weight = 3e38) make the logits NaN or infinite:
  * the sentence fails with TT_EMODEL and a message saying so, greedy and in a beam,
- * instead of <pad> 32 times with a NaN log-probability (issue 13, point 11). */
+ * instead of <pad> 32 times with a NaN log-probability. */
 static void test_translator_non_finite_logits_fail_the_sentence(void **state)
 {
     (void)state;

@@ -145,7 +145,7 @@ static void test_vocab_from_tokens_checks(void **state)
 }
 
 /* The readable list is "id TAB token TAB count" under a header, written atomically. */
-/* A stored token must be one the tokenizer could make (issue 13, point 10): a newline,
+/* A stored token must be one the tokenizer could make: a newline,
  * tab, ESC or space in it, invalid UTF-8 or a form other than NFC is refused, naming the
  * id and the fault, with the token's unprintable bytes escaped. */
 static void test_vocab_from_tokens_refuses_tokens_the_tokenizer_cannot_make(void **state)

@@ -72,7 +72,11 @@ static void check_result(const Translator *tr, const TranslatorResult *r, const 
     const Translation *t = r->t;
     FUZZ_ASSERT(r->model == &model && t && r->text && r->src && r->surface);
     FUZZ_ASSERT(r->src->n + 1 <= model.config.max_len);
-    FUZZ_ASSERT(t->n >= 0 && t->n <= tr->limit && r->n_text >= 0 && r->n_text <= t->n);
+    /* The output limit: the one asked for, else DECODE_LIMIT of the sentence; never
+     * more than max_len. */
+    const int limit = tr->limit ? tr->limit : DECODE_LIMIT(r->src->n + 1, tr->prefix.n);
+    FUZZ_ASSERT(t->n >= 0 && t->n <= limit && t->n <= model.config.max_len);
+    FUZZ_ASSERT(r->n_text >= 0 && r->n_text <= t->n);
     FUZZ_ASSERT(r->src->n == 0 ? t->n == 0 && r->text[0] == '\0'
                                : t->S == r->src->n + 1 && t->n > t->n_forced);
     if (t->n > 0)
