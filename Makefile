@@ -77,6 +77,8 @@ LIB_SRC = \
     src/translator.c \
     src/bleu.c \
     src/evalset.c \
+    src/pool.c \
+    src/net.c \
     src/trainer.c \
     src/train.c \
     src/check.c \
@@ -114,6 +116,7 @@ TESTS = \
     test_bleu \
     test_translator \
     test_grad \
+    test_trainer \
     test_history \
     test_transformer \
     test_check \

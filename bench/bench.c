@@ -13,9 +13,10 @@
  *               the shared, read-only Model.
  *   load        model_load_file to the first decoded word of the first sentence.
  *   rss         peak resident memory of `BIN translate` over the whole TSV (wait4).
- *   train       target tokens per second of train_run with the shipped model's settings
- *               (Makefile MODEL_SETTINGS) on --train, over S steps after a warm-up,
- *               with 1 and 2 threads.
+ *   train       target tokens per second of train_run on --train, over S steps after a
+ *               warm-up, with the configuration of --model (the one PyTorch trains in
+ *               bench/torch_ref.py) and the shipped model's training settings (Makefile
+ *               MODEL_SETTINGS): batch 32 with 1 and 2 threads, batch 128 with 2.
  *   matmul      GFLOP/s of kernel_matmul_nt on the shapes the model uses, beside the
  *               machine's fp32 peak and OpenBLAS's cblas_sgemm on the same shapes when
  *               libopenblas.so.0 can be loaded (dlopen: the benchmark needs no BLAS at
@@ -268,7 +269,23 @@ static void remove_model(const char *path)
     }
 }
 
-static int bench_train(JsonWriter *w, const char *corpus, int threads, int steps, int reps)
+/* The training configuration: the model file's, so that toytrans and PyTorch train the
+ * same network. */
+static int bench_config(ModelConfig *c, const char *model)
+{
+    Model m;
+    char err[512];
+    if (model_load_file(&m, model, err, sizeof err) != TT_OK) {
+        fprintf(stderr, "toytrans-bench: %s\n", err);
+        return 1;
+    }
+    *c = m.config;
+    model_free(&m);
+    return 0;
+}
+
+static int bench_train(JsonWriter *w, const char *corpus, const ModelConfig *config,
+                       int threads, int batch, int steps, int reps)
 {
     double tps[MAX_REPS];
     char out[] = "/tmp/toytrans-bench-model-XXXXXX";
@@ -285,9 +302,8 @@ static int bench_train(JsonWriter *w, const char *corpus, int threads, int steps
         o.train_path = corpus;
         o.out_path = out;
         o.command = "toytrans-bench";
-        o.config.d_model = 64, o.config.n_heads = 4, o.config.n_encoder_layers = 2;
-        o.config.n_decoder_layers = 2, o.config.d_ff = 256, o.config.max_len = 32;
-        o.epochs = 12, o.batch = 32, o.lr = 0.001f, o.warmup = 800;
+        o.config = *config;
+        o.epochs = 7, o.batch = batch, o.lr = 0.001f, o.warmup = 1000;
         o.label_smoothing = 0.02f, o.seed = 1, o.threads = threads;
         o.force = 1, o.stop_after = steps + 5, o.checkpoint_every = 0, o.validate_exact = 0;
         TrainClock c = {5, 0, 0, 0, 0};
@@ -302,18 +318,19 @@ static int bench_train(JsonWriter *w, const char *corpus, int threads, int steps
     }
     remove_model(out);
     const double v = median(tps, reps);
-    char key[32];
-    snprintf(key, sizeof key, "train_threads_%d", threads);
+    char key[48];
+    snprintf(key, sizeof key, "train_batch_%d_threads_%d", batch, threads);
     json_key(w, key);
     json_begin_object(w);
     json_key(w, "steps");
     json_int(w, steps);
     json_key(w, "batch");
-    json_int(w, 32);
+    json_int(w, batch);
     json_key(w, "tokens_per_s");
     json_float(w, v);
     json_end_object(w);
-    fprintf(stderr, "  train, %d thread(s): %.0f target tokens/s\n", threads, v);
+    fprintf(stderr, "  train, batch %d, %d thread(s): %.0f target tokens/s\n", batch, threads,
+            v);
     return 0;
 }
 
@@ -567,7 +584,8 @@ static void usage(FILE *f)
           "\n"
           "Times toytrans's library: translation (greedy with 1 and 2 threads, beam 4),\n"
           "load to first word, the translate command's peak memory, training tokens/s\n"
-          "(1 and 2 threads) and the matrix-multiply kernel beside OpenBLAS. Writes one\n"
+          "(batch 32 with 1 and 2 threads, batch 128 with 2) and the matrix-multiply kernel\n"
+          "beside OpenBLAS. Writes one\n"
           "JSON object (to OUT or standard output); progress goes to standard error.\n"
           "PART is translate, train or matmul (repeatable; default: all).\n"
           "\n"
@@ -623,7 +641,7 @@ int main(int argc, char **argv)
     }
     if (!parts)
         parts = 7;
-    if (optind < argc || ((parts & 1) && (!o.model || !o.sentences || !o.toytrans)) || ((parts & 2) && !o.train)) {
+    if (optind < argc || ((parts & 1) && (!o.model || !o.sentences || !o.toytrans)) || ((parts & 2) && (!o.train || !o.model))) {
         usage(stderr);
         return 2;
     }
@@ -656,9 +674,12 @@ int main(int argc, char **argv)
         model_free(&m);
         evalset_free(&set);
     }
+    ModelConfig config;
     if (!rc && (parts & 2))
-        rc = bench_train(&w, o.train, 1, o.train_steps, o.reps) ||
-             bench_train(&w, o.train, 2, o.train_steps, o.reps);
+        rc = bench_config(&config, o.model) ||
+             bench_train(&w, o.train, &config, 1, 32, o.train_steps, o.reps) ||
+             bench_train(&w, o.train, &config, 2, 32, o.train_steps, o.reps) ||
+             bench_train(&w, o.train, &config, 2, 128, o.train_steps, o.reps);
     if (!rc && (parts & 4))
         rc = bench_matmul(&w, o.reps);
     json_end_object(&w);

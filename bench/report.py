@@ -3,7 +3,8 @@
 
     /usr/bin/python3 bench/report.py DIR OUT.md
 
-DIR holds toytrans.json (bench/bench.c: translation, training, matmul), torch-1.json and
+DIR holds toytrans.json (bench/bench.c: translation, training, matmul), torch-2-b128.json
+(PyTorch's training at batch 128), torch-1.json and
 torch-2.json (bench/torch_ref.py with 1 and 2 threads, at the OpenBLAS setting run.sh
 chose) and env.json (what run.sh tried and chose). The table goes to standard output and
 to OUT.md. Every figure is a median over repetitions measured in the same `make bench`
@@ -38,6 +39,7 @@ def main():
     tt = load(os.path.join(d, "toytrans.json"))
     t1 = load(os.path.join(d, "torch-1.json"))
     t2 = load(os.path.join(d, "torch-2.json"))
+    t2b = load(os.path.join(d, "torch-2-b128.json"))
     env = load(os.path.join(d, "env.json"))
     m = tt["machine"]
     lines = []
@@ -56,8 +58,10 @@ def main():
     add(f"- OpenBLAS: {m.get('openblas') or 'not installed'}; setting used: "
         f"{env['chosen']} (tried: {', '.join(env['tried'])}; {env['why']})")
     add(f"- model: {env['model']} ({env['params']}); sentences: {env['sentences']}")
-    add(f"- repetitions: {env['reps']} (median); training: {tt['train_threads_1']['steps']} steps "
-        f"of {tt['train_threads_1']['batch']} sentences after a warm-up")
+    tr1, tr2 = tt["train_batch_32_threads_1"], tt["train_batch_32_threads_2"]
+    tr2b = tt["train_batch_128_threads_2"]
+    add(f"- repetitions: {env['reps']} (median); training: {tr1['steps']} steps of 32 and of "
+        f"128 sentences after a warm-up, the model's configuration for both")
     add("")
     ok_g = t1["greedy_match"] == t1["greedy_total"] and t2["greedy_match"] == t2["greedy_total"]
     ok_b = t1.get("beam_match") == t1.get("beam_total")
@@ -81,11 +85,12 @@ def main():
         f"{fmt(t1.get('beam_sentences_per_s'), 1)} | {ratio(b4['sentences_per_s'], t1.get('beam_sentences_per_s'))} |")
     add(f"| beam 4, 1 thread: ms/sentence | {fmt(b4['ms_per_sentence'], 3)} | "
         f"{fmt(t1.get('beam_ms_per_sentence'), 2)} | |")
-    tr1, tr2 = tt["train_threads_1"], tt["train_threads_2"]
-    add(f"| training, 1 thread: target tokens/s | {fmt(tr1['tokens_per_s'], 0)} | "
+    add(f"| training, batch 32, 1 thread: target tokens/s | {fmt(tr1['tokens_per_s'], 0)} | "
         f"{fmt(t1['train_tokens_per_s'], 0)} | {ratio(tr1['tokens_per_s'], t1['train_tokens_per_s'])} |")
-    add(f"| training, 2 threads: target tokens/s | {fmt(tr2['tokens_per_s'], 0)} | "
+    add(f"| training, batch 32, 2 threads: target tokens/s | {fmt(tr2['tokens_per_s'], 0)} | "
         f"{fmt(t2['train_tokens_per_s'], 0)} | {ratio(tr2['tokens_per_s'], t2['train_tokens_per_s'])} |")
+    add(f"| training, batch 128, 2 threads: target tokens/s | {fmt(tr2b['tokens_per_s'], 0)} | "
+        f"{fmt(t2b['train_tokens_per_s'], 0)} | {ratio(tr2b['tokens_per_s'], t2b['train_tokens_per_s'])} |")
     load_tt, load_pt = tt["load_to_first_word_ms"], t1["load_to_first_word_ms"]
     add(f"| load to first word: ms | {fmt(load_tt, 2)} | {fmt(load_pt, 1)} | "
         f"{ratio(load_pt, load_tt)} |")

@@ -88,6 +88,11 @@ for t in 1 2; do
         --sentences "$SENTENCES" --reps "$REPS" --threads "$t" --train-steps "$STEPS" \
         --beam "$beam" --json "$OUT/torch-$t.json"
 done
+# Training at batch 128 (2 threads); its translation figures repeat torch-2.json's.
+echo "bench: PyTorch, 2 threads, training at batch 128" >&2
+run_with "$best" $PY bench/torch_ref.py --model "$MODEL" --toytrans "$TOYTRANS" \
+    --sentences "$SENTENCES" --reps 1 --threads 2 --train-steps "$STEPS" --train-batch 128 \
+    --beam 0 --json "$OUT/torch-2-b128.json"
 
 # ---- the table ----
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)

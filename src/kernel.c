@@ -211,6 +211,22 @@ void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int
     gemm_nn(out, a, K, 1, b, M, K, N, 0);
 }
 
+KERNEL_CLONES
+void kernel_matmul_acc(float *out, const float *a, const float *b, int M, int K, int N)
+{
+    assert(out && a && b && M > 0 && K > 0 && N > 0);
+    gemm_nn(out, a, K, 1, b, M, K, N, 1);
+}
+
+/* The left operand read down its columns: element (j, i) of aᵀ is a[i*lda + j]. */
+KERNEL_CLONES
+void kernel_matmul_tn_acc(float *out, const float *a, int lda, const float *b, int M, int N,
+                          int K)
+{
+    assert(out && a && b && M > 0 && N > 0 && K > 0 && lda >= N);
+    gemm_nn(out, a, 1, lda, b, N, M, K, 1);
+}
+
 /* Eight partial sums, added in a fixed order at the end: the compiler keeps them in one
  * vector register (a single running sum could not be vectorised without reassociating
  * float additions, which the compiler rightly does not do on its own). */

@@ -27,6 +27,17 @@ void kernel_matmul_nt(float *out, const float *a, const float *b, const float *b
 void kernel_matmul_nt_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
                                const float *w, int M, int K, int N);
 
+/* out += a · b, accumulating.
+ * out (M, N), a (M, K), b (K, N). */
+void kernel_matmul_acc(float *out, const float *a, const float *b, int M, int K, int N);
+
+/* out += aᵀ · b, accumulating, where a is a column block of a wider matrix: a Linear
+ * layer's weight gradient dyᵀ · x for the N output features a starts at.
+ * out (N, K), a (M, N) with rows lda >= N apart, b (M, K). Element (j, k) of out sums its
+ * M products in row order, whatever block it is computed in. */
+void kernel_matmul_tn_acc(float *out, const float *a, int lda, const float *b, int M, int N,
+                          int K);
+
 /* The dot product of two vectors of length n. */
 float kernel_dot(const float *a, const float *b, int n);
 

@@ -55,8 +55,8 @@ void layernorm_forward_cache(float *out, float *mean, float *rstd, const float *
 
 /* With x̂ = (x − μ)·r and g = dout·w:
  *   dx = r · (g − mean(g) − x̂ · mean(g · x̂)). */
-void layernorm_backward(float *dx, float *dw, float *db, const float *dout, const float *x,
-                        const float *w, const float *mean, const float *rstd, int N, int D)
+void layernorm_backward_dx(float *dx, const float *dout, const float *x, const float *w,
+                           const float *mean, const float *rstd, int N, int D)
 {
     for (int i = 0; i < N; i++) {
         const float *xi = x + (size_t)i * D, *gi = dout + (size_t)i * D;
@@ -68,8 +68,6 @@ void layernorm_backward(float *dx, float *dw, float *db, const float *dout, cons
             const float g = gi[k] * w[k];
             sum_g += g;
             sum_gx += (double)g * xhat;
-            dw[k] += gi[k] * xhat;
-            db[k] += gi[k];
         }
         const float mg = (float)(sum_g / D), mgx = (float)(sum_gx / D);
         for (int k = 0; k < D; k++) {
@@ -77,6 +75,28 @@ void layernorm_backward(float *dx, float *dw, float *db, const float *dout, cons
             dxi[k] += r * (gi[k] * w[k] - mg - xhat * mgx);
         }
     }
+}
+
+void layernorm_backward_params(float *dw, float *db, const float *dout, const float *x,
+                               const float *mean, const float *rstd, int N, int D, int k0,
+                               int k1)
+{
+    for (int i = 0; i < N; i++) {
+        const float *xi = x + (size_t)i * D, *gi = dout + (size_t)i * D;
+        const float mu = mean[i], r = rstd[i];
+        for (int k = k0; k < k1; k++) {
+            const float xhat = (xi[k] - mu) * r;
+            dw[k] += gi[k] * xhat;
+            db[k] += gi[k];
+        }
+    }
+}
+
+void layernorm_backward(float *dx, float *dw, float *db, const float *dout, const float *x,
+                        const float *w, const float *mean, const float *rstd, int N, int D)
+{
+    layernorm_backward_params(dw, db, dout, x, mean, rstd, N, D, 0, D);
+    layernorm_backward_dx(dx, dout, x, w, mean, rstd, N, D);
 }
 
 void ffn_forward(float *out, float *hidden, const float *x, const float *w1, const float *b1,

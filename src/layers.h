@@ -23,6 +23,16 @@ void layernorm_forward_cache(float *out, float *mean, float *rstd, const float *
 void layernorm_backward(float *dx, float *dw, float *db, const float *dout, const float *x,
                         const float *w, const float *mean, const float *rstd, int N, int D);
 
+/* The two halves of layernorm_backward, for callers that split rows and columns among
+ * threads: dx over rows, and dw, db summed over rows in order for each column.
+ * layernorm_backward_dx: dx (N, D) += …;  layernorm_backward_params: dw, db (D) += …
+ * for the columns k0..k1-1 only. */
+void layernorm_backward_dx(float *dx, const float *dout, const float *x, const float *w,
+                           const float *mean, const float *rstd, int N, int D);
+void layernorm_backward_params(float *dw, float *db, const float *dout, const float *x,
+                               const float *mean, const float *rstd, int N, int D, int k0,
+                               int k1);
+
 /* The position-wise feed-forward block: out = relu(x·W1ᵀ + b1)·W2ᵀ + b2.
  * out (N, D), hidden (N, F) scratch that keeps relu's output, x (N, D),
  * w1 (F, D), b1 (F), w2 (D, F), b2 (D). */

@@ -1,12 +1,10 @@
 /*
  * train.c — the training loop around trainer.c's forward and backward passes.
  *
- * Threads: each batch is split by sentence (sentence i goes to worker i mod threads),
- * every worker adds into its own gradient block allocated once, and the blocks are summed
- * in worker order, so a run is deterministic for a given thread count. Worker 0 is the
- * calling thread; the others are started per batch and joined (a few tens of microseconds
- * against milliseconds of work), and if one cannot be started its share runs on the
- * calling thread, giving the same result.
+ * Threads: a batch is computed as one (B·T)-row batch (net.h) whose layers split their
+ * work into tasks fixed by the batch's shape, run on a pool of --threads threads started
+ * once (pool.h). Every sum is taken in an order that the threads do not change, so a run
+ * gives the same bits for any thread count.
  */
 #include "train.h"
 
@@ -16,6 +14,7 @@
 #include "status.h"
 #include "store.h"
 #include "tokenizer.h"
+#include "pool.h"
 #include "trainer.h"
 #include "tsv.h"
 #include "vocab.h"
@@ -343,30 +342,21 @@ static void batches_shuffle(Batches *b, uint64_t seed, int epoch)
 }
 
 /* ---------------------------------------------------------------------------------------
- * The worker pool
+ * The run
  */
 
 typedef struct Run Run;
-
-typedef struct {
-    Run *run;
-    int id;
-    SentenceState st;
-    float *grads;      /* (n_params) this thread's sum */
-    double loss;       /* summed loss of this thread's sentences in the batch */
-    long tokens;
-    int failed;        /* a pair did not fit (cannot happen after pairs_load) */
-} Worker;
 
 struct Run {
     const TrainOptions *o;
     Model m;
     Pairs train, valid;
     Batches batches;
-    Worker workers[TRAIN_MAX_THREADS];
-    int n_workers;
-    const int *job;    /* pair indices of the current batch */
-    int job_n;
+    Pool *pool;        /* o->threads threads for the layers' tasks */
+    Trainer tr;        /* one batch's passes, sized for the longest pair of either corpus */
+    TrainPair *pairs;  /* (batch) the current batch's pairs */
+    float *grads;      /* (n_params) the batch's gradient */
+    double *partial;   /* (trainer_chunks(n_params)) grads_scale's scratch */
     float *m1, *m2;    /* AdamW moments */
     TrainLogRow *log;  /* rows since the last checkpoint */
     int n_log, log_cap;
@@ -382,52 +372,39 @@ struct Run {
     Store *store;
 };
 
-static void worker_run_batch(Worker *w)
+/* The pairs p[idx[0..n-1]] (idx NULL: p[first..first+n-1]) as a batch, with each pair's
+ * dropout seed. */
+static void fill_pairs(TrainPair *out, const Pairs *p, const int *idx, int first, int n,
+                       uint64_t seed, long step)
 {
-    Run *r = w->run;
-    const size_t n = r->m.n_params;
-    memset(w->grads, 0, sizeof(float) * n);
-    w->loss = 0.0;
-    w->tokens = 0;
-    w->failed = 0;
-    for (int i = w->id; i < r->job_n; i += r->n_workers) {
-        const int p = r->job[i];
-        const int *ids = r->train.ids + r->train.off[p];
-        const int ns = r->train.src_len[p], nt = r->train.tgt_len[p];
+    for (int i = 0; i < n; i++) {
+        const int k = idx ? idx[i] : first + i;
+        const int *ids = p->ids + p->off[k];
         /* Each sentence's dropout masks depend on (seed, step, pair) only: the same
-         * whichever thread computes it, and the same after a resume. */
-        w->st.dropout = r->o->dropout;
-        w->st.dropout_seed = (r->o->seed * 0x9E3779B97F4A7C15u) ^ ((uint64_t)(r->step + 1) << 20) ^
-                             (uint64_t)p;
-        double l = sentence_loss(&w->st, w->grads, ids, ns, ids + ns, nt, r->o->label_smoothing);
-        if (l < 0)
-            w->failed = 1;
-        else
-            w->loss += l;
-        w->tokens += nt + 1;
+         * whatever the batch's other sentences or the thread count, and after a resume. */
+        out[i] = (TrainPair){ids, p->src_len[k], ids + p->src_len[k], p->tgt_len[k],
+                             (seed * 0x9E3779B97F4A7C15u) ^ ((uint64_t)(step + 1) << 20) ^
+                                 (uint64_t)k};
     }
 }
 
-static void *worker_main(void *arg)
+/* Computes the current batch (the pairs r->pairs[0..n-1]): the gradient of its summed
+ * loss into r->grads (zeroed first), its loss into *loss and its target tokens into
+ * *tokens. */
+static int run_batch(Run *r, int n, double *loss, long *tokens)
 {
-    worker_run_batch(arg);
-    return NULL;
-}
-
-/* Runs the current job on every worker. */
-static void run_batch(Run *r)
-{
-    pthread_t threads[TRAIN_MAX_THREADS];
-    int started[TRAIN_MAX_THREADS] = {0};
-    for (int k = 1; k < r->n_workers; k++)
-        started[k] = pthread_create(&threads[k], NULL, worker_main, &r->workers[k]) == 0;
-    worker_run_batch(&r->workers[0]);
-    for (int k = 1; k < r->n_workers; k++) {
-        if (started[k])
-            pthread_join(threads[k], NULL);
-        else
-            worker_run_batch(&r->workers[k]);
-    }
+    int rc = trainer_set_batch(&r->tr, r->pairs, n);
+    if (rc != TT_OK)
+        return rc;
+    memset(r->grads, 0, sizeof(float) * r->m.n_params);
+    trainer_forward(&r->tr, 1);
+    trainer_loss(&r->tr, r->o->label_smoothing, loss);
+    trainer_backward(&r->tr, r->grads, r->o->label_smoothing);
+    long tok = 0;
+    for (int i = 0; i < n; i++)
+        tok += r->pairs[i].n_tgt + 1;
+    *tokens = tok;
+    return TT_OK;
 }
 
 static double now_seconds(const struct timespec *t0)
@@ -520,8 +497,6 @@ static int checkpoint(Run *r, char *err, size_t errlen)
 static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
 {
     const Model *m = &r->m;
-    SentenceState *st = &r->workers[0].st;
-    st->dropout = 0.0f; /* validation measures the model itself */
     double loss = 0.0;
     long tokens = 0, exact = 0;
     Decoder dec = {0};
@@ -532,16 +507,27 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
         if (rc == TT_OK)
             rc = translation_init(&t, m, 0);
     }
+    /* The loss: batches of the run's size in file order, without dropout (validation
+     * measures the model itself). */
+    for (int i0 = 0; rc == TT_OK && i0 < r->valid.n; i0 += r->batch) {
+        const int n = r->valid.n - i0 < r->batch ? r->valid.n - i0 : r->batch;
+        fill_pairs(r->pairs, &r->valid, NULL, i0, n, 0, 0);
+        rc = trainer_set_batch(&r->tr, r->pairs, n);
+        if (rc != TT_OK)
+            break;
+        trainer_forward(&r->tr, 0);
+        double l = 0.0;
+        trainer_loss(&r->tr, 0.0f, &l);
+        loss += l;
+        for (int i = 0; i < n; i++)
+            tokens += r->pairs[i].n_tgt + 1;
+    }
     int *src = malloc(sizeof(int) * (size_t)m->config.max_len);
-    if (!src)
+    if (!src && rc == TT_OK)
         rc = TT_ENOMEM;
-    for (int i = 0; rc == TT_OK && i < r->valid.n; i++) {
+    for (int i = 0; rc == TT_OK && r->o->validate_exact && i < r->valid.n; i++) {
         const int *ids = r->valid.ids + r->valid.off[i];
-        const int ns = r->valid.src_len[i], nt = r->valid.tgt_len[i];
-        loss += sentence_loss(st, NULL, ids, ns, ids + ns, nt, 0.0f);
-        tokens += nt + 1;
-        if (!r->o->validate_exact)
-            continue;
+        const int ns = r->valid.src_len[i];
         memcpy(src, ids, sizeof(int) * (size_t)ns);
         src[ns] = VOCAB_EOS;
         rc = decode_sentence(&dec, &t, src, ns + 1, NULL, 0, 1, m->config.max_len);
@@ -746,10 +732,11 @@ static float schedule(const TrainOptions *o, long step, long total)
 
 static void run_free(Run *r)
 {
-    for (int k = 0; k < r->n_workers; k++) {
-        sentence_state_free(&r->workers[k].st);
-        free(r->workers[k].grads);
-    }
+    free(r->partial);
+    free(r->grads);
+    free(r->pairs);
+    trainer_free(&r->tr);
+    pool_close(r->pool);
     free(r->log);
     free(r->m2);
     free(r->m1);
@@ -837,14 +824,25 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                 rc = TT_EMODEL;
             }
     }
-    for (int k = 0; rc == TT_OK && k < o->threads; k++) {
-        Worker *w = &r->workers[k];
-        w->run = r;
-        w->id = k;
-        rc = sentence_state_init(&w->st, &r->m);
-        r->n_workers = k + 1;
-        if (rc == TT_OK && !(w->grads = malloc(sizeof(float) * n)))
+    /* One batch's passes, sized for the longest pair of either corpus. */
+    if (rc == TT_OK) {
+        int max_src = 1, max_tgt = 1;
+        const Pairs *sets[2] = {&r->train, &r->valid};
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < sets[k]->n; i++) {
+                max_src = sets[k]->src_len[i] + 1 > max_src ? sets[k]->src_len[i] + 1 : max_src;
+                max_tgt = sets[k]->tgt_len[i] + 1 > max_tgt ? sets[k]->tgt_len[i] + 1 : max_tgt;
+            }
+        rc = pool_open(&r->pool, o->threads);
+        if (rc == TT_OK)
+            rc = trainer_init(&r->tr, &r->m, r->batch, max_src, max_tgt, o->dropout, r->pool);
+        r->pairs = rc == TT_OK ? malloc(sizeof *r->pairs * (size_t)r->batch) : NULL;
+        r->grads = rc == TT_OK ? malloc(sizeof(float) * n) : NULL;
+        r->partial = rc == TT_OK ? malloc(sizeof(double) * (size_t)trainer_chunks(n)) : NULL;
+        if (rc == TT_OK && (!r->pairs || !r->grads || !r->partial))
             rc = TT_ENOMEM;
+        if (rc != TT_OK)
+            snprintf(err, errlen, "%s", status_message(rc));
     }
     if (rc == TT_OK && !o->resume)
         rc = new_file(r, err, errlen);
@@ -858,7 +856,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     long steps_this_run = 0;
     double tokens_this_run = 0;
     AdamConfig ac = {0.9f, 0.98f, 1e-9f, o->weight_decay};
-    float *grads = r->workers[0].grads;
+    float *grads = r->grads;
     while (rc == TT_OK && r->epoch < o->epochs) {
         batches_shuffle(&r->batches, o->seed, r->epoch);
         while (rc == TT_OK && r->batch_pos < r->batches.n_batches) {
@@ -873,25 +871,18 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                 goto done;
             }
             const int b = r->batches.perm[r->batch_pos];
-            r->job = r->batches.order + r->batches.start[b];
-            r->job_n = r->batches.start[b + 1] - r->batches.start[b];
-            run_batch(r);
+            const int job_n = r->batches.start[b + 1] - r->batches.start[b];
+            fill_pairs(r->pairs, &r->train, r->batches.order + r->batches.start[b], 0, job_n,
+                       o->seed, r->step);
             double loss = 0;
             long tokens = 0;
-            for (int k = 0; k < o->threads; k++) {
-                loss += r->workers[k].loss;
-                tokens += r->workers[k].tokens;
-                if (k > 0)
-                    for (size_t i = 0; i < n; i++)
-                        grads[i] += r->workers[k].grads[i];
+            rc = run_batch(r, job_n, &loss, &tokens);
+            if (rc != TT_OK) {
+                snprintf(err, errlen, "step %ld: %s", r->step + 1, status_message(rc));
+                break;
             }
             /* Mean per token; then the norm, checked before anything is changed. */
-            const float inv = 1.0f / (float)tokens;
-            double norm2 = 0.0;
-            for (size_t i = 0; i < n; i++) {
-                grads[i] *= inv;
-                norm2 += (double)grads[i] * grads[i];
-            }
+            const double norm2 = grads_scale(grads, n, 1.0f / (float)tokens, r->partial, r->pool);
             const double mean_loss = loss / (double)tokens;
             if (!isfinite(mean_loss) || !isfinite(norm2)) {
                 snprintf(err, errlen, "step %ld: the %s is %s; stopped before the optimiser "
@@ -904,14 +895,12 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
             }
             const double norm = sqrt(norm2);
             if (o->clip > 0 && norm > o->clip) {
-                const float scale = (float)(o->clip / norm);
-                for (size_t i = 0; i < n; i++)
-                    grads[i] *= scale;
+                grads_scale(grads, n, (float)(o->clip / norm), r->partial, r->pool);
             }
             r->step++;
             const float lr = schedule(o, r->step, steps_total);
             adamw_update(r->m.params, grads, r->m1, r->m2, r->m.specs, r->m.n_specs, &ac, lr,
-                         r->step);
+                         r->step, r->pool);
             r->batch_pos++;
             steps_this_run++;
             tokens_this_run += (double)tokens;

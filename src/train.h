@@ -2,12 +2,12 @@
  * train.h — a whole training run: data, batches, schedule, threads, validation,
  * checkpoints and resumption.
  *
- * Determinism: for the same corpus, options, seed and thread count, a run computes the
- * same bits on any machine with IEEE float32 and the same libm (exp/log/sqrt/pow), and a
- * run interrupted and resumed computes exactly what an uninterrupted run does: the data
- * order is a function of (seed, epoch), and the checkpoint holds the weights, the AdamW
- * moments, the step and the position in the epoch. A different thread count adds the
- * per-thread gradients in another grouping, so its last bits may differ.
+ * Determinism: for the same corpus, options and seed, a run computes the same bits with
+ * any thread count, on any machine with IEEE float32, the same build of the kernels and
+ * the same libm (exp/log/sqrt/pow), and a run interrupted and resumed computes exactly
+ * what an uninterrupted run does: the data order is a function of (seed, epoch), and the
+ * checkpoint holds the weights, the AdamW moments, the step and the position in the
+ * epoch. The threads share each layer's work in tasks fixed by the batch (net.h).
  *
  * Checkpoints: every checkpoint is one SQLite transaction in WAL mode holding the weights,
  * the optimiser state (tensors optim.m and optim.v), the position (meta train_step,

@@ -1,352 +1,268 @@
 /*
- * trainer.c — forward with caches, backward, AdamW.
+ * trainer.c — a batch's forward pass, loss and backward pass over net.h's layers, and
+ * AdamW.
  *
- * The backward pass mirrors the forward pass block by block, in reverse. Each residual
- * block x_out = x_in + f(norm(x_in)) turns into: dx stays on the residual path, and
- * norm_backward(f_backward(dx)) is added to it — so one buffer dx carries the gradient of
- * the residual stream from the loss down to the embeddings.
+ * The backward pass mirrors the forward pass layer by layer, in reverse. Each residual
+ * block x_out = x_in + f(norm(x_in)) turns into: d stays on the residual path, and
+ * norm_backward(f_backward(d)) is added to it — so one buffer per stack (d_dec, d_enc)
+ * carries the gradient of the residual stream from the loss down to the embeddings.
  */
 #include "trainer.h"
 
 #include "kernel.h"
-#include "layers.h"
-#include "rng.h"
 #include "status.h"
+#include "vocab.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static float *falloc(size_t n)
+void trainer_free(Trainer *t)
 {
-    return calloc(n ? n : 1, sizeof(float));
-}
-
-void sentence_state_free(SentenceState *st)
-{
-    if (!st)
+    if (!t)
         return;
-    const Model *m = st->m;
-    if (m) {
-        for (int l = 0; st->enc_acts && l < m->config.n_encoder_layers; l++)
-            mha_acts_free(&st->enc_acts[l]);
-        for (int l = 0; st->self_acts && l < m->config.n_decoder_layers; l++)
-            mha_acts_free(&st->self_acts[l]);
-        for (int l = 0; st->cross_acts && l < m->config.n_decoder_layers; l++)
-            mha_acts_free(&st->cross_acts[l]);
-    }
-    mha_scratch_free(&st->scratch);
-    void *bufs[] = {st->src, st->dec_in, st->dec_out, st->enc_x, st->enc_mid, st->enc_h1,
-                    st->enc_h2, st->enc_s1, st->enc_s2, st->enc_ff, st->enc_acts, st->memory,
-                    st->mem_stats, st->dec_x, st->dec_mid1, st->dec_mid2, st->dec_h1, st->dec_h2,
-                    st->dec_h3, st->dec_s1, st->dec_s2, st->dec_s3, st->dec_ff, st->self_acts,
-                    st->cross_acts, st->final_h, st->final_stats, st->logits, st->dx, st->dh,
-                    st->dmem, st->dff, st->y, st->masks};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-        free(bufs[i]);
-    memset(st, 0, sizeof *st);
+    free(t->rng);
+    free(t->seeds);
+    free(t->tgt_len);
+    free(t->src_len);
+    free(t->dec_out);
+    free(t->dec_in);
+    free(t->src_ids);
+    net_acts_free(&t->acts);
+    memset(t, 0, sizeof *t);
 }
 
-int sentence_state_init(SentenceState *st, const Model *m)
+int trainer_init(Trainer *t, const Model *m, int max_batch, int max_src, int max_tgt,
+                 float dropout, Pool *pool)
 {
-    memset(st, 0, sizeof *st);
-    st->m = m;
+    memset(t, 0, sizeof *t);
     const ModelConfig *c = &m->config;
-    const size_t N = (size_t)c->max_len, D = (size_t)c->d_model, F = (size_t)c->d_ff;
-    const size_t LE = (size_t)c->n_encoder_layers, LD = (size_t)c->n_decoder_layers;
-    st->src = malloc(sizeof(int) * N);
-    st->dec_in = malloc(sizeof(int) * N);
-    st->dec_out = malloc(sizeof(int) * N);
-    st->enc_x = falloc((LE + 1) * N * D);
-    st->enc_mid = falloc(LE * N * D);
-    st->enc_h1 = falloc(LE * N * D);
-    st->enc_h2 = falloc(LE * N * D);
-    st->enc_s1 = falloc(LE * 2 * N);
-    st->enc_s2 = falloc(LE * 2 * N);
-    st->enc_ff = falloc(LE * N * F);
-    st->enc_acts = calloc(LE, sizeof(MhaActs));
-    st->memory = falloc(N * D);
-    st->mem_stats = falloc(2 * N);
-    st->dec_x = falloc((LD + 1) * N * D);
-    st->dec_mid1 = falloc(LD * N * D);
-    st->dec_mid2 = falloc(LD * N * D);
-    st->dec_h1 = falloc(LD * N * D);
-    st->dec_h2 = falloc(LD * N * D);
-    st->dec_h3 = falloc(LD * N * D);
-    st->dec_s1 = falloc(LD * 2 * N);
-    st->dec_s2 = falloc(LD * 2 * N);
-    st->dec_s3 = falloc(LD * 2 * N);
-    st->dec_ff = falloc(LD * N * F);
-    st->self_acts = calloc(LD, sizeof(MhaActs));
-    st->cross_acts = calloc(LD, sizeof(MhaActs));
-    st->final_h = falloc(N * D);
-    st->final_stats = falloc(2 * N);
-    st->logits = falloc(N * (size_t)m->tgt_vocab.size);
-    st->dx = falloc(N * D);
-    st->dh = falloc(N * D);
-    st->dmem = falloc(N * D);
-    st->dff = falloc(N * F);
-    st->y = falloc(N * D);
-    st->masks = falloc((2 + 2 * LE + 3 * LD) * N * D);
-    int ok = st->masks && st->src && st->dec_in && st->dec_out && st->enc_x && st->enc_mid && st->enc_h1 &&
-             st->enc_h2 && st->enc_s1 && st->enc_s2 && st->enc_ff && st->enc_acts && st->memory &&
-             st->mem_stats && st->dec_x && st->dec_mid1 && st->dec_mid2 && st->dec_h1 &&
-             st->dec_h2 && st->dec_h3 && st->dec_s1 && st->dec_s2 && st->dec_s3 && st->dec_ff &&
-             st->self_acts && st->cross_acts && st->final_h && st->final_stats && st->logits &&
-             st->dx && st->dh && st->dmem && st->dff && st->y;
-    int rc = ok ? TT_OK : TT_ENOMEM;
-    for (size_t l = 0; rc == TT_OK && l < LE; l++)
-        rc = mha_acts_init(&st->enc_acts[l], c->max_len, c->max_len, c->d_model, c->n_heads);
-    for (size_t l = 0; rc == TT_OK && l < LD; l++) {
-        rc = mha_acts_init(&st->self_acts[l], c->max_len, c->max_len, c->d_model, c->n_heads);
-        if (rc == TT_OK)
-            rc = mha_acts_init(&st->cross_acts[l], c->max_len, c->max_len, c->d_model, c->n_heads);
-    }
-    if (rc == TT_OK)
-        rc = mha_scratch_init(&st->scratch, c->max_len, c->max_len, c->d_model);
+    if (max_batch < 1 || max_src < 1 || max_tgt < 1 || max_src > c->max_len ||
+        max_tgt > c->max_len || !(dropout >= 0.0f && dropout < 1.0f))
+        return TT_EINVAL;
+    int rc = net_acts_init(&t->acts, m, max_batch, max_src, max_tgt, dropout > 0.0f);
     if (rc != TT_OK)
-        sentence_state_free(st);
-    return rc;
-}
-
-/* Masks, in this order: source embedding, target embedding, per encoder layer (attention,
- * feed-forward), per decoder layer (self-attention, cross-attention, feed-forward). */
-static float *mask_at(const SentenceState *st, int index)
-{
-    const size_t ND = (size_t)st->m->config.max_len * st->m->config.d_model;
-    return st->masks + (size_t)index * ND;
-}
-
-#define MASK_EMB_SRC 0
-#define MASK_EMB_TGT 1
-#define MASK_ENC(st, l, k) (2 + 2 * (l) + (k))
-#define MASK_DEC(st, l, k) (2 + 2 * (st)->m->config.n_encoder_layers + 3 * (l) + (k))
-
-/* y *= mask, drawing the mask (0 with probability p, else 1/(1−p)). */
-static void dropout_forward(SentenceState *st, float *y, int index, int n, Rng *rng)
-{
-    if (st->dropout <= 0.0f)
-        return;
-    float *mask = mask_at(st, index);
-    const float keep = 1.0f / (1.0f - st->dropout);
-    for (int i = 0; i < n; i++) {
-        mask[i] = rng_uniform(rng, 0.0f, 1.0f) < st->dropout ? 0.0f : keep;
-        y[i] *= mask[i];
+        return rc;
+    const size_t B = (size_t)max_batch;
+    t->src_ids = calloc(B * (size_t)max_src, sizeof(int));
+    t->dec_in = calloc(B * (size_t)max_tgt, sizeof(int));
+    t->dec_out = calloc(B * (size_t)max_tgt, sizeof(int));
+    t->src_len = calloc(B, sizeof(int));
+    t->tgt_len = calloc(B, sizeof(int));
+    t->seeds = calloc(B, sizeof(uint64_t));
+    t->rng = calloc(B, sizeof(Rng));
+    if (!t->src_ids || !t->dec_in || !t->dec_out || !t->src_len || !t->tgt_len || !t->seeds ||
+        !t->rng) {
+        trainer_free(t);
+        return TT_ENOMEM;
     }
+    t->m = m;
+    t->max_batch = max_batch;
+    t->max_src = max_src;
+    t->max_tgt = max_tgt;
+    t->dropout = dropout;
+    t->ctx = (NetCtx){.D = c->d_model, .H = c->n_heads, .F = c->d_ff, .V = m->tgt_vocab.size,
+                      .eps = (float)c->layer_norm_eps, .pool = pool, .rng = t->rng};
+    return TT_OK;
 }
 
-/* The gradient through a dropout: dy ⊙ mask (into st->y), or dy itself without dropout. */
-static const float *dropout_backward(SentenceState *st, const float *dy, int index, int n)
+int trainer_set_batch(Trainer *t, const TrainPair *pairs, int B)
 {
-    if (st->dropout <= 0.0f)
-        return dy;
-    const float *mask = mask_at(st, index);
-    for (int i = 0; i < n; i++)
-        st->y[i] = dy[i] * mask[i];
-    return st->y;
+    const Model *m = t->m;
+    if (B < 1 || B > t->max_batch || !pairs)
+        return TT_EINVAL;
+    int S = 1, T = 1;
+    for (int b = 0; b < B; b++) {
+        const TrainPair *p = &pairs[b];
+        if (p->n_src < 0 || p->n_tgt < 0 || p->n_src + 1 > t->max_src ||
+            p->n_tgt + 1 > t->max_tgt || (p->n_src && !p->src) || (p->n_tgt && !p->tgt))
+            return TT_EINVAL;
+        for (int i = 0; i < p->n_src; i++)
+            if (p->src[i] < 0 || p->src[i] >= m->src_vocab.size)
+                return TT_EINVAL;
+        for (int i = 0; i < p->n_tgt; i++)
+            if (p->tgt[i] < 0 || p->tgt[i] >= m->tgt_vocab.size)
+                return TT_EINVAL;
+        S = p->n_src + 1 > S ? p->n_src + 1 : S;
+        T = p->n_tgt + 1 > T ? p->n_tgt + 1 : T;
+    }
+    /* Padding ids are <pad>; no layer reads them (the lengths mask them out). */
+    for (int b = 0; b < B; b++) {
+        const TrainPair *p = &pairs[b];
+        int *src = t->src_ids + (size_t)b * S;
+        int *in = t->dec_in + (size_t)b * T, *out = t->dec_out + (size_t)b * T;
+        for (int i = 0; i < S; i++)
+            src[i] = i < p->n_src ? p->src[i] : i == p->n_src ? VOCAB_EOS : VOCAB_PAD;
+        for (int i = 0; i < T; i++) {
+            in[i] = i == 0 ? VOCAB_BOS : i <= p->n_tgt ? p->tgt[i - 1] : VOCAB_PAD;
+            out[i] = i < p->n_tgt ? p->tgt[i] : i == p->n_tgt ? VOCAB_EOS : VOCAB_PAD;
+        }
+        t->src_len[b] = p->n_src + 1;
+        t->tgt_len[b] = p->n_tgt + 1;
+        t->seeds[b] = p->dropout_seed;
+    }
+    t->nb = (NetBatch){.B = B, .S = S, .T = T, .src_len = t->src_len, .tgt_len = t->tgt_len};
+    return TT_OK;
+}
+
+/* The layers' outputs chain through the activations: layer l writes layer l + 1's input,
+ * the last one the top of its stack. */
+void trainer_forward(Trainer *t, int with_dropout)
+{
+    const Model *m = t->m;
+    const ModelWeights *w = &m->w;
+    const NetBatch *nb = &t->nb;
+    NetActs *a = &t->acts;
+    NetCtx *c = &t->ctx;
+    const int B = nb->B, S = nb->S, T = nb->T;
+    c->dropout = with_dropout ? t->dropout : 0.0f;
+    if (c->dropout > 0.0f)
+        for (int b = 0; b < B; b++)
+            rng_seed(&t->rng[b], t->seeds[b]);
+
+    net_embed_forward(a->enc[0].x, a->src_drop, w->emb_src, m->pe, t->src_ids, nb->src_len, B,
+                      S, c);
+    for (int l = 0; l < a->n_enc; l++)
+        encoder_layer_forward(l + 1 < a->n_enc ? a->enc[l + 1].x : a->enc_top, &a->enc[l],
+                              &w->enc[l], nb, c);
+    net_norm_forward(a->memory, a->mem_st, a->enc_top, w->enc_norm_w, w->enc_norm_b, B * S, c);
+
+    net_embed_forward(a->dec[0].x, a->tgt_drop, w->emb_tgt, m->pe, t->dec_in, nb->tgt_len, B,
+                      T, c);
+    for (int l = 0; l < a->n_dec; l++)
+        decoder_layer_forward(l + 1 < a->n_dec ? a->dec[l + 1].x : a->dec_top, &a->dec[l],
+                              a->memory, &w->dec[l], nb, c);
+    net_norm_forward(a->final_h, a->final_st, a->dec_top, w->dec_norm_w, w->dec_norm_b, B * T,
+                     c);
+    net_generator_forward(a->logits, a->final_h, w->gen_w, w->gen_b, B * T, c);
+}
+
+void trainer_loss(Trainer *t, float ls, double *sum)
+{
+    NetActs *a = &t->acts;
+    net_xent_forward(a->loss, a->lse, a->logits, t->dec_out, &t->nb, ls, &t->ctx);
+    double s = 0.0;
+    for (int b = 0; b < t->nb.B; b++)
+        s += a->loss[b];
+    *sum = s;
 }
 
 /* Gradient views: the grads block has the parameter layout, so mapping it gives pointers
- * to each weight's gradient. The block is writable; ModelWeights holds const pointers
- * because it is mostly used for weights. */
+ * to each weight's gradient (ModelWeights holds const pointers because it is mostly used
+ * for weights; the layers write through them). */
 #define G(p) ((float *)(p))
 
-static MhaGrads mha_grads(const MhaWeights *gw)
+void trainer_backward(Trainer *t, float *grads, float ls)
 {
-    return (MhaGrads){G(gw->w_query), G(gw->w_key), G(gw->w_value), G(gw->b_query),
-                      G(gw->b_key),   G(gw->b_value), G(gw->w_out), G(gw->b_out)};
+    const Model *m = t->m;
+    const ModelWeights *w = &m->w;
+    const NetBatch *nb = &t->nb;
+    NetActs *a = &t->acts;
+    const NetCtx *c = &t->ctx;
+    const int B = nb->B, S = nb->S, T = nb->T, D = c->D;
+    ModelWeights gw;
+    model_map(&gw, &m->config, m->specs, m->n_specs, grads);
+
+    net_xent_backward(a->logits, a->logits, a->lse, t->dec_out, nb, ls, c);
+    memset(a->s.dh, 0, sizeof(float) * (size_t)B * T * D);
+    net_generator_backward(a->s.dh, G(gw.gen_w), G(gw.gen_b), a->logits, a->final_h, w->gen_w,
+                           B * T, c);
+    memset(a->d_dec, 0, sizeof(float) * (size_t)B * T * D);
+    net_norm_backward(a->d_dec, G(gw.dec_norm_w), G(gw.dec_norm_b), a->s.dh, a->dec_top,
+                      a->final_st, w->dec_norm_w, B * T, c);
+    memset(a->d_mem, 0, sizeof(float) * (size_t)B * S * D);
+    for (int l = a->n_dec - 1; l >= 0; l--)
+        decoder_layer_backward(a->d_dec, a->d_mem, &a->s, &gw.dec[l], &a->dec[l], a->memory,
+                               &w->dec[l], nb, c);
+    net_embed_backward(G(gw.emb_tgt), a->d_dec, a->tgt_drop, t->dec_in, nb->tgt_len, B, T, c);
+
+    memset(a->d_enc, 0, sizeof(float) * (size_t)B * S * D);
+    net_norm_backward(a->d_enc, G(gw.enc_norm_w), G(gw.enc_norm_b), a->d_mem, a->enc_top,
+                      a->mem_st, w->enc_norm_w, B * S, c);
+    for (int l = a->n_enc - 1; l >= 0; l--)
+        encoder_layer_backward(a->d_enc, &a->s, &gw.enc[l], &a->enc[l], &w->enc[l], nb, c);
+    net_embed_backward(G(gw.emb_src), a->d_enc, a->src_drop, t->src_ids, nb->src_len, B, S, c);
 }
 
-double sentence_loss(SentenceState *st, float *grads, const int *src, int n_src,
-                     const int *tgt, int n_tgt, float label_smoothing)
+int trainer_chunks(size_t n)
 {
-    const Model *m = st->m;
-    const ModelConfig *c = &m->config;
-    const int D = c->d_model, F = c->d_ff, V = m->tgt_vocab.size;
-    const size_t N = (size_t)c->max_len, ND = N * (size_t)D;
-    const float eps = (float)c->layer_norm_eps;
-    const int S = n_src + 1, T = n_tgt + 1;
-    if (n_src < 0 || n_tgt < 0 || S > c->max_len || T > c->max_len)
-        return -1.0;
-    st->S = S;
-    st->T = T;
-    memcpy(st->src, src, sizeof(int) * (size_t)n_src);
-    st->src[n_src] = VOCAB_EOS;
-    st->dec_in[0] = VOCAB_BOS;
-    memcpy(st->dec_in + 1, tgt, sizeof(int) * (size_t)n_tgt);
-    memcpy(st->dec_out, tgt, sizeof(int) * (size_t)n_tgt);
-    st->dec_out[n_tgt] = VOCAB_EOS;
-    const ModelWeights *w = &m->w;
+    return (int)((n + TRAINER_CHUNK - 1) / TRAINER_CHUNK);
+}
 
-    Rng rng;
-    rng_seed(&rng, st->dropout_seed);
+typedef struct {
+    float *g;
+    size_t n;
+    float scale;
+    double *partial;
+} ScaleJob;
 
-    /* ---- encoder ---- */
-    embed_forward(st->enc_x, w->emb_src, m->pe, st->src, S, 0, D);
-    dropout_forward(st, st->enc_x, MASK_EMB_SRC, S * D, &rng);
-    for (int l = 0; l < c->n_encoder_layers; l++) {
-        const EncoderLayer *L = &w->enc[l];
-        float *x = st->enc_x + l * ND, *mid = st->enc_mid + l * ND, *out = x + ND;
-        float *h1 = st->enc_h1 + l * ND, *h2 = st->enc_h2 + l * ND;
-        float *s1 = st->enc_s1 + l * 2 * N, *s2 = st->enc_s2 + l * 2 * N;
-        layernorm_forward_cache(h1, s1, s1 + N, x, L->norm1_w, L->norm1_b, S, D, eps);
-        mha_forward(st->y, &st->enc_acts[l], &L->self_attn, h1, S, h1, S, 0);
-        dropout_forward(st, st->y, MASK_ENC(st, l, 0), S * D, &rng);
-        for (size_t i = 0; i < (size_t)S * D; i++)
-            mid[i] = x[i] + st->y[i];
-        layernorm_forward_cache(h2, s2, s2 + N, mid, L->norm2_w, L->norm2_b, S, D, eps);
-        ffn_forward(st->y, st->enc_ff + l * N * F, h2, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b,
-                    S, D, F);
-        dropout_forward(st, st->y, MASK_ENC(st, l, 1), S * D, &rng);
-        for (size_t i = 0; i < (size_t)S * D; i++)
-            out[i] = mid[i] + st->y[i];
+static void scale_task(void *ctx, int task)
+{
+    const ScaleJob *j = ctx;
+    const size_t i0 = (size_t)task * TRAINER_CHUNK;
+    const size_t i1 = j->n - i0 < TRAINER_CHUNK ? j->n : i0 + TRAINER_CHUNK;
+    double s = 0.0;
+    for (size_t i = i0; i < i1; i++) {
+        j->g[i] *= j->scale;
+        s += (double)j->g[i] * j->g[i];
     }
-    const float *enc_last = st->enc_x + (size_t)c->n_encoder_layers * ND;
-    layernorm_forward_cache(st->memory, st->mem_stats, st->mem_stats + N, enc_last, w->enc_norm_w,
-                            w->enc_norm_b, S, D, eps);
+    j->partial[task] = s;
+}
 
-    /* ---- decoder ---- */
-    embed_forward(st->dec_x, w->emb_tgt, m->pe, st->dec_in, T, 0, D);
-    dropout_forward(st, st->dec_x, MASK_EMB_TGT, T * D, &rng);
-    for (int l = 0; l < c->n_decoder_layers; l++) {
-        const DecoderLayer *L = &w->dec[l];
-        float *x = st->dec_x + l * ND, *mid1 = st->dec_mid1 + l * ND, *mid2 = st->dec_mid2 + l * ND;
-        float *out = x + ND;
-        float *h1 = st->dec_h1 + l * ND, *h2 = st->dec_h2 + l * ND, *h3 = st->dec_h3 + l * ND;
-        float *s1 = st->dec_s1 + l * 2 * N, *s2 = st->dec_s2 + l * 2 * N, *s3 = st->dec_s3 + l * 2 * N;
-        layernorm_forward_cache(h1, s1, s1 + N, x, L->norm1_w, L->norm1_b, T, D, eps);
-        mha_forward(st->y, &st->self_acts[l], &L->self_attn, h1, T, h1, T, 1);
-        dropout_forward(st, st->y, MASK_DEC(st, l, 0), T * D, &rng);
-        for (size_t i = 0; i < (size_t)T * D; i++)
-            mid1[i] = x[i] + st->y[i];
-        layernorm_forward_cache(h2, s2, s2 + N, mid1, L->norm2_w, L->norm2_b, T, D, eps);
-        mha_forward(st->y, &st->cross_acts[l], &L->cross_attn, h2, T, st->memory, S, 0);
-        dropout_forward(st, st->y, MASK_DEC(st, l, 1), T * D, &rng);
-        for (size_t i = 0; i < (size_t)T * D; i++)
-            mid2[i] = mid1[i] + st->y[i];
-        layernorm_forward_cache(h3, s3, s3 + N, mid2, L->norm3_w, L->norm3_b, T, D, eps);
-        ffn_forward(st->y, st->dec_ff + l * N * F, h3, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b,
-                    T, D, F);
-        dropout_forward(st, st->y, MASK_DEC(st, l, 2), T * D, &rng);
-        for (size_t i = 0; i < (size_t)T * D; i++)
-            out[i] = mid2[i] + st->y[i];
-    }
-    const float *dec_last = st->dec_x + (size_t)c->n_decoder_layers * ND;
-    layernorm_forward_cache(st->final_h, st->final_stats, st->final_stats + N, dec_last,
-                            w->dec_norm_w, w->dec_norm_b, T, D, eps);
-    kernel_matmul_nt(st->logits, st->final_h, w->gen_w, w->gen_b, T, D, V);
+double grads_scale(float *g, size_t n, float scale, double *partial, Pool *pool)
+{
+    ScaleJob j = {g, n, scale, partial};
+    const int chunks = trainer_chunks(n);
+    pool_run(pool, chunks, scale_task, &j);
+    double s = 0.0;
+    for (int k = 0; k < chunks; k++)
+        s += partial[k];
+    return s;
+}
 
-    /* ---- loss, and its gradient by the logits in place ---- */
-    double loss = 0.0;
-    const double ls = label_smoothing, off = ls / V;
-    for (int t = 0; t < T; t++) {
-        float *z = st->logits + (size_t)t * V;
-        double max = z[0];
-        for (int v = 1; v < V; v++)
-            if (z[v] > max)
-                max = z[v];
-        double sum = 0.0;
-        for (int v = 0; v < V; v++)
-            sum += exp((double)z[v] - max);
-        /* cppcheck-suppress invalidFunctionArg ; sum >= 1: the maximum's term is exp(0) */
-        const double lse = max + log(sum);
-        const int y = st->dec_out[t];
-        double mean_nll = 0.0;
-        for (int v = 0; v < V; v++)
-            mean_nll += lse - z[v];
-        loss += (1.0 - ls) * (lse - z[y]) + ls * mean_nll / V;
-        if (grads)
-            for (int v = 0; v < V; v++) {
-                const double p = exp((double)z[v] - lse);
-                z[v] = (float)(p - off - (v == y ? 1.0 - ls : 0.0));
-            }
-    }
-    if (!grads)
-        return loss;
+typedef struct {
+    float *params, *m, *v;
+    const float *grads;
+    const ParamSpec *specs;
+    int n_specs;
+    size_t n;
+    const AdamConfig *c;
+    float lr, ic1, ic2;
+} AdamJob;
 
-    /* ---- backward ---- */
-    ModelWeights gw;
-    model_map(&gw, c, m->specs, m->n_specs, grads);
-    memset(st->dh, 0, sizeof(float) * (size_t)T * D);
-    kernel_matmul_nt_backward(st->dh, G(gw.gen_w), G(gw.gen_b), st->logits, st->final_h, w->gen_w,
-                              T, D, V);
-    memset(st->dx, 0, sizeof(float) * (size_t)T * D);
-    layernorm_backward(st->dx, G(gw.dec_norm_w), G(gw.dec_norm_b), st->dh, dec_last, w->dec_norm_w,
-                       st->final_stats, st->final_stats + N, T, D);
-    memset(st->dmem, 0, sizeof(float) * (size_t)S * D);
-    for (int l = c->n_decoder_layers - 1; l >= 0; l--) {
-        const DecoderLayer *L = &w->dec[l];
-        const DecoderLayer *GL = &gw.dec[l];
-        float *x = st->dec_x + l * ND, *mid1 = st->dec_mid1 + l * ND, *mid2 = st->dec_mid2 + l * ND;
-        float *h1 = st->dec_h1 + l * ND, *h2 = st->dec_h2 + l * ND, *h3 = st->dec_h3 + l * ND;
-        float *s1 = st->dec_s1 + l * 2 * N, *s2 = st->dec_s2 + l * 2 * N, *s3 = st->dec_s3 + l * 2 * N;
-        /* feed-forward block */
-        memset(st->dh, 0, sizeof(float) * (size_t)T * D);
-        ffn_backward(st->dh, G(GL->lin1_w), G(GL->lin1_b), G(GL->lin2_w), G(GL->lin2_b), st->dff,
-                     dropout_backward(st, st->dx, MASK_DEC(st, l, 2), T * D), h3,
-                     st->dec_ff + l * N * F, L->lin1_w, L->lin2_w, T, D, F);
-        layernorm_backward(st->dx, G(GL->norm3_w), G(GL->norm3_b), st->dh, mid2, L->norm3_w, s3,
-                           s3 + N, T, D);
-        /* cross-attention block: queries from h2, keys and values from memory */
-        memset(st->dh, 0, sizeof(float) * (size_t)T * D);
-        MhaGrads cg = mha_grads(&GL->cross_attn);
-        mha_backward(st->dh, st->dmem, &cg, &st->scratch,
-                     dropout_backward(st, st->dx, MASK_DEC(st, l, 1), T * D), &st->cross_acts[l],
-                     &L->cross_attn, h2, T, st->memory, S, 0);
-        layernorm_backward(st->dx, G(GL->norm2_w), G(GL->norm2_b), st->dh, mid1, L->norm2_w, s2,
-                           s2 + N, T, D);
-        /* causal self-attention block */
-        memset(st->dh, 0, sizeof(float) * (size_t)T * D);
-        MhaGrads sg = mha_grads(&GL->self_attn);
-        mha_backward(st->dh, st->dh, &sg, &st->scratch,
-                     dropout_backward(st, st->dx, MASK_DEC(st, l, 0), T * D), &st->self_acts[l],
-                     &L->self_attn, h1, T, h1, T, 1);
-        layernorm_backward(st->dx, G(GL->norm1_w), G(GL->norm1_b), st->dh, x, L->norm1_w, s1,
-                           s1 + N, T, D);
+/* The chunk's floats, tensor by tensor (the weight decay is a tensor's). */
+static void adamw_task(void *ctx, int task)
+{
+    const AdamJob *j = ctx;
+    const size_t c0 = (size_t)task * TRAINER_CHUNK;
+    const size_t c1 = j->n - c0 < TRAINER_CHUNK ? j->n : c0 + TRAINER_CHUNK;
+    for (int s = 0; s < j->n_specs; s++) {
+        const ParamSpec *p = &j->specs[s];
+        const size_t n = (size_t)p->rows * (size_t)(p->cols ? p->cols : 1);
+        const size_t a = p->offset > c0 ? p->offset : c0;
+        const size_t b = p->offset + n < c1 ? p->offset + n : c1;
+        if (a >= b)
+            continue;
+        const float decay = p->cols > 0 ? j->c->weight_decay : 0.0f;
+        kernel_adamw(j->params + a, j->grads + a, j->m + a, j->v + a, b - a, j->c->beta1,
+                     j->c->beta2, j->ic1, j->ic2, j->c->eps, j->lr, decay);
     }
-    embed_backward(G(gw.emb_tgt), dropout_backward(st, st->dx, MASK_EMB_TGT, T * D), st->dec_in,
-                   T, D);
-
-    memset(st->dx, 0, sizeof(float) * (size_t)S * D);
-    layernorm_backward(st->dx, G(gw.enc_norm_w), G(gw.enc_norm_b), st->dmem, enc_last,
-                       w->enc_norm_w, st->mem_stats, st->mem_stats + N, S, D);
-    for (int l = c->n_encoder_layers - 1; l >= 0; l--) {
-        const EncoderLayer *L = &w->enc[l];
-        const EncoderLayer *GL = &gw.enc[l];
-        float *x = st->enc_x + l * ND, *mid = st->enc_mid + l * ND;
-        float *h1 = st->enc_h1 + l * ND, *h2 = st->enc_h2 + l * ND;
-        float *s1 = st->enc_s1 + l * 2 * N, *s2 = st->enc_s2 + l * 2 * N;
-        memset(st->dh, 0, sizeof(float) * (size_t)S * D);
-        ffn_backward(st->dh, G(GL->lin1_w), G(GL->lin1_b), G(GL->lin2_w), G(GL->lin2_b), st->dff,
-                     dropout_backward(st, st->dx, MASK_ENC(st, l, 1), S * D), h2,
-                     st->enc_ff + l * N * F, L->lin1_w, L->lin2_w, S, D, F);
-        layernorm_backward(st->dx, G(GL->norm2_w), G(GL->norm2_b), st->dh, mid, L->norm2_w, s2,
-                           s2 + N, S, D);
-        memset(st->dh, 0, sizeof(float) * (size_t)S * D);
-        MhaGrads sg = mha_grads(&GL->self_attn);
-        mha_backward(st->dh, st->dh, &sg, &st->scratch,
-                     dropout_backward(st, st->dx, MASK_ENC(st, l, 0), S * D), &st->enc_acts[l],
-                     &L->self_attn, h1, S, h1, S, 0);
-        layernorm_backward(st->dx, G(GL->norm1_w), G(GL->norm1_b), st->dh, x, L->norm1_w, s1,
-                           s1 + N, S, D);
-    }
-    embed_backward(G(gw.emb_src), dropout_backward(st, st->dx, MASK_EMB_SRC, S * D), st->src, S,
-                   D);
-    return loss;
 }
 
 void adamw_update(float *params, const float *grads, float *m, float *v, const ParamSpec *specs,
-                  int n_specs, const AdamConfig *c, float lr, long step)
+                  int n_specs, const AdamConfig *c, float lr, long step, Pool *pool)
 {
     /* The bias corrections in double, once per step; the update itself in float, as
-     * PyTorch's AdamW computes it (kernel_adamw). */
+     * PyTorch's AdamW computes it (kernel_adamw). Each float's update reads only its
+     * own state, so the chunks may run in any order. */
     const float ic1 = (float)(1.0 / (1.0 - pow(c->beta1, (double)step)));
     const float ic2 = (float)(1.0 / (1.0 - pow(c->beta2, (double)step)));
+    size_t n = 0;
     for (int s = 0; s < n_specs; s++) {
-        const ParamSpec *p = &specs[s];
-        const size_t n = (size_t)p->rows * (size_t)(p->cols ? p->cols : 1);
-        const float decay = p->cols > 0 ? c->weight_decay : 0.0f;
-        kernel_adamw(params + p->offset, grads + p->offset, m + p->offset, v + p->offset, n,
-                     c->beta1, c->beta2, ic1, ic2, c->eps, lr, decay);
+        const size_t end = specs[s].offset +
+                           (size_t)specs[s].rows * (size_t)(specs[s].cols ? specs[s].cols : 1);
+        n = end > n ? end : n;
     }
+    AdamJob j = {params, m, v, grads, specs, n_specs, n, c, lr, ic1, ic2};
+    pool_run(pool, trainer_chunks(n), adamw_task, &j);
 }

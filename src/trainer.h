@@ -1,84 +1,96 @@
 /*
- * trainer.h — learning the encoder-decoder: the forward pass that keeps what backward
- * needs, the backward pass, AdamW, and batches.
+ * trainer.h — one training batch through the model: the forward pass, the loss and the
+ * backward pass as three calls, each a short list of net.h's layer calls; and AdamW.
  *
- * Sentences are computed at their own lengths. A padded batch with padding masks computes
- * exactly the same sums (a masked position contributes nothing), so a batch here is a set
- * of sentences of similar length whose gradients are added; nothing is spent on padding.
- *
- * Gradients are of the summed token loss; a batch divides by its number of target tokens,
- * so the loss reported and optimised is the mean cross-entropy per target token.
+ * A batch is a set of sentence pairs laid out as (B·T) rows with their lengths as the
+ * padding masks (net.h); its gradient is exactly the sum of its sentences' gradients, up
+ * to the order of float additions. Gradients are of the summed token loss; the training
+ * loop divides by the batch's target tokens, so the loss reported and optimised is the
+ * mean cross-entropy per target token.
  */
 #ifndef TOYTRANS_TRAINER_H
 #define TOYTRANS_TRAINER_H
 
-#include "attention.h"
 #include "model.h"
+#include "net.h"
+#include "pool.h"
+#include "rng.h"
 
 #include <stdint.h>
 
-/* Everything one sentence pair's forward and backward passes touch; one per thread. */
+/* One sentence pair of a batch. */
+typedef struct {
+    const int *src;        /* n_src source ids, </s> not included */
+    int n_src;             /* >= 0 */
+    const int *tgt;        /* n_tgt target ids, neither <s> nor </s> */
+    int n_tgt;             /* >= 0 */
+    uint64_t dropout_seed; /* seeds this pair's dropout masks (ignored without dropout) */
+} TrainPair;
+
+/* Everything a batch's passes touch, allocated once for the largest batch. */
 typedef struct {
     const Model *m;
-    int S, T;             /* source positions (</s> included), decoder positions (<s> included) */
-    int *src;             /* (max_len) source ids */
-    int *dec_in;          /* (max_len) <s> + target ids */
-    int *dec_out;         /* (max_len) target ids + </s>: the labels */
-    /* encoder, layer l of L_enc: */
-    float *enc_x;         /* (L_enc + 1, N, D) residual stream entering layer l; [L_enc]: last */
-    float *enc_mid;       /* (L_enc, N, D) after the attention block */
-    float *enc_h1, *enc_h2;       /* (L_enc, N, D) norm1, norm2 outputs */
-    float *enc_s1, *enc_s2;       /* (L_enc, 2, N) their mean and rstd */
-    float *enc_ff;        /* (L_enc, N, F) relu outputs */
-    MhaActs *enc_acts;    /* (L_enc) */
-    float *memory;        /* (N, D) encoder.norm output */
-    float *mem_stats;     /* (2, N) */
-    /* decoder, layer l of L_dec: */
-    float *dec_x;         /* (L_dec + 1, N, D) */
-    float *dec_mid1, *dec_mid2;   /* (L_dec, N, D) after self-, after cross-attention */
-    float *dec_h1, *dec_h2, *dec_h3; /* (L_dec, N, D) */
-    float *dec_s1, *dec_s2, *dec_s3; /* (L_dec, 2, N) */
-    float *dec_ff;        /* (L_dec, N, F) */
-    MhaActs *self_acts;   /* (L_dec) */
-    MhaActs *cross_acts;  /* (L_dec) */
-    float *final_h;       /* (N, D) decoder.norm output */
-    float *final_stats;   /* (2, N) */
-    float *logits;        /* (N, V_tgt), then the gradient of the loss by the logits */
-    /* backward scratch */
-    float *dx;            /* (N, D) */
-    float *dh;            /* (N, D) */
-    float *dmem;          /* (N, D) */
-    float *dff;           /* (N, F) */
-    float *y;             /* (N, D) forward scratch; in backward, a masked gradient */
-    MhaScratch scratch;
-    /* Dropout, set by the caller before sentence_loss (0 switches it off): */
-    float dropout;        /* probability of zeroing an activation, 0..<1 */
-    uint64_t dropout_seed; /* seeds this sentence's masks, so runs are reproducible */
-    float *masks;         /* (2 + 2·L_enc + 3·L_dec, N, D): 0 or 1/(1−p) per activation */
-} SentenceState;
+    int max_batch;      /* sentences per batch, >= 1 */
+    int max_src;        /* source positions per sentence, </s> included, 1..max_len */
+    int max_tgt;        /* decoder positions per sentence, <s> included, 1..max_len */
+    float dropout;      /* 0..<1: the probability used by trainer_forward(…, 1) */
+    NetActs acts;
+    NetBatch nb;        /* the current batch's shape; its lengths point into src_len, tgt_len */
+    NetCtx ctx;
+    int *src_ids;       /* (max_batch · max_src) the batch's source ids, row b·S + t */
+    int *dec_in;        /* (max_batch · max_tgt) <s> + target ids, row b·T + t */
+    int *dec_out;       /* (max_batch · max_tgt) target ids + </s>: the labels */
+    int *src_len;       /* (max_batch) */
+    int *tgt_len;       /* (max_batch) */
+    uint64_t *seeds;    /* (max_batch) dropout seeds of the current batch */
+    Rng *rng;           /* (max_batch) the sentences' dropout generators */
+} Trainer;
 
-int sentence_state_init(SentenceState *st, const Model *m);
-void sentence_state_free(SentenceState *st);
+/* Sets up t for batches of up to max_batch pairs of up to max_src − 1 source and
+ * max_tgt − 1 target tokens. dropout in 0..<1 (> 0 allocates the masks). pool (borrowed,
+ * may be NULL) runs the layers' tasks. Returns TT_OK, TT_EINVAL or TT_ENOMEM; on failure
+ * t owns nothing. trainer_free accepts a zeroed or freed t. */
+int trainer_init(Trainer *t, const Model *m, int max_batch, int max_src, int max_tgt,
+                 float dropout, Pool *pool);
+void trainer_free(Trainer *t);
 
-/* Dropout, as in the original Transformer: on the embeddings (after the positional
- * encoding) and on the output of every attention and feed-forward block before it is
- * added to the residual stream; kept activations are scaled by 1/(1−p). */
+/* Lays out B pairs as the current batch. Returns TT_EINVAL (nothing changed) when B is
+ * not 1..max_batch, a pair does not fit max_src or max_tgt, or an id is out of its
+ * vocabulary. */
+int trainer_set_batch(Trainer *t, const TrainPair *pairs, int B);
 
-/* Runs one pair through the model: src (n_src ids, </s> not included) and tgt (n_tgt ids,
- * neither <s> nor </s>). Returns the summed cross-entropy over the n_tgt + 1 predicted
- * tokens (label smoothing ε: the target distribution is (1−ε)·onehot + ε/V, as PyTorch's
- * label_smoothing), or a negative value for arguments that do not fit max_len. With
- * grads not NULL (a block of the parameter layout), adds the gradient of that sum. */
-double sentence_loss(SentenceState *st, float *grads, const int *src, int n_src,
-                     const int *tgt, int n_tgt, float label_smoothing);
+/* The forward pass of the current batch up to the logits; with_dropout 1 applies
+ * dropout (when t->dropout > 0), with masks drawn afresh from each pair's seed. */
+void trainer_forward(Trainer *t, int with_dropout);
+
+/* The loss of the last forward pass: *sum = Σ over the batch's predicted tokens of the
+ * cross-entropy with label smoothing ls (target (1−ls)·onehot + ls/V, as PyTorch's
+ * label_smoothing); t->acts.loss[b] holds sentence b's part. */
+void trainer_loss(Trainer *t, float ls, double *sum);
+
+/* Adds the gradient of the last trainer_loss's sum into grads (a block of the parameter
+ * layout). Overwrites the logits. */
+void trainer_backward(Trainer *t, float *grads, float ls);
+
+/* The whole-block steps of the optimiser run on the pool over chunks of TRAINER_CHUNK
+ * floats fixed by the block's size; a sum over the block adds the chunks' sums in chunk
+ * order, so the bits do not depend on the thread count. */
+#define TRAINER_CHUNK 16384
+
+/* Chunks of a block of n floats: the size of grads_scale's partial sums. */
+int trainer_chunks(size_t n);
+
+/* g *= scale over n floats, and returns Σ g² (after scaling) in double. partial holds
+ * trainer_chunks(n) doubles of scratch. pool may be NULL. */
+double grads_scale(float *g, size_t n, float scale, double *partial, Pool *pool);
 
 /* AdamW (decoupled weight decay, applied to matrices only: spec cols > 0). step counts
- * from 1. m and v have the layout of params. */
+ * from 1. m and v have the layout of params. pool may be NULL. */
 typedef struct {
     float beta1, beta2, eps, weight_decay;
 } AdamConfig;
 
 void adamw_update(float *params, const float *grads, float *m, float *v, const ParamSpec *specs,
-                  int n_specs, const AdamConfig *c, float lr, long step);
+                  int n_specs, const AdamConfig *c, float lr, long step, Pool *pool);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * transformer.c — encoder, cached decoder step, and the uncached decoder.
+ * transformer.c — the inference encoder and the cached decoder step.
  *
  * Pre-LayerNorm blocks, as torch.nn.Transformer(norm_first=True):
  *   encoder layer:  x += SelfAttn(LN1(x));            x += FFN(LN2(x))
@@ -288,64 +288,4 @@ int decoder_step(DecoderStep *d, DecoderCache *cache, const Encoder *e, int toke
     kernel_matmul_nt(d->logits, d->h, m->w.gen_w, m->w.gen_b, 1, D, m->tgt_vocab.size);
     cache->t = t + 1;
     return TT_OK;
-}
-
-/* ---------------------------------------------------------------------------------------
- * Decoder: all positions at once
- */
-
-int decoder_forward_full(float *logits, float *self_w, float *cross_w, const Encoder *e,
-                         const int *ids, int T)
-{
-    const Model *m = e->model;
-    const ModelConfig *c = &m->config;
-    const int D = c->d_model, H = c->n_heads, S = e->S;
-    const float eps = (float)c->layer_norm_eps;
-    if (!logits || !ids || T < 1 || T > c->max_len || S < 1)
-        return TT_EINVAL;
-    for (int i = 0; i < T; i++)
-        if (ids[i] < 0 || ids[i] >= m->tgt_vocab.size)
-            return TT_EINVAL;
-    const size_t TD = (size_t)T * D;
-    float *x = alloc_floats(TD), *h = alloc_floats(TD), *y = alloc_floats(TD);
-    float *ff = alloc_floats((size_t)T * c->d_ff);
-    MhaActs self_acts = {0}, cross_acts = {0};
-    int rc = mha_acts_init(&self_acts, T, T, D, H);
-    if (rc == TT_OK)
-        rc = mha_acts_init(&cross_acts, T, S, D, H);
-    if (rc == TT_OK && (!x || !h || !y || !ff))
-        rc = TT_ENOMEM;
-    if (rc == TT_OK) {
-        embed_forward(x, m->w.emb_tgt, m->pe, ids, T, 0, D);
-        for (int l = 0; l < c->n_decoder_layers && rc == TT_OK; l++) {
-            const DecoderLayer *L = &m->w.dec[l];
-            layernorm_forward(h, x, L->norm1_w, L->norm1_b, T, D, eps);
-            rc = mha_forward(y, &self_acts, &L->self_attn, h, T, h, T, 1);
-            if (self_w)
-                memcpy(self_w + (size_t)l * H * T * T, self_acts.weights,
-                       sizeof(float) * (size_t)H * T * T);
-            residual_add(x, y, T * D);
-            layernorm_forward(h, x, L->norm2_w, L->norm2_b, T, D, eps);
-            if (rc == TT_OK)
-                rc = mha_forward(y, &cross_acts, &L->cross_attn, h, T, e->memory, S, 0);
-            if (cross_w)
-                memcpy(cross_w + (size_t)l * H * T * S, cross_acts.weights,
-                       sizeof(float) * (size_t)H * T * S);
-            residual_add(x, y, T * D);
-            layernorm_forward(h, x, L->norm3_w, L->norm3_b, T, D, eps);
-            ffn_forward(y, ff, h, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b, T, D, c->d_ff);
-            residual_add(x, y, T * D);
-        }
-    }
-    if (rc == TT_OK) {
-        layernorm_forward(h, x, m->w.dec_norm_w, m->w.dec_norm_b, T, D, eps);
-        kernel_matmul_nt(logits, h, m->w.gen_w, m->w.gen_b, T, D, m->tgt_vocab.size);
-    }
-    mha_acts_free(&cross_acts);
-    mha_acts_free(&self_acts);
-    free(ff);
-    free(y);
-    free(h);
-    free(x);
-    return rc;
 }

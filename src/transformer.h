@@ -3,8 +3,9 @@
  *
  * The encoder reads the whole source at once. The decoder runs one position at a time
  * with a key/value cache, so step t attends over t + 1 cached keys instead of re-running
- * the whole prefix; decoder_forward_full computes all positions at once with a causal
- * mask and must agree with the cached path (a test holds them to 1e-5).
+ * the whole prefix. It is the one deliberately different path: every other forward pass
+ * (training, validation) runs the batched layers of net.h, and tests/test_transformer.c
+ * holds the cached step to them at every position (1e-5).
  *
  * Every attention call keeps its weights, so translate --json and inspect can show
  * exactly the numbers the forward pass used.
@@ -88,11 +89,5 @@ int decoder_step_reserve(DecoderStep *d, int n);
  * full (the cache holds cache->cap positions, d's records d->cap keys of self- and
  * cross-attention) or the token is out of range. */
 int decoder_step(DecoderStep *d, DecoderCache *cache, const Encoder *e, int token);
-
-/* The uncached reference: all T positions of ids (T <= max_len) at once, causal.
- *   logits (T, V_tgt); self_w (L_dec, H, T, T) or NULL; cross_w (L_dec, H, T, S) or NULL.
- * Allocates its own scratch. Returns TT_OK, TT_EINVAL or TT_ENOMEM. */
-int decoder_forward_full(float *logits, float *self_w, float *cross_w, const Encoder *e,
-                         const int *ids, int T);
 
 #endif

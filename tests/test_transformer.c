@@ -19,6 +19,7 @@
 #include "model.h"
 #include "status.h"
 #include "testutil.h"
+#include "trainer.h"
 #include "transformer.h"
 
 #include <stdlib.h>
@@ -94,78 +95,94 @@ static void test_transformer_encoder_matches_torch(void **state)
     }
 }
 
-/* The uncached decoder's logits and attention weights equal PyTorch's. */
-static void test_transformer_decoder_full_matches_torch(void **state)
+/* The reference pair as a batch of one through the training forward pass (net.c):
+ * src_ids ends in </s> and tgt_ids starts with <s>, which the trainer adds itself. */
+static void batched_forward(Trainer *tr, const Model *m, const Reference *r)
+{
+    assert_int_equal(r->src_ids[r->S - 1], VOCAB_EOS);
+    assert_int_equal(r->tgt_ids[0], VOCAB_BOS);
+    assert_int_equal(trainer_init(tr, m, 1, r->S, r->T, 0.0f, NULL), TT_OK);
+    const TrainPair pair = {r->src_ids, r->S - 1, r->tgt_ids + 1, r->T - 1, 0};
+    assert_int_equal(trainer_set_batch(tr, &pair, 1), TT_OK);
+    trainer_forward(tr, 0);
+}
+
+/* The forward pass training uses gives PyTorch's encoder output, logits and every
+ * attention weight. */
+static void test_transformer_batched_forward_matches_torch(void **state)
 {
     (void)state;
     for (int k = 0; k < 2; k++) {
         const Reference *r = &REFS[k];
         Model m;
-        Encoder e;
+        Trainer tr;
         load(&m, r);
-        assert_int_equal(encoder_init(&e, &m), TT_OK);
-        assert_int_equal(encoder_forward(&e, r->src_ids, r->S), TT_OK);
-        const int V = m.tgt_vocab.size, LH = m.config.n_decoder_layers * m.config.n_heads;
-        const int T = r->T, S = r->S;
-        float *logits = malloc(sizeof(float) * (size_t)T * V);
-        float *sw = malloc(sizeof(float) * (size_t)LH * T * T);
-        float *cw = malloc(sizeof(float) * (size_t)LH * T * S);
-        assert_int_equal(decoder_forward_full(logits, sw, cw, &e, r->tgt_ids, T), TT_OK);
-        assert_close_array("logits", logits, r->logits, (size_t)T * V, 1e-4);
-        assert_close_array("decoder self-attention", sw, r->self_w, (size_t)LH * T * T, 1e-5);
-        assert_close_array("cross-attention", cw, r->cross_w, (size_t)LH * T * S, 1e-5);
-        free(cw), free(sw), free(logits);
-        encoder_free(&e);
+        batched_forward(&tr, &m, r);
+        const int D = m.config.d_model, V = m.tgt_vocab.size, H = m.config.n_heads;
+        const int S = r->S, T = r->T;
+        assert_close_array("encoder output", tr.acts.memory, r->enc_out, (size_t)S * D, 1e-5);
+        assert_close_array("logits", tr.acts.logits, r->logits, (size_t)T * V, 1e-4);
+        for (int l = 0; l < m.config.n_encoder_layers; l++)
+            assert_close_array("encoder self-attention", tr.acts.enc[l].att,
+                               r->enc_w + (size_t)l * H * S * S, (size_t)H * S * S, 1e-5);
+        for (int l = 0; l < m.config.n_decoder_layers; l++) {
+            assert_close_array("decoder self-attention", tr.acts.dec[l].att,
+                               r->self_w + (size_t)l * H * T * T, (size_t)H * T * T, 1e-5);
+            assert_close_array("cross-attention", tr.acts.dec[l].catt,
+                               r->cross_w + (size_t)l * H * T * S, (size_t)H * T * S, 1e-5);
+        }
+        trainer_free(&tr);
         model_free(&m);
     }
 }
 
-/* Step by step with the key/value cache gives the uncached logits and weights (1e-5). */
-static void test_transformer_cache_equals_full(void **state)
+/* The cached decoder, one step at a time, gives the training forward pass's logits and
+ * attention weights at every position (1e-5), from the inference encoder's memory, which
+ * equals the batched encoder's. */
+static void test_transformer_cache_equals_batched_forward(void **state)
 {
     (void)state;
     for (int k = 0; k < 2; k++) {
         const Reference *r = &REFS[k];
         Model m;
+        Trainer tr;
         Encoder e;
         DecoderStep d;
         DecoderCache cache;
         load(&m, r);
+        batched_forward(&tr, &m, r);
         assert_int_equal(encoder_init(&e, &m), TT_OK);
         assert_int_equal(decoder_step_init(&d, &m), TT_OK);
         assert_int_equal(decoder_cache_init(&cache, &m), TT_OK);
         assert_int_equal(encoder_forward(&e, r->src_ids, r->S), TT_OK);
-        const int V = m.tgt_vocab.size, H = m.config.n_heads;
-        const int L = m.config.n_decoder_layers, T = r->T, S = r->S;
-        /* Room for exactly the sentence: a step past it is refused, not written. */
-        const int N = T > S ? T : S;
+        const int D = m.config.d_model, V = m.tgt_vocab.size, H = m.config.n_heads;
+        const int L = m.config.n_decoder_layers, T = r->T, S = r->S, N = T > S ? T : S;
+        assert_close_array("encoder memory", e.memory, tr.acts.memory, (size_t)S * D, 1e-5);
         assert_int_equal(decoder_step_reserve(&d, N), TT_OK);
         assert_int_equal(decoder_cache_reserve(&cache, &m, T), TT_OK);
-        float *logits = malloc(sizeof(float) * (size_t)T * V);
-        float *sw = malloc(sizeof(float) * (size_t)L * H * T * T);
-        float *cw = malloc(sizeof(float) * (size_t)L * H * T * S);
-        assert_int_equal(decoder_forward_full(logits, sw, cw, &e, r->tgt_ids, T), TT_OK);
         for (int t = 0; t < T; t++) {
             assert_int_equal(decoder_step(&d, &cache, &e, r->tgt_ids[t]), TT_OK);
-            assert_int_equal(cache.t, t + 1);
-            assert_close_array("cached logits", d.logits, logits + (size_t)t * V, (size_t)V, 1e-5);
+            assert_close_array("cached logits", d.logits, tr.acts.logits + (size_t)t * V,
+                               (size_t)V, 1e-5);
             for (int l = 0; l < L; l++)
                 for (int h = 0; h < H; h++) {
-                    assert_close_array("cached self weights",
-                                       d.self_w + ((size_t)l * H + h) * N,
-                                       sw + (((size_t)l * H + h) * T + t) * T, (size_t)t + 1, 1e-5);
+                    assert_close_array("cached self weights", d.self_w + ((size_t)l * H + h) * N,
+                                       tr.acts.dec[l].att + ((size_t)h * T + t) * T,
+                                       (size_t)t + 1, 1e-5);
                     assert_close_array("cached cross weights",
                                        d.cross_w + ((size_t)l * H + h) * N,
-                                       cw + (((size_t)l * H + h) * T + t) * S, (size_t)S, 1e-5);
+                                       tr.acts.dec[l].catt + ((size_t)h * T + t) * S, (size_t)S,
+                                       1e-5);
                 }
         }
-        /* The cache is full: one step more is refused and changes nothing. */
+        /* Room for exactly the sentence: the cache is full, and one step more is refused
+         * and changes nothing. */
         assert_int_equal(decoder_step(&d, &cache, &e, r->tgt_ids[0]), TT_EINVAL);
         assert_int_equal(cache.t, T);
-        free(cw), free(sw), free(logits);
         decoder_cache_free(&cache);
         decoder_step_free(&d);
         encoder_free(&e);
+        trainer_free(&tr);
         model_free(&m);
     }
 }
@@ -334,8 +351,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transformer_encoder_matches_torch),
-        cmocka_unit_test(test_transformer_decoder_full_matches_torch),
-        cmocka_unit_test(test_transformer_cache_equals_full),
+        cmocka_unit_test(test_transformer_batched_forward_matches_torch),
+        cmocka_unit_test(test_transformer_cache_equals_batched_forward),
         cmocka_unit_test(test_transformer_greedy_matches_torch),
         cmocka_unit_test(test_transformer_beam),
         cmocka_unit_test(test_transformer_unk_most_attended),

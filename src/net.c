@@ -1,0 +1,753 @@
+/*
+ * net.c — the batched layers: Linear products split into fixed tasks, attention per
+ * sentence and head, LayerNorm by rows and by columns, the loss by sentences.
+ *
+ * Every parallel loop here has tasks fixed by the batch's shape; see net.h and pool.h for
+ * why that makes the results independent of the thread count.
+ */
+#include "net.h"
+
+#include "attention.h"
+#include "config.h"
+#include "kernel.h"
+#include "layers.h"
+#include "status.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rows per task of a Linear layer's forward pass and of its dx: enough for the kernel's
+ * packed panel (kernel.c), small enough that a batch of 32 short sentences still makes
+ * ten tasks to share. Rows of a weight gradient per task: one kernel tile's width. */
+#define ROWS_PER_TASK 32
+#define DW_ROWS_PER_TASK 16
+
+static int ceil_div(int a, int b)
+{
+    return (a + b - 1) / b;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The activation table
+ */
+
+int net_acts_layout(NetActs *a, const Model *m, int B, int S, int T, int dropout,
+                    NetActSpec *specs, int max)
+{
+    const ModelConfig *c = &m->config;
+    const size_t D = (size_t)c->d_model, F = (size_t)c->d_ff, H = (size_t)c->n_heads;
+    const size_t V = (size_t)m->tgt_vocab.size;
+    const size_t BS = (size_t)B * S, BT = (size_t)B * T, R = (size_t)(S > T ? S : T);
+    const size_t BR = (size_t)B * R, drop = dropout ? 1 : 0;
+    int n = 0;
+#define ADD(slot_, rows_, cols_, ...)                                                       \
+    do {                                                                                    \
+        if (specs && n < max) {                                                             \
+            snprintf(specs[n].name, sizeof specs[n].name, __VA_ARGS__);                     \
+            specs[n].rows = (rows_);                                                        \
+            specs[n].cols = (cols_);                                                        \
+            specs[n].slot = &(slot_);                                                       \
+        }                                                                                   \
+        n++;                                                                                \
+    } while (0)
+    ADD(a->src_drop, drop * BS, D, "source.dropout");
+    for (int l = 0; l < c->n_encoder_layers; l++) {
+        EncLayerActs *e = &a->enc[l];
+        ADD(e->x, BS, D, "encoder.%d.x", l);
+        ADD(e->h1, BS, D, "encoder.%d.h1", l);
+        ADD(e->st1, 2, BS, "encoder.%d.st1", l);
+        ADD(e->q, BS, D, "encoder.%d.q", l);
+        ADD(e->k, BS, D, "encoder.%d.k", l);
+        ADD(e->v, BS, D, "encoder.%d.v", l);
+        ADD(e->att, (size_t)B * H, (size_t)S * S, "encoder.%d.att", l);
+        ADD(e->ctx, BS, D, "encoder.%d.ctx", l);
+        ADD(e->mid, BS, D, "encoder.%d.mid", l);
+        ADD(e->h2, BS, D, "encoder.%d.h2", l);
+        ADD(e->st2, 2, BS, "encoder.%d.st2", l);
+        ADD(e->ff, BS, F, "encoder.%d.ff", l);
+        ADD(e->drop1, drop * BS, D, "encoder.%d.drop1", l);
+        ADD(e->drop2, drop * BS, D, "encoder.%d.drop2", l);
+    }
+    ADD(a->enc_top, BS, D, "encoder.top");
+    ADD(a->memory, BS, D, "encoder.norm");
+    ADD(a->mem_st, 2, BS, "encoder.norm.st");
+    ADD(a->tgt_drop, drop * BT, D, "target.dropout");
+    for (int l = 0; l < c->n_decoder_layers; l++) {
+        DecLayerActs *d = &a->dec[l];
+        ADD(d->x, BT, D, "decoder.%d.x", l);
+        ADD(d->h1, BT, D, "decoder.%d.h1", l);
+        ADD(d->st1, 2, BT, "decoder.%d.st1", l);
+        ADD(d->q, BT, D, "decoder.%d.q", l);
+        ADD(d->k, BT, D, "decoder.%d.k", l);
+        ADD(d->v, BT, D, "decoder.%d.v", l);
+        ADD(d->att, (size_t)B * H, (size_t)T * T, "decoder.%d.att", l);
+        ADD(d->ctx, BT, D, "decoder.%d.ctx", l);
+        ADD(d->mid1, BT, D, "decoder.%d.mid1", l);
+        ADD(d->h2, BT, D, "decoder.%d.h2", l);
+        ADD(d->st2, 2, BT, "decoder.%d.st2", l);
+        ADD(d->cq, BT, D, "decoder.%d.cq", l);
+        ADD(d->ck, BS, D, "decoder.%d.ck", l);
+        ADD(d->cv, BS, D, "decoder.%d.cv", l);
+        ADD(d->catt, (size_t)B * H, (size_t)T * S, "decoder.%d.catt", l);
+        ADD(d->cctx, BT, D, "decoder.%d.cctx", l);
+        ADD(d->mid2, BT, D, "decoder.%d.mid2", l);
+        ADD(d->h3, BT, D, "decoder.%d.h3", l);
+        ADD(d->st3, 2, BT, "decoder.%d.st3", l);
+        ADD(d->ff, BT, F, "decoder.%d.ff", l);
+        ADD(d->drop1, drop * BT, D, "decoder.%d.drop1", l);
+        ADD(d->drop2, drop * BT, D, "decoder.%d.drop2", l);
+        ADD(d->drop3, drop * BT, D, "decoder.%d.drop3", l);
+    }
+    ADD(a->dec_top, BT, D, "decoder.top");
+    ADD(a->final_h, BT, D, "decoder.norm");
+    ADD(a->final_st, 2, BT, "decoder.norm.st");
+    ADD(a->logits, BT, V, "generator.logits");
+    ADD(a->d_enc, BS, D, "grad.encoder");
+    ADD(a->d_dec, BT, D, "grad.decoder");
+    ADD(a->d_mem, BS, D, "grad.memory");
+    ADD(a->s.dh, BR, D, "scratch.dh");
+    ADD(a->s.dy, BR, D, "scratch.dy");
+    ADD(a->s.dq, BR, D, "scratch.dq");
+    ADD(a->s.dk, BR, D, "scratch.dk");
+    ADD(a->s.dv, BR, D, "scratch.dv");
+    ADD(a->s.dctx, BR, D, "scratch.dctx");
+    ADD(a->s.dff, BR, F, "scratch.dff");
+    ADD(a->s.dscores, (size_t)B * H, R * R, "scratch.dscores");
+#undef ADD
+    return n;
+}
+
+void net_acts_free(NetActs *a)
+{
+    if (!a)
+        return;
+    free(a->loss);
+    free(a->lse);
+    free(a->block);
+    memset(a, 0, sizeof *a);
+}
+
+int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
+{
+    memset(a, 0, sizeof *a);
+    const ModelConfig *c = &m->config;
+    if (B < 1 || S < 1 || T < 1 || S > c->max_len || T > c->max_len ||
+        (long long)B * S * T > CONFIG_MAX_ATTENTION_FLOATS / c->n_heads)
+        return TT_EINVAL;
+    const int n = net_acts_layout(a, m, B, S, T, dropout, NULL, 0);
+    NetActSpec *specs = malloc(sizeof *specs * (size_t)n);
+    if (!specs)
+        return TT_ENOMEM;
+    net_acts_layout(a, m, B, S, T, dropout, specs, n);
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += specs[i].rows * specs[i].cols;
+    /* Zeroed: padding rows that no layer writes hold zeros, not stale bits. */
+    a->block = calloc(total ? total : 1, sizeof(float));
+    a->lse = malloc(sizeof(double) * (size_t)B * T);
+    a->loss = malloc(sizeof(double) * (size_t)B);
+    if (!a->block || !a->lse || !a->loss) {
+        free(specs);
+        net_acts_free(a);
+        return TT_ENOMEM;
+    }
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        const size_t size = specs[i].rows * specs[i].cols;
+        *specs[i].slot = size ? a->block + off : NULL;
+        off += size;
+    }
+    free(specs);
+    a->B = B;
+    a->S = S;
+    a->T = T;
+    a->n_enc = c->n_encoder_layers;
+    a->n_dec = c->n_decoder_layers;
+    a->dropout = dropout ? 1 : 0;
+    return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Linear layers: y = x · Wᵀ + b over all rows of the batch
+ */
+
+typedef struct {
+    float *out;         /* forward: (M, N); backward: dx (M, K) or NULL */
+    float *dw, *db;     /* backward: (N, K), (N) or NULL */
+    const float *x;     /* (M, K) */
+    const float *w;     /* (N, K) */
+    const float *b;     /* forward: (N) or NULL */
+    const float *dy;    /* backward: (M, N) */
+    int M, K, N;
+    int relu;           /* forward: ReLU after the product */
+    int row_tasks;      /* backward: tasks 0..row_tasks-1 are dx's; the rest dw's */
+} LinearJob;
+
+static void linear_forward_task(void *ctx, int task)
+{
+    const LinearJob *j = ctx;
+    const int i0 = task * ROWS_PER_TASK;
+    const int m = j->M - i0 < ROWS_PER_TASK ? j->M - i0 : ROWS_PER_TASK;
+    float *out = j->out + (size_t)i0 * j->N;
+    kernel_matmul_nt(out, j->x + (size_t)i0 * j->K, j->w, j->b, m, j->K, j->N);
+    if (j->relu)
+        kernel_relu(out, (size_t)m * j->N);
+}
+
+/* out (M, N) = x (M, K) · wᵀ + b, then ReLU when relu is 1. */
+static void linear_forward(float *out, const float *x, const float *w, const float *b, int M,
+                           int K, int N, int relu, const NetCtx *c)
+{
+    LinearJob j = {.out = out, .x = x, .w = w, .b = b, .M = M, .K = K, .N = N, .relu = relu};
+    pool_run(c->pool, ceil_div(M, ROWS_PER_TASK), linear_forward_task, &j);
+}
+
+static void linear_backward_task(void *ctx, int task)
+{
+    const LinearJob *j = ctx;
+    if (task < j->row_tasks) {
+        /* dx rows i0..: += dy · w */
+        const int i0 = task * ROWS_PER_TASK;
+        const int m = j->M - i0 < ROWS_PER_TASK ? j->M - i0 : ROWS_PER_TASK;
+        kernel_matmul_acc(j->out + (size_t)i0 * j->K, j->dy + (size_t)i0 * j->N, j->w, m, j->N,
+                          j->K);
+        return;
+    }
+    /* dw rows n0..: += dyᵀ · x over every row of the batch, in order; db likewise. */
+    const int n0 = (task - j->row_tasks) * DW_ROWS_PER_TASK;
+    const int nn = j->N - n0 < DW_ROWS_PER_TASK ? j->N - n0 : DW_ROWS_PER_TASK;
+    kernel_matmul_tn_acc(j->dw + (size_t)n0 * j->K, j->dy + n0, j->N, j->x, j->M, nn, j->K);
+    if (j->db)
+        for (int i = 0; i < j->M; i++) {
+            const float *dyi = j->dy + (size_t)i * j->N + n0;
+            for (int n = 0; n < nn; n++)
+                j->db[n0 + n] += dyi[n];
+        }
+}
+
+/* The backward pass of linear_forward (without ReLU), accumulating:
+ * dx (M, K) += dy · w (dx NULL: not wanted), dw (N, K) += dyᵀ · x, db (N) += Σ dy. */
+static void linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                            const float *w, int M, int K, int N, const NetCtx *c)
+{
+    LinearJob j = {.out = dx, .dw = dw, .db = db, .x = x, .w = w, .dy = dy, .M = M, .K = K,
+                   .N = N, .row_tasks = dx ? ceil_div(M, ROWS_PER_TASK) : 0};
+    pool_run(c->pool, j.row_tasks + ceil_div(N, DW_ROWS_PER_TASK), linear_backward_task, &j);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Element-wise steps, by sentence
+ */
+
+typedef struct {
+    float *out;
+    const float *a, *b;
+    float *mask;
+    const int *len;
+    int T, D;
+    const NetCtx *c;
+} RowJob;
+
+/* out = a + b over sentence task's rows (padding rows too: they stay finite). */
+static void add_task(void *ctx, int task)
+{
+    const RowJob *j = ctx;
+    const size_t n = (size_t)j->T * j->D, o = (size_t)task * n;
+    for (size_t i = 0; i < n; i++)
+        j->out[o + i] = j->a[o + i] + j->b[o + i];
+}
+
+static void add_rows(float *out, const float *a, const float *b, int B, int T, const NetCtx *c)
+{
+    RowJob j = {.out = out, .a = a, .b = b, .T = T, .D = c->D, .c = c};
+    pool_run(c->pool, B, add_task, &j);
+}
+
+/* Draws sentence task's dropout mask from its own generator (real rows, in order: the
+ * same draws whatever the batch) and applies it; padding rows get mask 0. */
+static void dropout_task(void *ctx, int task)
+{
+    const RowJob *j = ctx;
+    const float p = j->c->dropout, keep = 1.0f / (1.0f - p);
+    Rng *rng = &j->c->rng[task];
+    const size_t o = (size_t)task * j->T * j->D, real = (size_t)j->len[task] * j->D;
+    for (size_t i = 0; i < (size_t)j->T * j->D; i++) {
+        const float m = i < real && rng_uniform(rng, 0.0f, 1.0f) >= p ? keep : 0.0f;
+        j->mask[o + i] = m;
+        j->out[o + i] *= m;
+    }
+}
+
+/* y (B·T, D) *= a fresh mask, when dropout is on. */
+static void dropout_forward(float *y, float *mask, const int *len, int B, int T,
+                            const NetCtx *c)
+{
+    if (c->dropout <= 0.0f || !mask)
+        return;
+    RowJob j = {.out = y, .mask = mask, .len = len, .T = T, .D = c->D, .c = c};
+    pool_run(c->pool, B, dropout_task, &j);
+}
+
+static void mul_task(void *ctx, int task)
+{
+    const RowJob *j = ctx;
+    const size_t n = (size_t)j->T * j->D, o = (size_t)task * n;
+    for (size_t i = 0; i < n; i++)
+        j->out[o + i] = j->a[o + i] * j->b[o + i];
+}
+
+/* The gradient through a dropout: out = d ⊙ mask, or d itself without dropout. */
+static const float *dropout_backward(float *out, const float *d, const float *mask, int B,
+                                     int T, const NetCtx *c)
+{
+    if (c->dropout <= 0.0f || !mask)
+        return d;
+    RowJob j = {.out = out, .a = d, .b = mask, .T = T, .D = c->D, .c = c};
+    pool_run(c->pool, B, mul_task, &j);
+    return out;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Embeddings
+ */
+
+typedef struct {
+    float *out;
+    const float *table, *pe, *dout, *mask;
+    float *dtable;
+    const int *ids, *len;
+    int T, D;
+} EmbedJob;
+
+static void embed_task(void *ctx, int task)
+{
+    const EmbedJob *j = ctx;
+    const size_t o = (size_t)task * j->T;
+    const int n = j->len[task];
+    embed_forward(j->out + o * j->D, j->table, j->pe, j->ids + o, n, 0, j->D);
+    memset(j->out + (o + (size_t)n) * j->D, 0, sizeof(float) * (size_t)(j->T - n) * j->D);
+}
+
+void net_embed_forward(float *out, float *mask, const float *table, const float *pe,
+                       const int *ids, const int *len, int B, int T, const NetCtx *c)
+{
+    EmbedJob j = {.out = out, .table = table, .pe = pe, .ids = ids, .len = len, .T = T,
+                  .D = c->D};
+    pool_run(c->pool, B, embed_task, &j);
+    dropout_forward(out, mask, len, B, T, c);
+}
+
+void net_embed_backward(float *dtable, const float *dout, const float *mask, const int *ids,
+                        const int *len, int B, int T, const NetCtx *c)
+{
+    /* Rows of the table are shared by sentences: one pass in row order, on this thread
+     * (B·T·D additions). */
+    const float scale = sqrtf((float)c->D);
+    const int D = c->D;
+    const int use_mask = c->dropout > 0.0f && mask;
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < len[b]; t++) {
+            const size_t r = (size_t)b * T + t;
+            float *d = dtable + (size_t)ids[r] * D;
+            const float *g = dout + r * D;
+            if (use_mask) {
+                const float *mk = mask + r * D;
+                for (int k = 0; k < D; k++)
+                    d[k] += g[k] * mk[k] * scale;
+            } else {
+                for (int k = 0; k < D; k++)
+                    d[k] += g[k] * scale;
+            }
+        }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * LayerNorm
+ */
+
+typedef struct {
+    float *out, *st, *dx, *dw, *db;
+    const float *x, *w, *b, *dout, *cst;
+    int n, D;
+    float eps;
+    int row_tasks;
+} NormJob;
+
+static void norm_forward_task(void *ctx, int task)
+{
+    const NormJob *j = ctx;
+    const int i0 = task * ROWS_PER_TASK;
+    const int m = j->n - i0 < ROWS_PER_TASK ? j->n - i0 : ROWS_PER_TASK;
+    const size_t o = (size_t)i0 * j->D;
+    layernorm_forward_cache(j->out + o, j->st + i0, j->st + j->n + i0, j->x + o, j->w, j->b, m,
+                            j->D, j->eps);
+}
+
+void net_norm_forward(float *out, float *st, const float *x, const float *w, const float *b,
+                      int n, const NetCtx *c)
+{
+    NormJob j = {.out = out, .st = st, .x = x, .w = w, .b = b, .n = n, .D = c->D,
+                 .eps = c->eps};
+    pool_run(c->pool, ceil_div(n, ROWS_PER_TASK), norm_forward_task, &j);
+}
+
+static void norm_backward_task(void *ctx, int task)
+{
+    const NormJob *j = ctx;
+    if (task < j->row_tasks) {
+        const int i0 = task * ROWS_PER_TASK;
+        const int m = j->n - i0 < ROWS_PER_TASK ? j->n - i0 : ROWS_PER_TASK;
+        const size_t o = (size_t)i0 * j->D;
+        layernorm_backward_dx(j->dx + o, j->dout + o, j->x + o, j->w, j->cst + i0,
+                              j->cst + j->n + i0, m, j->D);
+        return;
+    }
+    const int k0 = (task - j->row_tasks) * DW_ROWS_PER_TASK;
+    const int k1 = j->D - k0 < DW_ROWS_PER_TASK ? j->D : k0 + DW_ROWS_PER_TASK;
+    layernorm_backward_params(j->dw, j->db, j->dout, j->x, j->cst, j->cst + j->n, j->n, j->D,
+                              k0, k1);
+}
+
+void net_norm_backward(float *dx, float *dw, float *db, const float *dout, const float *x,
+                       const float *st, const float *w, int n, const NetCtx *c)
+{
+    NormJob j = {.dx = dx, .dw = dw, .db = db, .dout = dout, .x = x, .cst = st, .w = w, .n = n,
+                 .D = c->D, .row_tasks = ceil_div(n, ROWS_PER_TASK)};
+    pool_run(c->pool, j.row_tasks + ceil_div(c->D, DW_ROWS_PER_TASK), norm_backward_task, &j);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Multi-head attention over the batch: one task per sentence and head
+ */
+
+typedef struct {
+    float *ctx, *att;            /* forward outputs */
+    float *dq, *dk, *dv, *dscores; /* backward outputs */
+    const float *q, *k, *v, *dctx, *catt;
+    const int *lq, *lk;          /* (B) real query and key rows */
+    int Tq, Tk;                  /* padded */
+    int D, H, causal;
+} AttnJob;
+
+static AttnShape attn_shape(const AttnJob *j, int b)
+{
+    const int Dh = j->D / j->H;
+    return (AttnShape){.Tq = j->lq[b], .Tk = j->lk[b], .dk = Dh, .dv = Dh,
+                       .scale = 1.0f / sqrtf((float)Dh), .causal = j->causal, .q_pos = 0};
+}
+
+static void attn_forward_task(void *ctx, int task)
+{
+    const AttnJob *j = ctx;
+    const int b = task / j->H, h = task % j->H, D = j->D, Dh = D / j->H;
+    const size_t col = (size_t)h * Dh;
+    const size_t qo = (size_t)b * j->Tq * D + col, ko = (size_t)b * j->Tk * D + col;
+    const AttnShape shape = attn_shape(j, b);
+    AttnView qv = {j->q + qo, D}, kv = {j->k + ko, D}, vv = {j->v + ko, D};
+    float *w = j->att + (size_t)task * j->Tq * j->Tk;
+    /* The shapes were checked when the batch was built: this cannot fail. */
+    (void)attention_head_forward(j->ctx + qo, D, w, NULL, qv, kv, vv, &shape);
+    for (int r = shape.Tq; r < j->Tq; r++)
+        memset(j->ctx + qo + (size_t)r * D, 0, sizeof(float) * (size_t)Dh);
+}
+
+static void attn_backward_task(void *ctx, int task)
+{
+    const AttnJob *j = ctx;
+    const int b = task / j->H, h = task % j->H, D = j->D, Dh = D / j->H;
+    const size_t col = (size_t)h * Dh;
+    const size_t qo = (size_t)b * j->Tq * D + col, ko = (size_t)b * j->Tk * D + col;
+    const AttnShape shape = attn_shape(j, b);
+    AttnView qv = {j->q + qo, D}, kv = {j->k + ko, D}, vv = {j->v + ko, D};
+    AttnView gv = {j->dctx + qo, D};
+    const size_t wo = (size_t)task * j->Tq * j->Tk;
+    attention_head_backward(j->dq + qo, D, j->dk + ko, D, j->dv + ko, D, j->dscores + wo, gv,
+                            j->catt + wo, qv, kv, vv, &shape);
+}
+
+/* Weights and activations of one attention block, with its gradient views. */
+typedef struct {
+    const MhaWeights *w, *g;
+    float *q, *k, *v, *att, *ctx;
+    const int *lq, *lk;
+    int Tq, Tk, causal;
+} MhaBlock;
+
+/* out (B·Tq, D) = MHA(xq, xkv); the block keeps q, k, v, att, ctx. */
+static void mha_block_forward(float *out, const MhaBlock *m, const float *xq, const float *xkv,
+                              int B, const NetCtx *c)
+{
+    const MhaWeights *w = m->w;
+    const int D = c->D, Mq = B * m->Tq, Mk = B * m->Tk;
+    linear_forward(m->q, xq, w->w_query, w->b_query, Mq, D, D, 0, c);
+    linear_forward(m->k, xkv, w->w_key, w->b_key, Mk, D, D, 0, c);
+    linear_forward(m->v, xkv, w->w_value, w->b_value, Mk, D, D, 0, c);
+    AttnJob j = {.ctx = m->ctx, .att = m->att, .q = m->q, .k = m->k, .v = m->v, .lq = m->lq,
+                 .lk = m->lk, .Tq = m->Tq, .Tk = m->Tk, .D = D, .H = c->H,
+                 .causal = m->causal};
+    pool_run(c->pool, B * c->H, attn_forward_task, &j);
+    linear_forward(out, m->ctx, w->w_out, w->b_out, Mq, D, D, 0, c);
+}
+
+/* The backward pass of mha_block_forward: dxq += …, dxkv += … (the same buffer for
+ * self-attention), and the weight gradients. */
+static void mha_block_backward(float *dxq, float *dxkv, NetScratch *s, const float *dout,
+                               const MhaBlock *m, const float *xq, const float *xkv, int B,
+                               const NetCtx *c)
+{
+    const MhaWeights *w = m->w, *g = m->g;
+    const int D = c->D, Mq = B * m->Tq, Mk = B * m->Tk;
+    memset(s->dctx, 0, sizeof(float) * (size_t)Mq * D);
+    linear_backward(s->dctx, (float *)g->w_out, (float *)g->b_out, dout, m->ctx, w->w_out, Mq,
+                    D, D, c);
+    memset(s->dq, 0, sizeof(float) * (size_t)Mq * D);
+    memset(s->dk, 0, sizeof(float) * (size_t)Mk * D);
+    memset(s->dv, 0, sizeof(float) * (size_t)Mk * D);
+    AttnJob j = {.dq = s->dq, .dk = s->dk, .dv = s->dv, .dscores = s->dscores, .q = m->q,
+                 .k = m->k, .v = m->v, .dctx = s->dctx, .catt = m->att, .lq = m->lq,
+                 .lk = m->lk, .Tq = m->Tq, .Tk = m->Tk, .D = D, .H = c->H,
+                 .causal = m->causal};
+    pool_run(c->pool, B * c->H, attn_backward_task, &j);
+    linear_backward(dxq, (float *)g->w_query, (float *)g->b_query, s->dq, xq, w->w_query, Mq, D,
+                    D, c);
+    linear_backward(dxkv, (float *)g->w_key, (float *)g->b_key, s->dk, xkv, w->w_key, Mk, D, D,
+                    c);
+    linear_backward(dxkv, (float *)g->w_value, (float *)g->b_value, s->dv, xkv, w->w_value, Mk,
+                    D, D, c);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Feed-forward block
+ */
+
+/* out = relu(h · W1ᵀ + b1) · W2ᵀ + b2; ff keeps the ReLU output. */
+static void ffn_block_forward(float *out, float *ff, const float *h, const float *w1,
+                              const float *b1, const float *w2, const float *b2, int M,
+                              const NetCtx *c)
+{
+    linear_forward(ff, h, w1, b1, M, c->D, c->F, 1, c);
+    linear_forward(out, ff, w2, b2, M, c->F, c->D, 0, c);
+}
+
+typedef struct {
+    float *d;
+    const float *y;
+    size_t n;
+} ReluJob;
+
+static void relu_backward_task(void *ctx, int task)
+{
+    const ReluJob *j = ctx;
+    const size_t chunk = (size_t)ROWS_PER_TASK * 256, o = (size_t)task * chunk;
+    const size_t n = j->n - o < chunk ? j->n - o : chunk;
+    kernel_relu_backward(j->d + o, j->y + o, n);
+}
+
+/* dh += the gradient by h; the weight gradients of both Linear layers. */
+static void ffn_block_backward(float *dh, NetScratch *s, const float *dout, const float *h,
+                               const float *ff, const float *w1, const float *w2, float *dw1,
+                               float *db1, float *dw2, float *db2, int M, const NetCtx *c)
+{
+    memset(s->dff, 0, sizeof(float) * (size_t)M * c->F);
+    linear_backward(s->dff, dw2, db2, dout, ff, w2, M, c->F, c->D, c);
+    ReluJob r = {s->dff, ff, (size_t)M * c->F};
+    pool_run(c->pool, (int)((r.n + (size_t)ROWS_PER_TASK * 256 - 1) / ((size_t)ROWS_PER_TASK * 256)),
+             relu_backward_task, &r);
+    linear_backward(dh, dw1, db1, s->dff, h, w1, M, c->D, c->F, c);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Encoder and decoder layers
+ */
+
+void encoder_layer_forward(float *out, EncLayerActs *a, const EncoderLayer *w,
+                           const NetBatch *nb, const NetCtx *c)
+{
+    const int B = nb->B, S = nb->S, M = B * S;
+    /* The attention block's output goes to ctx's neighbour mid first, then the sum. */
+    net_norm_forward(a->h1, a->st1, a->x, w->norm1_w, w->norm1_b, M, c);
+    MhaBlock mb = {.w = &w->self_attn, .q = a->q, .k = a->k, .v = a->v, .att = a->att,
+                   .ctx = a->ctx, .lq = nb->src_len, .lk = nb->src_len, .Tq = S, .Tk = S};
+    mha_block_forward(a->mid, &mb, a->h1, a->h1, B, c);
+    dropout_forward(a->mid, a->drop1, nb->src_len, B, S, c);
+    add_rows(a->mid, a->x, a->mid, B, S, c);
+    net_norm_forward(a->h2, a->st2, a->mid, w->norm2_w, w->norm2_b, M, c);
+    ffn_block_forward(out, a->ff, a->h2, w->lin1_w, w->lin1_b, w->lin2_w, w->lin2_b, M, c);
+    dropout_forward(out, a->drop2, nb->src_len, B, S, c);
+    add_rows(out, a->mid, out, B, S, c);
+}
+
+void encoder_layer_backward(float *d, NetScratch *s, const EncoderLayer *g,
+                            const EncLayerActs *a, const EncoderLayer *w, const NetBatch *nb,
+                            const NetCtx *c)
+{
+    const int B = nb->B, S = nb->S, M = B * S;
+    const size_t MD = (size_t)M * c->D;
+    /* Feed-forward block: d stays on the residual path, the block's gradient joins it. */
+    memset(s->dh, 0, sizeof(float) * MD);
+    ffn_block_backward(s->dh, s, dropout_backward(s->dy, d, a->drop2, B, S, c), a->h2, a->ff,
+                       w->lin1_w, w->lin2_w, (float *)g->lin1_w, (float *)g->lin1_b,
+                       (float *)g->lin2_w, (float *)g->lin2_b, M, c);
+    net_norm_backward(d, (float *)g->norm2_w, (float *)g->norm2_b, s->dh, a->mid, a->st2,
+                      w->norm2_w, M, c);
+    /* Attention block. */
+    memset(s->dh, 0, sizeof(float) * MD);
+    MhaBlock mb = {.w = &w->self_attn, .g = &g->self_attn, .q = a->q, .k = a->k, .v = a->v,
+                   .att = a->att, .ctx = a->ctx, .lq = nb->src_len, .lk = nb->src_len,
+                   .Tq = S, .Tk = S};
+    mha_block_backward(s->dh, s->dh, s, dropout_backward(s->dy, d, a->drop1, B, S, c), &mb,
+                       a->h1, a->h1, B, c);
+    net_norm_backward(d, (float *)g->norm1_w, (float *)g->norm1_b, s->dh, a->x, a->st1,
+                      w->norm1_w, M, c);
+}
+
+void decoder_layer_forward(float *out, DecLayerActs *a, const float *memory,
+                           const DecoderLayer *w, const NetBatch *nb, const NetCtx *c)
+{
+    const int B = nb->B, T = nb->T, M = B * T;
+    net_norm_forward(a->h1, a->st1, a->x, w->norm1_w, w->norm1_b, M, c);
+    MhaBlock sb = {.w = &w->self_attn, .q = a->q, .k = a->k, .v = a->v, .att = a->att,
+                   .ctx = a->ctx, .lq = nb->tgt_len, .lk = nb->tgt_len, .Tq = T, .Tk = T,
+                   .causal = 1};
+    mha_block_forward(a->mid1, &sb, a->h1, a->h1, B, c);
+    dropout_forward(a->mid1, a->drop1, nb->tgt_len, B, T, c);
+    add_rows(a->mid1, a->x, a->mid1, B, T, c);
+
+    net_norm_forward(a->h2, a->st2, a->mid1, w->norm2_w, w->norm2_b, M, c);
+    MhaBlock cb = {.w = &w->cross_attn, .q = a->cq, .k = a->ck, .v = a->cv, .att = a->catt,
+                   .ctx = a->cctx, .lq = nb->tgt_len, .lk = nb->src_len, .Tq = T,
+                   .Tk = nb->S};
+    mha_block_forward(a->mid2, &cb, a->h2, memory, B, c);
+    dropout_forward(a->mid2, a->drop2, nb->tgt_len, B, T, c);
+    add_rows(a->mid2, a->mid1, a->mid2, B, T, c);
+
+    net_norm_forward(a->h3, a->st3, a->mid2, w->norm3_w, w->norm3_b, M, c);
+    ffn_block_forward(out, a->ff, a->h3, w->lin1_w, w->lin1_b, w->lin2_w, w->lin2_b, M, c);
+    dropout_forward(out, a->drop3, nb->tgt_len, B, T, c);
+    add_rows(out, a->mid2, out, B, T, c);
+}
+
+void decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const DecoderLayer *g,
+                            const DecLayerActs *a, const float *memory, const DecoderLayer *w,
+                            const NetBatch *nb, const NetCtx *c)
+{
+    const int B = nb->B, T = nb->T, M = B * T;
+    const size_t MD = (size_t)M * c->D;
+    memset(s->dh, 0, sizeof(float) * MD);
+    ffn_block_backward(s->dh, s, dropout_backward(s->dy, d, a->drop3, B, T, c), a->h3, a->ff,
+                       w->lin1_w, w->lin2_w, (float *)g->lin1_w, (float *)g->lin1_b,
+                       (float *)g->lin2_w, (float *)g->lin2_b, M, c);
+    net_norm_backward(d, (float *)g->norm3_w, (float *)g->norm3_b, s->dh, a->mid2, a->st3,
+                      w->norm3_w, M, c);
+
+    memset(s->dh, 0, sizeof(float) * MD);
+    MhaBlock cb = {.w = &w->cross_attn, .g = &g->cross_attn, .q = a->cq, .k = a->ck,
+                   .v = a->cv, .att = a->catt, .ctx = a->cctx, .lq = nb->tgt_len,
+                   .lk = nb->src_len, .Tq = T, .Tk = nb->S};
+    mha_block_backward(s->dh, dmemory, s, dropout_backward(s->dy, d, a->drop2, B, T, c), &cb,
+                       a->h2, memory, B, c);
+    net_norm_backward(d, (float *)g->norm2_w, (float *)g->norm2_b, s->dh, a->mid1, a->st2,
+                      w->norm2_w, M, c);
+
+    memset(s->dh, 0, sizeof(float) * MD);
+    MhaBlock sb = {.w = &w->self_attn, .g = &g->self_attn, .q = a->q, .k = a->k, .v = a->v,
+                   .att = a->att, .ctx = a->ctx, .lq = nb->tgt_len, .lk = nb->tgt_len,
+                   .Tq = T, .Tk = T, .causal = 1};
+    mha_block_backward(s->dh, s->dh, s, dropout_backward(s->dy, d, a->drop1, B, T, c), &sb,
+                       a->h1, a->h1, B, c);
+    net_norm_backward(d, (float *)g->norm1_w, (float *)g->norm1_b, s->dh, a->x, a->st1,
+                      w->norm1_w, M, c);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Generator and loss
+ */
+
+void net_generator_forward(float *logits, const float *h, const float *w, const float *b,
+                           int n, const NetCtx *c)
+{
+    linear_forward(logits, h, w, b, n, c->D, c->V, 0, c);
+}
+
+void net_generator_backward(float *dh, float *dw, float *db, const float *dlogits,
+                            const float *h, const float *w, int n, const NetCtx *c)
+{
+    linear_backward(dh, dw, db, dlogits, h, w, n, c->D, c->V, c);
+}
+
+typedef struct {
+    double *loss, *lse;
+    const double *clse;
+    float *dlogits;
+    const float *logits;
+    const int *labels, *len;
+    int T, V;
+    float ls;
+} XentJob;
+
+/* Sentence task's rows: each row's log-sum-exp and loss, summed in row order. */
+static void xent_forward_task(void *ctx, int task)
+{
+    const XentJob *j = ctx;
+    const int V = j->V;
+    const double ls = j->ls;
+    double sum_loss = 0.0;
+    for (int t = 0; t < j->len[task]; t++) {
+        const size_t r = (size_t)task * j->T + t;
+        const float *z = j->logits + r * V;
+        double max = z[0];
+        for (int v = 1; v < V; v++)
+            if (z[v] > max)
+                max = z[v];
+        double sum = 0.0, sum_z = 0.0;
+        for (int v = 0; v < V; v++) {
+            sum += exp((double)z[v] - max);
+            sum_z += z[v];
+        }
+        /* cppcheck-suppress invalidFunctionArg ; sum >= 1: the maximum's term is exp(0) */
+        const double lse = max + log(sum);
+        j->lse[r] = lse;
+        /* −log p(y), and the mean of −log p(v) over the vocabulary: lse − mean(z). */
+        sum_loss += (1.0 - ls) * (lse - z[j->labels[r]]) + ls * (lse - sum_z / V);
+    }
+    j->loss[task] = sum_loss;
+}
+
+void net_xent_forward(double *loss, double *lse, const float *logits, const int *labels,
+                      const NetBatch *nb, float ls, const NetCtx *c)
+{
+    XentJob j = {.loss = loss, .lse = lse, .logits = logits, .labels = labels,
+                 .len = nb->tgt_len, .T = nb->T, .V = c->V, .ls = ls};
+    pool_run(c->pool, nb->B, xent_forward_task, &j);
+}
+
+static void xent_backward_task(void *ctx, int task)
+{
+    const XentJob *j = ctx;
+    const int V = j->V;
+    const double ls = j->ls, off = ls / V;
+    for (int t = 0; t < j->T; t++) {
+        const size_t r = (size_t)task * j->T + t;
+        float *dz = j->dlogits + r * V;
+        if (t >= j->len[task]) {
+            memset(dz, 0, sizeof(float) * (size_t)V);
+            continue;
+        }
+        const float *z = j->logits + r * V;
+        const int y = j->labels[r];
+        for (int v = 0; v < V; v++) {
+            const double p = exp((double)z[v] - j->clse[r]);
+            dz[v] = (float)(p - off - (v == y ? 1.0 - ls : 0.0));
+        }
+    }
+}
+
+void net_xent_backward(float *dlogits, const float *logits, const double *lse,
+                       const int *labels, const NetBatch *nb, float ls, const NetCtx *c)
+{
+    XentJob j = {.clse = lse, .dlogits = dlogits, .logits = logits, .labels = labels,
+                 .len = nb->tgt_len, .T = nb->T, .V = c->V, .ls = ls};
+    pool_run(c->pool, nb->B, xent_backward_task, &j);
+}
