@@ -360,7 +360,12 @@ held=
 if command -v flock >/dev/null 2>&1; then
     flock "$TMP/new.db.4343.tmp" sleep 30 &
     held=$!
-    sleep 0.3
+    # Until the lock is really held (a busy machine may start flock late).
+    tries=0
+    while flock -n "$TMP/new.db.4343.tmp" true 2>/dev/null && [ "$tries" -lt 100 ]; do
+        sleep 0.1
+        tries=$((tries + 1))
+    done
 fi
 run init --out "$TMP/new.db" --train data/train.tsv --d-model 16 --heads 2 --d-ff 32 --max-len 20
 expect_code "init beside temporary files of killed runs: exit 0" 0
