@@ -297,8 +297,9 @@ static void print_size(const ModelInfo *mi)
                                  : "DO NOT LOAD (see the message at the end)");
 }
 
-/* How a provenance value is shown. */
-enum { AS_TEXT, AS_NUMBER, AS_DURATION };
+/* How a provenance value is shown: AS_LINES is text with one entry per line, each
+ * shown on a line of its own under the label. */
+enum { AS_TEXT, AS_NUMBER, AS_DURATION, AS_LINES };
 
 /* The provenance keys, in the order a reader asks about them. */
 static void print_provenance(Store *s)
@@ -321,10 +322,13 @@ static void print_provenance(Store *s)
         {"train_lr", "peak learning rate", AS_NUMBER},
         {"train_warmup", "warm-up steps", AS_TEXT},
         {"train_label_smoothing", "label smoothing", AS_NUMBER},
+        {"train_dropout", "dropout", AS_NUMBER},
+        {"train_name_augment", "name augmentation", AS_NUMBER},
         {"train_weight_decay", "weight decay", AS_NUMBER},
         {"train_clip", "gradient clipping", AS_NUMBER},
         {"train_seed", "training seed", AS_TEXT},
         {"train_threads", "threads", AS_TEXT},
+        {"train_resumes", "resumed", AS_LINES},
         {"train_seconds", "training time", AS_DURATION},
         {"train_step", "steps done", AS_TEXT},
         {"train_epoch", "epochs done", AS_TEXT},
@@ -350,6 +354,16 @@ static void print_provenance(Store *s)
                 printf("%s\n", duration(d, sizeof d, v));
         } else if (number && KEYS[i].as == AS_NUMBER) {
             printf("%.6g\n", v);
+        } else if (KEYS[i].as == AS_LINES) {
+            for (char *line = value, *next; line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                    *next++ = '\0';
+                if (line != value)
+                    label("");
+                put_safe(line);
+                putchar('\n');
+            }
         } else {
             put_safe(value[0] ? value : "(none)");
             putchar('\n');

@@ -27,6 +27,8 @@ static void on_signal(int sig)
 typedef struct {
     int tty;        /* stderr is a terminal: redraw one line */
     long every;     /* without a terminal: a line every this many steps */
+    int ended;      /* the run's final report came: step, steps_total below */
+    long step, steps_total;
 } Display;
 
 static void fmt_time(char *buf, size_t n, double s)
@@ -40,7 +42,13 @@ static void fmt_time(char *buf, size_t n, double s)
 
 static void show_progress(void *ctx, const TrainProgress *p)
 {
-    const Display *d = ctx;
+    Display *d = ctx;
+    if (p->final) {
+        d->step = p->step;
+        d->steps_total = p->steps_total;
+        d->ended = 1;
+        return;
+    }
     char eta[32];
     fmt_time(eta, sizeof eta, p->eta_seconds);
     if (p->valid) {
@@ -251,7 +259,7 @@ int cli_train(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    Display d = {isatty(STDERR_FILENO), 100};
+    Display d = {.tty = isatty(STDERR_FILENO), .every = 100};
     rc = train_run(&o, show_progress, &d, &g_stop_requested, err, sizeof err);
     if (d.tty)
         fputs("\r\033[K", stderr);
@@ -265,6 +273,10 @@ int cli_train(int argc, char **argv)
                 rc == TT_EEXIST ? " (--force replaces it, --resume continues it)" : "");
         return status_exit_code(rc);
     }
-    printf("%s: trained\n", o.out_path);
+    if (d.ended && d.step < d.steps_total)
+        printf("%s: stopped after step %ld of %ld (checkpoint saved; --resume continues)\n",
+               o.out_path, d.step, d.steps_total);
+    else
+        printf("%s: trained, %ld steps\n", o.out_path, d.step);
     return TT_EXIT_OK;
 }

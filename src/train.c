@@ -368,9 +368,56 @@ struct Run {
     int batch_pos;     /* batches done in the current epoch */
     double seconds0;   /* training seconds before this process */
     uint64_t corpus_checksum; /* a new run: FNV-1a 64 of the training corpus */
+    int record_resume; /* a resumed run not yet recorded in meta (its first checkpoint) */
     struct timespec t0;
     Store *store;
 };
+
+/* The most bytes train_resumes keeps: the oldest lines go first. */
+#define TRAIN_RESUMES_MAX 8192
+
+/* In the transaction of a resumed run's first checkpoint: appends "UTC-TIME  COMMAND" to
+ * meta train_resumes, and records the settings now in effect (epochs, threads). */
+static int record_resume(Run *r, char *err, size_t errlen)
+{
+    const TrainOptions *o = r->o;
+    char *old = malloc(TRAIN_RESUMES_MAX), *all = malloc(2 * TRAIN_RESUMES_MAX);
+    if (!old || !all) {
+        free(all);
+        free(old);
+        snprintf(err, errlen, "%s", status_message(TT_ENOMEM));
+        return TT_ENOMEM;
+    }
+    if (store_meta_get(r->store, "train_resumes", old, TRAIN_RESUMES_MAX, NULL, 0) != TT_OK)
+        old[0] = '\0'; /* the first resume (or a value too long to keep) */
+    char when[32] = "?";
+    const time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const char *command = o->command && *o->command ? o->command : "(command not given)";
+    int n = snprintf(all, 2 * TRAIN_RESUMES_MAX, "%s%s%s  %.1000s", old, old[0] ? "\n" : "",
+                     when, command);
+    /* Keep the newest lines within the bound. */
+    const char *keep = all;
+    while (n > 0 && strlen(keep) >= TRAIN_RESUMES_MAX) {
+        const char *nl = strchr(keep, '\n');
+        if (!nl)
+            break;
+        keep = nl + 1;
+    }
+    int rc = store_meta_set(r->store, "train_resumes", keep, err, errlen);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d", o->epochs);
+    if (rc == TT_OK)
+        rc = store_meta_set(r->store, "train_epochs", buf, err, errlen);
+    snprintf(buf, sizeof buf, "%d", o->threads);
+    if (rc == TT_OK)
+        rc = store_meta_set(r->store, "train_threads", buf, err, errlen);
+    free(all);
+    free(old);
+    return rc;
+}
 
 /* The pairs p[idx[0..n-1]] (idx NULL: p[first..first+n-1]) as a batch, with each pair's
  * dropout seed. */
@@ -473,6 +520,8 @@ static int checkpoint(Run *r, char *err, size_t errlen)
     snprintf(buf, sizeof buf, "%.3f", r->seconds0 + now_seconds(&r->t0));
     if (rc == TT_OK)
         rc = store_meta_set(s, "train_seconds", buf, err, errlen);
+    if (rc == TT_OK && r->record_resume)
+        rc = record_resume(r, err, errlen);
     if (rc == TT_OK)
         rc = history_create_tables(s, err, errlen);
     for (int i = 0; rc == TT_OK && i < r->n_log; i++)
@@ -486,6 +535,7 @@ static int checkpoint(Run *r, char *err, size_t errlen)
     if (rc == TT_OK) {
         r->n_log = 0;
         r->have_vlog = 0;
+        r->record_resume = 0;
     }
     return rc;
 }
@@ -699,6 +749,7 @@ static int start_resume(Run *r, char *err, size_t errlen)
     double secs = 0;
     if (rc == TT_OK && store_meta_get_double(r->store, "train_seconds", &secs, NULL, 0) == TT_OK)
         r->seconds0 = secs;
+    r->record_resume = 1;
     return rc;
 }
 
@@ -912,7 +963,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                 const double per_step = secs / (double)steps_this_run;
                 TrainProgress p = {r->epoch + 1, o->epochs, r->step, steps_total, r->batch_pos,
                                    r->batches.n_batches, mean_loss, tps, secs,
-                                   per_step * (double)(steps_total - r->step), NULL, NULL};
+                                   per_step * (double)(steps_total - r->step), NULL, NULL, 0};
                 progress(ctx, &p);
             }
             const int stopping = (stop && *stop) || (o->stop_after && steps_this_run >= o->stop_after);
@@ -927,7 +978,8 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                     rc = checkpoint(r, err, errlen);
                 if (rc == TT_OK && progress && o->valid_path) {
                     TrainProgress p = {r->epoch, o->epochs, r->step, steps_total, 0,
-                                       r->batches.n_batches, mean_loss, 0, secs, 0, &r->vlog, NULL};
+                                       r->batches.n_batches, mean_loss, 0, secs, 0, &r->vlog, NULL,
+                                       0};
                     progress(ctx, &p);
                 }
                 if (rc == TT_OK && !stopping)
@@ -946,6 +998,13 @@ done:
     /* The released file gives back the pages the moments took. */
     if (rc == TT_OK && o->release && r->epoch >= o->epochs)
         rc = store_vacuum(r->store, err, errlen);
+    if (rc == TT_OK && progress) {
+        /* The last report: where the run ended, after its last checkpoint. */
+        TrainProgress p = {.epoch = r->epoch, .epochs = o->epochs, .step = r->step,
+                           .steps_total = (long)r->batches.n_batches * o->epochs,
+                           .final = 1};
+        progress(ctx, &p);
+    }
     if (r->store) {
         int crc = store_close(r->store, rc == TT_OK ? err : NULL, errlen);
         if (rc == TT_OK)

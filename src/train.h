@@ -13,6 +13,9 @@
  * the optimiser state (tensors optim.m and optim.v), the position (meta train_step,
  * train_epoch, train_batch) and the history rows since the previous checkpoint. A process
  * killed at any moment leaves the previous checkpoint readable.
+ *
+ * A resumed run records itself in its first checkpoint: meta train_resumes gains a line
+ * "UTC-TIME  COMMAND", and train_epochs and train_threads become the settings in effect.
  */
 #ifndef TOYTRANS_TRAIN_H
 #define TOYTRANS_TRAIN_H
@@ -72,6 +75,8 @@ typedef struct {
     double eta_seconds;       /* remaining, at the current speed */
     const ValidLogRow *valid; /* set at the end of an epoch, else NULL */
     const char *note;         /* a one-line message (checkpoint saved, …), or NULL */
+    int final;                /* 1 on the run's last report, after its last checkpoint:
+                                 step < steps_total then means it stopped early */
 } TrainProgress;
 
 typedef void (*TrainProgressFn)(void *ctx, const TrainProgress *p);

@@ -667,6 +667,8 @@ H="$TMP/trained.db"
 run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$H" --batch 2 --d-model 8 --heads 2 \
     --d-ff 16 --max-len 12 --warmup 2 --stop-after 5
 expect_code "train five steps (for info and plot): exit 0" 0
+expect_in "train --stop-after 5: says it stopped early, with the checkpoint" "$OUT" \
+    "trained.db: stopped after step 5 of 20 (checkpoint saved; --resume continues)"
 run info --model "$H"
 expect_code "info on a trained model: exit 0" 0
 expect_in "info: the history's steps" "$OUT" "5 logged, steps 1 to 5"
@@ -686,6 +688,27 @@ if [ "$(tail -n 1 "$TMP/loss.svg")" = "</svg>" ]; then
     pass "plot: the document is complete"
 else
     fail "plot: the document is complete" "last line '$(tail -n 1 "$TMP/loss.svg")'"
+fi
+# A resume is recorded (its time and command) and the settings in effect shown.
+cp "$H" "$TMP/resumed.db"
+run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$TMP/resumed.db" --resume --epochs 4 \
+    --stop-after 2
+expect_code "train --resume --epochs 4 --stop-after 2: exit 0" 0
+expect_in "train --resume: stopped after step 7 of 8" "$OUT" "stopped after step 7 of 8"
+run info --model "$TMP/resumed.db"
+if grep -E '^  resumed +20[0-9-]+T[0-9:]+Z  toytrans train .*--resume --epochs 4 --stop-after 2$' "$OUT" >/dev/null &&
+    grep -E '^  epochs +4$' "$OUT" >/dev/null; then
+    pass "info after a resume: the resume's time and command, and epochs 4 in effect"
+else
+    fail "info after a resume" "$(grep -E '^  (resumed|epochs) ' "$OUT" | tr '\n' '|')"
+fi
+run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$TMP/resumed.db" --resume --epochs 4
+expect_in "train --resume to the end: trained" "$OUT" "resumed.db: trained, 8 steps"
+run info --model "$TMP/resumed.db"
+if [ "$(grep -cE 'Z  toytrans train .*--resume --epochs 4' "$OUT")" -eq 2 ]; then
+    pass "info: each resume on a line of its own"
+else
+    fail "info: each resume on a line of its own" "$(grep -A2 '^  resumed' "$OUT" | tr '\n' '|')"
 fi
 run plot --model "$H" --out -
 expect_code "plot --out -: exit 0" 0

@@ -82,5 +82,16 @@ while [ "$i" -le "$count" ]; do
     fi
     i=$((i + 1))
 done
+# The training command the README shows is make model's: the same settings, in order.
+settings=$(sed -n '/^MODEL_SETTINGS = /,/[^\\]$/p' Makefile | sed 's/^MODEL_SETTINGS = //; s/\\$//' |
+    tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//')
+readme=$(tr '\n' ' ' <README.md | tr -d '\\' | tr -s ' ' ' ')
+if [ -n "$settings" ] && printf '%s' "$readme" | grep -qF -- "$settings"; then
+    passed=$((passed + 1))
+    echo "ok - README's training command has make model's settings"
+else
+    failed=$((failed + 1))
+    echo "FAIL - README's training command has make model's settings: $settings"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
