@@ -63,6 +63,8 @@ LIB_SRC = \
     src/decode.c \
     src/translator.c \
     src/bleu.c \
+    src/chrf.c \
+    src/scores.c \
     src/evalset.c \
     src/trainer.c \
     src/train.c \
@@ -99,6 +101,7 @@ TESTS = \
     test_json \
     test_vocab \
     test_bleu \
+    test_chrf \
     test_translator \
     test_grad \
     test_history \

@@ -17,11 +17,12 @@
  * scored as an empty translation, so the score always covers the whole test set; the
  * run then ends with exit 4 after printing the scores.
  */
-#include "bleu.h"
 #include "cli.h"
 #include "decode.h"
 #include "evalset.h"
+#include "json.h"
 #include "model.h"
+#include "scores.h"
 #include "status.h"
 #include "translator.h"
 
@@ -40,6 +41,7 @@ typedef struct {
     int n_ref_files;
     long beam, max_len;
     int skip_bad;
+    int json;          /* --json: one JSON object instead of the text report */
 } EvalOptions;
 
 static void eval_usage(FILE *out)
@@ -49,7 +51,9 @@ static void eval_usage(FILE *out)
           "Translates the source column of a test file (source TAB reference, one pair per\n"
           "line, optionally TAB construction) and scores the translations:\n"
           "  - BLEU as sacreBLEU computes it by default (13a tokenizer, mixed case, 4-grams,\n"
-          "    'exp' smoothing, closest reference length), printed as sacreBLEU prints it;\n"
+          "    'exp' smoothing, closest reference length), and chrF2 (character 6-grams,\n"
+          "    beta 2), each printed as sacreBLEU's command line prints it, with its\n"
+          "    signature ('version:toytrans-VERSION' where sacreBLEU gives its version);\n"
           "  - exact match: translations identical to the reference column, byte for byte;\n"
           "  - the wall-clock time taken, and sentences per second;\n"
           "  - when lines have a third column, a construction label made of a-z, 0-9 and\n"
@@ -68,6 +72,10 @@ static void eval_usage(FILE *out)
           "                     the model's max_len)\n"
           "  --skip-bad-lines   report malformed test lines and leave them out (default:\n"
           "                     stop)\n"
+          "  --json             the scores as one JSON object: \"bleu\" and \"chrf\" with\n"
+          "                     sacreBLEU's keys (name, score, signature, verbose_score),\n"
+          "                     \"exact_match\", \"sentences\", \"references\", \"beam\",\n"
+          "                     \"seconds\" and, with labels, \"constructions\"\n"
           "  -h, --help         show this help\n"
           "\n"
           "A source with more tokens than the model takes is reported and scored as an\n"
@@ -82,7 +90,7 @@ static void eval_usage(FILE *out)
 
 static int eval_parse(EvalOptions *o, int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_TEST, O_REF, O_BEAM, O_MAXLEN, O_SKIP };
+    enum { O_MODEL = 256, O_TEST, O_REF, O_BEAM, O_MAXLEN, O_SKIP, O_JSON };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"test", required_argument, NULL, O_TEST},
@@ -90,6 +98,7 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
         {"beam", required_argument, NULL, O_BEAM},
         {"max-len", required_argument, NULL, O_MAXLEN},
         {"skip-bad-lines", no_argument, NULL, O_SKIP},
+        {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -121,6 +130,9 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
             break;
         case O_SKIP:
             o->skip_bad = 1;
+            break;
+        case O_JSON:
+            o->json = 1;
             break;
         case 'h':
             eval_usage(stdout);
@@ -167,11 +179,59 @@ static void print_constructions(const EvalSet *set, const long *counts, long exa
                100.0 * (double)none_exact / (double)none);
 }
 
+/* The implementation's name in score signatures. */
+#define EVAL_SIGNATURE_VERSION "toytrans-" TOYTRANS_VERSION
+
+/* The whole report as one JSON object. */
+static void print_json(const EvalOptions *o, const EvalSet *set, const Scores *sc,
+                       const long *by_label, long exact, double secs)
+{
+    JsonWriter w;
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_key(&w, "test");
+    json_string(&w, o->test_path);
+    json_key(&w, "sentences");
+    json_int(&w, (long long)set->n);
+    json_key(&w, "references");
+    json_int(&w, set->n_refs);
+    json_key(&w, "beam");
+    json_int(&w, o->beam);
+    scores_write_json(&w, sc, EVAL_SIGNATURE_VERSION);
+    json_key(&w, "exact_match");
+    json_begin_object(&w);
+    json_key(&w, "exact");
+    json_int(&w, exact);
+    json_key(&w, "percent");
+    json_float(&w, 100.0 * (double)exact / (double)set->n);
+    json_end_object(&w);
+    json_key(&w, "seconds");
+    json_float(&w, secs);
+    if (set->n_labels) {
+        json_key(&w, "constructions");
+        json_begin_array(&w);
+        for (size_t k = 0; k < set->n_labels; k++) {
+            json_begin_object(&w);
+            json_key(&w, "construction");
+            json_string(&w, set->labels[k]);
+            json_key(&w, "sentences");
+            json_int(&w, by_label[2 * k]);
+            json_key(&w, "exact");
+            json_int(&w, by_label[2 * k + 1]);
+            json_end_object(&w);
+        }
+        json_end_array(&w);
+    }
+    json_end_object(&w);
+    json_finish(&w);
+    putchar('\n');
+}
+
 /* Translates and scores every pair; prints the results. Returns the exit code. */
 static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
 {
-    Bleu bleu;
-    bleu_init(&bleu);
+    Scores sc;
+    scores_init(&sc);
     long exact = 0, failed = 0;
     long *by_label = calloc(set->n_labels ? set->n_labels * 2 : 1, sizeof *by_label);
     if (!by_label) {
@@ -202,35 +262,33 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
             by_label[2 * set->label_of[i]]++;
             by_label[2 * set->label_of[i] + 1] += same;
         }
-        rc = bleu_add(&bleu, hyp, set->refs + i * (size_t)set->n_refs, set->n_refs);
+        rc = scores_add(&sc, hyp, set->refs + i * (size_t)set->n_refs, set->n_refs);
         if (rc != TT_OK) {
-            fprintf(stderr, "toytrans eval: %s:%ld: BLEU: %s\n", o->test_path,
+            fprintf(stderr, "toytrans eval: %s:%ld: scoring: %s\n", o->test_path,
                     set->line_no[i], status_message(rc));
             code = status_exit_code(rc);
         }
     }
     const double secs = seconds_now() - start;
-    if (code == 0) {
-        BleuScore score;
-        bleu_compute(&score, &bleu.stats);
-        char line[BLEU_LINE_SIZE];
-        bleu_format(line, sizeof line, &score);
+    if (code == 0 && o->json) {
+        print_json(o, set, &sc, by_label, exact, secs);
+    } else if (code == 0) {
         const double n = (double)set->n;
         printf("test: %s, %zu sentence%s, %d reference set%s, beam %ld\n", o->test_path,
                set->n, set->n == 1 ? "" : "s", set->n_refs, set->n_refs == 1 ? "" : "s",
                o->beam);
-        printf("%s\n", line);
+        scores_write_text(stdout, &sc, EVAL_SIGNATURE_VERSION);
         printf("exact match: %ld/%zu = %.2f%%\n", exact, set->n, 100.0 * (double)exact / n);
         printf("time: %.3f s, %.1f sentences/s\n", secs, secs > 0.0 ? n / secs : 0.0);
         if (set->n_labels)
             print_constructions(set, by_label, exact);
-        if (failed) {
-            fprintf(stderr, "toytrans eval: %ld source%s could not be translated\n", failed,
-                    failed == 1 ? "" : "s");
-            code = TT_EXIT_INPUT;
-        }
     }
-    bleu_free(&bleu);
+    if (code == 0 && failed) {
+        fprintf(stderr, "toytrans eval: %ld source%s could not be translated\n", failed,
+                failed == 1 ? "" : "s");
+        code = TT_EXIT_INPUT;
+    }
+    scores_free(&sc);
     free(by_label);
     return code;
 }

@@ -519,7 +519,11 @@ expect_code "translate loads a model written by another program (PyTorch fixture
 # ---------------------------------------------------------------------------------------
 # eval (the same random model: BLEU near 0, but the plumbing is what is checked)
 
-BLEU_RE='^BLEU = [0-9]+\.[0-9]{2} [0-9]+\.[0-9]/[0-9]+\.[0-9]/[0-9]+\.[0-9]/[0-9]+\.[0-9] \(BP = [0-9]+\.[0-9]{3} ratio = [0-9]+\.[0-9]{3} hyp_len = [0-9]+ ref_len = [0-9]+\)$'
+# sacreBLEU's command-line lines (-f text): the signature after the name, toytrans's
+# version where sacreBLEU writes its own (the format of the sacreBLEU README's example).
+SIG_BLEU='nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:toytrans-'
+SIG_CHRF='nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:toytrans-'
+BLEU_RE='^BLEU\|nrefs:1\|case:mixed\|eff:no\|tok:13a\|smooth:exp\|version:toytrans-[0-9.]+ = [0-9]+\.[0-9]{2} [0-9]+\.[0-9]/[0-9]+\.[0-9]/[0-9]+\.[0-9]/[0-9]+\.[0-9] \(BP = [0-9]+\.[0-9]{3} ratio = [0-9]+\.[0-9]{3} hyp_len = [0-9]+ ref_len = [0-9]+\)$'
 run eval --help
 expect_code "eval --help: exit 0" 0
 expect_first_line "eval --help: usage on stdout" "$OUT" "Usage: toytrans eval"
@@ -532,6 +536,12 @@ else
     fail "eval: prints sacreBLEU's BLEU line" "no line matches"
     show "$OUT"
 fi
+if grep -E '^chrF2\|nrefs:1\|case:mixed\|eff:yes\|nc:6\|nw:0\|space:no\|version:toytrans-[0-9.]+ = [0-9]+\.[0-9]{2}$' "$OUT" >/dev/null 2>&1; then
+    pass "eval: prints sacreBLEU's chrF2 line"
+else
+    fail "eval: prints sacreBLEU's chrF2 line" "no line matches"
+    show "$OUT"
+fi
 if grep -E '^exact match: [0-9]+/20 = [0-9]+\.[0-9]{2}%$' "$OUT" >/dev/null 2>&1; then
     pass "eval: prints the exact match over 20 sentences"
 else
@@ -539,6 +549,17 @@ else
     show "$OUT"
 fi
 expect_in "eval: prints the speed" "$OUT" "sentences/s"
+run eval --test "$TMP/t20.tsv" --model "$M" --json
+expect_code "eval --json: exit 0" 0
+if "$CHECK" bleu chrf exact_match sentences references beam seconds constructions <"$OUT" \
+    >"$TMP/check.txt" 2>&1 && [ "$(wc -l <"$OUT")" -eq 1 ]; then
+    pass "eval --json: one valid JSON object with every key"
+else
+    fail "eval --json: one valid JSON object with every key" "$(cat "$TMP/check.txt")"
+    show "$OUT"
+fi
+expect_in "eval --json: BLEU's signature" "$OUT" "\"signature\":\"$SIG_BLEU"
+expect_in "eval --json: chrF's signature" "$OUT" "\"name\":\"chrF2\",\"score\":"
 # Targets that are the model's own translations: every one matches.
 printf 'This is an example\nthe dog is big.\nI see a red car\n' >"$TMP/e3.txt"
 run_in "$TMP/e3.txt" translate --model "$M"
@@ -547,13 +568,22 @@ cp "$OUT" "$TMP/self.txt"
 run eval --test "$TMP/self.tsv" --model "$M"
 expect_in "eval: translations equal to their targets are exact matches" "$OUT" \
     "exact match: 3/3 = 100.00%"
-expect_in "eval: and score BLEU 100" "$OUT" "BLEU = 100.00 100.0/100.0/100.0/100.0 (BP = 1.000"
+expect_in "eval: and score BLEU 100" "$OUT" "$SIG_BLEU"
+expect_in "eval: BLEU 100, every precision 100" "$OUT" " = 100.00 100.0/100.0/100.0/100.0 (BP = 1.000"
+expect_in "eval: and chrF2 100" "$OUT" "$SIG_CHRF"
+if grep -E '^chrF2\|.* = 100\.00$' "$OUT" >/dev/null 2>&1; then
+    pass "eval: chrF2 is 100 for translations equal to their targets"
+else
+    fail "eval: chrF2 is 100 for translations equal to their targets" "no such line"
+    show "$OUT"
+fi
 # --ref lines follow the test file's lines, blank lines included.
 printf 'This is an example\tDas ist ein Beispiel\n\nthe dog is big.\tDer Hund ist gro\303\237.\nI see a red car\tIch sehe ein rotes Auto\n' >"$TMP/real.tsv"
 { sed -n 1p "$TMP/self.txt"; echo; sed -n '2,3p' "$TMP/self.txt"; } >"$TMP/ref4.txt"
 run eval --test "$TMP/real.tsv" --model "$M" --ref "$TMP/ref4.txt"
 expect_code "eval --ref: exit 0" 0
-expect_in "eval --ref: the extra references count" "$OUT" "BLEU = 100.00"
+expect_in "eval --ref: the extra references count" "$OUT" "smooth:exp|version:toytrans-$("$BIN" --version | cut -d' ' -f2) = 100.00"
+expect_in "eval --ref: two reference sets in the signature" "$OUT" "BLEU|nrefs:2|"
 expect_in "eval --ref: exact match is against the target column only" "$OUT" "exact match: 0/3"
 expect_in "eval --ref: two reference sets" "$OUT" "2 reference sets"
 head -3 "$TMP/ref4.txt" >"$TMP/ref3.txt"
