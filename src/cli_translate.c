@@ -76,10 +76,12 @@ static void translate_usage(FILE *out)
           "  --coverage-min X   warn about a content word whose coverage is below X\n"
           "                     (default %.2f; 0: never)\n"
           "  --alignment hard|soft  after ' ||| ', word alignments read from cross-attention\n"
-          "                     (Marian's format, 0-based token indices, </s> left out):\n"
+          "                     (Marian's format, 0-based token indices):\n"
           "                     hard: 'src-tgt' pairs, the most attended source token per\n"
-          "                     output token; soft: per output token the weights over the\n"
-          "                     source tokens, values joined by ',', rows by ' '\n"
+          "                     word (</s> left out on both sides); soft: a row per output\n"
+          "                     token, </s> included, of the weights over every source\n"
+          "                     token, </s> included (each row sums to 1), values joined\n"
+          "                     by ',', rows by ' '\n"
           "  --layer L          the decoder layer alignments read, from 0 (default: the last)\n"
           "  --head H|mean      the head alignments read, from 0, or the mean (default)\n"
           "  -h, --help         show this help\n"
@@ -221,8 +223,14 @@ static void write_json(const TranslateRun *run, const char *line, size_t len,
     translator_write_json(stdout, r, line, len);
 }
 
-/* " ||| " and the alignment of the text's tokens (not a final </s>) with the source
- * tokens (not </s>), read from the chosen layer's cross-attention. */
+/* " ||| " and the alignment read from the chosen layer's cross-attention, as Marian
+ * prints it (src/translator/output_printer.cpp):
+ *   hard: a src-tgt pair per token of the text (not a final </s>), the most attended
+ *         source token, </s> left out;
+ *   soft: a row per output token, </s> included, each a value per source token, </s>
+ *         included, so that every row is the whole attention distribution and sums to
+ *         1; values as C++'s ostream writes a float (6 significant digits, "%g"),
+ *         joined by ',', rows by ' '. */
 static void write_alignment(const TranslateRun *run, const TranslatorResult *r)
 {
     const Translation *t = r->t;
@@ -230,16 +238,18 @@ static void write_alignment(const TranslateRun *run, const TranslatorResult *r)
     const int L = c->n_decoder_layers;
     const int layer = run->o->layer < 0 ? L - 1 : (int)run->o->layer;
     const int head = (int)run->o->head;
-    const int words = t->S - 1; /* source tokens without </s> */
     fputs(" |||", stdout);
-    for (int i = 0; i < r->n_text && words > 0; i++) {
-        putchar(' ');
-        if (run->o->alignment == ALIGN_SOFT) {
-            for (int j = 0; j < words; j++)
-                printf("%s%.6f", j ? "," : "",
+    if (run->o->alignment == ALIGN_SOFT) {
+        for (int i = 0; i < t->n; i++) {
+            putchar(' ');
+            for (int j = 0; j < t->S; j++)
+                printf("%s%g", j ? "," : "",
                        (double)heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head));
-            continue;
         }
+        return;
+    }
+    const int words = t->S - 1; /* source tokens without </s> */
+    for (int i = 0; i < r->n_text && words > 0; i++) {
         int best = 0;
         float best_w = -1.0f;
         for (int j = 0; j < words; j++) {
@@ -249,7 +259,7 @@ static void write_alignment(const TranslateRun *run, const TranslatorResult *r)
                 best = j;
             }
         }
-        printf("%d-%d", best, i);
+        printf(" %d-%d", best, i);
     }
 }
 

@@ -1048,10 +1048,28 @@ if [ -f models/en-de.db ]; then
         show "$OUT"
     fi
     run translate --alignment soft "$SENT"
-    if grep -E '^Das ist ein Beispiel \|\|\|( [01]\.[0-9]{6}(,[01]\.[0-9]{6}){3}){4}$' "$OUT" >/dev/null 2>&1; then
-        pass "translate --alignment soft: 4 rows of 4 weights"
+    # Marian's rows: one per output token, </s> included (5), each a weight per source
+    # token, </s> included (5), so that every row is a distribution that sums to 1.
+    if grep -E '^Das ist ein Beispiel \|\|\|( [0-9.e-]+(,[0-9.e-]+){4}){5}$' "$OUT" >/dev/null 2>&1; then
+        pass "translate --alignment soft: 5 rows of 5 weights, </s> included"
     else
-        fail "translate --alignment soft" "unexpected line"
+        fail "translate --alignment soft: 5 rows of 5 weights, </s> included" "unexpected line"
+        show "$OUT"
+    fi
+    sums=$(sed 's/.*||| //' "$OUT" | tr ' ' '\n' | awk -F, '{ s = 0; for (i = 1; i <= NF; i++) s += $i;
+        if (s < 0.9999 || s > 1.0001) bad++ } END { print NR, bad + 0 }')
+    if [ "$sums" = "5 0" ]; then
+        pass "translate --alignment soft: every row sums to 1"
+    else
+        fail "translate --alignment soft: every row sums to 1" "rows, rows off: $sums"
+        show "$OUT"
+    fi
+    run translate --alignment soft --beam 3 --prefix "Das ist" "$SENT"
+    expect_code "translate --alignment soft --prefix: exit 0" 0
+    if grep -E '^Das ist ein Beispiel \|\|\|( [0-9.e-]+(,[0-9.e-]+){4}){5}$' "$OUT" >/dev/null 2>&1; then
+        pass "translate --alignment soft --prefix: forced tokens have rows too"
+    else
+        fail "translate --alignment soft --prefix: forced tokens have rows too" "unexpected line"
         show "$OUT"
     fi
     expect_usage_error "translate --alignment maybe" translate --alignment maybe "$SENT"
