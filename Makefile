@@ -65,6 +65,7 @@ LIB_SRC = \
     src/bleu.c \
     src/chrf.c \
     src/scores.c \
+    src/suggest.c \
     src/evalset.c \
     src/trainer.c \
     src/train.c \
@@ -102,6 +103,7 @@ TESTS = \
     test_vocab \
     test_bleu \
     test_chrf \
+    test_suggest \
     test_translator \
     test_grad \
     test_history \

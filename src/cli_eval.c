@@ -138,7 +138,7 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
             eval_usage(stdout);
             return -1;
         default:
-            return cli_bad_option("eval", c, argv);
+            return cli_bad_option_in("eval", c, argv, LONG_OPTS);
         }
     }
     if (optind < argc)

@@ -196,7 +196,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             translate_usage(stdout);
             return -1;
         default:
-            return cli_bad_option("translate", c, argv);
+            return cli_bad_option_in("translate", c, argv, LONG_OPTS);
         }
     }
     if (o->alignment != ALIGN_NONE && o->json)

@@ -65,6 +65,35 @@ run frobnicate
 expect_code "unknown command: exit 2" 2
 expect_in "unknown command: the message names it" "$ERR" "'frobnicate'"
 expect_empty "unknown command: nothing on stdout" "$OUT"
+if grep -F 'similar' "$ERR" >/dev/null 2>&1; then
+    fail "unknown command far from every command: no suggestion" "got one"
+    show "$ERR"
+else
+    pass "unknown command far from every command: no suggestion"
+fi
+
+# A misspelled command or option gets git's "did you mean".
+run tranlsate "This is an example"
+expect_code "misspelled command: exit 2" 2
+if [ "$(sed -n '3,4p' "$ERR")" = "$(printf 'The most similar command is\n\ttranslate')" ]; then
+    pass "misspelled command: the most similar command is named, as git names it"
+else
+    fail "misspelled command: the most similar command is named, as git names it" "stderr:"
+    show "$ERR"
+fi
+run inft
+expect_in "misspelled command near two: both named" "$ERR" "The most similar commands are"
+expect_in "misspelled command near two: init" "$ERR" "	init"
+expect_in "misspelled command near two: info" "$ERR" "	info"
+run translate --beem 3 "This is an example"
+expect_code "misspelled option: exit 2" 2
+expect_in "misspelled option: did you mean" "$ERR" "unknown option '--beem'; did you mean '--beam'?"
+expect_empty "misspelled option: nothing on stdout" "$OUT"
+run eval --tset x.tsv
+expect_in "eval, misspelled option: did you mean" "$ERR" "did you mean '--test'?"
+run translate --frobnicate
+expect_in "an option far from every option: no suggestion" "$ERR" "unknown option '--frobnicate'
+Try"
 
 # ---------------------------------------------------------------------------------------
 # help topics
@@ -615,6 +644,7 @@ expect_code "eval with a missing --ref file: exit 5" 5
 expect_usage_error "eval without --test" eval --model "$M"
 expect_usage_error "eval --beam 0" eval --test "$TMP/t20.tsv" --model "$M" --beam 0
 expect_usage_error "eval with a positional argument" eval --test "$TMP/t20.tsv" extra
+
 
 # ---------------------------------------------------------------------------------------
 # info and plot
