@@ -84,6 +84,7 @@ CLI_SRC = \
     src/cli_init.c \
     src/cli_translate.c \
     src/cli_eval.c \
+    src/cli_bleu.c \
     src/cli_train.c \
     src/cli_check.c \
     src/cli_info.c \

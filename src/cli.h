@@ -122,6 +122,7 @@ int cli_vocab(int argc, char **argv);
 int cli_init(int argc, char **argv);
 int cli_translate(int argc, char **argv);
 int cli_eval(int argc, char **argv);
+int cli_bleu(int argc, char **argv);
 int cli_train(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_info(int argc, char **argv);

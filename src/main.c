@@ -29,6 +29,7 @@ static const Command COMMANDS[] = {
     {"translate", cli_translate, "translate English to German, one word at a time"},
     {"inspect", cli_inspect, "show where the decoder looked for each word (attention heatmaps)"},
     {"eval", cli_eval, "translate a test set and score it: BLEU, chrF, exact match, speed"},
+    {"bleu", cli_bleu, "score existing translations: BLEU and chrF against reference files"},
     {"vocab", cli_vocab, "count a corpus's tokens and start a model file"},
     {"init", cli_init, "create a randomly initialised model"},
     {"train", cli_train, "train a model on a parallel corpus"},

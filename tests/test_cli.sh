@@ -645,6 +645,70 @@ expect_usage_error "eval without --test" eval --model "$M"
 expect_usage_error "eval --beam 0" eval --test "$TMP/t20.tsv" --model "$M" --beam 0
 expect_usage_error "eval with a positional argument" eval --test "$TMP/t20.tsv" extra
 
+# ---------------------------------------------------------------------------------------
+# bleu: existing translations scored as `sacrebleu REF < HYP` scores them
+
+run bleu --help
+expect_code "bleu --help: exit 0" 0
+expect_first_line "bleu --help: usage on stdout" "$OUT" "Usage: toytrans bleu"
+# The hypotheses the model wrote for t20.tsv's sources, against its targets: the same
+# scores as eval printed for them.
+cut -f1 "$TMP/t20.tsv" >"$TMP/t20.src"
+cut -f2 "$TMP/t20.tsv" >"$TMP/t20.ref"
+run_in "$TMP/t20.src" translate --model "$M"
+cp "$OUT" "$TMP/t20.hyp"
+run eval --test "$TMP/t20.tsv" --model "$M"
+grep -E '^(BLEU|chrF2)\|' "$OUT" >"$TMP/t20.eval"
+run bleu "$TMP/t20.hyp" "$TMP/t20.ref"
+expect_code "bleu: exit 0" 0
+if [ -s "$OUT" ] && cmp -s "$OUT" "$TMP/t20.eval"; then
+    pass "bleu: the same BLEU and chrF2 lines as eval for the same translations"
+else
+    fail "bleu: the same BLEU and chrF2 lines as eval for the same translations" "differ"
+    show "$OUT"
+    show "$TMP/t20.eval"
+fi
+run_in "$TMP/t20.hyp" bleu - "$TMP/t20.ref"
+if cmp -s "$OUT" "$TMP/t20.eval"; then
+    pass "bleu -: reads the hypotheses from standard input"
+else
+    fail "bleu -: reads the hypotheses from standard input" "differ"
+    show "$OUT"
+fi
+# sacreBLEU's README example (two reference sets): its published BLEU line.
+printf 'The dog bit the man.\nIt wasn\047t surprising.\nThe man had just bitten him.\n' >"$TMP/rd.hyp"
+printf 'The dog bit the man.\nIt was not unexpected.\nThe man bit him first.\n' >"$TMP/rd.ref1"
+printf 'The dog had bit the man.\nNo one was surprised.\nThe man had bitten the dog.\n' >"$TMP/rd.ref2"
+run bleu "$TMP/rd.hyp" "$TMP/rd.ref1" "$TMP/rd.ref2"
+expect_code "bleu, two REF files: exit 0" 0
+expect_in "bleu, two REF files: sacreBLEU README's BLEU" "$OUT" \
+    "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:toytrans-$("$BIN" --version | cut -d' ' -f2) = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)"
+run bleu --json "$TMP/rd.hyp" "$TMP/rd.ref1" "$TMP/rd.ref2"
+if "$CHECK" bleu chrf sentences references <"$OUT" >"$TMP/check.txt" 2>&1; then
+    pass "bleu --json: one valid JSON object with bleu, chrf, sentences, references"
+else
+    fail "bleu --json: one valid JSON object with bleu, chrf, sentences, references" "$(cat "$TMP/check.txt")"
+    show "$OUT"
+fi
+expect_in "bleu --json: sacreBLEU's verbose_score" "$OUT" '"verbose_score":"82.4/50.0/45.5/37.5 (BP = 0.943'
+head -2 "$TMP/rd.ref1" >"$TMP/rd.short"
+run bleu "$TMP/rd.hyp" "$TMP/rd.short"
+expect_code "bleu, a REF of the wrong length: exit 4" 4
+expect_in "bleu, a REF of the wrong length: says both counts" "$ERR" "has 2 lines but $TMP/rd.hyp has 3"
+expect_empty "bleu, a REF of the wrong length: nothing on stdout" "$OUT"
+printf 'x\n\nz\n' >"$TMP/rd.gap"
+run bleu "$TMP/rd.hyp" "$TMP/rd.gap"
+expect_code "bleu, a line without a reference: exit 4" 4
+expect_in "bleu, a line without a reference: names it" "$ERR" "line 2: no reference"
+printf 'a\n\377\n' >"$TMP/rd.bad"
+run bleu "$TMP/rd.bad" "$TMP/rd.short"
+expect_code "bleu, invalid UTF-8: exit 4" 4
+expect_in "bleu, invalid UTF-8: names file and line" "$ERR" "rd.bad:2: "
+run bleu "$TMP/none.hyp" "$TMP/rd.ref1"
+expect_code "bleu, a missing file: exit 5" 5
+expect_usage_error "bleu without REF" bleu "$TMP/rd.hyp"
+expect_usage_error "bleu with REF -" bleu "$TMP/rd.hyp" -
+expect_usage_error "bleu --frobnicate" bleu --frobnicate "$TMP/rd.hyp" "$TMP/rd.ref1"
 
 # ---------------------------------------------------------------------------------------
 # info and plot
