@@ -42,6 +42,9 @@ typedef struct {
     long beam, max_len;
     int skip_bad;
     int json;          /* --json: one JSON object instead of the text report */
+    const char *hyp_out; /* --hyp-out: where the translations go, or NULL */
+    int force;         /* --force: --hyp-out may replace a link or an SQLite file */
+    int errors;        /* --errors: list the sentences that missed exact match */
 } EvalOptions;
 
 static void eval_usage(FILE *out)
@@ -49,7 +52,8 @@ static void eval_usage(FILE *out)
     fputs("Usage: toytrans eval --test FILE [OPTIONS]\n"
           "\n"
           "Translates the source column of a test file (source TAB reference, one pair per\n"
-          "line, optionally TAB construction) and scores the translations:\n"
+          "line, optionally TAB construction; blank lines and lines whose first character\n"
+          "is '#' are skipped, as in 'toytrans check') and scores the translations:\n"
           "  - BLEU as sacreBLEU computes it by default (13a tokenizer, mixed case, 4-grams,\n"
           "    'exp' smoothing, closest reference length), and chrF2 (character 6-grams,\n"
           "    beta 2), each printed as sacreBLEU's command line prints it, with its\n"
@@ -72,6 +76,13 @@ static void eval_usage(FILE *out)
           "                     the model's max_len)\n"
           "  --skip-bad-lines   report malformed test lines and leave them out (default:\n"
           "                     stop)\n"
+          "  --hyp-out FILE     write the translations to FILE, one line per test pair in\n"
+          "                     order ('-': standard output, before the report); FILE is\n"
+          "                     written whole or not at all, never over an input file\n"
+          "  --force            let --hyp-out replace a symbolic link or an SQLite file\n"
+          "  --errors           after the report, every sentence whose translation missed\n"
+          "                     exact match: its line, source, reference and translation\n"
+          "                     (--json: \"errors\", a list of objects with those keys)\n"
           "  --json             the scores as one JSON object: \"bleu\" and \"chrf\" with\n"
           "                     sacreBLEU's keys (name, score, signature, verbose_score),\n"
           "                     \"exact_match\", \"sentences\", \"references\", \"beam\",\n"
@@ -90,7 +101,8 @@ static void eval_usage(FILE *out)
 
 static int eval_parse(EvalOptions *o, int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_TEST, O_REF, O_BEAM, O_MAXLEN, O_SKIP, O_JSON };
+    enum { O_MODEL = 256, O_TEST, O_REF, O_BEAM, O_MAXLEN, O_SKIP, O_JSON, O_HYPOUT, O_FORCE,
+           O_ERRORS };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"test", required_argument, NULL, O_TEST},
@@ -99,6 +111,9 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
         {"max-len", required_argument, NULL, O_MAXLEN},
         {"skip-bad-lines", no_argument, NULL, O_SKIP},
         {"json", no_argument, NULL, O_JSON},
+        {"hyp-out", required_argument, NULL, O_HYPOUT},
+        {"force", no_argument, NULL, O_FORCE},
+        {"errors", no_argument, NULL, O_ERRORS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -134,6 +149,15 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
         case O_JSON:
             o->json = 1;
             break;
+        case O_HYPOUT:
+            o->hyp_out = optarg;
+            break;
+        case O_FORCE:
+            o->force = 1;
+            break;
+        case O_ERRORS:
+            o->errors = 1;
+            break;
         case 'h':
             eval_usage(stdout);
             return -1;
@@ -146,7 +170,12 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
     if (!o->test_path)
         return cli_usage_error("eval", "--test FILE is required");
     o->model_path = cli_model_path(o->model_path);
-    return 0;
+    /* Checked before anything is read: --hyp-out never replaces what eval reads. */
+    CliPath inputs[EVAL_MAX_REF_FILES + 2] = {{"--test", o->test_path}, {"--model", o->model_path}};
+    for (int k = 0; k < o->n_ref_files; k++)
+        inputs[2 + k] = (CliPath){"--ref", o->ref_paths[k]};
+    return cli_check_output("eval", (CliPath){"--hyp-out", o->hyp_out}, CLI_OUT_TEXT, inputs,
+                            2 + o->n_ref_files, o->force);
 }
 
 static double seconds_now(void)
@@ -182,9 +211,67 @@ static void print_constructions(const EvalSet *set, const long *counts, long exa
 /* The implementation's name in score signatures. */
 #define EVAL_SIGNATURE_VERSION "toytrans-" TOYTRANS_VERSION
 
+/* The translations of a run, kept for --hyp-out and --errors. */
+typedef struct {
+    const EvalSet *set;
+    char **hyps; /* (set->n) each pair's translation ("" when it failed); owned */
+} EvalHyps;
+
+/* Pair i's translation; "" for one never reached (the run stopped before it). */
+static const char *hyp_at(const EvalHyps *h, size_t i)
+{
+    return h->hyps && h->hyps[i] ? h->hyps[i] : "";
+}
+
+static int write_hyps(FILE *f, const void *ctx)
+{
+    const EvalHyps *h = ctx;
+    for (size_t i = 0; i < h->set->n; i++)
+        if (fputs(hyp_at(h, i), f) == EOF || fputc('\n', f) == EOF)
+            return TT_EIO;
+    return TT_OK;
+}
+
+/* --errors: each pair whose translation missed exact match, with its file and line. */
+static void print_errors(const EvalOptions *o, const EvalHyps *h, long exact)
+{
+    const long missed = (long)h->set->n - exact;
+    printf("missed exact match: %ld sentence%s\n", missed, missed == 1 ? "" : "s");
+    for (size_t i = 0; i < h->set->n; i++) {
+        if (strcmp(hyp_at(h, i), h->set->tgt[i]) == 0)
+            continue;
+        printf("  %s:%ld\n", o->test_path, h->set->line_no[i]);
+        printf("    source       %s\n", h->set->src[i]);
+        printf("    reference    %s\n", h->set->tgt[i]);
+        printf("    translation  %s\n", hyp_at(h, i));
+    }
+}
+
+/* --errors in JSON: "errors": [{"line", "source", "reference", "translation"}, ...]. */
+static void json_errors(JsonWriter *w, const EvalHyps *h)
+{
+    json_key(w, "errors");
+    json_begin_array(w);
+    for (size_t i = 0; i < h->set->n; i++) {
+        if (strcmp(hyp_at(h, i), h->set->tgt[i]) == 0)
+            continue;
+        json_begin_object(w);
+        json_key(w, "line");
+        json_int(w, h->set->line_no[i]);
+        json_key(w, "source");
+        json_string(w, h->set->src[i]);
+        json_key(w, "reference");
+        json_string(w, h->set->tgt[i]);
+        json_key(w, "translation");
+        json_string(w, hyp_at(h, i));
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
 /* The whole report as one JSON object. */
 static void print_json(const EvalOptions *o, const EvalSet *set, const Scores *sc,
-                       const long *by_label, long exact, double secs)
+                       const long *by_label, long exact, double secs, const EvalHyps *h)
 {
     JsonWriter w;
     json_init(&w, stdout);
@@ -222,6 +309,8 @@ static void print_json(const EvalOptions *o, const EvalSet *set, const Scores *s
         }
         json_end_array(&w);
     }
+    if (o->errors)
+        json_errors(&w, h);
     json_end_object(&w);
     json_finish(&w);
     putchar('\n');
@@ -234,8 +323,15 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
     scores_init(&sc);
     long exact = 0, failed = 0;
     long *by_label = calloc(set->n_labels ? set->n_labels * 2 : 1, sizeof *by_label);
-    if (!by_label) {
+    EvalHyps h = {set, NULL};
+    const int keep = o->hyp_out || o->errors;
+    if (keep)
+        h.hyps = calloc(set->n, sizeof *h.hyps);
+    if (!by_label || (keep && !h.hyps)) {
         fprintf(stderr, "toytrans eval: %s\n", status_message(TT_ENOMEM));
+        free(h.hyps);
+        free(by_label);
+        scores_free(&sc);
         return TT_EXIT_IO;
     }
     int code = 0;
@@ -256,6 +352,11 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
             code = status_exit_code(rc);
             break;
         }
+        if (keep && !(h.hyps[i] = strdup(hyp))) {
+            fprintf(stderr, "toytrans eval: %s\n", status_message(TT_ENOMEM));
+            code = TT_EXIT_IO;
+            break;
+        }
         const int same = strcmp(hyp, set->tgt[i]) == 0;
         exact += same;
         if (set->label_of[i] >= 0) {
@@ -270,8 +371,10 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
         }
     }
     const double secs = seconds_now() - start;
+    if (code == 0 && o->hyp_out)
+        code = cli_write_file("eval", o->hyp_out, write_hyps, &h);
     if (code == 0 && o->json) {
-        print_json(o, set, &sc, by_label, exact, secs);
+        print_json(o, set, &sc, by_label, exact, secs, &h);
     } else if (code == 0) {
         const double n = (double)set->n;
         printf("test: %s, %zu sentence%s, %d reference set%s, beam %ld\n", o->test_path,
@@ -282,12 +385,17 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
         printf("time: %.3f s, %.1f sentences/s\n", secs, secs > 0.0 ? n / secs : 0.0);
         if (set->n_labels)
             print_constructions(set, by_label, exact);
+        if (o->errors)
+            print_errors(o, &h, exact);
     }
     if (code == 0 && failed) {
         fprintf(stderr, "toytrans eval: %ld source%s could not be translated\n", failed,
                 failed == 1 ? "" : "s");
         code = TT_EXIT_INPUT;
     }
+    for (size_t i = 0; h.hyps && i < set->n; i++)
+        free(h.hyps[i]);
+    free(h.hyps);
     scores_free(&sc);
     free(by_label);
     return code;

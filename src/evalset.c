@@ -124,6 +124,7 @@ static int read_tsv(EvalSet *s, const char *path, int skip_bad, FILE *report, ch
     if (rc != TT_OK)
         return rc;
     r.labels = 1;
+    r.comments = 1;
     TsvPair pair;
     for (;;) {
         rc = tsv_next(&r, &pair, err, errlen);

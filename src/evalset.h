@@ -17,6 +17,10 @@
  * construction. A file without any has n_labels 0 and is evaluated as a whole only; in a
  * file with some, a line without one belongs to no construction.
  *
+ * Blank lines and comment lines (whose first character is '#', tsv_is_comment: the same
+ * rule as `toytrans check`'s files) are skipped; they still count as lines, so reference
+ * files stay aligned with the test file line by line.
+ *
  * A malformed TSV line (tsv.h says which) either stops the load, or, with skip_bad, is
  * reported and left out, and counted.
  */

@@ -645,6 +645,67 @@ expect_usage_error "eval without --test" eval --model "$M"
 expect_usage_error "eval --beam 0" eval --test "$TMP/t20.tsv" --model "$M" --beam 0
 expect_usage_error "eval with a positional argument" eval --test "$TMP/t20.tsv" extra
 
+# Comment lines: eval and check skip the same lines, those whose first character is '#'.
+{ echo '# comment lines are skipped by eval and check alike'; sed -n 1p "$TMP/self.tsv";
+  printf '#This is an example\tnot a pair\n'; sed -n '2,3p' "$TMP/self.tsv"; } >"$TMP/comments.tsv"
+run eval --test "$TMP/comments.tsv" --model "$M"
+expect_code "eval with comment lines: exit 0" 0
+expect_in "eval with comment lines: scores the 3 pairs only" "$OUT" "exact match: 3/3 = 100.00%"
+run check "$TMP/comments.tsv" --model "$M"
+expect_code "check on the same file: exit 0" 0
+expect_in "check on the same file: the same 3 cases" "$OUT" "3 passed, 0 failed"
+
+# --hyp-out and --errors: a test set whose second target is wrong.
+{ sed -n 1p "$TMP/self.tsv"; printf 'the dog is big.\tDer Hund ist klein.\n'; sed -n 3p "$TMP/self.tsv"; } \
+    >"$TMP/miss.tsv"
+run eval --test "$TMP/miss.tsv" --model "$M" --hyp-out "$TMP/miss.hyp" --errors
+expect_code "eval --hyp-out --errors: exit 0" 0
+if cmp -s "$TMP/miss.hyp" "$TMP/self.txt"; then
+    pass "eval --hyp-out: the translations, one line per pair, as translate writes them"
+else
+    fail "eval --hyp-out: the translations, one line per pair, as translate writes them" "differ"
+    show "$TMP/miss.hyp"
+fi
+expect_in "eval --errors: counts the misses" "$OUT" "missed exact match: 1 sentence"
+expect_in "eval --errors: names file and line" "$OUT" "  $TMP/miss.tsv:2"
+expect_in "eval --errors: the source" "$OUT" "    source       the dog is big."
+expect_in "eval --errors: the reference" "$OUT" "    reference    Der Hund ist klein."
+expect_in "eval --errors: the translation" "$OUT" "    translation  $(sed -n 2p "$TMP/self.txt")"
+if grep -F "$(sed -n 1p "$TMP/self.txt")" "$OUT" >/dev/null 2>&1; then
+    fail "eval --errors: exact matches are not listed" "the first pair is listed"
+else
+    pass "eval --errors: exact matches are not listed"
+fi
+run bleu "$TMP/miss.hyp" "$TMP/self.txt"
+expect_in "eval --hyp-out: a file that bleu scores" "$OUT" " = 100.00 100.0/100.0/100.0/100.0"
+run eval --test "$TMP/miss.tsv" --model "$M" --errors --json
+if "$CHECK" errors <"$OUT" >"$TMP/check.txt" 2>&1; then
+    pass "eval --errors --json: valid JSON with errors"
+else
+    fail "eval --errors --json: valid JSON with errors" "$(cat "$TMP/check.txt")"
+fi
+expect_in "eval --errors --json: line, source, reference, translation" "$OUT" \
+    '"errors":[{"line":2,"source":"the dog is big.","reference":"Der Hund ist klein.","translation":'
+run eval --test "$TMP/miss.tsv" --model "$M" --hyp-out -
+expect_code "eval --hyp-out -: exit 0" 0
+if [ "$(sed -n '1,3p' "$OUT")" = "$(cat "$TMP/self.txt")" ]; then
+    pass "eval --hyp-out -: the translations first on standard output"
+else
+    fail "eval --hyp-out -: the translations first on standard output" "unexpected"
+    show "$OUT"
+fi
+cp "$TMP/miss.tsv" "$TMP/keep.tsv"
+run eval --test "$TMP/keep.tsv" --model "$M" --hyp-out "$TMP/keep.tsv"
+expect_code "eval --hyp-out onto --test: exit 2" 2
+expect_in "eval --hyp-out onto --test: names both" "$ERR" "is the same file as --test"
+if cmp -s "$TMP/keep.tsv" "$TMP/miss.tsv"; then
+    pass "eval --hyp-out onto --test: the test file is untouched"
+else
+    fail "eval --hyp-out onto --test: the test file is untouched" "changed"
+fi
+run eval --test "$TMP/miss.tsv" --model "$M" --hyp-out "$TMP/nodir/x.hyp"
+expect_code "eval --hyp-out into a missing directory: exit 5" 5
+
 # ---------------------------------------------------------------------------------------
 # bleu: existing translations scored as `sacrebleu REF < HYP` scores them
 
