@@ -33,6 +33,7 @@ typedef struct {
     long beam, max_len, alternatives;
     int json, scores, keep_unk;
     int strict;            /* --strict: a line with an unknown word is an error */
+    int crop;              /* --max-length-crop: translate a too-long line's first tokens */
     double coverage_min;   /* --coverage-min */
     int alignment;         /* --alignment: ALIGN_NONE, ALIGN_HARD or ALIGN_SOFT */
     long layer, head;      /* its decoder layer (-1: the last) and head (HEATMAP_HEAD_MEAN) */
@@ -70,6 +71,9 @@ static void translate_usage(FILE *out)
           "                     attention weights of every step\n"
           "  --keep-unk         show <unk> instead of copying the source word the decoder\n"
           "                     attended to most\n"
+          "  --max-length-crop  a line with more tokens than the model takes (its max_len,\n"
+          "                     </s> included) is cut to the tokens that fit and\n"
+          "                     translated, with a warning on stderr (default: refused)\n"
           "  --strict           a line with a word not in the vocabulary (not a name) is an\n"
           "                     error: an empty output line (--json: an \"error\" object),\n"
           "                     exit 4 at the end; the other lines are still translated\n"
@@ -110,7 +114,7 @@ static void translate_usage(FILE *out)
 static int translate_parse(TranslateOptions *o, int argc, char **argv)
 {
     enum { O_MODEL = 256, O_PREFIX, O_BEAM, O_MAXLEN, O_JSON, O_SCORES, O_ALT, O_KEEP,
-           O_ALIGN, O_LAYER, O_HEAD, O_STRICT, O_COVMIN };
+           O_ALIGN, O_LAYER, O_HEAD, O_STRICT, O_COVMIN, O_CROP };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"prefix", required_argument, NULL, O_PREFIX},
@@ -124,6 +128,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         {"layer", required_argument, NULL, O_LAYER},
         {"head", required_argument, NULL, O_HEAD},
         {"strict", no_argument, NULL, O_STRICT},
+        {"max-length-crop", no_argument, NULL, O_CROP},
         {"coverage-min", required_argument, NULL, O_COVMIN},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -168,6 +173,9 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             break;
         case O_STRICT:
             o->strict = 1;
+            break;
+        case O_CROP:
+            o->crop = 1;
             break;
         case O_COVMIN:
             if ((rc = cli_parse_double("translate", "--coverage-min", optarg, 0.0, 1e6,
@@ -353,6 +361,10 @@ static int translate_line(const char *line, size_t len, long no, void *ctx)
     int rc = translator_run(&run->tr, line, len, &r, err, sizeof err);
     if (rc != TT_OK)
         return line_error(run, line, len, no, status_exit_code(rc), err);
+    if (r.cropped)
+        fprintf(stderr, "toytrans translate: %s %ld: %d tokens, more than the model's max_len "
+                        "of %d takes: translated the first %d\n", input_kind(run), no,
+                r.src->n + r.cropped, run->m->config.max_len, r.src->n);
     char words[1024];
     if (r.n_unknown) {
         word_list(words, sizeof words, "not in the vocabulary", &r, pick_unknown);
@@ -405,6 +417,7 @@ int cli_translate(int argc, char **argv)
         .keep_unk = o.keep_unk,
         .coverage_min = (float)o.coverage_min,
         .prefix = o.prefix_text,
+        .crop = o.crop,
     };
     rc = translator_init(&run.tr, &m, &to, err, sizeof err);
     if (rc == TT_EINPUT) {

@@ -96,6 +96,7 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     tr->model = m;
     tr->beam = o->beam;
     tr->keep_unk = o->keep_unk != 0;
+    tr->crop = o->crop != 0;
     tr->coverage_min = o->coverage_min;
     tr->limit = o->max_len && o->max_len < max_len ? o->max_len : o->max_len ? max_len : 0;
 
@@ -346,7 +347,11 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         set_error(err, errlen, rc == TT_EINPUT ? te.message : status_message(rc));
         return rc;
     }
-    if (tr->src.n + 1 > m->config.max_len) {
+    /* Tokens past what the model takes: refused, or with crop cut off (below, once the
+     * surface tokens have been matched with these). */
+    const int max_src = m->config.max_len - 1;
+    const int cropped = tr->src.n > max_src ? tr->src.n - max_src : 0;
+    if (cropped && !tr->crop) {
         if (err && errlen > 0)
             snprintf(err, errlen, "%d tokens, more than this model's max_len of %d allows "
                                   "(%d with </s>)", tr->src.n, m->config.max_len,
@@ -364,6 +369,11 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     }
     if (rc != TT_OK || tr->surface.n != tr->src.n)
         tokenlist_free(&tr->surface);
+    if (cropped) {
+        tr->src.n -= cropped;
+        if (tr->surface.n)
+            tr->surface.n -= cropped;
+    }
     const TokenList *surface = tr->surface.n ? &tr->surface : &tr->src;
 
     /* The output limit: the one asked for, or DECODE_LIMIT of this sentence. */
@@ -424,6 +434,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     out->coverage = tr->coverage;
     out->rollout = tr->rolled;
     out->uncovered = tr->uncovered;
+    out->cropped = cropped;
     return TT_OK;
 
 fail:

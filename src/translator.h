@@ -71,6 +71,9 @@ typedef struct {
                            measured default, docs/honesty.md) */
     const char *prefix; /* NUL-terminated start of the output (target tokenizer rules),
                            or NULL; copied by translator_init */
+    int crop;           /* nonzero: a source with more tokens than the model takes is cut
+                           to its first max_len - 1 tokens (Marian's --max-length-crop),
+                           reported in TranslatorResult.cropped, instead of refused */
 } TranslatorOptions;
 
 /* One sentence's translation: views into the Translator, valid until its next
@@ -99,6 +102,8 @@ typedef struct {
     int n_unknown;             /* source tokens of kind TR_WORD_UNKNOWN */
     int n_names;               /* source tokens of kind TR_WORD_NAME */
     int n_uncovered;           /* nonzero entries of uncovered */
+    int cropped;               /* source tokens cut off the end (TranslatorOptions.crop),
+                                  0 when the whole source was translated */
 } TranslatorResult;
 
 typedef struct {
@@ -107,6 +112,7 @@ typedef struct {
     int limit;            /* output length limit, 2..model max_len; 0: DECODE_LIMIT */
     int cap;              /* entries the per-sentence buffers below hold (N), 0..max_len */
     int keep_unk;
+    int crop;             /* TranslatorOptions.crop */
     float coverage_min;   /* >= 0 */
     Decoder dec;
     Translation t;        /* the last sentence's record */
@@ -147,7 +153,7 @@ void translator_free(Translator *tr);
 /* Translates len bytes of text (no terminator needed), filling *out with views into tr.
  * Returns TT_OK; TT_EINPUT when the text is not valid UTF-8 (err names the byte offset:
  * "invalid UTF-8 at byte 3: ...") or has too many tokens for the model (err gives the
- * count and the limit); TT_ENOMEM. On failure *out is zeroed and err says why. */
+ * count and the limit) unless the translator crops; TT_ENOMEM. On failure *out is zeroed and err says why. */
 int translator_run(Translator *tr, const char *text, size_t len, TranslatorResult *out,
                    char *err, size_t errlen);
 

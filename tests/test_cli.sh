@@ -1230,6 +1230,28 @@ if [ -f models/en-de.db ]; then
     expect_usage_error "translate --alignment maybe" translate --alignment maybe "$SENT"
     expect_usage_error "translate --alignment with --json" translate --alignment hard --json "$SENT"
     expect_usage_error "translate --head 4" translate --alignment hard --head 4 "$SENT"
+
+    # --max-length-crop (Marian's): a line over max_len (40, </s> included) is cut to its
+    # first 39 tokens, translated as those tokens alone would be, and said so on stderr.
+    S39=$(printf 'the dog is big and %.0s' 1 2 3 4 5 6 7 8 | cut -d' ' -f1-39)
+    S50="$S39 the cat is small and the dog is big and the"
+    run translate "$S50"
+    expect_code "translate, a line over max_len: exit 4" 4
+    run translate "$S39"
+    cp "$OUT" "$TMP/s39.out"
+    run translate --max-length-crop "$S50"
+    expect_code "translate --max-length-crop: exit 0" 0
+    if [ -s "$OUT" ] && cmp -s "$OUT" "$TMP/s39.out"; then
+        pass "translate --max-length-crop: the translation of the first 39 tokens"
+    else
+        fail "translate --max-length-crop: the translation of the first 39 tokens" "differs"
+        show "$OUT"
+        show "$TMP/s39.out"
+    fi
+    expect_in "translate --max-length-crop: says so on stderr" "$ERR" \
+        "argument 1: 50 tokens, more than the model's max_len of 40 takes: translated the first 39"
+    run translate --max-length-crop "$S39"
+    expect_empty "translate --max-length-crop, a line that fits: no warning" "$ERR"
 fi
 
 # ---------------------------------------------------------------------------------------
