@@ -34,6 +34,7 @@ typedef struct {
     int json, scores, keep_unk;
     int strict;            /* --strict: a line with an unknown word is an error */
     int crop;              /* --max-length-crop: translate a too-long line's first tokens */
+    long n_best;           /* --n-best N: N lines per input, Marian's n-best format; 0 off */
     double coverage_min;   /* --coverage-min */
     int alignment;         /* --alignment: ALIGN_NONE, ALIGN_HARD or ALIGN_SOFT */
     long layer, head;      /* its decoder layer (-1: the last) and head (HEATMAP_HEAD_MEAN) */
@@ -51,7 +52,8 @@ typedef struct {
 
 static void translate_usage(FILE *out)
 {
-    fprintf(out, "Usage: toytrans translate [OPTIONS] [TEXT...]\n"
+    /* Two calls: one string literal this long is more than C11 promises to take. */
+    fputs("Usage: toytrans translate [OPTIONS] [TEXT...]\n"
           "\n"
           "Translates each TEXT, or each line of standard input, from English to German,\n"
           "one output line per input line. The encoder reads the whole sentence; the\n"
@@ -70,7 +72,16 @@ static void translate_usage(FILE *out)
           "  --json             one JSON object per line: tokens, log-probabilities and the\n"
           "                     attention weights of every step\n"
           "  --keep-unk         show <unk> instead of copying the source word the decoder\n"
-          "                     attended to most\n"
+          "                     attended to most\n",
+          out);
+    fprintf(out,
+          "  --n-best N         the N best translations of the beam (default --beam N), one\n"
+          "                     line each, best first, in Marian's n-best format:\n"
+          "                       INDEX ||| TRANSLATION ||| F0= LOGPROB ||| SCORE\n"
+          "                     INDEX the input's number from 0, LOGPROB the sum of the\n"
+          "                     tokens' log-probabilities (</s> included), SCORE that sum\n"
+          "                     per token, which ranks them; with --alignment the\n"
+          "                     alignment comes after the translation, as in Marian\n"
           "  --max-length-crop  a line with more tokens than the model takes (its max_len,\n"
           "                     </s> included) is cut to the tokens that fit and\n"
           "                     translated, with a warning on stderr (default: refused)\n"
@@ -114,7 +125,7 @@ static void translate_usage(FILE *out)
 static int translate_parse(TranslateOptions *o, int argc, char **argv)
 {
     enum { O_MODEL = 256, O_PREFIX, O_BEAM, O_MAXLEN, O_JSON, O_SCORES, O_ALT, O_KEEP,
-           O_ALIGN, O_LAYER, O_HEAD, O_STRICT, O_COVMIN, O_CROP };
+           O_ALIGN, O_LAYER, O_HEAD, O_STRICT, O_COVMIN, O_CROP, O_NBEST };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"prefix", required_argument, NULL, O_PREFIX},
@@ -129,6 +140,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         {"head", required_argument, NULL, O_HEAD},
         {"strict", no_argument, NULL, O_STRICT},
         {"max-length-crop", no_argument, NULL, O_CROP},
+        {"n-best", required_argument, NULL, O_NBEST},
         {"coverage-min", required_argument, NULL, O_COVMIN},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -138,6 +150,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
     o->layer = -1;
     o->head = HEATMAP_HEAD_MEAN;
     o->coverage_min = TRANSLATOR_COVERAGE_MIN;
+    int beam_given = 0;
     optind = 1;
     opterr = 0;
     int c, rc;
@@ -152,6 +165,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         case O_BEAM:
             if ((rc = cli_parse_long("translate", "--beam", optarg, 1, DECODE_MAX_BEAM, &o->beam)))
                 return rc;
+            beam_given = 1;
             break;
         case O_MAXLEN:
             if ((rc = cli_parse_long("translate", "--max-len", optarg, 2, CONFIG_MAX_LEN, &o->max_len)))
@@ -176,6 +190,11 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             break;
         case O_CROP:
             o->crop = 1;
+            break;
+        case O_NBEST:
+            if ((rc = cli_parse_long("translate", "--n-best", optarg, 1, DECODE_MAX_BEAM,
+                                     &o->n_best)))
+                return rc;
             break;
         case O_COVMIN:
             if ((rc = cli_parse_double("translate", "--coverage-min", optarg, 0.0, 1e6,
@@ -207,6 +226,14 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             return cli_bad_option_in("translate", c, argv, LONG_OPTS);
         }
     }
+    if (o->n_best && !beam_given)
+        o->beam = o->n_best;
+    if (o->n_best > o->beam)
+        return cli_usage_error("translate", "--n-best %ld needs a beam at least as wide "
+                               "(--beam %ld)", o->n_best, o->beam);
+    if (o->n_best && (o->json || o->scores || o->alternatives))
+        return cli_usage_error("translate", "--n-best does not combine with --json, --scores "
+                               "or --alternatives");
     if (o->alignment != ALIGN_NONE && o->json)
         return cli_usage_error("translate", "--alignment does not combine with --json (whose "
                                "steps hold the attention itself)");
@@ -349,8 +376,34 @@ static int line_error(const TranslateRun *run, const char *line, size_t len, lon
         json_end_object(&w);
         json_finish(&w);
     }
-    putchar('\n');
+    if (!run->o->n_best) /* an n-best list just has no lines for it */
+        putchar('\n');
     return code;
+}
+
+/* --n-best: the line's hypotheses, best first, in Marian's format. */
+static int write_n_best(TranslateRun *run, const TranslatorResult *best, long no)
+{
+    const int n = translator_n_best(&run->tr);
+    if (n == 0) { /* an empty line: one empty translation */
+        printf("%ld ||| %s ||| F0= 0 ||| 0\n", no - 1, best->text);
+        return 0;
+    }
+    char err[256];
+    for (int k = 0; k < n && k < run->o->n_best; k++) {
+        TranslatorResult r;
+        double logprob, score;
+        const int rc = translator_hypothesis(&run->tr, k, &r, &logprob, &score, err, sizeof err);
+        if (rc != TT_OK) {
+            fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, err);
+            return status_exit_code(rc);
+        }
+        printf("%ld ||| %s", no - 1, r.text);
+        if (run->o->alignment != ALIGN_NONE)
+            write_alignment(run, &r);
+        printf(" ||| F0= %g ||| %g\n", logprob, score);
+    }
+    return 0;
 }
 
 static int translate_line(const char *line, size_t len, long no, void *ctx)
@@ -376,6 +429,8 @@ static int translate_line(const char *line, size_t len, long no, void *ctx)
         word_list(words, sizeof words, "not translated", &r, pick_uncovered);
         fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, words);
     }
+    if (run->o->n_best)
+        return write_n_best(run, &r, no);
     if (run->o->json)
         write_json(run, line, len, &r);
     else
@@ -418,6 +473,7 @@ int cli_translate(int argc, char **argv)
         .coverage_min = (float)o.coverage_min,
         .prefix = o.prefix_text,
         .crop = o.crop,
+        .n_best = o.n_best > 0,
     };
     rc = translator_init(&run.tr, &m, &to, err, sizeof err);
     if (rc == TT_EINPUT) {

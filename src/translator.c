@@ -96,6 +96,7 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     tr->model = m;
     tr->beam = o->beam;
     tr->keep_unk = o->keep_unk != 0;
+    tr->n_best = o->n_best != 0;
     tr->crop = o->crop != 0;
     tr->coverage_min = o->coverage_min;
     tr->limit = o->max_len && o->max_len < max_len ? o->max_len : o->max_len ? max_len : 0;
@@ -330,6 +331,17 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
     }
 }
 
+static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_t errlen);
+
+/* The message for decode_sentence's failure rc. */
+static void set_decode_error(char *err, size_t errlen, int rc)
+{
+    set_error(err, errlen, rc == TT_EMODEL ? "the model computes a NaN or infinite logit for "
+                                             "this sentence (weights too large for float "
+                                             "arithmetic): model file unusable"
+                                           : status_message(rc));
+}
+
 int translator_run(Translator *tr, const char *text, size_t len, TranslatorResult *out,
                    char *err, size_t errlen)
 {
@@ -340,6 +352,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     tr->text = NULL;
     tokenlist_free(&tr->surface);
     tokenlist_free(&tr->src);
+    tr->n_hyp = 0;
 
     TokError te;
     int rc = tokenize(&tr->src, text, len, TOK_SRC, &te);
@@ -374,7 +387,6 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         if (tr->surface.n)
             tr->surface.n -= cropped;
     }
-    const TokenList *surface = tr->surface.n ? &tr->surface : &tr->src;
 
     /* The output limit: the one asked for, or DECODE_LIMIT of this sentence. */
     const int S = tr->src.n + 1, max_len = m->config.max_len;
@@ -398,27 +410,67 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         for (int i = 0; i < tr->src.n; i++)
             tr->src_ids[i] = vocab_lookup(&m->src_vocab, tr->src.tok[i]);
         tr->src_ids[tr->src.n] = VOCAB_EOS;
-        rc = decode_sentence(&tr->dec, t, tr->src_ids, S, tr->prefix_ids, tr->prefix.n,
-                             tr->beam, limit);
+        rc = (tr->n_best ? decode_sentence_search : decode_sentence)(
+            &tr->dec, t, tr->src_ids, S, tr->prefix_ids, tr->prefix.n, tr->beam, limit);
         if (rc != TT_OK) {
-            set_error(err, errlen, rc == TT_EMODEL
-                                       ? "the model computes a NaN or infinite logit for this "
-                                         "sentence (weights too large for float arithmetic): "
-                                         "model file unusable"
-                                       : status_message(rc));
+            set_decode_error(err, errlen, rc);
             goto fail;
         }
+        tr->n_hyp = decode_n_best(&tr->dec);
     }
+    tr->cropped = cropped;
+    rc = finish_result(tr, out, err, errlen);
+    if (rc != TT_OK)
+        goto fail;
+    return TT_OK;
+
+fail:
+    tokenlist_free(&tr->surface);
+    tokenlist_free(&tr->src);
+    return rc;
+}
+
+int translator_n_best(const Translator *tr)
+{
+    return tr->n_hyp;
+}
+
+int translator_hypothesis(Translator *tr, int k, TranslatorResult *out, double *logprob,
+                          double *score, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (k < 0 || k >= tr->n_hyp) {
+        set_error(err, errlen, status_message(TT_EINVAL));
+        return TT_EINVAL;
+    }
+    const int *ids;
+    int n;
+    decode_hypothesis(&tr->dec, k, &ids, &n, logprob, score);
+    free(tr->text); /* the previous result's views end here */
+    tr->text = NULL;
+    int rc = decode_record_hypothesis(&tr->dec, &tr->t, k);
+    if (rc != TT_OK) {
+        set_decode_error(err, errlen, rc);
+        return rc;
+    }
+    return finish_result(tr, out, err, errlen);
+}
+
+/* The result of the sentence tr->t holds: words, text and what deserves doubt. */
+static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_t errlen)
+{
+    const Translation *t = &tr->t;
+    const TokenList *surface = tr->surface.n ? &tr->surface : &tr->src;
     for (int i = 0; i < t->n; i++) {
         tr->tokens[i] = output_token(tr, i);
         tr->words[i] = output_word(tr, surface, i);
     }
     const int n_text = text_tokens(t);
     if (n_text > 0) {
-        rc = detokenize(&tr->text, tr->words, n_text);
+        const int rc = detokenize(&tr->text, tr->words, n_text);
         if (rc != TT_OK) {
             set_error(err, errlen, status_message(rc));
-            goto fail;
+            return rc;
         }
     }
     out->model = tr->model;
@@ -434,13 +486,8 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     out->coverage = tr->coverage;
     out->rollout = tr->rolled;
     out->uncovered = tr->uncovered;
-    out->cropped = cropped;
+    out->cropped = tr->cropped;
     return TT_OK;
-
-fail:
-    tokenlist_free(&tr->surface);
-    tokenlist_free(&tr->src);
-    return rc;
 }
 
 /* ---------------------------------------------------------------------------------------

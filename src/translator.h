@@ -71,6 +71,8 @@ typedef struct {
                            measured default, docs/honesty.md) */
     const char *prefix; /* NUL-terminated start of the output (target tokenizer rules),
                            or NULL; copied by translator_init */
+    int n_best;         /* nonzero: decode by beam search even for beam 1, so that the
+                           finished hypotheses are kept (translator_hypothesis) */
     int crop;           /* nonzero: a source with more tokens than the model takes is cut
                            to its first max_len - 1 tokens (Marian's --max-length-crop),
                            reported in TranslatorResult.cropped, instead of refused */
@@ -113,6 +115,9 @@ typedef struct {
     int cap;              /* entries the per-sentence buffers below hold (N), 0..max_len */
     int keep_unk;
     int crop;             /* TranslatorOptions.crop */
+    int n_best;           /* TranslatorOptions.n_best */
+    int n_hyp;            /* hypotheses the last sentence kept: translator_n_best */
+    int cropped;          /* the last sentence's TranslatorResult.cropped */
     float coverage_min;   /* >= 0 */
     Decoder dec;
     Translation t;        /* the last sentence's record */
@@ -156,6 +161,20 @@ void translator_free(Translator *tr);
  * count and the limit) unless the translator crops; TT_ENOMEM. On failure *out is zeroed and err says why. */
 int translator_run(Translator *tr, const char *text, size_t len, TranslatorResult *out,
                    char *err, size_t errlen);
+
+/* How many finished hypotheses the last translator_run kept, best first (beam search
+ * keeps up to the beam; greedy decoding none unless TranslatorOptions.n_best); 0 after
+ * an empty sentence or a failure. */
+int translator_n_best(const Translator *tr);
+
+/* Fills *out for hypothesis k (0 <= k < translator_n_best(tr)) of the last sentence,
+ * recorded again through the decoder, so that its text, words, attention and doubt
+ * reports are its own; k = 0 gives what translator_run gave. *logprob is the sum of its
+ * tokens' log-probabilities (prefix and </s> included), *score that sum per token, which
+ * ranks the list. The previous result's views end. Returns TT_OK, TT_EINVAL (k out of
+ * range), TT_EMODEL or TT_ENOMEM, with err saying why. */
+int translator_hypothesis(Translator *tr, int k, TranslatorResult *out, double *logprob,
+                          double *score, char *err, size_t errlen);
 
 /* Writes r as one line of JSON Lines to out: {"source", "source_tokens" (</s> included),
  * "translation", "tokens", "unknown_words" and "names" (source words as typed),

@@ -1231,6 +1231,46 @@ if [ -f models/en-de.db ]; then
     expect_usage_error "translate --alignment with --json" translate --alignment hard --json "$SENT"
     expect_usage_error "translate --head 4" translate --alignment hard --head 4 "$SENT"
 
+    # --n-best N: Marian's n-best lines, best first; the first is the beam's output.
+    run translate --beam 4 "$SENT" "I see the dog"
+    cp "$OUT" "$TMP/beam4.out"
+    run translate --n-best 4 "$SENT" "I see the dog"
+    expect_code "translate --n-best 4: exit 0" 0
+    if [ "$(wc -l <"$OUT")" -eq 8 ] &&
+        ! grep -v -E '^[01] \|\|\| [^|]* \|\|\| F0= -?[0-9.e+-]+ \|\|\| -?[0-9.e+-]+$' "$OUT" >/dev/null; then
+        pass "translate --n-best 4: 4 lines per input, 'INDEX ||| TEXT ||| F0= X ||| SCORE'"
+    else
+        fail "translate --n-best 4: 4 lines per input, 'INDEX ||| TEXT ||| F0= X ||| SCORE'" "unexpected"
+        show "$OUT"
+    fi
+    first=$(grep '^0 ' "$OUT" | head -1 | sed 's/^0 ||| //; s/ ||| F0=.*//')
+    second=$(grep '^1 ' "$OUT" | head -1 | sed 's/^1 ||| //; s/ ||| F0=.*//')
+    if [ "$first" = "$(sed -n 1p "$TMP/beam4.out")" ] && [ "$second" = "$(sed -n 2p "$TMP/beam4.out")" ]; then
+        pass "translate --n-best: each input's first line is the beam's translation"
+    else
+        fail "translate --n-best: each input's first line is the beam's translation" "'$first', '$second'"
+        show "$TMP/beam4.out"
+    fi
+    if awk -F' \\|\\|\\| ' '{ sub(/^F0= /, "", $3); n = $1;
+            if (n == last && $4 > prev + 1e-9) bad++; last = n; prev = $4;
+            if ($3 > 1e-9 || $4 > 1e-9) bad++ }
+            END { exit bad > 0 }' "$OUT"; then
+        pass "translate --n-best: scores are log-probabilities, best first"
+    else
+        fail "translate --n-best: scores are log-probabilities, best first" "out of order"
+        show "$OUT"
+    fi
+    run translate --n-best 2 --alignment hard "$SENT"
+    if [ "$(wc -l <"$OUT")" -eq 2 ] && grep -E '^0 \|\|\| Das ist ein Beispiel \|\|\| [0-9]+-0 [0-9]+-1 [0-9]+-2 [0-9]+-3 \|\|\| F0= ' "$OUT" >/dev/null; then
+        pass "translate --n-best --alignment: the alignment after the translation, as Marian"
+    else
+        fail "translate --n-best --alignment: the alignment after the translation, as Marian" "unexpected"
+        show "$OUT"
+    fi
+    expect_usage_error "translate --n-best wider than --beam" translate --n-best 3 --beam 2 "$SENT"
+    expect_usage_error "translate --n-best with --json" translate --n-best 2 --json "$SENT"
+    expect_usage_error "translate --n-best 0" translate --n-best 0 "$SENT"
+
     # --max-length-crop (Marian's): a line over max_len (40, </s> included) is cut to its
     # first 39 tokens, translated as those tokens alone would be, and said so on stderr.
     S39=$(printf 'the dog is big and %.0s' 1 2 3 4 5 6 7 8 | cut -d' ' -f1-39)
