@@ -76,6 +76,9 @@ LIB_SRC = \
     src/decode.c \
     src/translator.c \
     src/bleu.c \
+    src/chrf.c \
+    src/scores.c \
+    src/suggest.c \
     src/evalset.c \
     src/pool.c \
     src/net.c \
@@ -96,6 +99,7 @@ CLI_SRC = \
     src/cli_init.c \
     src/cli_translate.c \
     src/cli_eval.c \
+    src/cli_bleu.c \
     src/cli_train.c \
     src/cli_check.c \
     src/cli_info.c \
@@ -114,6 +118,8 @@ TESTS = \
     test_json \
     test_vocab \
     test_bleu \
+    test_chrf \
+    test_suggest \
     test_translator \
     test_grad \
     test_trainer \

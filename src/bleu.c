@@ -67,7 +67,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
  */
 
 /* Python's str.isspace(), which str.split() and str.rstrip() use. */
-static int is_python_space(utf8proc_int32_t cp)
+int bleu_is_space(int32_t cp)
 {
     const utf8proc_property_t *p = utf8proc_get_property(cp);
     return p->category == UTF8PROC_CATEGORY_ZS || p->bidi_class == UTF8PROC_BIDI_CLASS_WS ||
@@ -80,7 +80,7 @@ static size_t space_at(const char *s, size_t n)
 {
     utf8proc_int32_t cp;
     utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &cp);
-    return k > 0 && is_python_space(cp) ? (size_t)k : 0;
+    return k > 0 && bleu_is_space(cp) ? (size_t)k : 0;
 }
 
 /* The length of a code point's encoding from its first byte (valid UTF-8). */
@@ -432,6 +432,10 @@ int bleu_add(Bleu *b, const char *hyp, const char *const *refs, int n_refs)
         b->stats.correct[n] += s.correct[n];
         b->stats.total[n] += s.total[n];
     }
+    if (b->sentences == 0 || segs - 1 < b->refs_min)
+        b->refs_min = segs - 1;
+    if (segs - 1 > b->refs_max)
+        b->refs_max = segs - 1;
     b->sentences++;
     return TT_OK;
 }
@@ -499,11 +503,27 @@ int bleu_corpus(BleuScore *out, const char *const *hyps, size_t n,
     return rc;
 }
 
+int bleu_signature(char *buf, size_t size, const Bleu *b, const char *version)
+{
+    char nrefs[16];
+    if (b->refs_min != b->refs_max)
+        snprintf(nrefs, sizeof nrefs, "var");
+    else
+        snprintf(nrefs, sizeof nrefs, "%d", b->refs_max);
+    return snprintf(buf, size, "nrefs:%s|case:mixed|eff:no|tok:13a|smooth:exp|version:%s",
+                    nrefs, version);
+}
+
 int bleu_format(char *buf, size_t size, const BleuScore *s)
 {
+    return bleu_format_signed(buf, size, s, NULL);
+}
+
+int bleu_format_signed(char *buf, size_t size, const BleuScore *s, const char *sig)
+{
     return snprintf(buf, size,
-                    "BLEU = %.2f %.1f/%.1f/%.1f/%.1f (BP = %.3f ratio = %.3f hyp_len = %" PRId64
+                    "BLEU%s%s = %.2f %.1f/%.1f/%.1f/%.1f (BP = %.3f ratio = %.3f hyp_len = %" PRId64
                     " ref_len = %" PRId64 ")",
-                    s->score, s->precision[0], s->precision[1], s->precision[2],
+                    sig ? "|" : "", sig ? sig : "", s->score, s->precision[0], s->precision[1], s->precision[2],
                     s->precision[3], s->bp, s->ratio, s->stats.hyp_len, s->stats.ref_len);
 }

@@ -75,6 +75,8 @@ typedef struct BleuGram BleuGram;
 typedef struct {
     BleuStats stats;        /* the sum over the sentences added */
     int64_t sentences;      /* sentences added */
+    int refs_min;           /* fewest non-empty references a sentence had (0 before any) */
+    int refs_max;           /* most non-empty references a sentence had */
     char *work[2];          /* tokenizer passes, ping-pong; owned */
     size_t work_cap[2];
     char *toks;             /* the sentence's tokens, NUL-separated; owned */
@@ -110,6 +112,22 @@ int bleu_corpus(BleuScore *out, const char *const *hyps, size_t n,
 /* Writes sacreBLEU's line for s into buf (size bytes, BLEU_LINE_SIZE always suffices).
  * Returns the length of the whole line, as snprintf does. */
 int bleu_format(char *buf, size_t size, const BleuScore *s);
+
+/* sacreBLEU's signature of these settings into buf (size bytes), as its command line
+ * prints it: "nrefs:N|case:mixed|eff:no|tok:13a|smooth:exp|version:VERSION", N the
+ * references per sentence of b's corpus, or "var" when the sentences had different
+ * numbers of non-empty ones. sacreBLEU writes its own version number where the caller
+ * names the implementation ("toytrans-0.1.0"). Returns the length as snprintf does. */
+int bleu_signature(char *buf, size_t size, const Bleu *b, const char *version);
+
+/* sacreBLEU's command-line line: "BLEU|SIG = 45.07 70.6/..." (the rest as bleu_format),
+ * or bleu_format's line when sig is NULL. BLEU_LINE_SIZE + the signature's length
+ * suffices. Returns the length as snprintf does. */
+int bleu_format_signed(char *buf, size_t size, const BleuScore *s, const char *sig);
+
+/* Python's str.isspace() for code point cp: the whitespace that the 13a tokenizer (and
+ * chrF) split on. */
+int bleu_is_space(int32_t cp);
 
 /* The 13a tokenization of len bytes of text: tokens joined by single spaces, as a newly
  * allocated NUL-terminated string *out, owned by the caller (free()). Returns TT_OK,

@@ -8,6 +8,7 @@
 #include "status.h"
 #include "tokenizer.h"
 #include "translator.h"
+#include "tsv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -147,7 +148,7 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
         size_t n = cases.len[i];
         if (n > 0 && line[n - 1] == '\r')
             line[--n] = '\0';
-        if (n == 0 || line[0] == '#')
+        if (n == 0 || tsv_is_comment(line, n))
             continue;
         char *f[3];
         TokError te;

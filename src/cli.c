@@ -10,6 +10,7 @@
 #include "heatmap.h"
 #include "outfile.h"
 #include "status.h"
+#include "suggest.h"
 #include "tokenizer.h"
 
 #include <ctype.h>
@@ -110,6 +111,35 @@ int cli_bad_option(const char *cmd, int c, char **argv)
     if (optopt)
         return cli_usage_error(cmd, "unknown option '-%c'", optopt);
     return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int cli_bad_option_in(const char *cmd, int c, char **argv, const struct option *opts)
+{
+    const char *word = argv[optind - 1];
+    if (c == ':' || optopt || !opts || strncmp(word, "--", 2) != 0)
+        return cli_bad_option(cmd, c, argv);
+    /* The name typed, without "--" and any "=VALUE". */
+    char name[SUGGEST_MAX_LEN + 1];
+    const size_t len = strcspn(word + 2, "=");
+    if (len > SUGGEST_MAX_LEN)
+        return cli_bad_option(cmd, c, argv);
+    memcpy(name, word + 2, len);
+    name[len] = '\0';
+    enum { MAX_OPTS = 64, MAX_SHOWN = 3 };
+    const char *names[MAX_OPTS];
+    int n = 0;
+    for (; n < MAX_OPTS && opts[n].name; n++)
+        names[n] = opts[n].name;
+    int near[MAX_SHOWN];
+    const int k = suggest_nearest(name, names, n, near, MAX_SHOWN);
+    if (k == 0)
+        return cli_bad_option(cmd, c, argv);
+    char list[256];
+    size_t used = 0;
+    for (int i = 0; i < k && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s'--%s'",
+                                 i == 0 ? "" : i == k - 1 ? " or " : ", ", names[near[i]]);
+    return cli_usage_error(cmd, "unknown option '%s'; did you mean %s?", word, list);
 }
 
 int cli_parse_long(const char *cmd, const char *opt, const char *arg, long min, long max,

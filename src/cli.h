@@ -63,6 +63,12 @@ void cli_print_model_search(FILE *out);
  * '?' (an unknown option) — for command cmd, and returns TT_EXIT_USAGE. */
 int cli_bad_option(const char *cmd, int c, char **argv);
 
+/* As cli_bad_option, and for an unknown long option the nearest names in opts (a
+ * getopt_long table ending in a zeroed entry; NULL: none) are offered as git offers a
+ * command: "unknown option '--beem'; did you mean '--beam'?" (suggest.h says how near). */
+struct option;
+int cli_bad_option_in(const char *cmd, int c, char **argv, const struct option *opts);
+
 /* Prints "toytrans CMD: MESSAGE" and "Try 'toytrans CMD --help'." to stderr; returns
  * TT_EXIT_USAGE so that callers can `return cli_usage_error(...)`. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -137,6 +143,7 @@ int cli_vocab(int argc, char **argv);
 int cli_init(int argc, char **argv);
 int cli_translate(int argc, char **argv);
 int cli_eval(int argc, char **argv);
+int cli_bleu(int argc, char **argv);
 int cli_train(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_info(int argc, char **argv);

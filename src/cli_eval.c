@@ -17,11 +17,12 @@
  * scored as an empty translation, so the score always covers the whole test set; the
  * run then ends with exit 4 after printing the scores.
  */
-#include "bleu.h"
 #include "cli.h"
 #include "decode.h"
 #include "evalset.h"
+#include "json.h"
 #include "model.h"
+#include "scores.h"
 #include "status.h"
 #include "translator.h"
 
@@ -40,6 +41,10 @@ typedef struct {
     int n_ref_files;
     long beam, max_len;
     int skip_bad;
+    int json;          /* --json: one JSON object instead of the text report */
+    const char *hyp_out; /* --hyp-out: where the translations go, or NULL */
+    int force;         /* --force: --hyp-out may replace a link or an SQLite file */
+    int errors;        /* --errors: list the sentences that missed exact match */
 } EvalOptions;
 
 static void eval_usage(FILE *out)
@@ -47,9 +52,12 @@ static void eval_usage(FILE *out)
     fputs("Usage: toytrans eval --test FILE [OPTIONS]\n"
           "\n"
           "Translates the source column of a test file (source TAB reference, one pair per\n"
-          "line, optionally TAB construction) and scores the translations:\n"
+          "line, optionally TAB construction; blank lines and lines whose first character\n"
+          "is '#' are skipped, as in 'toytrans check') and scores the translations:\n"
           "  - BLEU as sacreBLEU computes it by default (13a tokenizer, mixed case, 4-grams,\n"
-          "    'exp' smoothing, closest reference length), printed as sacreBLEU prints it;\n"
+          "    'exp' smoothing, closest reference length), and chrF2 (character 6-grams,\n"
+          "    beta 2), each printed as sacreBLEU's command line prints it, with its\n"
+          "    signature ('version:toytrans-VERSION' where sacreBLEU gives its version);\n"
           "  - exact match: translations identical to the reference column, byte for byte;\n"
           "  - the wall-clock time taken, and sentences per second;\n"
           "  - when lines have a third column, a construction label made of a-z, 0-9 and\n"
@@ -69,6 +77,17 @@ static void eval_usage(FILE *out)
           "                     the model's max_len)\n"
           "  --skip-bad-lines   report malformed test lines and leave them out (default:\n"
           "                     stop)\n"
+          "  --hyp-out FILE     write the translations to FILE, one line per test pair in\n"
+          "                     order ('-': standard output, before the report); FILE is\n"
+          "                     written whole or not at all, never over an input file\n"
+          "  --force            let --hyp-out replace a symbolic link or an SQLite file\n"
+          "  --errors           after the report, every sentence whose translation missed\n"
+          "                     exact match: its line, source, reference and translation\n"
+          "                     (--json: \"errors\", a list of objects with those keys)\n"
+          "  --json             the scores as one JSON object: \"bleu\" and \"chrf\" with\n"
+          "                     sacreBLEU's keys (name, score, signature, verbose_score),\n"
+          "                     \"exact_match\", \"sentences\", \"references\", \"beam\",\n"
+          "                     \"seconds\" and, with labels, \"constructions\"\n"
           "  -h, --help         show this help\n"
           "\n"
           "A source with more tokens than the model takes is reported and scored as an\n"
@@ -83,7 +102,8 @@ static void eval_usage(FILE *out)
 
 static int eval_parse(EvalOptions *o, int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_TEST, O_REF, O_BEAM, O_MAXLEN, O_SKIP };
+    enum { O_MODEL = 256, O_TEST, O_REF, O_BEAM, O_MAXLEN, O_SKIP, O_JSON, O_HYPOUT, O_FORCE,
+           O_ERRORS };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"test", required_argument, NULL, O_TEST},
@@ -91,6 +111,10 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
         {"beam", required_argument, NULL, O_BEAM},
         {"max-len", required_argument, NULL, O_MAXLEN},
         {"skip-bad-lines", no_argument, NULL, O_SKIP},
+        {"json", no_argument, NULL, O_JSON},
+        {"hyp-out", required_argument, NULL, O_HYPOUT},
+        {"force", no_argument, NULL, O_FORCE},
+        {"errors", no_argument, NULL, O_ERRORS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -123,11 +147,23 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
         case O_SKIP:
             o->skip_bad = 1;
             break;
+        case O_JSON:
+            o->json = 1;
+            break;
+        case O_HYPOUT:
+            o->hyp_out = optarg;
+            break;
+        case O_FORCE:
+            o->force = 1;
+            break;
+        case O_ERRORS:
+            o->errors = 1;
+            break;
         case 'h':
             eval_usage(stdout);
             return -1;
         default:
-            return cli_bad_option("eval", c, argv);
+            return cli_bad_option_in("eval", c, argv, LONG_OPTS);
         }
     }
     if (optind < argc)
@@ -135,7 +171,12 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
     if (!o->test_path)
         return cli_usage_error("eval", "--test FILE is required");
     o->model_path = cli_model_path(o->model_path);
-    return 0;
+    /* Checked before anything is read: --hyp-out never replaces what eval reads. */
+    CliPath inputs[EVAL_MAX_REF_FILES + 2] = {{"--test", o->test_path}, {"--model", o->model_path}};
+    for (int k = 0; k < o->n_ref_files; k++)
+        inputs[2 + k] = (CliPath){"--ref", o->ref_paths[k]};
+    return cli_check_output("eval", (CliPath){"--hyp-out", o->hyp_out}, CLI_OUT_TEXT, inputs,
+                            2 + o->n_ref_files, o->force);
 }
 
 static double seconds_now(void)
@@ -168,15 +209,130 @@ static void print_constructions(const EvalSet *set, const long *counts, long exa
                100.0 * (double)none_exact / (double)none);
 }
 
+/* The implementation's name in score signatures. */
+#define EVAL_SIGNATURE_VERSION "toytrans-" TOYTRANS_VERSION
+
+/* The translations of a run, kept for --hyp-out and --errors. */
+typedef struct {
+    const EvalSet *set;
+    char **hyps; /* (set->n) each pair's translation ("" when it failed); owned */
+} EvalHyps;
+
+/* Pair i's translation; "" for one never reached (the run stopped before it). */
+static const char *hyp_at(const EvalHyps *h, size_t i)
+{
+    return h->hyps && h->hyps[i] ? h->hyps[i] : "";
+}
+
+static int write_hyps(FILE *f, const void *ctx)
+{
+    const EvalHyps *h = ctx;
+    for (size_t i = 0; i < h->set->n; i++)
+        if (fputs(hyp_at(h, i), f) == EOF || fputc('\n', f) == EOF)
+            return TT_EIO;
+    return TT_OK;
+}
+
+/* --errors: each pair whose translation missed exact match, with its file and line. */
+static void print_errors(const EvalOptions *o, const EvalHyps *h, long exact)
+{
+    const long missed = (long)h->set->n - exact;
+    printf("missed exact match: %ld sentence%s\n", missed, missed == 1 ? "" : "s");
+    for (size_t i = 0; i < h->set->n; i++) {
+        if (strcmp(hyp_at(h, i), h->set->tgt[i]) == 0)
+            continue;
+        printf("  %s:%ld\n", o->test_path, h->set->line_no[i]);
+        printf("    source       %s\n", h->set->src[i]);
+        printf("    reference    %s\n", h->set->tgt[i]);
+        printf("    translation  %s\n", hyp_at(h, i));
+    }
+}
+
+/* --errors in JSON: "errors": [{"line", "source", "reference", "translation"}, ...]. */
+static void json_errors(JsonWriter *w, const EvalHyps *h)
+{
+    json_key(w, "errors");
+    json_begin_array(w);
+    for (size_t i = 0; i < h->set->n; i++) {
+        if (strcmp(hyp_at(h, i), h->set->tgt[i]) == 0)
+            continue;
+        json_begin_object(w);
+        json_key(w, "line");
+        json_int(w, h->set->line_no[i]);
+        json_key(w, "source");
+        json_string(w, h->set->src[i]);
+        json_key(w, "reference");
+        json_string(w, h->set->tgt[i]);
+        json_key(w, "translation");
+        json_string(w, hyp_at(h, i));
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+/* The whole report as one JSON object. */
+static void print_json(const EvalOptions *o, const EvalSet *set, const Scores *sc,
+                       const long *by_label, long exact, double secs, const EvalHyps *h)
+{
+    JsonWriter w;
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_key(&w, "test");
+    json_string(&w, o->test_path);
+    json_key(&w, "sentences");
+    json_int(&w, (long long)set->n);
+    json_key(&w, "references");
+    json_int(&w, set->n_refs);
+    json_key(&w, "beam");
+    json_int(&w, o->beam);
+    scores_write_json(&w, sc, EVAL_SIGNATURE_VERSION);
+    json_key(&w, "exact_match");
+    json_begin_object(&w);
+    json_key(&w, "exact");
+    json_int(&w, exact);
+    json_key(&w, "percent");
+    json_float(&w, 100.0 * (double)exact / (double)set->n);
+    json_end_object(&w);
+    json_key(&w, "seconds");
+    json_float(&w, secs);
+    if (set->n_labels) {
+        json_key(&w, "constructions");
+        json_begin_array(&w);
+        for (size_t k = 0; k < set->n_labels; k++) {
+            json_begin_object(&w);
+            json_key(&w, "construction");
+            json_string(&w, set->labels[k]);
+            json_key(&w, "sentences");
+            json_int(&w, by_label[2 * k]);
+            json_key(&w, "exact");
+            json_int(&w, by_label[2 * k + 1]);
+            json_end_object(&w);
+        }
+        json_end_array(&w);
+    }
+    if (o->errors)
+        json_errors(&w, h);
+    json_end_object(&w);
+    json_finish(&w);
+    putchar('\n');
+}
+
 /* Translates and scores every pair; prints the results. Returns the exit code. */
 static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
 {
-    Bleu bleu;
-    bleu_init(&bleu);
+    Scores sc;
+    scores_init(&sc);
     long exact = 0, failed = 0;
     long *by_label = calloc(set->n_labels ? set->n_labels * 2 : 1, sizeof *by_label);
-    if (!by_label) {
+    EvalHyps h = {set, NULL};
+    const int keep = o->hyp_out || o->errors;
+    if (keep)
+        h.hyps = calloc(set->n, sizeof *h.hyps);
+    if (!by_label || (keep && !h.hyps)) {
         fprintf(stderr, "toytrans eval: %s\n", status_message(TT_ENOMEM));
+        free(h.hyps);
+        free(by_label);
+        scores_free(&sc);
         return TT_EXIT_IO;
     }
     int code = 0;
@@ -197,41 +353,51 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
             code = status_exit_code(rc);
             break;
         }
+        if (keep && !(h.hyps[i] = strdup(hyp))) {
+            fprintf(stderr, "toytrans eval: %s\n", status_message(TT_ENOMEM));
+            code = TT_EXIT_IO;
+            break;
+        }
         const int same = strcmp(hyp, set->tgt[i]) == 0;
         exact += same;
         if (set->label_of[i] >= 0) {
             by_label[2 * set->label_of[i]]++;
             by_label[2 * set->label_of[i] + 1] += same;
         }
-        rc = bleu_add(&bleu, hyp, set->refs + i * (size_t)set->n_refs, set->n_refs);
+        rc = scores_add(&sc, hyp, set->refs + i * (size_t)set->n_refs, set->n_refs);
         if (rc != TT_OK) {
-            fprintf(stderr, "toytrans eval: %s:%ld: BLEU: %s\n", o->test_path,
+            fprintf(stderr, "toytrans eval: %s:%ld: scoring: %s\n", o->test_path,
                     set->line_no[i], status_message(rc));
             code = status_exit_code(rc);
         }
     }
     const double secs = seconds_now() - start;
-    if (code == 0) {
-        BleuScore score;
-        bleu_compute(&score, &bleu.stats);
-        char line[BLEU_LINE_SIZE];
-        bleu_format(line, sizeof line, &score);
+    if (code == 0 && o->hyp_out)
+        code = cli_write_file("eval", o->hyp_out, write_hyps, &h);
+    if (code == 0 && o->json) {
+        print_json(o, set, &sc, by_label, exact, secs, &h);
+    } else if (code == 0) {
         const double n = (double)set->n;
         printf("test: %s, %zu sentence%s, %d reference set%s, beam %ld\n", o->test_path,
                set->n, set->n == 1 ? "" : "s", set->n_refs, set->n_refs == 1 ? "" : "s",
                o->beam);
-        printf("%s\n", line);
+        scores_write_text(stdout, &sc, EVAL_SIGNATURE_VERSION);
         printf("exact match: %ld/%zu = %.2f%%\n", exact, set->n, 100.0 * (double)exact / n);
         printf("time: %.3f s, %.1f sentences/s\n", secs, secs > 0.0 ? n / secs : 0.0);
         if (set->n_labels)
             print_constructions(set, by_label, exact);
-        if (failed) {
-            fprintf(stderr, "toytrans eval: %ld source%s could not be translated\n", failed,
-                    failed == 1 ? "" : "s");
-            code = TT_EXIT_INPUT;
-        }
+        if (o->errors)
+            print_errors(o, &h, exact);
     }
-    bleu_free(&bleu);
+    if (code == 0 && failed) {
+        fprintf(stderr, "toytrans eval: %ld source%s could not be translated\n", failed,
+                failed == 1 ? "" : "s");
+        code = TT_EXIT_INPUT;
+    }
+    for (size_t i = 0; h.hyps && i < set->n; i++)
+        free(h.hyps[i]);
+    free(h.hyps);
+    scores_free(&sc);
     free(by_label);
     return code;
 }

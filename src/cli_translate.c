@@ -33,6 +33,8 @@ typedef struct {
     long beam, max_len, alternatives;
     int json, scores, keep_unk;
     int strict;            /* --strict: a line with an unknown word is an error */
+    int crop;              /* --max-length-crop: translate a too-long line's first tokens */
+    long n_best;           /* --n-best N: N lines per input, Marian's n-best format; 0 off */
     double coverage_min;   /* --coverage-min */
     int alignment;         /* --alignment: ALIGN_NONE, ALIGN_HARD or ALIGN_SOFT */
     long layer, head;      /* its decoder layer (-1: the last) and head (HEATMAP_HEAD_MEAN) */
@@ -50,7 +52,8 @@ typedef struct {
 
 static void translate_usage(FILE *out)
 {
-    fprintf(out, "Usage: toytrans translate [OPTIONS] [TEXT...]\n"
+    /* Two calls: one string literal this long is more than C11 promises to take. */
+    fputs("Usage: toytrans translate [OPTIONS] [TEXT...]\n"
           "\n"
           "Translates each TEXT, or each line of standard input, from English to German,\n"
           "one output line per input line. The encoder reads the whole sentence; the\n"
@@ -70,17 +73,31 @@ static void translate_usage(FILE *out)
           "  --json             one JSON object per line: tokens, log-probabilities and the\n"
           "                     attention weights of every step\n"
           "  --keep-unk         show <unk> instead of copying the source word the decoder\n"
-          "                     attended to most\n"
+          "                     attended to most\n",
+          out);
+    fprintf(out,
+          "  --n-best N         the N best translations of the beam (default --beam N), one\n"
+          "                     line each, best first, in Marian's n-best format:\n"
+          "                       INDEX ||| TRANSLATION ||| F0= LOGPROB ||| SCORE\n"
+          "                     INDEX the input's number from 0, LOGPROB the sum of the\n"
+          "                     tokens' log-probabilities (</s> included), SCORE that sum\n"
+          "                     per token, which ranks them; with --alignment the\n"
+          "                     alignment comes after the translation, as in Marian\n"
+          "  --max-length-crop  a line with more tokens than the model takes (its max_len,\n"
+          "                     </s> included) is cut to the tokens that fit and\n"
+          "                     translated, with a warning on stderr (default: refused)\n"
           "  --strict           a line with a word not in the vocabulary (not a name) is an\n"
           "                     error: an empty output line (--json: an \"error\" object),\n"
           "                     exit 4 at the end; the other lines are still translated\n"
           "  --coverage-min X   warn about a content word whose coverage is below X\n"
           "                     (default %.2f; 0: never)\n"
           "  --alignment hard|soft  after ' ||| ', word alignments read from cross-attention\n"
-          "                     (Marian's format, 0-based token indices, </s> left out):\n"
+          "                     (Marian's format, 0-based token indices):\n"
           "                     hard: 'src-tgt' pairs, the most attended source token per\n"
-          "                     output token; soft: per output token the weights over the\n"
-          "                     source tokens, values joined by ',', rows by ' '\n"
+          "                     word (</s> left out on both sides); soft: a row per output\n"
+          "                     token, </s> included, of the weights over every source\n"
+          "                     token, </s> included (each row sums to 1), values joined\n"
+          "                     by ',', rows by ' '\n"
           "  --layer L          the decoder layer alignments read, from 0 (default: the last)\n"
           "  --head H|mean      the head alignments read, from 0, or the mean (default)\n"
           "  -h, --help         show this help\n"
@@ -109,7 +126,7 @@ static void translate_usage(FILE *out)
 static int translate_parse(TranslateOptions *o, int argc, char **argv)
 {
     enum { O_MODEL = 256, O_PREFIX, O_BEAM, O_MAXLEN, O_JSON, O_SCORES, O_ALT, O_KEEP,
-           O_ALIGN, O_LAYER, O_HEAD, O_STRICT, O_COVMIN };
+           O_ALIGN, O_LAYER, O_HEAD, O_STRICT, O_COVMIN, O_CROP, O_NBEST };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"prefix", required_argument, NULL, O_PREFIX},
@@ -123,6 +140,8 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         {"layer", required_argument, NULL, O_LAYER},
         {"head", required_argument, NULL, O_HEAD},
         {"strict", no_argument, NULL, O_STRICT},
+        {"max-length-crop", no_argument, NULL, O_CROP},
+        {"n-best", required_argument, NULL, O_NBEST},
         {"coverage-min", required_argument, NULL, O_COVMIN},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -132,6 +151,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
     o->layer = -1;
     o->head = HEATMAP_HEAD_MEAN;
     o->coverage_min = TRANSLATOR_COVERAGE_MIN;
+    int beam_given = 0;
     optind = 1;
     opterr = 0;
     int c, rc;
@@ -146,6 +166,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         case O_BEAM:
             if ((rc = cli_parse_long("translate", "--beam", optarg, 1, DECODE_MAX_BEAM, &o->beam)))
                 return rc;
+            beam_given = 1;
             break;
         case O_MAXLEN:
             if ((rc = cli_parse_long("translate", "--max-len", optarg, 2, CONFIG_MAX_LEN, &o->max_len)))
@@ -167,6 +188,14 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             break;
         case O_STRICT:
             o->strict = 1;
+            break;
+        case O_CROP:
+            o->crop = 1;
+            break;
+        case O_NBEST:
+            if ((rc = cli_parse_long("translate", "--n-best", optarg, 1, DECODE_MAX_BEAM,
+                                     &o->n_best)))
+                return rc;
             break;
         case O_COVMIN:
             if ((rc = cli_parse_double("translate", "--coverage-min", optarg, 0.0, 1e6,
@@ -195,9 +224,17 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             translate_usage(stdout);
             return -1;
         default:
-            return cli_bad_option("translate", c, argv);
+            return cli_bad_option_in("translate", c, argv, LONG_OPTS);
         }
     }
+    if (o->n_best && !beam_given)
+        o->beam = o->n_best;
+    if (o->n_best > o->beam)
+        return cli_usage_error("translate", "--n-best %ld needs a beam at least as wide "
+                               "(--beam %ld)", o->n_best, o->beam);
+    if (o->n_best && (o->json || o->scores || o->alternatives))
+        return cli_usage_error("translate", "--n-best does not combine with --json, --scores "
+                               "or --alternatives");
     if (o->alignment != ALIGN_NONE && o->json)
         return cli_usage_error("translate", "--alignment does not combine with --json (whose "
                                "steps hold the attention itself)");
@@ -222,8 +259,14 @@ static void write_json(const TranslateRun *run, const char *line, size_t len,
     translator_write_json(stdout, r, line, len);
 }
 
-/* " ||| " and the alignment of the text's tokens (not a final </s>) with the source
- * tokens (not </s>), read from the chosen layer's cross-attention. */
+/* " ||| " and the alignment read from the chosen layer's cross-attention, as Marian
+ * prints it (src/translator/output_printer.cpp):
+ *   hard: a src-tgt pair per token of the text (not a final </s>), the most attended
+ *         source token, </s> left out;
+ *   soft: a row per output token, </s> included, each a value per source token, </s>
+ *         included, so that every row is the whole attention distribution and sums to
+ *         1; values as C++'s ostream writes a float (6 significant digits, "%g"),
+ *         joined by ',', rows by ' '. */
 static void write_alignment(const TranslateRun *run, const TranslatorResult *r)
 {
     const Translation *t = r->t;
@@ -231,16 +274,18 @@ static void write_alignment(const TranslateRun *run, const TranslatorResult *r)
     const int L = c->n_decoder_layers;
     const int layer = run->o->layer < 0 ? L - 1 : (int)run->o->layer;
     const int head = (int)run->o->head;
-    const int words = t->S - 1; /* source tokens without </s> */
     fputs(" |||", stdout);
-    for (int i = 0; i < r->n_text && words > 0; i++) {
-        putchar(' ');
-        if (run->o->alignment == ALIGN_SOFT) {
-            for (int j = 0; j < words; j++)
-                printf("%s%.6f", j ? "," : "",
+    if (run->o->alignment == ALIGN_SOFT) {
+        for (int i = 0; i < t->n; i++) {
+            putchar(' ');
+            for (int j = 0; j < t->S; j++)
+                printf("%s%g", j ? "," : "",
                        (double)heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head));
-            continue;
         }
+        return;
+    }
+    const int words = t->S - 1; /* source tokens without </s> */
+    for (int i = 0; i < r->n_text && words > 0; i++) {
         int best = 0;
         float best_w = -1.0f;
         for (int j = 0; j < words; j++) {
@@ -250,7 +295,7 @@ static void write_alignment(const TranslateRun *run, const TranslatorResult *r)
                 best = j;
             }
         }
-        printf("%d-%d", best, i);
+        printf(" %d-%d", best, i);
     }
 }
 
@@ -332,8 +377,34 @@ static int line_error(const TranslateRun *run, const char *line, size_t len, lon
         json_end_object(&w);
         json_finish(&w);
     }
-    putchar('\n');
+    if (!run->o->n_best) /* an n-best list just has no lines for it */
+        putchar('\n');
     return code;
+}
+
+/* --n-best: the line's hypotheses, best first, in Marian's format. */
+static int write_n_best(TranslateRun *run, const TranslatorResult *best, long no)
+{
+    const int n = translator_n_best(&run->tr);
+    if (n == 0) { /* an empty line: one empty translation */
+        printf("%ld ||| %s ||| F0= 0 ||| 0\n", no - 1, best->text);
+        return 0;
+    }
+    char err[256];
+    for (int k = 0; k < n && k < run->o->n_best; k++) {
+        TranslatorResult r;
+        double logprob, score;
+        const int rc = translator_hypothesis(&run->tr, k, &r, &logprob, &score, err, sizeof err);
+        if (rc != TT_OK) {
+            fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, err);
+            return status_exit_code(rc);
+        }
+        printf("%ld ||| %s", no - 1, r.text);
+        if (run->o->alignment != ALIGN_NONE)
+            write_alignment(run, &r);
+        printf(" ||| F0= %g ||| %g\n", logprob, score);
+    }
+    return 0;
 }
 
 static int translate_line(const char *line, size_t len, long no, void *ctx)
@@ -344,6 +415,10 @@ static int translate_line(const char *line, size_t len, long no, void *ctx)
     int rc = translator_run(&run->tr, line, len, &r, err, sizeof err);
     if (rc != TT_OK)
         return line_error(run, line, len, no, status_exit_code(rc), err);
+    if (r.cropped)
+        fprintf(stderr, "toytrans translate: %s %ld: %d tokens, more than the model's max_len "
+                        "of %d takes: translated the first %d\n", input_kind(run), no,
+                r.src->n + r.cropped, run->m->config.max_len, r.src->n);
     char words[1024];
     if (r.n_unknown) {
         word_list(words, sizeof words, "not in the vocabulary", &r, pick_unknown);
@@ -355,6 +430,8 @@ static int translate_line(const char *line, size_t len, long no, void *ctx)
         word_list(words, sizeof words, "not translated", &r, pick_uncovered);
         fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, words);
     }
+    if (run->o->n_best)
+        return write_n_best(run, &r, no);
     if (run->o->json)
         write_json(run, line, len, &r);
     else
@@ -394,6 +471,8 @@ int cli_translate(int argc, char **argv)
         .keep_unk = o.keep_unk,
         .coverage_min = (float)o.coverage_min,
         .prefix = o.prefix_text,
+        .crop = o.crop,
+        .n_best = o.n_best > 0,
     };
     rc = translator_init(&run.tr, &m, &to, err, sizeof err);
     if (rc == TT_EINPUT) {

@@ -319,7 +319,10 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int l
     if (d->hyp_len[cur] >= limit) {
         memcpy(d->fin_ids, d->hyp_ids + (size_t)cur * N, sizeof(int) * (size_t)limit);
         d->fin_len[0] = limit;
+        d->fin_sum[0] = d->hyp_score[cur];
         d->fin_score[0] = d->hyp_score[cur] / limit;
+        d->fin_rank[0] = 0;
+        d->n_fin = 1;
         return 0;
     }
     if ((rc = log_softmax_checked(d->lp + (size_t)cur * V, d->step.logits, V)) != TT_OK)
@@ -351,6 +354,7 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int l
             ids[len - 1] = cd->id;
             if (cd->id == VOCAB_EOS || len >= limit) {
                 d->fin_len[n_fin] = len;
+                d->fin_sum[n_fin] = cd->score;
                 d->fin_score[n_fin] = cd->score / len;
                 n_fin++;
                 continue;
@@ -371,11 +375,17 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int l
         cur = nxt;
         nxt = tmp;
     }
-    int best = 0;
-    for (int f = 1; f < n_fin; f++)
-        if (d->fin_score[f] > d->fin_score[best])
-            best = f;
-    return best;
+    /* Best first; a stable insertion sort, so ties keep the order they finished in. */
+    for (int f = 0; f < n_fin; f++) {
+        int j = f;
+        while (j > 0 && d->fin_score[d->fin_rank[j - 1]] < d->fin_score[f]) {
+            d->fin_rank[j] = d->fin_rank[j - 1];
+            j--;
+        }
+        d->fin_rank[j] = f;
+    }
+    d->n_fin = n_fin;
+    return n_fin > 0 ? d->fin_rank[0] : 0;
 }
 
 static int decode_run(Decoder *d, Translation *out, const int *src, int S, const int *prefix,
@@ -398,6 +408,9 @@ static int decode_run(Decoder *d, Translation *out, const int *src, int S, const
     if (rc != TT_OK)
         return rc;
     const int N = d->cap;
+    d->n_fin = 0;
+    d->last_n_prefix = n_prefix;
+    d->last_limit = limit;
     if (beam == 1 && !always_search)
         return decode_record(d, out, prefix, n_prefix, n_prefix, 1, limit);
     int best = beam_search(d, prefix, n_prefix, beam, limit);
@@ -419,6 +432,33 @@ int decode_sentence_search(Decoder *d, Translation *out, const int *src, int S,
                            const int *prefix, int n_prefix, int beam, int limit)
 {
     return decode_run(d, out, src, S, prefix, n_prefix, beam, limit, 1);
+}
+
+int decode_n_best(const Decoder *d)
+{
+    return d->n_fin;
+}
+
+void decode_hypothesis(const Decoder *d, int k, const int **ids, int *n, double *logprob,
+                       double *score)
+{
+    assert(k >= 0 && k < d->n_fin);
+    const int f = d->fin_rank[k];
+    *ids = d->fin_ids + (size_t)f * (size_t)d->cap;
+    *n = d->fin_len[f];
+    *logprob = d->fin_sum[f];
+    *score = d->fin_score[f];
+}
+
+int decode_record_hypothesis(Decoder *d, Translation *out, int k)
+{
+    if (k < 0 || k >= d->n_fin)
+        return TT_EINVAL;
+    const int f = d->fin_rank[k];
+    /* The recorded pass reuses nothing of the finished list, so each can be recorded
+     * in turn; the encoder still holds the sentence. */
+    memcpy(out->ids, d->fin_ids + (size_t)f * (size_t)d->cap, sizeof(int) * (size_t)d->fin_len[f]);
+    return decode_record(d, out, out->ids, d->fin_len[f], d->last_n_prefix, 0, d->last_limit);
 }
 
 int translation_most_attended(const Translation *t, const Model *m, int step)

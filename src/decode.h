@@ -15,7 +15,8 @@
  *   - Beam search keeps the `beam` best partial outputs by summed log-probability
  *     (ties: earlier hypothesis, then lower id) and returns the finished output with the
  *     best length-normalised score, log-probability sum / number of tokens; beam 1 is
- *     exactly greedy.
+ *     exactly greedy. The finished outputs, ranked by that score, are the n-best list
+ *     (decode_n_best, decode_hypothesis).
  * Whatever chose the tokens, the result is recorded by one teacher-forced pass through
  * the cached decoder, so the log-probabilities and attention weights it holds are exactly
  * the ones that pass computed.
@@ -78,6 +79,11 @@ typedef struct {
     int *fin_ids;        /* (beam, N) finished hypotheses */
     int *fin_len;        /* (beam) */
     double *fin_score;   /* (beam) length-normalised score */
+    double fin_sum[DECODE_MAX_BEAM]; /* summed log-probability of each finished one */
+    int fin_rank[DECODE_MAX_BEAM];   /* the finished ones best first: indices into fin_* */
+    int n_fin;           /* finished hypotheses of the last search, 0..beam; 0 after a
+                            greedy decode */
+    int last_n_prefix, last_limit; /* the last sentence's prefix length and limit */
     BeamCandidate *cand; /* (beam * beam) */
     unsigned char *taken; /* (V_tgt) marks for the top-k selection */
 } Decoder;
@@ -115,6 +121,24 @@ int decode_sentence(Decoder *d, Translation *out, const int *src, int S, const i
  * then takes the greedy path; the two agree to the bit, which tests check). */
 int decode_sentence_search(Decoder *d, Translation *out, const int *src, int S,
                            const int *prefix, int n_prefix, int beam, int limit);
+
+/* The n-best list of the sentence last decoded by beam search (decode_sentence with
+ * beam > 1, or decode_sentence_search): how many finished hypotheses there are, at
+ * most the beam; 0 after greedy decoding. They are ranked best first by their
+ * length-normalised score (ties: the one finished first), so hypothesis 0 is the one
+ * decoded into the Translation. */
+int decode_n_best(const Decoder *d);
+
+/* Hypothesis k (0 <= k < decode_n_best(d)) of that list: *ids its tokens (prefix and a
+ * final </s> included; owned by d, valid until its next decode), *n their count,
+ * *logprob the sum of their log-probabilities, *score that sum / *n, which ranks them. */
+void decode_hypothesis(const Decoder *d, int k, const int **ids, int *n, double *logprob,
+                       double *score);
+
+/* Records hypothesis k into out with the same teacher-forced pass that recorded the best
+ * one (so out holds its log-probabilities and attention), for the sentence last
+ * decoded. Returns TT_OK, TT_EINVAL (k out of range), TT_EMODEL. */
+int decode_record_hypothesis(Decoder *d, Translation *out, int k);
 
 /* The natural log-softmax of logits (V) into out (V), in double. */
 void decode_log_softmax(double *out, const float *logits, int V);

@@ -21,16 +21,19 @@ void evalset_free(EvalSet *s)
     if (!s)
         return;
     if (s->ref_lines) {
-        const size_t total = (size_t)(s->n_refs - 1) * (size_t)s->lines;
+        const size_t total = (size_t)s->ref_files * (size_t)s->lines;
         for (size_t i = 0; i < total; i++)
             free(s->ref_lines[i]);
     }
     free(s->ref_lines);
     free(s->refs);
-    for (size_t i = 0; i < s->n; i++) {
+    for (size_t i = 0; s->tgt && i < s->n; i++) {
         free(s->tgt[i]);
         free(s->src[i]);
     }
+    for (long i = 0; s->hyp && i < s->lines; i++)
+        free(s->hyp[i]);
+    free(s->hyp);
     for (size_t i = 0; i < s->n_labels; i++)
         free(s->labels[i]);
     free(s->labels);
@@ -121,6 +124,7 @@ static int read_tsv(EvalSet *s, const char *path, int skip_bad, FILE *report, ch
     if (rc != TT_OK)
         return rc;
     r.labels = 1;
+    r.comments = 1;
     TsvPair pair;
     for (;;) {
         rc = tsv_next(&r, &pair, err, errlen);
@@ -146,22 +150,24 @@ static int read_tsv(EvalSet *s, const char *path, int skip_bad, FILE *report, ch
     return rc;
 }
 
-/* Reads reference file k into its row of s->ref_lines, checking the line count. */
-static int read_refs(EvalSet *s, int k, const char *path, const char *tsv_path, char *err,
-                     size_t errlen)
+/* Reads the lines of path ("-": standard input), each checked to be UTF-8, into *lines:
+ * with limit >= 0 into the limit slots it has (later lines only counted), with limit < 0
+ * into an array grown as needed (*cap its slots). *count is the number of lines. */
+static int read_lines(const char *path, char ***lines, size_t *cap, long limit, long *count,
+                      char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    const int from_stdin = strcmp(path, "-") == 0;
+    FILE *f = from_stdin ? stdin : fopen(path, "rb");
     if (!f) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return TT_EIO;
     }
-    char **row = s->ref_lines + (size_t)k * (size_t)s->lines;
     char *line = NULL;
-    size_t cap = 0;
+    size_t line_cap = 0;
     ssize_t len;
     long no = 0, offset = 0;
     int rc = TT_OK;
-    while (rc == TT_OK && (len = getline(&line, &cap, f)) >= 0) {
+    while (rc == TT_OK && (len = getline(&line, &line_cap, f)) >= 0) {
         long start = offset;
         offset += (long)len;
         size_t n = (size_t)len;
@@ -179,11 +185,22 @@ static int read_refs(EvalSet *s, int k, const char *path, const char *tsv_path, 
             snprintf(err, errlen, "%s:%ld: %s (byte %ld of the file)", path, no, te.message,
                      start + (long)te.offset);
             rc = TT_EINPUT;
-        } else if (no <= s->lines) {
-            if (!(row[no - 1] = dup_n(line, n)))
-                rc = TT_ENOMEM;
+            break;
         }
-        /* More lines than the TSV: keep counting, to say how many. */
+        if (limit < 0 && (size_t)no > *cap) {
+            const size_t grown = *cap ? 2 * *cap : 256;
+            char **more = realloc(*lines, grown * sizeof *more);
+            if (!more) {
+                rc = TT_ENOMEM;
+                break;
+            }
+            memset(more + *cap, 0, (grown - *cap) * sizeof *more);
+            *lines = more;
+            *cap = grown;
+        }
+        if ((limit < 0 || no <= limit) && !((*lines)[no - 1] = dup_n(line, n)))
+            rc = TT_ENOMEM;
+        /* More lines than there are slots: keep counting, to say how many. */
     }
     /* -1 from getline is the end only when feof says so (ENOMEM on a huge line). */
     if (rc == TT_OK && (ferror(f) || !feof(f))) {
@@ -191,16 +208,30 @@ static int read_refs(EvalSet *s, int k, const char *path, const char *tsv_path, 
                  errno ? strerror(errno) : "unknown error");
         rc = TT_EIO;
     }
-    if (rc == TT_OK && no != s->lines) {
-        snprintf(err, errlen, "%s has %ld line%s but %s has %ld: a reference file needs one "
-                              "line for each line of the test file",
-                 path, no, no == 1 ? "" : "s", tsv_path, s->lines);
-        rc = TT_EINPUT;
-    }
     if (rc == TT_ENOMEM)
         snprintf(err, errlen, "%s", status_message(rc));
+    /* Grown: never more than the slots, which are NULL where nothing was stored. */
+    *count = limit < 0 && (size_t)no > *cap ? (long)*cap : no;
     free(line);
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
+    return rc;
+}
+
+/* Reads reference file k into its row of s->ref_lines, checking that it has one line
+ * for each of the s->lines lines of what_path (the file it belongs to). */
+static int read_refs(EvalSet *s, int k, const char *path, const char *what_path, char *err,
+                     size_t errlen)
+{
+    char **row = s->ref_lines + (size_t)k * (size_t)s->lines;
+    long no = 0;
+    int rc = read_lines(path, &row, NULL, s->lines, &no, err, errlen);
+    if (rc == TT_OK && no != s->lines) {
+        snprintf(err, errlen, "%s has %ld line%s but %s has %ld: a reference file needs one "
+                              "line for each line of %s",
+                 path, no, no == 1 ? "" : "s", what_path, s->lines, what_path);
+        rc = TT_EINPUT;
+    }
     return rc;
 }
 
@@ -211,6 +242,7 @@ int evalset_load(EvalSet *s, const char *tsv_path, const char *const *ref_paths,
     if (n_ref_files < 0 || (n_ref_files > 0 && !ref_paths))
         return TT_EINVAL;
     s->n_refs = 1 + n_ref_files;
+    s->ref_files = n_ref_files;
     int rc = read_tsv(s, tsv_path, skip_bad, report, err, errlen);
     if (rc == TT_OK && n_ref_files > 0) {
         s->ref_lines = calloc((size_t)n_ref_files * (size_t)(s->lines ? s->lines : 1),
@@ -238,6 +270,41 @@ int evalset_load(EvalSet *s, const char *tsv_path, const char *const *ref_paths,
         refs[0] = s->tgt[i];
         for (int k = 0; k < n_ref_files; k++)
             refs[1 + k] = s->ref_lines[(size_t)k * (size_t)s->lines + (size_t)(s->line_no[i] - 1)];
+    }
+    return TT_OK;
+}
+
+int evalset_load_hyp(EvalSet *s, const char *hyp_path, const char *const *ref_paths,
+                     int n_ref_files, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (n_ref_files < 1 || !ref_paths)
+        return TT_EINVAL;
+    s->n_refs = n_ref_files;
+    s->ref_files = n_ref_files;
+    size_t cap = 0;
+    int rc = read_lines(hyp_path, &s->hyp, &cap, -1, &s->lines, err, errlen);
+    if (rc == TT_OK) {
+        s->n = (size_t)s->lines;
+        const size_t rows = s->n ? s->n : 1;
+        s->ref_lines = calloc((size_t)n_ref_files * rows, sizeof *s->ref_lines);
+        s->refs = malloc(sizeof *s->refs * rows * (size_t)n_ref_files);
+        s->line_no = malloc(sizeof *s->line_no * rows);
+        if (!s->ref_lines || !s->refs || !s->line_no) {
+            snprintf(err, errlen, "%s", status_message(TT_ENOMEM));
+            rc = TT_ENOMEM;
+        }
+    }
+    for (int k = 0; rc == TT_OK && k < n_ref_files; k++)
+        rc = read_refs(s, k, ref_paths[k], hyp_path, err, errlen);
+    if (rc != TT_OK) {
+        evalset_free(s);
+        return rc;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        s->line_no[i] = (long)i + 1;
+        for (int k = 0; k < n_ref_files; k++)
+            s->refs[i * (size_t)n_ref_files + (size_t)k] = s->ref_lines[(size_t)k * s->n + i];
     }
     return TT_OK;
 }

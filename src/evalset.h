@@ -17,6 +17,10 @@
  * construction. A file without any has n_labels 0 and is evaluated as a whole only; in a
  * file with some, a line without one belongs to no construction.
  *
+ * Blank lines and comment lines (whose first character is '#', tsv_is_comment: the same
+ * rule as `toytrans check`'s files) are skipped; they still count as lines, so reference
+ * files stay aligned with the test file line by line.
+ *
  * A malformed TSV line (tsv.h says which) either stops the load, or, with skip_bad, is
  * reported and left out, and counted.
  */
@@ -39,7 +43,10 @@ typedef struct {
                             tgt[i], k >= 1 the line of reference file k; views */
     long lines;          /* lines in the TSV file, blank and malformed ones included */
     long bad_lines;      /* malformed TSV lines left out (skip_bad only) */
-    char **ref_lines;    /* (n_refs - 1, lines) every line of every reference file; owned */
+    int ref_files;       /* reference files read: n_refs - 1, or n_refs for a hypothesis
+                            file (evalset_load_hyp) */
+    char **ref_lines;    /* (ref_files, lines) every line of every reference file; owned */
+    char **hyp;          /* (n) the hypotheses of evalset_load_hyp, else NULL; owned */
     size_t cap;          /* slots allocated in src, tgt, line_no */
 } EvalSet;
 
@@ -53,5 +60,16 @@ typedef struct {
 int evalset_load(EvalSet *s, const char *tsv_path, const char *const *ref_paths,
                  int n_ref_files, int skip_bad, FILE *report, char *err, size_t errlen);
 void evalset_free(EvalSet *s);
+
+/* Loads translations to score without translating, as `sacrebleu REF... < HYP` reads
+ * them: line k of the file hyp_path ("-": standard input) is sentence k's hypothesis
+ * (hyp[k]), line k of each of the n_ref_files >= 1 reference files one of its references
+ * (refs[k * n_refs + j], n_refs = n_ref_files); every line counts, an empty one too (an
+ * empty reference is no reference). src, tgt and labels are not used (NULL, n_labels 0),
+ * line_no[k] is k + 1. Returns TT_OK; TT_EINPUT (a line that is not valid UTF-8, or a
+ * reference file whose line count differs; err names file and line); TT_EIO; TT_ENOMEM;
+ * TT_EINVAL for n_ref_files < 1. On failure s owns nothing. Free with evalset_free. */
+int evalset_load_hyp(EvalSet *s, const char *hyp_path, const char *const *ref_paths,
+                     int n_ref_files, char *err, size_t errlen);
 
 #endif

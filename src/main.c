@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 #include "status.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -27,7 +28,8 @@ static const Command COMMANDS[] = {
     {"tokenize", cli_tokenize, "show the tokens (and ids) a text becomes"},
     {"translate", cli_translate, "translate English to German, one word at a time"},
     {"inspect", cli_inspect, "show where the decoder looked for each word (attention heatmaps)"},
-    {"eval", cli_eval, "translate a test set and score it: BLEU, exact match, speed"},
+    {"eval", cli_eval, "translate a test set and score it: BLEU, chrF, exact match, speed"},
+    {"bleu", cli_bleu, "score existing translations: BLEU and chrF against reference files"},
     {"vocab", cli_vocab, "count a corpus's tokens and start a model file"},
     {"init", cli_init, "create a randomly initialised model"},
     {"train", cli_train, "train a model on a parallel corpus"},
@@ -54,6 +56,22 @@ static void print_usage(FILE *out)
           "'toytrans help exit-codes' lists what the exit status means;\n"
           "'toytrans help model' says where the default model is looked for.\n",
           out);
+}
+
+/* git's "The most similar command is": the commands nearest to a misspelled name, on
+ * stderr (suggest.h says how near is near enough). */
+static void print_similar(const char *name)
+{
+    const char *names[N_COMMANDS];
+    for (int i = 0; i < N_COMMANDS; i++)
+        names[i] = COMMANDS[i].name;
+    int near[N_COMMANDS];
+    const int k = suggest_nearest(name, names, N_COMMANDS, near, N_COMMANDS);
+    if (k == 0)
+        return;
+    fprintf(stderr, "\nThe most similar command%s\n", k == 1 ? " is" : "s are");
+    for (int i = 0; i < k; i++)
+        fprintf(stderr, "\t%s\n", names[near[i]]);
 }
 
 static const Command *find_command(const char *name)
@@ -132,6 +150,7 @@ int main(int argc, char **argv)
     const Command *cmd = find_command(name);
     if (!cmd) {
         fprintf(stderr, "toytrans: '%s' is not a command. See 'toytrans help'.\n", name);
+        print_similar(name);
         return TT_EXIT_USAGE;
     }
     return finish_stdout(cmd->run(argc - 1, argv + 1));

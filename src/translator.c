@@ -98,6 +98,8 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     tr->model = m;
     tr->beam = o->beam;
     tr->keep_unk = o->keep_unk != 0;
+    tr->n_best = o->n_best != 0;
+    tr->crop = o->crop != 0;
     tr->coverage_min = o->coverage_min;
     tr->limit = o->max_len && o->max_len < max_len ? o->max_len : o->max_len ? max_len : 0;
 
@@ -389,6 +391,17 @@ static int label_result(Translator *tr, TranslatorResult *out)
     return TT_OK;
 }
 
+static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_t errlen);
+
+/* The message for decode_sentence's failure rc. */
+static void set_decode_error(char *err, size_t errlen, int rc)
+{
+    set_error(err, errlen, rc == TT_EMODEL ? "the model computes a NaN or infinite logit for "
+                                             "this sentence (weights too large for float "
+                                             "arithmetic): model file unusable"
+                                           : status_message(rc));
+}
+
 int translator_run(Translator *tr, const char *text, size_t len, TranslatorResult *out,
                    char *err, size_t errlen)
 {
@@ -399,6 +412,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     tr->text = NULL;
     tokenlist_free(&tr->surface);
     tokenlist_free(&tr->src);
+    tr->n_hyp = 0;
 
     TokError te;
     int rc = tokenize(&tr->src, text, len, TOK_SRC, &te);
@@ -406,7 +420,11 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         set_error(err, errlen, rc == TT_EINPUT ? te.message : status_message(rc));
         return rc;
     }
-    if (tr->src.n + 1 > m->config.max_len) {
+    /* Tokens past what the model takes: refused, or with crop cut off (below, once the
+     * surface tokens have been matched with these). */
+    const int max_src = m->config.max_len - 1;
+    const int cropped = tr->src.n > max_src ? tr->src.n - max_src : 0;
+    if (cropped && !tr->crop) {
         if (err && errlen > 0)
             snprintf(err, errlen, "%d tokens, more than this model's max_len of %d allows "
                                   "(%d with </s>)", tr->src.n, m->config.max_len,
@@ -424,7 +442,11 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     }
     if (rc != TT_OK || tr->surface.n != tr->src.n)
         tokenlist_free(&tr->surface);
-    const TokenList *surface = tr->surface.n ? &tr->surface : &tr->src;
+    if (cropped) {
+        tr->src.n -= cropped;
+        if (tr->surface.n)
+            tr->surface.n -= cropped;
+    }
 
     /* The output limit: the one asked for, or DECODE_LIMIT of this sentence. */
     const int S = tr->src.n + 1, max_len = m->config.max_len;
@@ -448,27 +470,67 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         for (int i = 0; i < tr->src.n; i++)
             tr->src_ids[i] = vocab_lookup(&m->src_vocab, tr->src.tok[i]);
         tr->src_ids[tr->src.n] = VOCAB_EOS;
-        rc = decode_sentence(&tr->dec, t, tr->src_ids, S, tr->prefix_ids, tr->prefix.n,
-                             tr->beam, limit);
+        rc = (tr->n_best ? decode_sentence_search : decode_sentence)(
+            &tr->dec, t, tr->src_ids, S, tr->prefix_ids, tr->prefix.n, tr->beam, limit);
         if (rc != TT_OK) {
-            set_error(err, errlen, rc == TT_EMODEL
-                                       ? "the model computes a NaN or infinite logit for this "
-                                         "sentence (weights too large for float arithmetic): "
-                                         "model file unusable"
-                                       : status_message(rc));
+            set_decode_error(err, errlen, rc);
             goto fail;
         }
+        tr->n_hyp = decode_n_best(&tr->dec);
     }
+    tr->cropped = cropped;
+    rc = finish_result(tr, out, err, errlen);
+    if (rc != TT_OK)
+        goto fail;
+    return TT_OK;
+
+fail:
+    tokenlist_free(&tr->surface);
+    tokenlist_free(&tr->src);
+    return rc;
+}
+
+int translator_n_best(const Translator *tr)
+{
+    return tr->n_hyp;
+}
+
+int translator_hypothesis(Translator *tr, int k, TranslatorResult *out, double *logprob,
+                          double *score, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (k < 0 || k >= tr->n_hyp) {
+        set_error(err, errlen, status_message(TT_EINVAL));
+        return TT_EINVAL;
+    }
+    const int *ids;
+    int n;
+    decode_hypothesis(&tr->dec, k, &ids, &n, logprob, score);
+    free(tr->text); /* the previous result's views end here */
+    tr->text = NULL;
+    int rc = decode_record_hypothesis(&tr->dec, &tr->t, k);
+    if (rc != TT_OK) {
+        set_decode_error(err, errlen, rc);
+        return rc;
+    }
+    return finish_result(tr, out, err, errlen);
+}
+
+/* The result of the sentence tr->t holds: words, text and what deserves doubt. */
+static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_t errlen)
+{
+    const Translation *t = &tr->t;
+    const TokenList *surface = tr->surface.n ? &tr->surface : &tr->src;
     for (int i = 0; i < t->n; i++) {
         tr->tokens[i] = output_token(tr, i);
         tr->words[i] = output_word(tr, surface, i);
     }
     const int n_text = text_tokens(t);
     if (n_text > 0) {
-        rc = detokenize(&tr->text, tr->words, n_text);
+        const int rc = detokenize(&tr->text, tr->words, n_text);
         if (rc != TT_OK) {
             set_error(err, errlen, status_message(rc));
-            goto fail;
+            return rc;
         }
     }
     out->model = tr->model;
@@ -484,18 +546,14 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     out->coverage = tr->coverage;
     out->rollout = tr->rolled;
     out->uncovered = tr->uncovered;
-    rc = label_result(tr, out);
+    out->cropped = tr->cropped;
+    const int rc = label_result(tr, out);
     if (rc != TT_OK) {
         set_error(err, errlen, status_message(rc));
         memset(out, 0, sizeof *out);
-        goto fail;
+        return rc;
     }
     return TT_OK;
-
-fail:
-    tokenlist_free(&tr->surface);
-    tokenlist_free(&tr->src);
-    return rc;
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -71,6 +71,11 @@ typedef struct {
                            measured default, docs/honesty.md) */
     const char *prefix; /* NUL-terminated start of the output (target tokenizer rules),
                            or NULL; copied by translator_init */
+    int n_best;         /* nonzero: decode by beam search even for beam 1, so that the
+                           finished hypotheses are kept (translator_hypothesis) */
+    int crop;           /* nonzero: a source with more tokens than the model takes is cut
+                           to its first max_len - 1 tokens (Marian's --max-length-crop),
+                           reported in TranslatorResult.cropped, instead of refused */
 } TranslatorOptions;
 
 /* One sentence's translation: views into the Translator, valid until its next
@@ -103,6 +108,8 @@ typedef struct {
     int n_unknown;             /* source tokens of kind TR_WORD_UNKNOWN */
     int n_names;               /* source tokens of kind TR_WORD_NAME */
     int n_uncovered;           /* nonzero entries of uncovered */
+    int cropped;               /* source tokens cut off the end (TranslatorOptions.crop),
+                                  0 when the whole source was translated */
 } TranslatorResult;
 
 typedef struct {
@@ -111,6 +118,10 @@ typedef struct {
     int limit;            /* output length limit, 2..model max_len; 0: DECODE_LIMIT */
     int cap;              /* entries the per-sentence buffers below hold (N), 0..max_len */
     int keep_unk;
+    int crop;             /* TranslatorOptions.crop */
+    int n_best;           /* TranslatorOptions.n_best */
+    int n_hyp;            /* hypotheses the last sentence kept: translator_n_best */
+    int cropped;          /* the last sentence's TranslatorResult.cropped */
     float coverage_min;   /* >= 0 */
     Decoder dec;
     Translation t;        /* the last sentence's record */
@@ -153,9 +164,23 @@ void translator_free(Translator *tr);
 /* Translates len bytes of text (no terminator needed), filling *out with views into tr.
  * Returns TT_OK; TT_EINPUT when the text is not valid UTF-8 (err names the byte offset:
  * "invalid UTF-8 at byte 3: ...") or has too many tokens for the model (err gives the
- * count and the limit); TT_ENOMEM. On failure *out is zeroed and err says why. */
+ * count and the limit) unless the translator crops; TT_ENOMEM. On failure *out is zeroed and err says why. */
 int translator_run(Translator *tr, const char *text, size_t len, TranslatorResult *out,
                    char *err, size_t errlen);
+
+/* How many finished hypotheses the last translator_run kept, best first (beam search
+ * keeps up to the beam; greedy decoding none unless TranslatorOptions.n_best); 0 after
+ * an empty sentence or a failure. */
+int translator_n_best(const Translator *tr);
+
+/* Fills *out for hypothesis k (0 <= k < translator_n_best(tr)) of the last sentence,
+ * recorded again through the decoder, so that its text, words, attention and doubt
+ * reports are its own; k = 0 gives what translator_run gave. *logprob is the sum of its
+ * tokens' log-probabilities (prefix and </s> included), *score that sum per token, which
+ * ranks the list. The previous result's views end. Returns TT_OK, TT_EINVAL (k out of
+ * range), TT_EMODEL or TT_ENOMEM, with err saying why. */
+int translator_hypothesis(Translator *tr, int k, TranslatorResult *out, double *logprob,
+                          double *score, char *err, size_t errlen);
 
 /* Writes r as one line of JSON Lines to out: {"source", "source_tokens" (</s> included),
  * "translation", "tokens", "unknown_words" and "names" (source words as typed),

@@ -39,6 +39,11 @@ void tsv_close(TsvReader *r)
     memset(r, 0, sizeof *r);
 }
 
+int tsv_is_comment(const char *line, size_t len)
+{
+    return len > 0 && line[0] == '#';
+}
+
 static int is_blank_text(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -75,7 +80,7 @@ int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen)
         if (n > 0 && r->line[n - 1] == '\r')
             n--;
         r->line[n] = '\0';
-        if (is_blank_text(r->line, n))
+        if (is_blank_text(r->line, n) || (r->comments && tsv_is_comment(r->line, n)))
             continue;
 
         TokError te;

@@ -21,6 +21,8 @@ typedef struct {
     FILE *f;          /* owned when opened by path */
     int owns_file;
     int labels;       /* nonzero: a third column is allowed (set it after tsv_open) */
+    int comments;     /* nonzero: comment lines (tsv_is_comment) are skipped like blank
+                         ones (set it after tsv_open) */
     const char *name; /* for messages; not owned */
     long line_no;     /* of the line last read, 1-based */
     long offset;      /* byte offset of that line's start in the file */
@@ -39,6 +41,11 @@ typedef struct {
     size_t label_len;
     long line_no;    /* 1-based */
 } TsvPair;
+
+/* Whether a line (len bytes, its newline and CR removed, a first line's byte-order mark
+ * too) is a comment: its first byte is '#'. The one rule for every file that allows
+ * comments: eval's test file and check's case file. */
+int tsv_is_comment(const char *line, size_t len);
 
 /* Opens path for reading ("-" reads standard input). Returns TT_OK or TT_EIO (err says
  * why). Close with tsv_close, which accepts a zeroed or closed reader. */

@@ -290,6 +290,32 @@ static void test_bleu_add_accumulates_and_checks_arguments(void **state)
     bleu_free(NULL);
 }
 
+/* The signature as sacreBLEU 2.0.0's README prints it for one reference set
+ * ("BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.0.0 = 20.8 ..."), and
+ * nrefs as the number of non-empty references, "var" when sentences differ. */
+static void test_bleu_signature_as_sacrebleu_prints_it(void **state)
+{
+    (void)state;
+    Bleu b;
+    bleu_init(&b);
+    const char *one[] = {"The dog bit the man."};
+    assert_int_equal(bleu_add(&b, "The dog bit the man.", one, 1), TT_OK);
+    char sig[128], line[BLEU_LINE_SIZE + 128];
+    bleu_signature(sig, sizeof sig, &b, "2.0.0");
+    assert_string_equal(sig, "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.0.0");
+    BleuScore s;
+    bleu_compute(&s, &b.stats);
+    bleu_format_signed(line, sizeof line, &s, sig);
+    assert_string_equal(line, "BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.0.0 "
+                              "= 100.00 100.0/100.0/100.0/100.0 (BP = 1.000 ratio = 1.000 "
+                              "hyp_len = 6 ref_len = 6)");
+    const char *two[] = {"The dog bit the man.", "A dog bit a man."};
+    assert_int_equal(bleu_add(&b, "The dog bit the man.", two, 2), TT_OK);
+    bleu_signature(sig, sizeof sig, &b, "x");
+    assert_string_equal(sig, "nrefs:var|case:mixed|eff:no|tok:13a|smooth:exp|version:x");
+    bleu_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_bleu_empty_hypotheses),
         cmocka_unit_test(test_bleu_empty_references_are_dropped),
         cmocka_unit_test(test_bleu_add_accumulates_and_checks_arguments),
+        cmocka_unit_test(test_bleu_signature_as_sacrebleu_prints_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,6 +66,35 @@ run frobnicate
 expect_code "unknown command: exit 2" 2
 expect_in "unknown command: the message names it" "$ERR" "'frobnicate'"
 expect_empty "unknown command: nothing on stdout" "$OUT"
+if grep -F 'similar' "$ERR" >/dev/null 2>&1; then
+    fail "unknown command far from every command: no suggestion" "got one"
+    show "$ERR"
+else
+    pass "unknown command far from every command: no suggestion"
+fi
+
+# A misspelled command or option gets git's "did you mean".
+run tranlsate "This is an example"
+expect_code "misspelled command: exit 2" 2
+if [ "$(sed -n '3,4p' "$ERR")" = "$(printf 'The most similar command is\n\ttranslate')" ]; then
+    pass "misspelled command: the most similar command is named, as git names it"
+else
+    fail "misspelled command: the most similar command is named, as git names it" "stderr:"
+    show "$ERR"
+fi
+run inft
+expect_in "misspelled command near two: both named" "$ERR" "The most similar commands are"
+expect_in "misspelled command near two: init" "$ERR" "	init"
+expect_in "misspelled command near two: info" "$ERR" "	info"
+run translate --beem 3 "This is an example"
+expect_code "misspelled option: exit 2" 2
+expect_in "misspelled option: did you mean" "$ERR" "unknown option '--beem'; did you mean '--beam'?"
+expect_empty "misspelled option: nothing on stdout" "$OUT"
+run eval --tset x.tsv
+expect_in "eval, misspelled option: did you mean" "$ERR" "did you mean '--test'?"
+run translate --frobnicate
+expect_in "an option far from every option: no suggestion" "$ERR" "unknown option '--frobnicate'
+Try"
 
 # ---------------------------------------------------------------------------------------
 # help topics
@@ -549,7 +578,11 @@ expect_code "translate loads a model written by another program (PyTorch fixture
 # ---------------------------------------------------------------------------------------
 # eval (the same random model: BLEU near 0, but the plumbing is what is checked)
 
-BLEU_RE='^BLEU = [0-9]+\.[0-9]{2} [0-9]+\.[0-9]/[0-9]+\.[0-9]/[0-9]+\.[0-9]/[0-9]+\.[0-9] \(BP = [0-9]+\.[0-9]{3} ratio = [0-9]+\.[0-9]{3} hyp_len = [0-9]+ ref_len = [0-9]+\)$'
+# sacreBLEU's command-line lines (-f text): the signature after the name, toytrans's
+# version where sacreBLEU writes its own (the format of the sacreBLEU README's example).
+SIG_BLEU='nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:toytrans-'
+SIG_CHRF='nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:toytrans-'
+BLEU_RE='^BLEU\|nrefs:1\|case:mixed\|eff:no\|tok:13a\|smooth:exp\|version:toytrans-[0-9.]+ = [0-9]+\.[0-9]{2} [0-9]+\.[0-9]/[0-9]+\.[0-9]/[0-9]+\.[0-9]/[0-9]+\.[0-9] \(BP = [0-9]+\.[0-9]{3} ratio = [0-9]+\.[0-9]{3} hyp_len = [0-9]+ ref_len = [0-9]+\)$'
 run eval --help
 expect_code "eval --help: exit 0" 0
 expect_first_line "eval --help: usage on stdout" "$OUT" "Usage: toytrans eval"
@@ -562,6 +595,12 @@ else
     fail "eval: prints sacreBLEU's BLEU line" "no line matches"
     show "$OUT"
 fi
+if grep -E '^chrF2\|nrefs:1\|case:mixed\|eff:yes\|nc:6\|nw:0\|space:no\|version:toytrans-[0-9.]+ = [0-9]+\.[0-9]{2}$' "$OUT" >/dev/null 2>&1; then
+    pass "eval: prints sacreBLEU's chrF2 line"
+else
+    fail "eval: prints sacreBLEU's chrF2 line" "no line matches"
+    show "$OUT"
+fi
 if grep -E '^exact match: [0-9]+/20 = [0-9]+\.[0-9]{2}%$' "$OUT" >/dev/null 2>&1; then
     pass "eval: prints the exact match over 20 sentences"
 else
@@ -569,6 +608,17 @@ else
     show "$OUT"
 fi
 expect_in "eval: prints the speed" "$OUT" "sentences/s"
+run eval --test "$TMP/t20.tsv" --model "$M" --json
+expect_code "eval --json: exit 0" 0
+if "$CHECK" bleu chrf exact_match sentences references beam seconds constructions <"$OUT" \
+    >"$TMP/check.txt" 2>&1 && [ "$(wc -l <"$OUT")" -eq 1 ]; then
+    pass "eval --json: one valid JSON object with every key"
+else
+    fail "eval --json: one valid JSON object with every key" "$(cat "$TMP/check.txt")"
+    show "$OUT"
+fi
+expect_in "eval --json: BLEU's signature" "$OUT" "\"signature\":\"$SIG_BLEU"
+expect_in "eval --json: chrF's signature" "$OUT" "\"name\":\"chrF2\",\"score\":"
 # Targets that are the model's own translations: every one matches.
 printf 'This is an example\nthe dog is big.\nI see a red car\n' >"$TMP/e3.txt"
 run_in "$TMP/e3.txt" translate --model "$M"
@@ -577,13 +627,22 @@ cp "$OUT" "$TMP/self.txt"
 run eval --test "$TMP/self.tsv" --model "$M"
 expect_in "eval: translations equal to their targets are exact matches" "$OUT" \
     "exact match: 3/3 = 100.00%"
-expect_in "eval: and score BLEU 100" "$OUT" "BLEU = 100.00 100.0/100.0/100.0/100.0 (BP = 1.000"
+expect_in "eval: and score BLEU 100" "$OUT" "$SIG_BLEU"
+expect_in "eval: BLEU 100, every precision 100" "$OUT" " = 100.00 100.0/100.0/100.0/100.0 (BP = 1.000"
+expect_in "eval: and chrF2 100" "$OUT" "$SIG_CHRF"
+if grep -E '^chrF2\|.* = 100\.00$' "$OUT" >/dev/null 2>&1; then
+    pass "eval: chrF2 is 100 for translations equal to their targets"
+else
+    fail "eval: chrF2 is 100 for translations equal to their targets" "no such line"
+    show "$OUT"
+fi
 # --ref lines follow the test file's lines, blank lines included.
 printf 'This is an example\tDas ist ein Beispiel\n\nthe dog is big.\tDer Hund ist gro\303\237.\nI see a red car\tIch sehe ein rotes Auto\n' >"$TMP/real.tsv"
 { sed -n 1p "$TMP/self.txt"; echo; sed -n '2,3p' "$TMP/self.txt"; } >"$TMP/ref4.txt"
 run eval --test "$TMP/real.tsv" --model "$M" --ref "$TMP/ref4.txt"
 expect_code "eval --ref: exit 0" 0
-expect_in "eval --ref: the extra references count" "$OUT" "BLEU = 100.00"
+expect_in "eval --ref: the extra references count" "$OUT" "smooth:exp|version:toytrans-$("$BIN" --version | cut -d' ' -f2) = 100.00"
+expect_in "eval --ref: two reference sets in the signature" "$OUT" "BLEU|nrefs:2|"
 expect_in "eval --ref: exact match is against the target column only" "$OUT" "exact match: 0/3"
 expect_in "eval --ref: two reference sets" "$OUT" "2 reference sets"
 head -3 "$TMP/ref4.txt" >"$TMP/ref3.txt"
@@ -615,6 +674,132 @@ expect_code "eval with a missing --ref file: exit 5" 5
 expect_usage_error "eval without --test" eval --model "$M"
 expect_usage_error "eval --beam 0" eval --test "$TMP/t20.tsv" --model "$M" --beam 0
 expect_usage_error "eval with a positional argument" eval --test "$TMP/t20.tsv" extra
+
+# Comment lines: eval and check skip the same lines, those whose first character is '#'.
+{ echo '# comment lines are skipped by eval and check alike'; sed -n 1p "$TMP/self.tsv";
+  printf '#This is an example\tnot a pair\n'; sed -n '2,3p' "$TMP/self.tsv"; } >"$TMP/comments.tsv"
+run eval --test "$TMP/comments.tsv" --model "$M"
+expect_code "eval with comment lines: exit 0" 0
+expect_in "eval with comment lines: scores the 3 pairs only" "$OUT" "exact match: 3/3 = 100.00%"
+run check "$TMP/comments.tsv" --model "$M"
+expect_code "check on the same file: exit 0" 0
+expect_in "check on the same file: the same 3 cases" "$OUT" "3 passed, 0 failed"
+
+# --hyp-out and --errors: a test set whose second target is wrong.
+{ sed -n 1p "$TMP/self.tsv"; printf 'the dog is big.\tDer Hund ist klein.\n'; sed -n 3p "$TMP/self.tsv"; } \
+    >"$TMP/miss.tsv"
+run eval --test "$TMP/miss.tsv" --model "$M" --hyp-out "$TMP/miss.hyp" --errors
+expect_code "eval --hyp-out --errors: exit 0" 0
+if cmp -s "$TMP/miss.hyp" "$TMP/self.txt"; then
+    pass "eval --hyp-out: the translations, one line per pair, as translate writes them"
+else
+    fail "eval --hyp-out: the translations, one line per pair, as translate writes them" "differ"
+    show "$TMP/miss.hyp"
+fi
+expect_in "eval --errors: counts the misses" "$OUT" "missed exact match: 1 sentence"
+expect_in "eval --errors: names file and line" "$OUT" "  $TMP/miss.tsv:2"
+expect_in "eval --errors: the source" "$OUT" "    source       the dog is big."
+expect_in "eval --errors: the reference" "$OUT" "    reference    Der Hund ist klein."
+expect_in "eval --errors: the translation" "$OUT" "    translation  $(sed -n 2p "$TMP/self.txt")"
+if grep -F "$(sed -n 1p "$TMP/self.txt")" "$OUT" >/dev/null 2>&1; then
+    fail "eval --errors: exact matches are not listed" "the first pair is listed"
+else
+    pass "eval --errors: exact matches are not listed"
+fi
+run bleu "$TMP/miss.hyp" "$TMP/self.txt"
+expect_in "eval --hyp-out: a file that bleu scores" "$OUT" " = 100.00 100.0/100.0/100.0/100.0"
+run eval --test "$TMP/miss.tsv" --model "$M" --errors --json
+if "$CHECK" errors <"$OUT" >"$TMP/check.txt" 2>&1; then
+    pass "eval --errors --json: valid JSON with errors"
+else
+    fail "eval --errors --json: valid JSON with errors" "$(cat "$TMP/check.txt")"
+fi
+expect_in "eval --errors --json: line, source, reference, translation" "$OUT" \
+    '"errors":[{"line":2,"source":"the dog is big.","reference":"Der Hund ist klein.","translation":'
+run eval --test "$TMP/miss.tsv" --model "$M" --hyp-out -
+expect_code "eval --hyp-out -: exit 0" 0
+if [ "$(sed -n '1,3p' "$OUT")" = "$(cat "$TMP/self.txt")" ]; then
+    pass "eval --hyp-out -: the translations first on standard output"
+else
+    fail "eval --hyp-out -: the translations first on standard output" "unexpected"
+    show "$OUT"
+fi
+cp "$TMP/miss.tsv" "$TMP/keep.tsv"
+run eval --test "$TMP/keep.tsv" --model "$M" --hyp-out "$TMP/keep.tsv"
+expect_code "eval --hyp-out onto --test: exit 2" 2
+expect_in "eval --hyp-out onto --test: names both" "$ERR" "is the same file as --test"
+if cmp -s "$TMP/keep.tsv" "$TMP/miss.tsv"; then
+    pass "eval --hyp-out onto --test: the test file is untouched"
+else
+    fail "eval --hyp-out onto --test: the test file is untouched" "changed"
+fi
+run eval --test "$TMP/miss.tsv" --model "$M" --hyp-out "$TMP/nodir/x.hyp"
+expect_code "eval --hyp-out into a missing directory: exit 5" 5
+
+# ---------------------------------------------------------------------------------------
+# bleu: existing translations scored as `sacrebleu REF < HYP` scores them
+
+run bleu --help
+expect_code "bleu --help: exit 0" 0
+expect_first_line "bleu --help: usage on stdout" "$OUT" "Usage: toytrans bleu"
+# The hypotheses the model wrote for t20.tsv's sources, against its targets: the same
+# scores as eval printed for them.
+cut -f1 "$TMP/t20.tsv" >"$TMP/t20.src"
+cut -f2 "$TMP/t20.tsv" >"$TMP/t20.ref"
+run_in "$TMP/t20.src" translate --model "$M"
+cp "$OUT" "$TMP/t20.hyp"
+run eval --test "$TMP/t20.tsv" --model "$M"
+grep -E '^(BLEU|chrF2)\|' "$OUT" >"$TMP/t20.eval"
+run bleu "$TMP/t20.hyp" "$TMP/t20.ref"
+expect_code "bleu: exit 0" 0
+if [ -s "$OUT" ] && cmp -s "$OUT" "$TMP/t20.eval"; then
+    pass "bleu: the same BLEU and chrF2 lines as eval for the same translations"
+else
+    fail "bleu: the same BLEU and chrF2 lines as eval for the same translations" "differ"
+    show "$OUT"
+    show "$TMP/t20.eval"
+fi
+run_in "$TMP/t20.hyp" bleu - "$TMP/t20.ref"
+if cmp -s "$OUT" "$TMP/t20.eval"; then
+    pass "bleu -: reads the hypotheses from standard input"
+else
+    fail "bleu -: reads the hypotheses from standard input" "differ"
+    show "$OUT"
+fi
+# sacreBLEU's README example (two reference sets): its published BLEU line.
+printf 'The dog bit the man.\nIt wasn\047t surprising.\nThe man had just bitten him.\n' >"$TMP/rd.hyp"
+printf 'The dog bit the man.\nIt was not unexpected.\nThe man bit him first.\n' >"$TMP/rd.ref1"
+printf 'The dog had bit the man.\nNo one was surprised.\nThe man had bitten the dog.\n' >"$TMP/rd.ref2"
+run bleu "$TMP/rd.hyp" "$TMP/rd.ref1" "$TMP/rd.ref2"
+expect_code "bleu, two REF files: exit 0" 0
+expect_in "bleu, two REF files: sacreBLEU README's BLEU" "$OUT" \
+    "BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:toytrans-$("$BIN" --version | cut -d' ' -f2) = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)"
+run bleu --json "$TMP/rd.hyp" "$TMP/rd.ref1" "$TMP/rd.ref2"
+if "$CHECK" bleu chrf sentences references <"$OUT" >"$TMP/check.txt" 2>&1; then
+    pass "bleu --json: one valid JSON object with bleu, chrf, sentences, references"
+else
+    fail "bleu --json: one valid JSON object with bleu, chrf, sentences, references" "$(cat "$TMP/check.txt")"
+    show "$OUT"
+fi
+expect_in "bleu --json: sacreBLEU's verbose_score" "$OUT" '"verbose_score":"82.4/50.0/45.5/37.5 (BP = 0.943'
+head -2 "$TMP/rd.ref1" >"$TMP/rd.short"
+run bleu "$TMP/rd.hyp" "$TMP/rd.short"
+expect_code "bleu, a REF of the wrong length: exit 4" 4
+expect_in "bleu, a REF of the wrong length: says both counts" "$ERR" "has 2 lines but $TMP/rd.hyp has 3"
+expect_empty "bleu, a REF of the wrong length: nothing on stdout" "$OUT"
+printf 'x\n\nz\n' >"$TMP/rd.gap"
+run bleu "$TMP/rd.hyp" "$TMP/rd.gap"
+expect_code "bleu, a line without a reference: exit 4" 4
+expect_in "bleu, a line without a reference: names it" "$ERR" "line 2: no reference"
+printf 'a\n\377\n' >"$TMP/rd.bad"
+run bleu "$TMP/rd.bad" "$TMP/rd.short"
+expect_code "bleu, invalid UTF-8: exit 4" 4
+expect_in "bleu, invalid UTF-8: names file and line" "$ERR" "rd.bad:2: "
+run bleu "$TMP/none.hyp" "$TMP/rd.ref1"
+expect_code "bleu, a missing file: exit 5" 5
+expect_usage_error "bleu without REF" bleu "$TMP/rd.hyp"
+expect_usage_error "bleu with REF -" bleu "$TMP/rd.hyp" -
+expect_usage_error "bleu --frobnicate" bleu --frobnicate "$TMP/rd.hyp" "$TMP/rd.ref1"
 
 # ---------------------------------------------------------------------------------------
 # info and plot
@@ -1128,15 +1313,95 @@ if [ -f models/en-de.db ]; then
         show "$OUT"
     fi
     run translate --alignment soft "$SENT"
-    if grep -E '^Das ist ein Beispiel \|\|\|( [01]\.[0-9]{6}(,[01]\.[0-9]{6}){3}){4}$' "$OUT" >/dev/null 2>&1; then
-        pass "translate --alignment soft: 4 rows of 4 weights"
+    # Marian's rows: one per output token, </s> included (5), each a weight per source
+    # token, </s> included (5), so that every row is a distribution that sums to 1.
+    if grep -E '^Das ist ein Beispiel \|\|\|( [0-9.e-]+(,[0-9.e-]+){4}){5}$' "$OUT" >/dev/null 2>&1; then
+        pass "translate --alignment soft: 5 rows of 5 weights, </s> included"
     else
-        fail "translate --alignment soft" "unexpected line"
+        fail "translate --alignment soft: 5 rows of 5 weights, </s> included" "unexpected line"
+        show "$OUT"
+    fi
+    sums=$(sed 's/.*||| //' "$OUT" | tr ' ' '\n' | awk -F, '{ s = 0; for (i = 1; i <= NF; i++) s += $i;
+        if (s < 0.9999 || s > 1.0001) bad++ } END { print NR, bad + 0 }')
+    if [ "$sums" = "5 0" ]; then
+        pass "translate --alignment soft: every row sums to 1"
+    else
+        fail "translate --alignment soft: every row sums to 1" "rows, rows off: $sums"
+        show "$OUT"
+    fi
+    run translate --alignment soft --beam 3 --prefix "Das ist" "$SENT"
+    expect_code "translate --alignment soft --prefix: exit 0" 0
+    if grep -E '^Das ist ein Beispiel \|\|\|( [0-9.e-]+(,[0-9.e-]+){4}){5}$' "$OUT" >/dev/null 2>&1; then
+        pass "translate --alignment soft --prefix: forced tokens have rows too"
+    else
+        fail "translate --alignment soft --prefix: forced tokens have rows too" "unexpected line"
         show "$OUT"
     fi
     expect_usage_error "translate --alignment maybe" translate --alignment maybe "$SENT"
     expect_usage_error "translate --alignment with --json" translate --alignment hard --json "$SENT"
     expect_usage_error "translate --head 4" translate --alignment hard --head 4 "$SENT"
+
+    # --n-best N: Marian's n-best lines, best first; the first is the beam's output.
+    run translate --beam 4 "$SENT" "I see the dog"
+    cp "$OUT" "$TMP/beam4.out"
+    run translate --n-best 4 "$SENT" "I see the dog"
+    expect_code "translate --n-best 4: exit 0" 0
+    if [ "$(wc -l <"$OUT")" -eq 8 ] &&
+        ! grep -v -E '^[01] \|\|\| [^|]* \|\|\| F0= -?[0-9.e+-]+ \|\|\| -?[0-9.e+-]+$' "$OUT" >/dev/null; then
+        pass "translate --n-best 4: 4 lines per input, 'INDEX ||| TEXT ||| F0= X ||| SCORE'"
+    else
+        fail "translate --n-best 4: 4 lines per input, 'INDEX ||| TEXT ||| F0= X ||| SCORE'" "unexpected"
+        show "$OUT"
+    fi
+    first=$(grep '^0 ' "$OUT" | head -1 | sed 's/^0 ||| //; s/ ||| F0=.*//')
+    second=$(grep '^1 ' "$OUT" | head -1 | sed 's/^1 ||| //; s/ ||| F0=.*//')
+    if [ "$first" = "$(sed -n 1p "$TMP/beam4.out")" ] && [ "$second" = "$(sed -n 2p "$TMP/beam4.out")" ]; then
+        pass "translate --n-best: each input's first line is the beam's translation"
+    else
+        fail "translate --n-best: each input's first line is the beam's translation" "'$first', '$second'"
+        show "$TMP/beam4.out"
+    fi
+    if awk -F' \\|\\|\\| ' '{ sub(/^F0= /, "", $3); n = $1;
+            if (n == last && $4 > prev + 1e-9) bad++; last = n; prev = $4;
+            if ($3 > 1e-9 || $4 > 1e-9) bad++ }
+            END { exit bad > 0 }' "$OUT"; then
+        pass "translate --n-best: scores are log-probabilities, best first"
+    else
+        fail "translate --n-best: scores are log-probabilities, best first" "out of order"
+        show "$OUT"
+    fi
+    run translate --n-best 2 --alignment hard "$SENT"
+    if [ "$(wc -l <"$OUT")" -eq 2 ] && grep -E '^0 \|\|\| Das ist ein Beispiel \|\|\| [0-9]+-0 [0-9]+-1 [0-9]+-2 [0-9]+-3 \|\|\| F0= ' "$OUT" >/dev/null; then
+        pass "translate --n-best --alignment: the alignment after the translation, as Marian"
+    else
+        fail "translate --n-best --alignment: the alignment after the translation, as Marian" "unexpected"
+        show "$OUT"
+    fi
+    expect_usage_error "translate --n-best wider than --beam" translate --n-best 3 --beam 2 "$SENT"
+    expect_usage_error "translate --n-best with --json" translate --n-best 2 --json "$SENT"
+    expect_usage_error "translate --n-best 0" translate --n-best 0 "$SENT"
+
+    # --max-length-crop (Marian's): a line over max_len (40, </s> included) is cut to its
+    # first 39 tokens, translated as those tokens alone would be, and said so on stderr.
+    S39=$(printf 'the dog is big and %.0s' 1 2 3 4 5 6 7 8 | cut -d' ' -f1-39)
+    S50="$S39 the cat is small and the dog is big and the"
+    run translate "$S50"
+    expect_code "translate, a line over max_len: exit 4" 4
+    run translate "$S39"
+    cp "$OUT" "$TMP/s39.out"
+    run translate --max-length-crop "$S50"
+    expect_code "translate --max-length-crop: exit 0" 0
+    if [ -s "$OUT" ] && cmp -s "$OUT" "$TMP/s39.out"; then
+        pass "translate --max-length-crop: the translation of the first 39 tokens"
+    else
+        fail "translate --max-length-crop: the translation of the first 39 tokens" "differs"
+        show "$OUT"
+        show "$TMP/s39.out"
+    fi
+    expect_in "translate --max-length-crop: says so on stderr" "$ERR" \
+        "argument 1: 50 tokens, more than the model's max_len of 40 takes: translated the first 39"
+    run translate --max-length-crop "$S39"
+    expect_empty "translate --max-length-crop, a line that fits: no warning" "$ERR"
 fi
 
 # ---------------------------------------------------------------------------------------

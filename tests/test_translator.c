@@ -18,6 +18,7 @@
 #include "status.h"
 #include "translator.h"
 
+#include <math.h>
 #include <string.h>
 
 #define MAX_LEN 8
@@ -404,6 +405,70 @@ static void test_translator_coverage(void **state)
     model_free(&m);
 }
 
+/* The n-best list: best first by score per token; hypothesis 0 is exactly what
+ * translator_run returned (text and recorded log-probabilities); each log-probability is
+ * the sum of its recorded steps; greedy decoding keeps a list only when asked. */
+static void test_translator_n_best_first_is_the_beam_output(void **state)
+{
+    (void)state;
+    Model m;
+    build_model(&m, 4);
+    set_tensor(&m, "generator.bias", 0.0f); /* no favourite: the hypotheses compete */
+    Translator tr;
+    const TranslatorOptions o = {.beam = 4, .n_best = 1};
+    init_ok(&tr, &m, &o);
+    TranslatorResult r;
+    run_ok(&tr, "the dog is big", &r);
+    char best[256];
+    snprintf(best, sizeof best, "%s", r.text);
+    const int n = r.t->n;
+    float best_lp[MAX_LEN];
+    memcpy(best_lp, r.t->logprob, sizeof(float) * (size_t)n);
+    const int k = translator_n_best(&tr);
+    assert_true(k >= 2 && k <= 4);
+    double prev = INFINITY;
+    char err[200];
+    for (int i = 0; i < k; i++) {
+        TranslatorResult h;
+        double lp, sc;
+        assert_int_equal(translator_hypothesis(&tr, i, &h, &lp, &sc, err, sizeof err), TT_OK);
+        double sum = 0.0;
+        for (int j = 0; j < h.t->n; j++)
+            sum += (double)h.t->logprob[j];
+        assert_float_equal(lp, sum, 1e-4);
+        assert_float_equal(sc, lp / h.t->n, 1e-12);
+        assert_true(sc <= prev);
+        prev = sc;
+        if (i == 0) {
+            assert_string_equal(h.text, best);
+            assert_int_equal(h.t->n, n);
+            assert_memory_equal(h.t->logprob, best_lp, sizeof(float) * (size_t)n);
+        }
+    }
+    TranslatorResult h;
+    double lp, sc;
+    assert_int_equal(translator_hypothesis(&tr, k, &h, &lp, &sc, err, sizeof err), TT_EINVAL);
+    assert_int_equal(translator_hypothesis(&tr, -1, &h, &lp, &sc, err, sizeof err), TT_EINVAL);
+    run_ok(&tr, "", &r); /* an empty sentence keeps no list */
+    assert_int_equal(translator_n_best(&tr), 0);
+    translator_free(&tr);
+
+    const TranslatorOptions greedy = {.beam = 1};
+    init_ok(&tr, &m, &greedy);
+    run_ok(&tr, "the dog is big", &r);
+    snprintf(best, sizeof best, "%s", r.text);
+    assert_int_equal(translator_n_best(&tr), 0);
+    translator_free(&tr);
+    const TranslatorOptions greedy_list = {.beam = 1, .n_best = 1};
+    init_ok(&tr, &m, &greedy_list);
+    run_ok(&tr, "the dog is big", &r);
+    assert_int_equal(translator_n_best(&tr), 1);
+    assert_int_equal(translator_hypothesis(&tr, 0, &h, &lp, &sc, err, sizeof err), TT_OK);
+    assert_string_equal(h.text, best);
+    translator_free(&tr);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -419,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_translator_function_words),
         cmocka_unit_test(test_translator_unknown_words_and_names),
         cmocka_unit_test(test_translator_coverage),
+        cmocka_unit_test(test_translator_n_best_first_is_the_beam_output),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

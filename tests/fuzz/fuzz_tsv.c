@@ -120,6 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     TsvReader plain; /* the same file without labels */
     FUZZ_ASSERT(tsv_open(&plain, tsv_path, err, sizeof err) == TT_OK);
     r.labels = 1;
+    /* Comment lines skipped, as evalset reads a test set (compared below). */
+    r.comments = plain.comments = 1;
     long ok = 0, bad = 0, last_line = 0, calls = 0;
     int rc;
     TsvPair pair, plain_pair;
@@ -139,6 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     r.next_offset <= (long)tsv_size);
         if (rc == TT_OK) {
             FUZZ_ASSERT(pair.line_no == r.line_no);
+            FUZZ_ASSERT(!tsv_is_comment(pair.src, pair.src_len));
             check_pair(&pair);
             ok++;
         } else {
@@ -161,6 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(s.n == (size_t)ok && s.bad_lines == bad && s.lines == lines && s.n_refs == 1);
     FUZZ_ASSERT(tsv_open(&r, tsv_path, err, sizeof err) == TT_OK);
     r.labels = 1;
+    r.comments = 1;
     size_t i = 0;
     while ((rc = tsv_next(&r, &pair, err, sizeof err)) != TSV_END) {
         if (rc != TT_OK)
