@@ -76,7 +76,7 @@ int cli_check(int argc, char **argv)
             check_usage(stdout);
             return TT_EXIT_OK;
         default:
-            return cli_bad_option("check", c, argv);
+            return cli_bad_option_in("check", c, argv, LONG_OPTS);
         }
     }
     if (optind != argc - 1)

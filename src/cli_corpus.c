@@ -108,7 +108,7 @@ static int corpus_parse(CorpusOptions *opts, int argc, char **argv)
             corpus_usage(stdout);
             return -1;
         default:
-            return cli_bad_option("corpus", c, argv);
+            return cli_bad_option_in("corpus", c, argv, LONG_OPTS);
         }
     }
     if (optind < argc)

@@ -464,7 +464,7 @@ int cli_info(int argc, char **argv)
             info_usage(stdout);
             return TT_EXIT_OK;
         default:
-            return cli_bad_option("info", c, argv);
+            return cli_bad_option_in("info", c, argv, LONG_OPTS);
         }
     }
     if (optind < argc)

@@ -120,7 +120,7 @@ int cli_init(int argc, char **argv)
             init_usage(stdout);
             return TT_EXIT_OK;
         default:
-            return cli_bad_option("init", opt, argv);
+            return cli_bad_option_in("init", opt, argv, LONG_OPTS);
         }
         if (field) {
             if ((rc = cli_parse_long("init", name, optarg, lo, hi, &v)))

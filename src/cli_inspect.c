@@ -175,7 +175,7 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
             inspect_usage(stdout);
             return -1;
         default:
-            return cli_bad_option("inspect", c, argv);
+            return cli_bad_option_in("inspect", c, argv, LONG_OPTS);
         }
     }
     if ((o->svg_path || o->html_path) && argc - optind != 1)

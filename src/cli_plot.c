@@ -155,7 +155,7 @@ int cli_plot(int argc, char **argv)
             plot_usage(stdout);
             return TT_EXIT_OK;
         default:
-            return cli_bad_option("plot", c, argv);
+            return cli_bad_option_in("plot", c, argv, LONG_OPTS);
         }
     }
     if (optind < argc)

@@ -105,7 +105,7 @@ int cli_tokenize(int argc, char **argv)
             tokenize_usage(stdout);
             return TT_EXIT_OK;
         default:
-            return cli_bad_option("tokenize", c, argv);
+            return cli_bad_option_in("tokenize", c, argv, LONG_OPTS);
         }
     }
 

@@ -140,7 +140,7 @@ static int trace_parse(TraceOptions *opts, int argc, char **argv)
             trace_usage(stdout);
             return -1;
         default:
-            return cli_bad_option("trace", c, argv);
+            return cli_bad_option_in("trace", c, argv, LONG_OPTS);
         }
     }
     if (optind < argc)

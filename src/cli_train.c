@@ -232,7 +232,7 @@ int cli_train(int argc, char **argv)
             train_usage(stdout);
             return TT_EXIT_OK;
         default:
-            return cli_bad_option("train", c, argv);
+            return cli_bad_option_in("train", c, argv, LONG_OPTS);
         }
         if (field) {
             if ((rc = cli_parse_long("train", name, optarg, lo, hi, &v)))

@@ -127,7 +127,7 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
             vocab_usage(stdout);
             return -1;
         default:
-            return cli_bad_option("vocab", c, argv);
+            return cli_bad_option_in("vocab", c, argv, LONG_OPTS);
         }
     }
     if (optind < argc)

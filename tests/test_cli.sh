@@ -92,6 +92,21 @@ expect_in "misspelled option: did you mean" "$ERR" "unknown option '--beem'; did
 expect_empty "misspelled option: nothing on stdout" "$OUT"
 run eval --tset x.tsv
 expect_in "eval, misspelled option: did you mean" "$ERR" "did you mean '--test'?"
+# Every command suggests: one misspelled option of each.
+for pair in "train --epohcs:--epochs" "inspect --jsn:--json" "vocab --min-cuont:--min-count" \
+    "init --d-modle:--d-model" "check --goldne:--golden" "info --modle:--model" \
+    "plot --widht:--width" "tokenize --lnag:--lang" "trace --variantt:--variant" \
+    "corpus --out-dri:--out-dir"; do
+    args=${pair%%:*}
+    want=${pair#*:}
+    # shellcheck disable=SC2086
+    run $args 1
+    if [ "$CODE" -eq 2 ] && grep -qF "did you mean '$want'?" "$ERR"; then
+        pass "$args: exit 2, did you mean '$want'"
+    else
+        fail "$args: did you mean '$want'" "exit $CODE: $(head -c 120 "$ERR")"
+    fi
+done
 run translate --frobnicate
 expect_in "an option far from every option: no suggestion" "$ERR" "unknown option '--frobnicate'
 Try"
