@@ -289,12 +289,30 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
     return TT_OK;
 }
 
+/* Row q of the encoder's self-attention in layer l (S source positions): the chosen
+ * head, or the heads' mean (summed in double). */
+static void encoder_row(const InspectRun *run, int l, int q, int S, float *out)
+{
+    const int H = run->m->config.n_heads;
+    const float *attn = translator_encoder_attention(&run->tr); /* (L, H, S, S) */
+    for (int k = 0; k < S; k++) {
+        const float *w = attn + (((size_t)l * H) * S + q) * S + k; /* head 0 */
+        if (run->o->head != HEATMAP_HEAD_MEAN) {
+            out[k] = w[(size_t)run->o->head * S * S];
+            continue;
+        }
+        double sum = 0.0;
+        for (int h = 0; h < H; h++)
+            sum += w[(size_t)h * S * S];
+        out[k] = (float)(sum / H);
+    }
+}
+
 /* The encoder's self-attention heatmaps, for the chosen layers. */
 static int inspect_encoder(InspectRun *run, const TranslatorResult *r)
 {
     const ModelConfig *c = &run->m->config;
     const int L = c->n_encoder_layers, H = c->n_heads, S = r->t->S, N = run->cap;
-    const float *attn = translator_encoder_attention(&run->tr); /* (L, H, S, S) */
     for (int j = 0; j < S; j++)
         run->labels[j] = r->src_labels[j];
     const HeatmapOptions ho = {
@@ -311,20 +329,8 @@ static int inspect_encoder(InspectRun *run, const TranslatorResult *r)
         char title[128];
         inspect_title(title, sizeof title, "encoder", l, L, run->o->head, H);
         printf("\nencoder self-attention: each source token over the others (%s)\n", title);
-        for (int q = 0; q < S; q++) {
-            float *row = run->rows + (size_t)q * N;
-            for (int k = 0; k < S; k++) {
-                const float *w = attn + (((size_t)l * H) * S + q) * S + k; /* head 0 */
-                if (run->o->head != HEATMAP_HEAD_MEAN) {
-                    row[k] = w[(size_t)run->o->head * S * S];
-                    continue;
-                }
-                double s = 0.0;
-                for (int h = 0; h < H; h++)
-                    s += w[(size_t)h * S * S];
-                row[k] = (float)(s / H);
-            }
-        }
+        for (int q = 0; q < S; q++)
+            encoder_row(run, l, q, S, run->rows + (size_t)q * N);
         int rc = heatmap_print(stdout, run->rows, S, S, N, &ho);
         if (rc != TT_OK)
             return rc;
@@ -440,19 +446,7 @@ static void fill_self(const InspectRun *run, const TranslatorResult *r, int l, i
 static void fill_encoder(const InspectRun *run, const TranslatorResult *r, int l, int q,
                          float *out)
 {
-    const int H = run->m->config.n_heads, S = r->t->S;
-    const float *attn = translator_encoder_attention(&run->tr); /* (L, H, S, S) */
-    for (int k = 0; k < S; k++) {
-        const float *w = attn + (((size_t)l * H) * S + q) * S + k; /* head 0 */
-        if (run->o->head != HEATMAP_HEAD_MEAN) {
-            out[k] = w[(size_t)run->o->head * S * S];
-            continue;
-        }
-        double sum = 0.0;
-        for (int h = 0; h < H; h++)
-            sum += w[(size_t)h * S * S];
-        out[k] = (float)(sum / H);
-    }
+    encoder_row(run, l, q, r->t->S, out);
 }
 
 /* What the report shows, as one JSON object on one line. */
