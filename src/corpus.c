@@ -16,6 +16,7 @@
  */
 #include "corpus.h"
 
+#include "fnv.h"
 #include "status.h"
 
 #include <assert.h>
@@ -1926,9 +1927,7 @@ static uint64_t core_key(const char *en)
 {
     char core[CORPUS_TEXT_MAX * 2];
     corpus_core(core, sizeof core, en);
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (const unsigned char *p = (const unsigned char *)core; *p; p++)
-        h = (h ^ *p) * UINT64_C(0x100000001b3);
+    const uint64_t h = fnv1a64_add(FNV1A64_OFFSET, core, strlen(core));
     return h ? h : 1;
 }
 

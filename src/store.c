@@ -16,6 +16,7 @@
 #define _DEFAULT_SOURCE /* flock(2) */
 #include "store.h"
 
+#include "fnv.h"
 #include "status.h"
 
 #include <errno.h>
@@ -847,7 +848,7 @@ static int content_checksum(Store *s, uint64_t *out, char *err, size_t errlen)
         "SELECT lang, id, vector FROM embedding ORDER BY lang, id",
         "SELECT name, shape, data FROM tensor ORDER BY name",
     };
-    uint64_t h = 0xcbf29ce484222325u;
+    uint64_t h = FNV1A64_OFFSET;
     int rc = TT_OK;
     for (size_t q = 0; rc == TT_OK && q < sizeof QUERIES / sizeof QUERIES[0]; q++) {
         sqlite3_stmt *st = NULL;
@@ -860,9 +861,9 @@ static int content_checksum(Store *s, uint64_t *out, char *err, size_t errlen)
                                              ? sqlite3_column_blob(st, c)
                                              : sqlite3_column_text(st, c);
                 const int n = sqlite3_column_bytes(st, c);
-                for (int k = 0; p && k < n; k++)
-                    h = (h ^ p[k]) * 0x100000001b3u;
-                h *= 0x100000001b3u; /* the zero byte after each value */
+                if (p && n > 0)
+                    h = fnv1a64_add(h, p, (size_t)n);
+                h *= FNV1A64_PRIME; /* the zero byte after each value */
             }
             sqlrc = SQLITE_OK;
         }

@@ -7,6 +7,7 @@
  */
 #include "vocab.h"
 
+#include "fnv.h"
 #include "outfile.h"
 #include "status.h"
 #include "tokenizer.h"
@@ -21,12 +22,7 @@ const char *const VOCAB_SPECIAL[VOCAB_N_SPECIAL] = {"<pad>", "<unk>", "<s>", "</
 
 static uint64_t hash_str(const char *s)
 {
-    uint64_t h = 1469598103934665603u;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211u;
-    }
-    return h;
+    return fnv1a64_add(FNV1A64_OFFSET, s, strlen(s));
 }
 
 static char *dup_str(const char *s)
@@ -304,18 +300,11 @@ int vocab_write_tsv(const Vocab *v, const char *path, char *err, size_t errlen)
  * Counting a corpus
  */
 
-static uint64_t fnv_add(uint64_t h, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    return h;
-}
-
 int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabCounter *tgt,
                        CorpusCount *out, FILE *report, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    out->checksum = 1469598103934665603u;
+    out->checksum = FNV1A64_OFFSET;
     TsvReader r;
     int rc = tsv_open(&r, path, err, errlen);
     if (rc != TT_OK)
@@ -337,10 +326,10 @@ int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabC
             snprintf(err, errlen, "%s", line_err);
             break;
         }
-        out->checksum = fnv_add(out->checksum, p.src, p.src_len);
-        out->checksum = fnv_add(out->checksum, "\t", 1);
-        out->checksum = fnv_add(out->checksum, p.tgt, p.tgt_len);
-        out->checksum = fnv_add(out->checksum, "\n", 1);
+        out->checksum = fnv1a64_add(out->checksum, p.src, p.src_len);
+        out->checksum = fnv1a64_add(out->checksum, "\t", 1);
+        out->checksum = fnv1a64_add(out->checksum, p.tgt, p.tgt_len);
+        out->checksum = fnv1a64_add(out->checksum, "\n", 1);
         const struct { const char *text; size_t len; TokLang lang; VocabCounter *c; } side[2] = {
             {p.src, p.src_len, TOK_SRC, src}, {p.tgt, p.tgt_len, TOK_TGT, tgt}};
         TokError te;

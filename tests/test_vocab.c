@@ -209,6 +209,35 @@ static void test_vocab_write_tsv(void **state)
     vocab_free(&v);
 }
 
+/* The corpus checksum recorded in a model's provenance is FNV-1a 64 over the pairs as
+ * "src TAB tgt LF". The expected value was computed independently, in Python:
+ *   h = 0xcbf29ce484222325
+ *   for b in b"the dog\tder Hund\n": h = ((h ^ b) * 0x100000001b3) % 2**64
+ * giving 0x4a49eb029a60e9c5. */
+static void test_vocab_corpus_checksum_is_fnv1a(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/toytrans-vocab-XXXXXX", path[64], err[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/c.tsv", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("the dog\tder Hund\n", f);
+    fclose(f);
+    VocabCounter src, tgt;
+    vocab_counter_init(&src);
+    vocab_counter_init(&tgt);
+    CorpusCount count;
+    assert_int_equal(vocab_count_corpus(path, 0, &src, &tgt, &count, NULL, err, sizeof err),
+                     TT_OK);
+    assert_int_equal(count.pairs, 1);
+    assert_true(count.checksum == UINT64_C(0x4a49eb029a60e9c5));
+    vocab_counter_free(&tgt);
+    vocab_counter_free(&src);
+    remove(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_vocab_from_tokens_checks),
         cmocka_unit_test(test_vocab_from_tokens_refuses_tokens_the_tokenizer_cannot_make),
         cmocka_unit_test(test_vocab_write_tsv),
+        cmocka_unit_test(test_vocab_corpus_checksum_is_fnv1a),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
