@@ -281,7 +281,7 @@ static void print_size(const ModelInfo *mi)
     put_safe(c->src_lang);
     printf("), %s target (", grouped(b, sizeof b, mi->v_tgt));
     put_safe(c->tgt_lang);
-    puts(") tokens, 4 of each reserved");
+    printf(") tokens, %d of each reserved\n", VOCAB_N_SPECIAL);
     label("file");
     if (mi->file_bytes >= 0)
         printf("%s bytes (%s)", grouped(a, sizeof a, mi->file_bytes),

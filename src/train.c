@@ -282,17 +282,20 @@ typedef struct {
     int *perm;    /* (n_batches) this epoch's batch order */
 } Batches;
 
-static const Pairs *g_sort_pairs; /* only during qsort below; see batches_make */
+/* A pair's sort key: by target length, then source length, then index (a total order,
+ * so qsort's result does not depend on its algorithm). */
+typedef struct {
+    int tgt_len, src_len, index;
+} LengthKey;
 
 static int by_length(const void *a, const void *b)
 {
-    const int i = *(const int *)a, j = *(const int *)b;
-    const Pairs *p = g_sort_pairs;
-    if (p->tgt_len[i] != p->tgt_len[j])
-        return p->tgt_len[i] - p->tgt_len[j];
-    if (p->src_len[i] != p->src_len[j])
-        return p->src_len[i] - p->src_len[j];
-    return i - j;
+    const LengthKey *x = a, *y = b;
+    if (x->tgt_len != y->tgt_len)
+        return x->tgt_len - y->tgt_len;
+    if (x->src_len != y->src_len)
+        return x->src_len - y->src_len;
+    return x->index - y->index;
 }
 
 static void batches_free(Batches *b)
@@ -314,13 +317,18 @@ static int batches_make(Batches *b, const Pairs *p, int batch)
         batches_free(b);
         return TT_ENOMEM;
     }
+    /* qsort has no context argument in C11: the keys carry what the order needs. */
+    LengthKey *keys = malloc(sizeof *keys * (size_t)(p->n ? p->n : 1));
+    if (!keys) {
+        batches_free(b);
+        return TT_ENOMEM;
+    }
     for (int i = 0; i < p->n; i++)
-        b->order[i] = i;
-    /* qsort has no context argument in C11; the comparator reads the pairs through a
-     * file-scope pointer set only for this call (single-threaded here). */
-    g_sort_pairs = p;
-    qsort(b->order, (size_t)p->n, sizeof(int), by_length);
-    g_sort_pairs = NULL;
+        keys[i] = (LengthKey){p->tgt_len[i], p->src_len[i], i};
+    qsort(keys, (size_t)p->n, sizeof *keys, by_length);
+    for (int i = 0; i < p->n; i++)
+        b->order[i] = keys[i].index;
+    free(keys);
     for (int k = 0; k <= b->n_batches; k++)
         b->start[k] = k * batch < p->n ? k * batch : p->n;
     return TT_OK;
