@@ -703,7 +703,9 @@ static void layer_case_open(LayerCase *c, int dec, Rng *rng)
     c->out = malloc(sizeof(float) * (size_t)c->rows * (D > c->ctx.V ? D : c->ctx.V));
     c->r = rand_array(rng, (size_t)c->rows * D, -1.0f, 1.0f);
     c->labels = malloc(sizeof(int) * LAYER_B * LAYER_T);
-    c->relu_base = malloc(sizeof(float) * (size_t)c->rows * c->ctx.F);
+    /* Zeroed: the first passes (layer_clear_kinks) compare against it before the
+     * unperturbed pass fills it; each entry's check resets the flag anyway. */
+    c->relu_base = calloc((size_t)c->rows * c->ctx.F, sizeof(float));
     assert_true(c->out && c->labels && c->relu_base);
     for (int i = 0; i < LAYER_B * LAYER_T; i++)
         c->labels[i] = (int)(rng_next_u32(rng) % (uint32_t)c->ctx.V);
