@@ -250,7 +250,8 @@ typedef struct {
 static void train_tick(void *ctx, const TrainProgress *p)
 {
     TrainClock *c = ctx;
-    if (p->valid || p->note)
+    /* Only the per-step reports carry the run's clock; the final one has none. */
+    if (p->valid || p->note || p->final)
         return;
     const double tokens = p->tokens_per_second * p->seconds;
     if (p->step == c->warmup_steps)
