@@ -81,13 +81,24 @@ void layernorm_backward_params(float *dw, float *db, const float *dout, const fl
                                const float *mean, const float *rstd, int N, int D, int k0,
                                int k1)
 {
-    for (int i = 0; i < N; i++) {
-        const float *xi = x + (size_t)i * D, *gi = dout + (size_t)i * D;
-        const float mu = mean[i], r = rstd[i];
-        for (int k = k0; k < k1; k++) {
-            const float xhat = (xi[k] - mu) * r;
-            dw[k] += gi[k] * xhat;
-            db[k] += gi[k];
+    /* Columns a block at a time, summed in locals and added once: a caller's threads
+     * take neighbouring column ranges, which may share a cache line of dw and db. */
+    enum { BLOCK = 16 };
+    for (int b0 = k0; b0 < k1; b0 += BLOCK) {
+        const int nb = k1 - b0 < BLOCK ? k1 - b0 : BLOCK;
+        float aw[BLOCK] = {0}, ab[BLOCK] = {0};
+        for (int i = 0; i < N; i++) {
+            const float *xi = x + (size_t)i * D + b0, *gi = dout + (size_t)i * D + b0;
+            const float mu = mean[i], r = rstd[i];
+            for (int k = 0; k < nb; k++) {
+                const float xhat = (xi[k] - mu) * r;
+                aw[k] += gi[k] * xhat;
+                ab[k] += gi[k];
+            }
+        }
+        for (int k = 0; k < nb; k++) {
+            dw[b0 + k] += aw[k];
+            db[b0 + k] += ab[k];
         }
     }
 }

@@ -129,6 +129,15 @@ void net_acts_free(NetActs *a)
     memset(a, 0, sizeof *a);
 }
 
+/* A cache line, in floats. */
+#define SLOT_ALIGN_FLOATS 16
+
+/* size floats rounded up to whole cache lines. */
+static size_t slot_floats(size_t size)
+{
+    return (size + SLOT_ALIGN_FLOATS - 1) / SLOT_ALIGN_FLOATS * SLOT_ALIGN_FLOATS;
+}
+
 int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
 {
     memset(a, 0, sizeof *a);
@@ -141,11 +150,18 @@ int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
     if (!specs)
         return TT_ENOMEM;
     net_acts_layout(a, m, B, S, T, dropout, specs, n);
+    /* Every slot starts on a cache line of its own, so that tasks writing neighbouring
+     * columns of one row (the heads of a sentence) never share a line across slots or
+     * within one: a head's columns are D/H floats, a multiple of SLOT_ALIGN_FLOATS for
+     * the shapes that matter (and merely slower otherwise). */
     size_t total = 0;
     for (int i = 0; i < n; i++)
-        total += specs[i].rows * specs[i].cols;
+        total += slot_floats(specs[i].rows * specs[i].cols);
+    a->block = aligned_alloc(SLOT_ALIGN_FLOATS * sizeof(float),
+                             (total ? total : SLOT_ALIGN_FLOATS) * sizeof(float));
     /* Zeroed: padding rows that no layer writes hold zeros, not stale bits. */
-    a->block = calloc(total ? total : 1, sizeof(float));
+    if (a->block)
+        memset(a->block, 0, (total ? total : SLOT_ALIGN_FLOATS) * sizeof(float));
     a->lse = malloc(sizeof(double) * (size_t)B * T);
     a->loss = malloc(sizeof(double) * (size_t)B);
     if (!a->block || !a->lse || !a->loss) {
@@ -157,7 +173,7 @@ int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
     for (int i = 0; i < n; i++) {
         const size_t size = specs[i].rows * specs[i].cols;
         *specs[i].slot = size ? a->block + off : NULL;
-        off += size;
+        off += slot_floats(size);
     }
     free(specs);
     a->B = B;
@@ -219,12 +235,18 @@ static void linear_backward_task(void *ctx, int task)
     const int n0 = (task - j->row_tasks) * DW_ROWS_PER_TASK;
     const int nn = j->N - n0 < DW_ROWS_PER_TASK ? j->N - n0 : DW_ROWS_PER_TASK;
     kernel_matmul_tn_acc(j->dw + (size_t)n0 * j->K, j->dy + n0, j->N, j->x, j->M, nn, j->K);
-    if (j->db)
+    if (j->db) {
+        /* Summed here and added once, since the neighbouring task's part of db may share
+         * its cache line; each sum runs over the rows in order, whatever the threads. */
+        float acc[DW_ROWS_PER_TASK] = {0};
         for (int i = 0; i < j->M; i++) {
             const float *dyi = j->dy + (size_t)i * j->N + n0;
             for (int n = 0; n < nn; n++)
-                j->db[n0 + n] += dyi[n];
+                acc[n] += dyi[n];
         }
+        for (int n = 0; n < nn; n++)
+            j->db[n0 + n] += acc[n];
+    }
 }
 
 /* The backward pass of linear_forward (without ReLU), accumulating:
