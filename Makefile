@@ -108,6 +108,7 @@ CLI_SRC = \
 TESTS = \
     test_kernel \
     test_rng \
+    test_pool \
     test_store \
     test_corpus \
     test_grammar \
