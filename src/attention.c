@@ -8,6 +8,7 @@
  */
 #include "attention.h"
 
+#include "clones.h"
 #include "kernel.h"
 #include "status.h"
 
@@ -20,6 +21,7 @@ static int attn_view_ok(AttnView view, int width)
     return view.data != NULL && view.ld >= width;
 }
 
+KERNEL_CLONES
 int attention_head_forward(float *ctx, int ld_ctx, float *weights, float *scores,
                            AttnView q, AttnView k, AttnView v, const AttnShape *s)
 {
@@ -67,6 +69,7 @@ int attention_head_forward(float *ctx, int ld_ctx, float *weights, float *scores
     return TT_OK;
 }
 
+KERNEL_CLONES
 void attention_head_backward(float *dq, int ld_dq, float *dk, int ld_dk, float *dv, int ld_dv,
                              float *dscores, AttnView dctx, const float *weights, AttnView q,
                              AttnView k, AttnView v, const AttnShape *s)

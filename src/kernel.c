@@ -30,25 +30,12 @@
  */
 #include "kernel.h"
 
+#include "clones.h"
+
 #include <assert.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
-
-/* Clang before 15 emits target_clones functions without a symbol under their own name
- * (calls from other files do not link), so it builds the portable kernels. */
-#if defined(__clang__) && __clang_major__ < 15 && !defined(TOYTRANS_NO_CLONES)
-#define TOYTRANS_NO_CLONES 1
-#endif
-#if defined(__x86_64__) && defined(__has_attribute) && !defined(TOYTRANS_NO_CLONES)
-#if __has_attribute(target_clones)
-#define KERNEL_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#define KERNEL_HAS_CLONES 1
-#endif
-#endif
-#ifndef KERNEL_CLONES
-#define KERNEL_CLONES
-#endif
 
 const char *kernel_variant(void)
 {

@@ -6,6 +6,7 @@
  */
 #include "layers.h"
 
+#include "clones.h"
 #include "kernel.h"
 
 #include <assert.h>
@@ -13,6 +14,7 @@
 #include <stddef.h>
 #include <string.h>
 
+KERNEL_CLONES
 void layernorm_forward(float *out, const float *x, const float *w, const float *b, int N, int D,
                        float eps)
 {
@@ -35,6 +37,7 @@ void layernorm_forward(float *out, const float *x, const float *w, const float *
     }
 }
 
+KERNEL_CLONES
 void layernorm_forward_cache(float *out, float *mean, float *rstd, const float *x, const float *w,
                              const float *b, int N, int D, float eps)
 {
@@ -55,6 +58,7 @@ void layernorm_forward_cache(float *out, float *mean, float *rstd, const float *
 
 /* With x̂ = (x − μ)·r and g = dout·w:
  *   dx = r · (g − mean(g) − x̂ · mean(g · x̂)). */
+KERNEL_CLONES
 void layernorm_backward_dx(float *dx, const float *dout, const float *x, const float *w,
                            const float *mean, const float *rstd, int N, int D)
 {
@@ -77,6 +81,7 @@ void layernorm_backward_dx(float *dx, const float *dout, const float *x, const f
     }
 }
 
+KERNEL_CLONES
 void layernorm_backward_params(float *dw, float *db, const float *dout, const float *x,
                                const float *mean, const float *rstd, int N, int D, int k0,
                                int k1)
