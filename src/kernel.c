@@ -445,13 +445,36 @@ void kernel_relu_backward(float *dx, const float *y, size_t n)
 }
 
 KERNEL_CLONES
-void kernel_adamw(float *x, const float *g, float *m, float *v, size_t n, float b1, float b2,
-                  float ic1, float ic2, float eps, float lr, float decay)
+double kernel_scale_sumsq(float *g, size_t n, float scale)
+{
+    assert(g || n == 0);
+    double s[8] = {0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) {
+            g[i + l] *= scale;
+            s[l] += (double)g[i + l] * g[i + l];
+        }
+    for (int l = 0; i < n; i++, l++) {
+        g[i] *= scale;
+        s[l] += (double)g[i] * g[i];
+    }
+    double sum = 0.0;
+    for (int l = 0; l < 8; l++)
+        sum += s[l];
+    return sum;
+}
+
+KERNEL_CLONES
+void kernel_adamw(float *x, const float *g, float gscale, float *m, float *v, size_t n, float b1,
+                  float b2, float ic1, float ic2, float eps, float lr, float decay)
 {
     assert((x && g && m && v) || n == 0);
     for (size_t i = 0; i < n; i++) {
-        m[i] = b1 * m[i] + (1.0f - b1) * g[i];
-        v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+        /* Rounded here as it was when clipping scaled the gradients in place. */
+        const float gi = g[i] * gscale;
+        m[i] = b1 * m[i] + (1.0f - b1) * gi;
+        v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
         x[i] -= lr * (m[i] * ic1 / (sqrtf(v[i] * ic2) + eps)) + lr * decay * x[i];
     }
 }

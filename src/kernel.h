@@ -54,12 +54,19 @@ void kernel_relu(float *x, size_t n);
 /* ReLU's backward pass: dx = 0 where the forward output y was not positive. dx, y (n). */
 void kernel_relu_backward(float *dx, const float *y, size_t n);
 
-/* One AdamW step for n parameters, in float (as PyTorch computes it):
+/* g *= scale over n floats; returns Σ g² (after scaling) in double, summed as eight
+ * interleaved partial sums (element i into sum i mod 8) added in order at the end: an
+ * order fixed by n alone, and eight independent chains instead of one. */
+double kernel_scale_sumsq(float *g, size_t n, float scale);
+
+/* One AdamW step for n parameters, in float (as PyTorch computes it), with the gradient
+ * g·gscale (gscale 1 leaves it as it is; gradient clipping passes its factor here
+ * rather than scaling the gradients in a pass of their own):
  *   m = b1·m + (1-b1)·g      v = b2·v + (1-b2)·g²
  *   x -= lr · (m·ic1) / (sqrt(v·ic2) + eps) + lr · decay · x
  * where ic1, ic2 are the inverse bias corrections 1/(1-b1^t), 1/(1-b2^t). */
-void kernel_adamw(float *x, const float *g, float *m, float *v, size_t n, float b1, float b2,
-                  float ic1, float ic2, float eps, float lr, float decay);
+void kernel_adamw(float *x, const float *g, float gscale, float *m, float *v, size_t n, float b1,
+                  float b2, float ic1, float ic2, float eps, float lr, float decay);
 
 /* Which build of the kernels this CPU runs: "x86-64-v4 (AVX-512)", "x86-64-v3 (AVX2, FMA)",
  * "x86-64 (SSE2)" or "portable" — for benchmarks and bug reports. */

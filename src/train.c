@@ -953,12 +953,10 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                 break;
             }
             const double norm = sqrt(norm2);
-            if (o->clip > 0 && norm > o->clip) {
-                grads_scale(grads, n, (float)(o->clip / norm), r->partial, r->pool);
-            }
+            const float gscale = o->clip > 0 && norm > o->clip ? (float)(o->clip / norm) : 1.0f;
             r->step++;
             const float lr = schedule(o, r->step, steps_total);
-            adamw_update(r->m.params, grads, r->m1, r->m2, r->m.specs, r->m.n_specs, &ac, lr,
+            adamw_update(r->m.params, grads, gscale, r->m1, r->m2, r->m.specs, r->m.n_specs, &ac, lr,
                          r->step, r->pool);
             r->batch_pos++;
             steps_this_run++;

@@ -201,12 +201,7 @@ static void scale_task(void *ctx, int task)
     const ScaleJob *j = ctx;
     const size_t i0 = (size_t)task * TRAINER_CHUNK;
     const size_t i1 = j->n - i0 < TRAINER_CHUNK ? j->n : i0 + TRAINER_CHUNK;
-    double s = 0.0;
-    for (size_t i = i0; i < i1; i++) {
-        j->g[i] *= j->scale;
-        s += (double)j->g[i] * j->g[i];
-    }
-    j->partial[task] = s;
+    j->partial[task] = kernel_scale_sumsq(j->g + i0, i1 - i0, j->scale);
 }
 
 double grads_scale(float *g, size_t n, float scale, double *partial, Pool *pool)
@@ -227,7 +222,7 @@ typedef struct {
     int n_specs;
     size_t n;
     const AdamConfig *c;
-    float lr, ic1, ic2;
+    float gscale, lr, ic1, ic2;
 } AdamJob;
 
 /* The chunk's floats, tensor by tensor (the weight decay is a tensor's). */
@@ -244,13 +239,14 @@ static void adamw_task(void *ctx, int task)
         if (a >= b)
             continue;
         const float decay = p->cols > 0 ? j->c->weight_decay : 0.0f;
-        kernel_adamw(j->params + a, j->grads + a, j->m + a, j->v + a, b - a, j->c->beta1,
-                     j->c->beta2, j->ic1, j->ic2, j->c->eps, j->lr, decay);
+        kernel_adamw(j->params + a, j->grads + a, j->gscale, j->m + a, j->v + a, b - a,
+                     j->c->beta1, j->c->beta2, j->ic1, j->ic2, j->c->eps, j->lr, decay);
     }
 }
 
-void adamw_update(float *params, const float *grads, float *m, float *v, const ParamSpec *specs,
-                  int n_specs, const AdamConfig *c, float lr, long step, Pool *pool)
+void adamw_update(float *params, const float *grads, float gscale, float *m, float *v,
+                  const ParamSpec *specs, int n_specs, const AdamConfig *c, float lr, long step,
+                  Pool *pool)
 {
     /* The bias corrections in double, once per step; the update itself in float, as
      * PyTorch's AdamW computes it (kernel_adamw). Each float's update reads only its
@@ -263,6 +259,6 @@ void adamw_update(float *params, const float *grads, float *m, float *v, const P
                            (size_t)specs[s].rows * (size_t)(specs[s].cols ? specs[s].cols : 1);
         n = end > n ? end : n;
     }
-    AdamJob j = {params, m, v, grads, specs, n_specs, n, c, lr, ic1, ic2};
+    AdamJob j = {params, m, v, grads, specs, n_specs, n, c, gscale, lr, ic1, ic2};
     pool_run(pool, trainer_chunks(n), adamw_task, &j);
 }

@@ -84,13 +84,15 @@ int trainer_chunks(size_t n);
  * trainer_chunks(n) doubles of scratch. pool may be NULL. */
 double grads_scale(float *g, size_t n, float scale, double *partial, Pool *pool);
 
-/* AdamW (decoupled weight decay, applied to matrices only: spec cols > 0). step counts
- * from 1. m and v have the layout of params. pool may be NULL. */
+/* AdamW (decoupled weight decay, applied to matrices only: spec cols > 0) with the
+ * gradients grads·gscale (gradient clipping's factor, or 1). step counts from 1. m and v
+ * have the layout of params. pool may be NULL. */
 typedef struct {
     float beta1, beta2, eps, weight_decay;
 } AdamConfig;
 
-void adamw_update(float *params, const float *grads, float *m, float *v, const ParamSpec *specs,
-                  int n_specs, const AdamConfig *c, float lr, long step, Pool *pool);
+void adamw_update(float *params, const float *grads, float gscale, float *m, float *v,
+                  const ParamSpec *specs, int n_specs, const AdamConfig *c, float lr, long step,
+                  Pool *pool);
 
 #endif

@@ -1254,7 +1254,7 @@ static void test_grad_adamw_matches_reference(void **state)
     for (int i = 0; i < NP; i++)
         x[i] = X0[i], rx[i] = X0[i];
     for (long step = 1; step <= STEPS; step++) {
-        adamw_update(x, G[step - 1], m, v, specs, 2, &cfg, lr, step, NULL);
+        adamw_update(x, G[step - 1], 1.0f, m, v, specs, 2, &cfg, lr, step, NULL);
         const double b1 = cfg.beta1, b2 = cfg.beta2;
         for (int i = 0; i < NP; i++) {
             const double g = G[step - 1][i];
@@ -1281,7 +1281,7 @@ static void test_grad_adamw_matches_reference(void **state)
      * lr·g/(|g| + eps) = lr/2 (plus decay), not lr·g/√(g² + eps) ≈ lr·1e-4. */
     float x1[NP], m1[NP] = {0}, v1[NP] = {0};
     memcpy(x1, X0, sizeof x1);
-    adamw_update(x1, G[0], m1, v1, specs, 2, &cfg, lr, 1, NULL);
+    adamw_update(x1, G[0], 1.0f, m1, v1, specs, 2, &cfg, lr, 1, NULL);
     const double want5 = X0[5] * (1 - lr * 0.1) - lr * 0.5;
     assert_float_equal(x1[5], want5, 1e-6);
     /* At step 1 bias correction makes m̂ = g and v̂ = g²: an entry with |g| ≫ eps moves by

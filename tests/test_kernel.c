@@ -184,7 +184,7 @@ static void test_kernel_relu_and_adamw(void **state)
         const double mm = b1 * m[i] + (1 - b1) * g[i], vv = b2 * v[i] + (1 - b2) * (double)g[i] * g[i];
         want[i] = p[i] - lr * (mm * ic1 / (sqrt(vv * ic2) + eps)) - lr * decay * p[i];
     }
-    kernel_adamw(p, g, m, v, N, (float)b1, (float)b2, (float)ic1, (float)ic2, (float)eps,
+    kernel_adamw(p, g, 1.0f, m, v, N, (float)b1, (float)b2, (float)ic1, (float)ic2, (float)eps,
                  (float)lr, (float)decay);
     for (int i = 0; i < N; i++)
         assert_float_equal(p[i], want[i], 1e-6);
@@ -249,6 +249,60 @@ static void test_kernel_softmax_shift_invariant(void **state)
     assert_close_array("softmax(x + 1000)", b, a, 5, 1e-6);
 }
 
+/* kernel_scale_sumsq scales in place and returns the sum of squares: against a sum in
+ * long double of the same scaled floats, for lengths around the eight lanes. */
+static void test_kernel_scale_sumsq(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 11);
+    static const size_t LENS[] = {0, 1, 7, 8, 9, 17, 1000, 16384};
+    for (size_t k = 0; k < sizeof LENS / sizeof LENS[0]; k++) {
+        const size_t n = LENS[k];
+        float *g = malloc(sizeof(float) * (n ? n : 1)), *want = malloc(sizeof(float) * (n ? n : 1));
+        assert_non_null(g);
+        assert_non_null(want);
+        rng_fill_uniform(&rng, g, n, -3, 3);
+        long double ref = 0;
+        for (size_t i = 0; i < n; i++) {
+            want[i] = g[i] * 0.37f;
+            ref += (long double)want[i] * want[i];
+        }
+        const double got = kernel_scale_sumsq(g, n, 0.37f);
+        for (size_t i = 0; i < n; i++)
+            assert_true(g[i] == want[i]);
+        assert_true(fabs(got - (double)ref) <= 1e-12 * (double)ref + 1e-300);
+        free(want);
+        free(g);
+    }
+}
+
+/* kernel_adamw's gscale gives, bit for bit, the step on gradients scaled beforehand (as
+ * clipping did in a pass of its own). */
+static void test_kernel_adamw_gscale_is_prescaling(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 12);
+    enum { N = 77 };
+    float p1[N], p2[N], g[N], gs[N], m1[N], m2[N], v1[N], v2[N];
+    rng_fill_uniform(&rng, p1, N, -1, 1);
+    rng_fill_uniform(&rng, g, N, -1, 1);
+    rng_fill_uniform(&rng, m1, N, -0.1f, 0.1f);
+    rng_fill_uniform(&rng, v1, N, 0.0f, 0.01f);
+    memcpy(p2, p1, sizeof p1);
+    memcpy(m2, m1, sizeof m1);
+    memcpy(v2, v1, sizeof v1);
+    const float scale = 0.3183f;
+    for (int i = 0; i < N; i++)
+        gs[i] = g[i] * scale;
+    kernel_adamw(p1, gs, 1.0f, m1, v1, N, 0.9f, 0.98f, 1.1f, 1.2f, 1e-9f, 1e-3f, 0.01f);
+    kernel_adamw(p2, g, scale, m2, v2, N, 0.9f, 0.98f, 1.1f, 1.2f, 1e-9f, 1e-3f, 0.01f);
+    assert_memory_equal(p1, p2, sizeof p1);
+    assert_memory_equal(m1, m2, sizeof m1);
+    assert_memory_equal(v1, v2, sizeof v1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +311,8 @@ int main(void)
         cmocka_unit_test(test_kernel_matmul_nt_all_paths),
         cmocka_unit_test(test_kernel_matmul_nt_backward_matches_naive),
         cmocka_unit_test(test_kernel_relu_and_adamw),
+        cmocka_unit_test(test_kernel_scale_sumsq),
+        cmocka_unit_test(test_kernel_adamw_gscale_is_prescaling),
         cmocka_unit_test(test_kernel_softmax_rows_sum_to_one),
         cmocka_unit_test(test_kernel_softmax_stable_for_huge_scores),
         cmocka_unit_test(test_kernel_softmax_masked_entries_are_zero),
