@@ -22,12 +22,13 @@ static float *random_matrix(Rng *rng, int rows, int cols)
     return m;
 }
 
-/* kernel_matmul equals a double-precision triple loop on odd, non-square shapes. */
+/* kernel_matmul equals a double-precision triple loop on odd, non-square shapes, among
+ * them widths with 32-column blocks (the wide tile, on AVX-512) and a narrow rest. */
 static void test_kernel_matmul_matches_naive(void **state)
 {
     (void)state;
     static const int SHAPES[][3] = {{1, 1, 1}, {3, 5, 7}, {6, 3, 2}, {17, 33, 9}, {64, 64, 256},
-                                    {10, 300, 20}};
+                                    {10, 300, 20}, {13, 300, 70}, {7, 40, 32}};
     Rng rng;
     rng_seed(&rng, 1);
     for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
@@ -73,15 +74,16 @@ static void test_kernel_matmul_nt_is_linear_layer(void **state)
 
 /* Every path of kernel_matmul_nt against a double-precision loop: one row and pairs of
  * rows as dot products (K a multiple of 16, N a multiple of 8 or not), the transposed
- * panel (32 rows or more, or K not a multiple of 16), K longer than one panel (256), and
- * widths that leave a narrow last block. */
+ * panel (32 rows or more, or K not a multiple of 16), the wide panel (72 rows or more
+ * with 32-column blocks, on AVX-512), K longer than one panel (256), and widths that
+ * leave a narrow last block. */
 static void test_kernel_matmul_nt_all_paths(void **state)
 {
     (void)state;
     static const int SHAPES[][3] = {{1, 64, 64},  {1, 64, 176}, {2, 16, 8},  {3, 32, 24},
                                     {10, 64, 176}, {10, 256, 64}, {5, 16, 5}, {9, 48, 13},
                                     {33, 64, 17}, {40, 300, 20}, {7, 7, 3},  {1, 512, 3},
-                                    {64, 520, 40}};
+                                    {64, 520, 40}, {80, 300, 50}, {73, 64, 96}, {100, 16, 33}};
     Rng rng;
     rng_seed(&rng, 4);
     for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
@@ -112,7 +114,7 @@ static void test_kernel_matmul_nt_backward_matches_naive(void **state)
 {
     (void)state;
     static const int SHAPES[][3] = {{1, 64, 64}, {10, 64, 256}, {10, 256, 64}, {7, 5, 3},
-                                    {13, 33, 17}, {3, 300, 20}};
+                                    {13, 33, 17}, {3, 300, 20}, {80, 64, 96}, {9, 300, 70}};
     Rng rng;
     rng_seed(&rng, 5);
     for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
