@@ -203,11 +203,22 @@ typedef struct {
     int row_tasks;      /* backward: tasks 0..row_tasks-1 are dx's; the rest dw's */
 } LinearJob;
 
+/* Rows per task of a Linear layer's forward pass over M rows: a quarter of them,
+ * rounded up to whole tiles, and at least ROWS_PER_TASK. A task copies the whole weight
+ * into the kernel's panels, which pays only over enough rows (kernel.c). Four tasks
+ * keep two threads evenly busy; the split depends on M alone. */
+static int forward_rows(int M)
+{
+    const int quarter = (ceil_div(M, 4) + 5) / 6 * 6;
+    return quarter > ROWS_PER_TASK ? quarter : ROWS_PER_TASK;
+}
+
 static void linear_forward_task(void *ctx, int task)
 {
     const LinearJob *j = ctx;
-    const int i0 = task * ROWS_PER_TASK;
-    const int m = j->M - i0 < ROWS_PER_TASK ? j->M - i0 : ROWS_PER_TASK;
+    const int rows = forward_rows(j->M);
+    const int i0 = task * rows;
+    const int m = j->M - i0 < rows ? j->M - i0 : rows;
     float *out = j->out + (size_t)i0 * j->N;
     kernel_matmul_nt(out, j->x + (size_t)i0 * j->K, j->w, j->b, m, j->K, j->N);
     if (j->relu)
@@ -219,7 +230,7 @@ static void linear_forward(float *out, const float *x, const float *w, const flo
                            int K, int N, int relu, const NetCtx *c)
 {
     LinearJob j = {.out = out, .x = x, .w = w, .b = b, .M = M, .K = K, .N = N, .relu = relu};
-    pool_run(c->pool, ceil_div(M, ROWS_PER_TASK), linear_forward_task, &j);
+    pool_run(c->pool, ceil_div(M, forward_rows(M)), linear_forward_task, &j);
 }
 
 static void linear_backward_task(void *ctx, int task)
