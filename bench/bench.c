@@ -243,8 +243,8 @@ static int bench_rss(JsonWriter *w, const char *toytrans, const char *model, con
 
 typedef struct {
     long warmup_steps;
-    double t_warm, tok_warm; /* seconds and tokens when the warm-up ended */
-    double t_end, tok_end;
+    double t_warm, tok_warm, fl_warm; /* seconds, tokens and model FLOPs when the warm-up ended */
+    double t_end, tok_end, fl_end;
 } TrainClock;
 
 static void train_tick(void *ctx, const TrainProgress *p)
@@ -254,9 +254,10 @@ static void train_tick(void *ctx, const TrainProgress *p)
     if (p->valid || p->note || p->final)
         return;
     const double tokens = p->tokens_per_second * p->seconds;
+    const double flops = p->flops_per_second * p->seconds;
     if (p->step == c->warmup_steps)
-        c->t_warm = p->seconds, c->tok_warm = tokens;
-    c->t_end = p->seconds, c->tok_end = tokens;
+        c->t_warm = p->seconds, c->tok_warm = tokens, c->fl_warm = flops;
+    c->t_end = p->seconds, c->tok_end = tokens, c->fl_end = flops;
 }
 
 /* The scratch model and whatever SQLite may have left beside it. */
@@ -288,7 +289,7 @@ static int bench_config(ModelConfig *c, const char *model)
 static int bench_train(JsonWriter *w, const char *corpus, const ModelConfig *config,
                        int threads, int batch, int steps, int reps)
 {
-    double tps[MAX_REPS];
+    double tps[MAX_REPS], gfl[MAX_REPS], fpt = 0;
     char out[] = "/tmp/toytrans-bench-model-XXXXXX";
     int fd = mkstemp(out);
     if (fd < 0) {
@@ -307,7 +308,7 @@ static int bench_train(JsonWriter *w, const char *corpus, const ModelConfig *con
         o.epochs = 7, o.batch = batch, o.lr = 0.001f, o.warmup = 1000;
         o.label_smoothing = 0.02f, o.seed = 1, o.threads = threads;
         o.force = 1, o.stop_after = steps + 5, o.checkpoint_every = 0, o.validate_exact = 0;
-        TrainClock c = {5, 0, 0, 0, 0};
+        TrainClock c = {5, 0, 0, 0, 0, 0, 0};
         char err[512];
         int rc = train_run(&o, train_tick, &c, NULL, err, sizeof err);
         if (rc != TT_OK) {
@@ -316,9 +317,11 @@ static int bench_train(JsonWriter *w, const char *corpus, const ModelConfig *con
             return 1;
         }
         tps[r] = (c.tok_end - c.tok_warm) / (c.t_end - c.t_warm);
+        gfl[r] = (c.fl_end - c.fl_warm) / (c.t_end - c.t_warm) * 1e-9;
+        fpt = (c.fl_end - c.fl_warm) / (c.tok_end - c.tok_warm);
     }
     remove_model(out);
-    const double v = median(tps, reps);
+    const double v = median(tps, reps), g = median(gfl, reps);
     char key[48];
     snprintf(key, sizeof key, "train_batch_%d_threads_%d", batch, threads);
     json_key(w, key);
@@ -329,9 +332,13 @@ static int bench_train(JsonWriter *w, const char *corpus, const ModelConfig *con
     json_int(w, batch);
     json_key(w, "tokens_per_s");
     json_float(w, v);
+    json_key(w, "model_gflops");
+    json_float(w, g);
+    json_key(w, "model_flops_per_token");
+    json_float(w, fpt);
     json_end_object(w);
-    fprintf(stderr, "  train, batch %d, %d thread(s): %.0f target tokens/s\n", batch, threads,
-            v);
+    fprintf(stderr, "  train, batch %d, %d thread(s): %.0f target tokens/s, %.1f model GFLOP/s\n",
+            batch, threads, v, g);
     return 0;
 }
 

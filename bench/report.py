@@ -91,6 +91,19 @@ def main():
         f"{fmt(t2['train_tokens_per_s'], 0)} | {ratio(tr2['tokens_per_s'], t2['train_tokens_per_s'])} |")
     add(f"| training, batch 128, 2 threads: target tokens/s | {fmt(tr2b['tokens_per_s'], 0)} | "
         f"{fmt(t2b['train_tokens_per_s'], 0)} | {ratio(tr2b['tokens_per_s'], t2b['train_tokens_per_s'])} |")
+    # The same work in model FLOPs (bench/bench.c: trainer_pair_flops over the timed
+    # batches) against the machine's peak; PyTorch's figure is its tokens/s times
+    # toytrans's FLOPs per token, as both train the same batches of the same model.
+    m_peak1, m_peak2 = m["peak_gflops_1_core"], m["peak_gflops_2_cores"]
+    for name, r, t, peak in (("batch 32, 1 thread", tr1, t1, m_peak1),
+                             ("batch 32, 2 threads", tr2, t2, m_peak2),
+                             ("batch 128, 2 threads", tr2b, t2b, m_peak2)):
+        g = r.get("model_gflops")
+        if g is None:
+            continue
+        pg = t["train_tokens_per_s"] * r["model_flops_per_token"] * 1e-9
+        add(f"| training, {name}: model GFLOP/s (share of peak) | {fmt(g)} "
+            f"({100 * g / peak:.0f} %) | {fmt(pg)} ({100 * pg / peak:.0f} %) | |")
     load_tt, load_pt = tt["load_to_first_word_ms"], t1["load_to_first_word_ms"]
     add(f"| load to first word: ms | {fmt(load_tt, 2)} | {fmt(load_pt, 1)} | "
         f"{ratio(load_pt, load_tt)} |")
@@ -117,6 +130,14 @@ def main():
         f"{fmt(m.get('measured_fma_gflops_1_core'))} GFLOP/s on one core. The clock of this "
         f"virtual machine varies from run to run (turbo), which moves every figure; the "
         f"ratios are measured in the same run.")
+    if tr1.get("model_flops_per_token"):
+        add("")
+        add(f"Model FLOPs: {tr1['model_flops_per_token'] / 1e6:.2f} million per target token "
+            f"in the timed batches — every matrix product of the forward pass (2 per "
+            f"multiply-add, attention's full score and context products), three times for "
+            f"forward and backward; embeddings, norms, softmax and the optimiser are not "
+            f"counted (src/trainer.h, trainer_pair_flops). The share is of the peak of the "
+            f"cores used: one core for 1 thread, both for 2.")
     add("")
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)

@@ -913,7 +913,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     const long steps_per_epoch = r->batches.n_batches;
     const long steps_total = steps_per_epoch * o->epochs;
     long steps_this_run = 0;
-    double tokens_this_run = 0;
+    double tokens_this_run = 0, flops_this_run = 0;
     AdamConfig ac = {0.9f, 0.98f, 1e-9f, o->weight_decay};
     float *grads = r->grads;
     while (rc == TT_OK && r->epoch < o->epochs) {
@@ -961,6 +961,9 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
             r->batch_pos++;
             steps_this_run++;
             tokens_this_run += (double)tokens;
+            for (int i = 0; i < job_n; i++)
+                flops_this_run += trainer_pair_flops(&r->m.config, r->m.tgt_vocab.size,
+                                                     r->pairs[i].n_src + 1, r->pairs[i].n_tgt + 1);
             const double secs = now_seconds(&r->t0);
             r->log[r->n_log++] = (TrainLogRow){r->step, r->epoch + 1, mean_loss, lr, tokens,
                                                r->seconds0 + secs};
@@ -969,7 +972,8 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                 const double per_step = secs / (double)steps_this_run;
                 TrainProgress p = {r->epoch + 1, o->epochs, r->step, steps_total, r->batch_pos,
                                    r->batches.n_batches, mean_loss, tps, secs,
-                                   per_step * (double)(steps_total - r->step), NULL, NULL, 0};
+                                   per_step * (double)(steps_total - r->step), NULL, NULL, 0,
+                                   flops_this_run / (secs > 0 ? secs : 1e-9)};
                 progress(ctx, &p);
             }
             const int stopping = (stop && *stop) || (o->stop_after && steps_this_run >= o->stop_after);
@@ -985,7 +989,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                 if (rc == TT_OK && progress && o->valid_path) {
                     TrainProgress p = {r->epoch, o->epochs, r->step, steps_total, 0,
                                        r->batches.n_batches, mean_loss, 0, secs, 0, &r->vlog, NULL,
-                                       0};
+                                       0, 0};
                     progress(ctx, &p);
                 }
                 if (rc == TT_OK && !stopping)

@@ -77,6 +77,7 @@ typedef struct {
     const char *note;         /* a one-line message (checkpoint saved, …), or NULL */
     int final;                /* 1 on the run's last report, after its last checkpoint:
                                  step < steps_total then means it stopped early */
+    double flops_per_second;  /* model FLOPs (trainer_pair_flops), over the run so far */
 } TrainProgress;
 
 typedef void (*TrainProgressFn)(void *ctx, const TrainProgress *p);

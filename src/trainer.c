@@ -66,6 +66,17 @@ int trainer_init(Trainer *t, const Model *m, int max_batch, int max_src, int max
     return TT_OK;
 }
 
+double trainer_pair_flops(const ModelConfig *c, int tgt_vocab, int S, int T)
+{
+    const double D = c->d_model, F = c->d_ff, V = tgt_vocab, s = S, t = T;
+    const double enc = 2 * s * (4 * D * D + 2 * D * F) + 4 * s * s * D;
+    const double dec = 2 * t * (4 * D * D) + 4 * t * t * D        /* self-attention */
+                       + 2 * t * (2 * D * D) + 2 * s * (2 * D * D) /* cross: q, out; k, v */
+                       + 4 * t * s * D + 2 * t * (2 * D * F);      /* cross scores; FFN */
+    const double forward = c->n_encoder_layers * enc + c->n_decoder_layers * dec + 2 * t * D * V;
+    return 3 * forward;
+}
+
 int trainer_set_batch(Trainer *t, const TrainPair *pairs, int B)
 {
     const Model *m = t->m;

@@ -77,6 +77,14 @@ void trainer_backward(Trainer *t, float *grads, float ls);
  * order, so the bits do not depend on the thread count. */
 #define TRAINER_CHUNK 16384
 
+/* The model FLOPs of one pair's training step, forward and backward: S source positions
+ * (</s> included) and T decoder positions (<s> included). Each multiply-add of a matrix
+ * product counts 2; the backward pass counts twice the forward (a product's two
+ * gradients); attention counts its full score and context products, causal or not;
+ * embeddings, norms, softmax and the optimiser are not counted. The usual measure of
+ * work done (model FLOPs), to set against the machine's peak. */
+double trainer_pair_flops(const ModelConfig *c, int tgt_vocab, int S, int T);
+
 /* Chunks of a block of n floats: the size of grads_scale's partial sums. */
 int trainer_chunks(size_t n);
 
