@@ -14,46 +14,47 @@
 #include <stddef.h>
 #include <string.h>
 
+/* One row of layer normalisation: the statistics in double, the output as
+ * layernorm_forward has always computed it; mean and rstd, when wanted, as floats. */
+static inline __attribute__((always_inline)) void layernorm_row(float *oi, float *mean,
+                                                                 float *rstd, const float *xi,
+                                                                 const float *w, const float *b,
+                                                                 int D, float eps)
+{
+    double mu = 0.0, var = 0.0;
+    for (int k = 0; k < D; k++)
+        mu += xi[k];
+    mu /= D;
+    for (int k = 0; k < D; k++) {
+        const double d = xi[k] - mu;
+        var += d * d;
+    }
+    var /= D;
+    const double r = 1.0 / sqrt(var + (double)eps);
+    for (int k = 0; k < D; k++)
+        oi[k] = (float)((xi[k] - mu) * r) * w[k] + b[k];
+    if (mean) {
+        *mean = (float)mu;
+        *rstd = (float)r;
+    }
+}
+
 KERNEL_CLONES
 void layernorm_forward(float *out, const float *x, const float *w, const float *b, int N, int D,
                        float eps)
 {
     assert(N > 0 && D > 0);
-    for (int i = 0; i < N; i++) {
-        const float *xi = x + (size_t)i * D;
-        float *oi = out + (size_t)i * D;
-        double mean = 0.0, var = 0.0;
-        for (int k = 0; k < D; k++)
-            mean += xi[k];
-        mean /= D;
-        for (int k = 0; k < D; k++) {
-            double d = xi[k] - mean;
-            var += d * d;
-        }
-        var /= D;
-        const double rstd = 1.0 / sqrt(var + (double)eps);
-        for (int k = 0; k < D; k++)
-            oi[k] = (float)((xi[k] - mean) * rstd) * w[k] + b[k];
-    }
+    for (int i = 0; i < N; i++)
+        layernorm_row(out + (size_t)i * D, NULL, NULL, x + (size_t)i * D, w, b, D, eps);
 }
 
+/* The statistics once per row (this computed them, then layernorm_forward again). */
 KERNEL_CLONES
 void layernorm_forward_cache(float *out, float *mean, float *rstd, const float *x, const float *w,
                              const float *b, int N, int D, float eps)
 {
-    for (int i = 0; i < N; i++) {
-        const float *xi = x + (size_t)i * D;
-        double mu = 0.0, var = 0.0;
-        for (int k = 0; k < D; k++)
-            mu += xi[k];
-        mu /= D;
-        for (int k = 0; k < D; k++)
-            var += (xi[k] - mu) * (xi[k] - mu);
-        var /= D;
-        mean[i] = (float)mu;
-        rstd[i] = (float)(1.0 / sqrt(var + (double)eps));
-    }
-    layernorm_forward(out, x, w, b, N, D, eps);
+    for (int i = 0; i < N; i++)
+        layernorm_row(out + (size_t)i * D, mean + i, rstd + i, x + (size_t)i * D, w, b, D, eps);
 }
 
 /* With x̂ = (x − μ)·r and g = dout·w:
