@@ -75,6 +75,8 @@ int net_acts_layout(NetActs *a, const Model *m, int B, int S, int T, int dropout
     ADD(a->enc_top, BS, D, "encoder.top");
     ADD(a->memory, BS, D, "encoder.norm");
     ADD(a->mem_st, 2, BS, "encoder.norm.st");
+    if (T == 0)
+        return n; /* the encoder's forward pass alone */
     ADD(a->tgt_drop, drop * BT, D, "target.dropout");
     for (int l = 0; l < c->n_decoder_layers; l++) {
         DecLayerActs *d = &a->dec[l];
@@ -144,8 +146,8 @@ int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
 {
     memset(a, 0, sizeof *a);
     const ModelConfig *c = &m->config;
-    if (B < 1 || S < 1 || T < 1 || S > c->max_len || T > c->max_len ||
-        (long long)B * S * T > CONFIG_MAX_ATTENTION_FLOATS / c->n_heads)
+    if (B < 1 || S < 1 || T < 0 || S > c->max_len || T > c->max_len ||
+        (long long)B * S * (T > S ? T : S) > CONFIG_MAX_ATTENTION_FLOATS / c->n_heads)
         return TT_EINVAL;
     const int n = net_acts_layout(a, m, B, S, T, dropout, NULL, 0);
     NetActSpec *specs = malloc(sizeof *specs * (size_t)n);
@@ -164,7 +166,7 @@ int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
     /* Zeroed: padding rows that no layer writes hold zeros, not stale bits. */
     if (a->block)
         memset(a->block, 0, (total ? total : SLOT_ALIGN_FLOATS) * sizeof(float));
-    a->lse = malloc(sizeof(double) * (size_t)B * T);
+    a->lse = malloc(sizeof(double) * (size_t)B * (T ? T : 1));
     a->loss = malloc(sizeof(double) * (size_t)B);
     if (!a->block || !a->lse || !a->loss) {
         free(specs);
@@ -182,7 +184,7 @@ int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
     a->S = S;
     a->T = T;
     a->n_enc = c->n_encoder_layers;
-    a->n_dec = c->n_decoder_layers;
+    a->n_dec = T ? c->n_decoder_layers : 0;
     a->dropout = dropout ? 1 : 0;
     return TT_OK;
 }
@@ -596,6 +598,19 @@ static void ffn_block_backward(float *dh, NetScratch *s, const float *dout, cons
 /* ---------------------------------------------------------------------------------------
  * Encoder and decoder layers
  */
+
+void net_encoder_forward(NetActs *a, const Model *m, const int *src_ids, const NetBatch *nb,
+                         const NetCtx *c)
+{
+    const ModelWeights *w = &m->w;
+    net_embed_forward(a->enc[0].x, a->src_drop, w->emb_src, m->pe, src_ids, nb->src_len, nb->B,
+                      nb->S, c);
+    for (int l = 0; l < a->n_enc; l++)
+        encoder_layer_forward(l + 1 < a->n_enc ? a->enc[l + 1].x : a->enc_top, &a->enc[l],
+                              &w->enc[l], nb, c);
+    net_norm_forward(a->memory, a->mem_st, a->enc_top, w->enc_norm_w, w->enc_norm_b,
+                     nb->B * nb->S, c);
+}
 
 void encoder_layer_forward(float *out, EncLayerActs *a, const EncoderLayer *w,
                            const NetBatch *nb, const NetCtx *c)

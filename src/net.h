@@ -123,15 +123,23 @@ typedef struct {
 } NetActSpec;
 
 /* The table for m at capacity (B, S, T), dropout masks included when dropout is 1:
- * writes up to max rows into specs (NULL to count only) and returns how many there are. */
+ * writes up to max rows into specs (NULL to count only) and returns how many there are.
+ * T = 0 is the encoder's forward pass alone (translation's encoder, encoder_forward):
+ * its layers, enc_top and memory, and nothing of the decoder or the backward pass. */
 int net_acts_layout(NetActs *a, const Model *m, int B, int S, int T, int dropout,
                     NetActSpec *specs, int max);
 
-/* Allocates a's block for capacity (B, S, T) from the table. Returns TT_OK, TT_EINVAL
+/* Allocates a's block for capacity (B, S, T) from the table (T 0: the encoder's forward
+ * pass only). Returns TT_OK, TT_EINVAL
  * (a dimension out of range, or more than CONFIG_MAX_ATTENTION_FLOATS per tensor) or
  * TT_ENOMEM; on failure a owns nothing. net_acts_free accepts a zeroed or freed a. */
 int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout);
 void net_acts_free(NetActs *a);
+
+/* The encoder, as training and translation run it: embeddings, every layer, the final
+ * norm, into a->memory (B·S, D); src_ids (B·S) padded like the rows. */
+void net_encoder_forward(NetActs *a, const Model *m, const int *src_ids, const NetBatch *nb,
+                         const NetCtx *c);
 
 /* ---- the layers: outputs, then caches, then inputs and weights, then the batch ---- */
 

@@ -125,18 +125,13 @@ void trainer_forward(Trainer *t, int with_dropout)
     const NetBatch *nb = &t->nb;
     NetActs *a = &t->acts;
     NetCtx *c = &t->ctx;
-    const int B = nb->B, S = nb->S, T = nb->T;
+    const int B = nb->B, T = nb->T;
     c->dropout = with_dropout ? t->dropout : 0.0f;
     if (c->dropout > 0.0f)
         for (int b = 0; b < B; b++)
             rng_seed(&t->rng[b], t->seeds[b]);
 
-    net_embed_forward(a->enc[0].x, a->src_drop, w->emb_src, m->pe, t->src_ids, nb->src_len, B,
-                      S, c);
-    for (int l = 0; l < a->n_enc; l++)
-        encoder_layer_forward(l + 1 < a->n_enc ? a->enc[l + 1].x : a->enc_top, &a->enc[l],
-                              &w->enc[l], nb, c);
-    net_norm_forward(a->memory, a->mem_st, a->enc_top, w->enc_norm_w, w->enc_norm_b, B * S, c);
+    net_encoder_forward(a, m, t->src_ids, nb, c);
 
     net_embed_forward(a->dec[0].x, a->tgt_drop, w->emb_tgt, m->pe, t->dec_in, nb->tgt_len, B,
                       T, c);

@@ -32,15 +32,10 @@ void encoder_free(Encoder *e)
 {
     if (!e)
         return;
-    mha_acts_free(&e->acts);
-    free(e->ff);
-    free(e->y);
-    free(e->h);
-    free(e->x);
+    net_acts_free(&e->acts);
     free(e->cross_v);
     free(e->cross_k);
     free(e->attn);
-    free(e->memory);
     memset(e, 0, sizeof *e);
 }
 
@@ -60,20 +55,15 @@ static int encoder_reserve(Encoder *e, int n)
         return TT_OK;
     const size_t N = (size_t)n, D = (size_t)c->d_model;
     Encoder g = {.model = m, .cap = n};
-    g.memory = alloc_floats(N * D);
     g.attn = alloc_floats((size_t)c->n_encoder_layers * c->n_heads * N * N);
     g.cross_k = alloc_floats((size_t)c->n_decoder_layers * N * D);
     g.cross_v = alloc_floats((size_t)c->n_decoder_layers * N * D);
-    g.x = alloc_floats(N * D);
-    g.h = alloc_floats(N * D);
-    g.y = alloc_floats(N * D);
-    g.ff = alloc_floats(N * (size_t)c->d_ff);
-    int rc = mha_acts_init(&g.acts, n, n, c->d_model, c->n_heads);
-    if (rc != TT_OK || !g.memory || !g.attn || !g.cross_k || !g.cross_v || !g.x || !g.h ||
-        !g.y || !g.ff) {
+    int rc = net_acts_init(&g.acts, m, 1, n, 0, 0);
+    if (rc != TT_OK || !g.attn || !g.cross_k || !g.cross_v) {
         encoder_free(&g);
         return rc != TT_OK ? rc : TT_ENOMEM;
     }
+    g.memory = g.acts.memory;
     encoder_free(e);
     *e = g;
     return TT_OK;
@@ -84,7 +74,6 @@ int encoder_forward(Encoder *e, const int *ids, int S)
     const Model *m = e->model;
     const ModelConfig *c = &m->config;
     const int D = c->d_model, H = c->n_heads;
-    const float eps = (float)c->layer_norm_eps;
     if (!ids || S < 1 || S > c->max_len)
         return TT_EINVAL;
     for (int i = 0; i < S; i++)
@@ -95,20 +84,15 @@ int encoder_forward(Encoder *e, const int *ids, int S)
     if (rc != TT_OK)
         return rc;
     e->S = S;
-    embed_forward(e->x, m->w.emb_src, m->pe, ids, S, 0, D);
-    for (int l = 0; l < c->n_encoder_layers; l++) {
-        const EncoderLayer *L = &m->w.enc[l];
-        layernorm_forward(e->h, e->x, L->norm1_w, L->norm1_b, S, D, eps);
-        rc = mha_forward(e->y, &e->acts, &L->self_attn, e->h, S, e->h, S, 0);
-        if (rc != TT_OK)
-            return rc;
-        memcpy(e->attn + (size_t)l * H * S * S, e->acts.weights, sizeof(float) * (size_t)H * S * S);
-        residual_add(e->x, e->y, S * D);
-        layernorm_forward(e->h, e->x, L->norm2_w, L->norm2_b, S, D, eps);
-        ffn_forward(e->y, e->ff, e->h, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b, S, D, c->d_ff);
-        residual_add(e->x, e->y, S * D);
-    }
-    layernorm_forward(e->memory, e->x, m->w.enc_norm_w, m->w.enc_norm_b, S, D, eps);
+    /* One sentence through the layers training runs (net.h), on the calling thread. */
+    const NetBatch nb = {.B = 1, .S = S, .T = 0, .src_len = &e->S, .tgt_len = NULL};
+    const NetCtx ctx = {.D = D, .H = H, .F = c->d_ff, .V = m->tgt_vocab.size,
+                        .eps = (float)c->layer_norm_eps, .pool = NULL, .dropout = 0.0f,
+                        .rng = NULL};
+    net_encoder_forward(&e->acts, m, ids, &nb, &ctx);
+    for (int l = 0; l < c->n_encoder_layers; l++)
+        memcpy(e->attn + (size_t)l * H * S * S, e->acts.enc[l].att,
+               sizeof(float) * (size_t)H * S * S);
     /* Every decoder step of every hypothesis attends to the same projected memory:
      * project it once per sentence. */
     const size_t N = (size_t)e->cap;

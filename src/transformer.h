@@ -21,21 +21,19 @@
 
 #include "attention.h"
 #include "model.h"
+#include "net.h"
 
 /* The encoded source sentence, shared by every hypothesis decoded from it. */
 typedef struct {
     const Model *model;
     int cap;         /* positions the buffers hold, 0..max_len; N below */
     int S;           /* source positions of the current sentence, 1..cap */
-    float *memory;   /* (N, D) encoder output, after encoder.norm */
+    const float *memory; /* (N, D) encoder output, after encoder.norm: acts.memory */
     float *attn;     /* (L_enc, H, S, S) self-attention weights, packed for the current S */
     float *cross_k;  /* (L_dec, N, D) memory projected by each decoder layer's W_key */
     float *cross_v;  /* (L_dec, N, D) likewise by W_value */
-    float *x;        /* (N, D) scratch: the residual stream */
-    float *h;        /* (N, D) scratch: normalised input of a block */
-    float *y;        /* (N, D) scratch: a block's output */
-    float *ff;       /* (N, F) scratch: feed-forward hidden layer */
-    MhaActs acts;    /* N × N */
+    NetActs acts;    /* the encoder's layers for one sentence of N positions (net.h), the
+                        same forward pass training runs */
 } Encoder;
 
 /* An encoder with no buffers yet (cap 0): encoder_forward sizes them. */
