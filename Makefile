@@ -56,6 +56,7 @@ PATH_DEFS = -DTOYTRANS_SRCDIR='"$(CURDIR)"'
 # One entry per line, so that adding a module is a one-line change.
 LIB_SRC = \
     src/status.c \
+    src/mem.c \
     src/outfile.c \
     src/kernel.c \
     src/rng.c \
@@ -106,6 +107,7 @@ CLI_SRC = \
     src/cli_plot.c \
     src/cli_inspect.c
 TESTS = \
+    test_mem \
     test_kernel \
     test_rng \
     test_pool \
