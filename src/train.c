@@ -9,6 +9,7 @@
 #include "train.h"
 
 #include "decode.h"
+#include "mem.h"
 #include "model.h"
 #include "rng.h"
 #include "status.h"
@@ -71,21 +72,6 @@ static void pairs_free(Pairs *p)
     free(p->off);
     free(p->ids);
     memset(p, 0, sizeof *p);
-}
-
-static int grow(void **ptr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return TT_OK;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    void *n = realloc(*ptr, c * elem);
-    if (!n)
-        return TT_ENOMEM;
-    *ptr = n;
-    *cap = c;
-    return TT_OK;
 }
 
 /* Grows the per-pair arrays to cap entries. */
@@ -151,7 +137,11 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
         if (s.n + 1 > m->config.max_len || t.n + 1 > m->config.max_len) {
             p->skipped_long++;
         } else {
-            rc = grow((void **)&p->ids, &ids_cap, n_ids + (size_t)(s.n + t.n), sizeof(int));
+            int *ids = mem_grow(p->ids, &ids_cap, n_ids + (size_t)(s.n + t.n), sizeof *ids);
+            if (ids)
+                p->ids = ids;
+            else
+                rc = TT_ENOMEM;
             if (rc == TT_OK && (size_t)p->n == pair_cap)
                 rc = pairs_reserve(p, pair_cap = pair_cap ? pair_cap * 2 : 1024, keep_text);
             if (rc == TT_OK) {
@@ -245,7 +235,11 @@ static int pairs_augment_names(Pairs *p, const Model *m, float fraction, uint64_
         /* One draw per candidate pair, so the choice depends on the seed only. */
         if (names == 0 || rng_uniform(&rng, 0.0f, 1.0f) >= fraction)
             continue;
-        rc = grow((void **)&p->ids, &ids_cap, n_ids + (size_t)(ns + nt), sizeof(int));
+        int *ids = mem_grow(p->ids, &ids_cap, n_ids + (size_t)(ns + nt), sizeof *ids);
+        if (ids)
+            p->ids = ids;
+        else
+            rc = TT_ENOMEM;
         if (rc == TT_OK && (size_t)p->n == pair_cap)
             rc = pairs_reserve(p, pair_cap = pair_cap * 2 + 16, 0);
         if (rc != TT_OK)
