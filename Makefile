@@ -87,6 +87,7 @@ LIB_SRC = \
     src/train.c \
     src/check.c \
     src/history.c \
+    src/xml.c \
     src/plot.c \
     src/heatmap.c \
     src/inspect_render.c
@@ -130,6 +131,7 @@ TESTS = \
     test_transformer \
     test_check \
     test_heatmap \
+    test_xml \
     test_faults \
     test_render
 
