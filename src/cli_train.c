@@ -43,6 +43,10 @@ static void fmt_time(char *buf, size_t n, double s)
 static void show_progress(void *ctx, const TrainProgress *p)
 {
     Display *d = ctx;
+    if (p->note) {
+        fprintf(stderr, "%stoytrans train: %s\n", d->tty ? "\r\033[K" : "", p->note);
+        return;
+    }
     if (p->final) {
         d->step = p->step;
         d->steps_total = p->steps_total;

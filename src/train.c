@@ -92,9 +92,20 @@ static int pairs_reserve(Pairs *p, size_t cap, int keep_text)
     return off && sl && tl && (!keep_text || ref) ? TT_OK : TT_ENOMEM;
 }
 
-/* Reads a corpus into ids with the model's vocabularies. */
+/* Hands the one-line message note to the caller's progress callback (if any), in a
+ * report that carries nothing else: the library prints nothing itself. */
+static void report_note(TrainProgressFn progress, void *ctx, const char *note)
+{
+    if (!progress)
+        return;
+    const TrainProgress p = {.note = note};
+    progress(ctx, &p);
+}
+
+/* Reads a corpus into ids with the model's vocabularies. With skip_bad, a malformed line
+ * is left out and named in a note to progress. */
 static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text, int skip_bad,
-                      char *err, size_t errlen)
+                      TrainProgressFn progress, void *ctx, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     TsvReader r;
@@ -103,10 +114,11 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
         return rc;
     size_t ids_cap = 0, n_ids = 0, pair_cap = 0;
     TsvPair tp;
-    char line_err[512];
+    char line_err[512], note[768];
     while ((rc = tsv_next(&r, &tp, line_err, sizeof line_err)) != TSV_END) {
         if (rc == TT_EINPUT && skip_bad) {
-            fprintf(stderr, "toytrans train: %s (skipped)\n", line_err);
+            snprintf(note, sizeof note, "%s (skipped)", line_err);
+            report_note(progress, ctx, note);
             continue;
         }
         if (rc != TT_OK) {
@@ -123,8 +135,9 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
                 tokenlist_free(&s);
         }
         if (rc == TT_EINPUT && skip_bad) {
-            fprintf(stderr, "toytrans train: %s:%ld: the %s side: %s (skipped)\n", r.name,
-                    tp.line_no, bad_side, te.message);
+            snprintf(note, sizeof note, "%s:%ld: the %s side: %s (skipped)", r.name,
+                     tp.line_no, bad_side, te.message);
+            report_note(progress, ctx, note);
             continue; /* the loop's next read sets rc again */
         }
         if (rc == TT_EINPUT)
@@ -829,11 +842,13 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     }
     rc = o->resume ? start_resume(r, err, errlen) : start_new(r, err, errlen);
     if (rc == TT_OK)
-        rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, err, errlen);
+        rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, progress, ctx,
+                        err, errlen);
     if (rc == TT_OK && (rc = pairs_augment_names(&r->train, &r->m, o->name_augment, o->seed)) != TT_OK)
         snprintf(err, errlen, "%s", status_message(rc));
     if (rc == TT_OK && o->valid_path)
-        rc = pairs_load(&r->valid, o->valid_path, &r->m, 1, o->skip_bad_lines, err, errlen);
+        rc = pairs_load(&r->valid, o->valid_path, &r->m, 1, o->skip_bad_lines, progress, ctx,
+                        err, errlen);
     if (rc == TT_OK && r->train.n == 0) {
         snprintf(err, errlen, "%s: no pairs fit the model's max_len", o->train_path);
         rc = TT_EINPUT;

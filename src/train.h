@@ -52,7 +52,8 @@ typedef struct {
     int threads;              /* 1..TRAIN_MAX_THREADS */
     int resume;               /* continue the run stored in out_path */
     int force;                /* replace out_path for a new run */
-    int skip_bad_lines;       /* malformed corpus lines: report and skip (else stop) */
+    int skip_bad_lines;       /* malformed corpus lines: skip each with a note to the
+                                 progress callback (else stop) */
     long stop_after;          /* stop (with a checkpoint) after this many steps; 0: no */
     int checkpoint_every;     /* steps between checkpoints (and at every epoch's end); 0:
                                  only at epochs' ends and when stopping */
@@ -74,7 +75,10 @@ typedef struct {
     double seconds;           /* wall clock of this run */
     double eta_seconds;       /* remaining, at the current speed */
     const ValidLogRow *valid; /* set at the end of an epoch, else NULL */
-    const char *note;         /* a one-line message (checkpoint saved, …), or NULL */
+    const char *note;         /* a one-line message for a person (a malformed corpus line
+                                 skipped, …), or NULL; a report with a note carries nothing
+                                 else (every other field 0 or NULL). The library prints
+                                 nothing itself: notes reach the user only through this */
     int final;                /* 1 on the run's last report, after its last checkpoint:
                                  step < steps_total then means it stopped early */
 } TrainProgress;

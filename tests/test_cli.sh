@@ -992,6 +992,12 @@ printf 'good\tgut\nno tab here\n' >"$TMP/badc.tsv"
 run train --train "$TMP/badc.tsv" --out "$TMP/tX.db"
 expect_code "train on a malformed corpus: exit 4" 4
 expect_in "train on a malformed corpus: names the line" "$ERR" "badc.tsv:2"
+# shellcheck disable=SC2086
+run train --train "$TMP/badc.tsv" --out "$TMP/tX.db" --epochs 1 $TINY --skip-bad-lines
+expect_code "train --skip-bad-lines: exit 0" 0
+expect_in "train --skip-bad-lines: reports the skipped line on stderr" "$ERR" \
+    "toytrans train: $TMP/badc.tsv:2: no TAB between source and target (byte 9) (skipped)"
+rm -f "$TMP/tX.db"
 run train --train "$TMP/tr.tsv" --out "$TMP/tA.db"
 expect_code "train onto an existing model without --resume or --force: exit 2 (a usage matter)" 2
 expect_in "train onto an existing model: suggests --force and --resume" "$ERR" \
