@@ -1022,6 +1022,24 @@ int store_meta_get_double(Store *s, const char *key, double *out, char *err, siz
     return TT_OK;
 }
 
+int store_meta_exists(Store *s, const char *key, int *out, char *err, size_t errlen)
+{
+    *out = 0;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM meta WHERE key = ?1", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    int result = TT_OK;
+    if (rc == SQLITE_ROW)
+        *out = 1;
+    else if (rc != SQLITE_DONE)
+        result = sql_fail(s, rc, "reading meta", err, errlen);
+    sqlite3_finalize(st);
+    return result;
+}
+
 /* ---------------------------------------------------------------------------------------
  * vocab
  */
