@@ -56,6 +56,7 @@ PATH_DEFS = -DTOYTRANS_SRCDIR='"$(CURDIR)"'
 # One entry per line, so that adding a module is a one-line change.
 LIB_SRC = \
     src/status.c \
+    src/mem.c \
     src/outfile.c \
     src/kernel.c \
     src/rng.c \
@@ -86,6 +87,7 @@ LIB_SRC = \
     src/train.c \
     src/check.c \
     src/history.c \
+    src/xml.c \
     src/plot.c \
     src/heatmap.c \
     src/inspect_render.c
@@ -106,6 +108,7 @@ CLI_SRC = \
     src/cli_plot.c \
     src/cli_inspect.c
 TESTS = \
+    test_mem \
     test_kernel \
     test_rng \
     test_pool \
@@ -128,6 +131,7 @@ TESTS = \
     test_transformer \
     test_check \
     test_heatmap \
+    test_xml \
     test_faults \
     test_render
 

@@ -16,6 +16,7 @@
  */
 #include "bleu.h"
 
+#include "mem.h"
 #include "status.h"
 #include "tokenizer.h"
 
@@ -38,25 +39,10 @@ struct BleuGram {
     int seg;                /* 0 the hypothesis, k >= 1 reference k */
 };
 
-/* p (cap elements of size elem) grown to hold at least need >= 1 elements: the same or a
- * moved block, with *cap updated; NULL when memory ran out (p is then still valid). */
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-    if (p && need <= *cap)
-        return p;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(p, n * elem);
-    if (q)
-        *cap = n;
-    return q;
-}
-
 /* GROW(ptr, cap, need): grows ptr in place or returns TT_ENOMEM from the caller. */
 #define GROW(ptr, cap, need)                                                               \
     do {                                                                                   \
-        void *grown_ = grow((ptr), &(cap), (need), sizeof *(ptr));                         \
+        void *grown_ = mem_grow((ptr), &(cap), (need), sizeof *(ptr));                     \
         if (!grown_)                                                                       \
             return TT_ENOMEM;                                                              \
         (ptr) = grown_;                                                                    \

@@ -10,6 +10,7 @@
 #include "chrf.h"
 
 #include "bleu.h"
+#include "mem.h"
 #include "status.h"
 
 #include <stdio.h>
@@ -29,21 +30,6 @@ static int key_cmp(const void *pa, const void *pb)
     if (a->hi != b->hi)
         return a->hi < b->hi ? -1 : 1;
     return a->lo < b->lo ? -1 : (a->lo > b->lo);
-}
-
-/* p (cap elements of size elem) grown to hold need >= 1 elements, or NULL (p still
- * valid) when memory ran out. */
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-    if (p && need <= *cap)
-        return p;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(p, n * elem);
-    if (q)
-        *cap = n;
-    return q;
 }
 
 void chrf_init(Chrf *c)
@@ -68,7 +54,8 @@ void chrf_free(Chrf *c)
 static int code_points(Chrf *c, int side, const char *text, size_t *n)
 {
     const size_t len = strlen(text);
-    void *p = grow(c->cps[side], &c->cps_cap[side], len ? len : 1, sizeof *c->cps[side]);
+    void *p =
+        mem_grow(c->cps[side], &c->cps_cap[side], len ? len : 1, sizeof *c->cps[side]);
     if (!p)
         return TT_ENOMEM;
     c->cps[side] = p;
@@ -164,7 +151,8 @@ int chrf_add(Chrf *c, const char *hyp, const char *const *refs, int n_refs)
             return rc;
         const size_t need = (nh > nr ? nh : nr) + 1;
         for (int side = 0; side < 2; side++) {
-            void *p = grow(c->keys[side], &c->keys_cap[side], need, sizeof *c->keys[side]);
+            void *p =
+                mem_grow(c->keys[side], &c->keys_cap[side], need, sizeof *c->keys[side]);
             if (!p)
                 return TT_ENOMEM;
             c->keys[side] = p;

@@ -9,6 +9,7 @@
 #include "status.h"
 #include "train.h"
 
+#include <float.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,6 +44,10 @@ static void fmt_time(char *buf, size_t n, double s)
 static void show_progress(void *ctx, const TrainProgress *p)
 {
     Display *d = ctx;
+    if (p->note) {
+        fprintf(stderr, "%stoytrans train: %s\n", d->tty ? "\r\033[K" : "", p->note);
+        return;
+    }
     if (p->final) {
         d->step = p->step;
         d->steps_total = p->steps_total;
@@ -95,6 +100,10 @@ static void train_usage(FILE *out)
           "  --warmup N             linear warm-up steps (default 400)\n"
           "  --label-smoothing X    0 to <1 (default 0.1)\n"
           "  --weight-decay X       AdamW decay of the matrices (default 0.01)\n"
+          "  --adam-beta1 X         AdamW's first-moment decay, 0 to <1 (default 0.9)\n"
+          "  --adam-beta2 X         AdamW's second-moment decay, 0 to <1 (default 0.98)\n"
+          "  --adam-eps X           AdamW's epsilon, above 0 (default 1e-9); a resumed run\n"
+          "                         keeps the three values it was started with\n"
           "  --clip X               gradient-norm clipping, 0 for none (default 1)\n"
           "  --dropout X            dropout on embeddings and block outputs (default 0)\n"
           "  --name-augment X       add this fraction of the pairs with names again with\n"
@@ -128,11 +137,28 @@ static int parse_float(const char *opt, const char *arg, double lo, double hi, f
     return 0;
 }
 
+/* An AdamW setting: a beta from 0 to below 1, or an epsilon above 0, checked as the
+ * float that is used (0.999999999 would round to 1, a beta that never forgets the first
+ * gradient; 1e-50 to 0, which divides by zero). */
+static int parse_adam(const char *opt, const char *arg, int is_beta, float *out)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    const int ok = is_beta ? v >= 0 && v < 1 && (float)v < 1.0f
+                           : v > 0 && v <= FLT_MAX && (float)v > 0.0f;
+    if (end == arg || *end != '\0' || !ok)
+        return cli_usage_error("train", "%s: '%s' is not a number %s", opt, arg,
+                               is_beta ? "from 0 to below 1" : "above 0");
+    *out = (float)v;
+    return 0;
+}
+
 int cli_train(int argc, char **argv)
 {
     enum { O_TRAIN = 256, O_VALID, O_OUT, O_RESUME, O_FORCE, O_EPOCHS, O_BATCH, O_LR, O_WARMUP,
            O_LS, O_WD, O_CLIP, O_DROPOUT, O_DMODEL, O_HEADS, O_ENC, O_DEC, O_DFF, O_MAXLEN,
-           O_QKV, O_MIN, O_SEED, O_THREADS, O_CKPT, O_STOP, O_SKIP, O_NAMES, O_RELEASE };
+           O_QKV, O_MIN, O_SEED, O_THREADS, O_CKPT, O_STOP, O_SKIP, O_NAMES, O_RELEASE,
+           O_BETA1, O_BETA2, O_EPS };
     static const struct option LONG_OPTS[] = {
         {"train", required_argument, NULL, O_TRAIN},   {"valid", required_argument, NULL, O_VALID},
         {"out", required_argument, NULL, O_OUT},       {"resume", no_argument, NULL, O_RESUME},
@@ -141,6 +167,9 @@ int cli_train(int argc, char **argv)
         {"warmup", required_argument, NULL, O_WARMUP},
         {"label-smoothing", required_argument, NULL, O_LS},
         {"weight-decay", required_argument, NULL, O_WD},
+        {"adam-beta1", required_argument, NULL, O_BETA1},
+        {"adam-beta2", required_argument, NULL, O_BETA2},
+        {"adam-eps", required_argument, NULL, O_EPS},
         {"clip", required_argument, NULL, O_CLIP},     {"dropout", required_argument, NULL, O_DROPOUT},
         {"d-model", required_argument, NULL, O_DMODEL}, {"heads", required_argument, NULL, O_HEADS},
         {"enc-layers", required_argument, NULL, O_ENC}, {"dec-layers", required_argument, NULL, O_DEC},
@@ -166,6 +195,7 @@ int cli_train(int argc, char **argv)
     opterr = 0;
     int c, rc;
     long v;
+    const char *adam_opt = NULL; /* the last AdamW setting given, which --resume refuses */
     while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
         int *field = NULL;
         long lo = 1, hi = 0;
@@ -199,6 +229,21 @@ int cli_train(int argc, char **argv)
             break;
         case O_WD:
             if ((rc = parse_float("--weight-decay", optarg, 0, 1, &o.weight_decay)))
+                return rc;
+            break;
+        case O_BETA1:
+            adam_opt = "--adam-beta1";
+            if ((rc = parse_adam(adam_opt, optarg, 1, &o.adam_beta1)))
+                return rc;
+            break;
+        case O_BETA2:
+            adam_opt = "--adam-beta2";
+            if ((rc = parse_adam(adam_opt, optarg, 1, &o.adam_beta2)))
+                return rc;
+            break;
+        case O_EPS:
+            adam_opt = "--adam-eps";
+            if ((rc = parse_adam(adam_opt, optarg, 0, &o.adam_eps)))
                 return rc;
             break;
         case O_CLIP:
@@ -244,6 +289,9 @@ int cli_train(int argc, char **argv)
         return cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
     if (!o.train_path || !o.out_path)
         return cli_usage_error("train", "--train and --out are required");
+    if (o.resume && adam_opt)
+        return cli_usage_error("train", "%s: a resumed run keeps the AdamW settings it was "
+                                        "started with (toytrans info shows them)", adam_opt);
     const CliPath inputs[2] = {{"--train", o.train_path}, {"--valid", o.valid_path}};
     if ((rc = cli_check_output("train", (CliPath){"--out", o.out_path}, CLI_OUT_MODEL, inputs,
                                2, o.force)))

@@ -17,11 +17,11 @@
 #include "json.h"
 #include "status.h"
 #include "vocab.h"
+#include "xml.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <utf8proc.h>
 
 #define SVG_FONT "DejaVu Sans, Verdana, Arial, sans-serif"
 #define SVG_CHAR_W 7.5    /* estimated pixels per code point at font-size 12 */
@@ -36,39 +36,11 @@ static const int RAMP_HI[3] = {8, 48, 107};
  * Text
  */
 
-/* Writes len bytes of UTF-8 as XML/HTML character data or attribute text: markup
- * characters escaped, tabs and newlines as spaces, control characters, non-characters
- * and invalid bytes as '?'. */
+/* Text in the picture and the page, escaped (xml.h); the apostrophe as &#39;, since
+ * &apos; is not HTML 4 and &#39; works in both. */
 static void put_text(FILE *out, const char *s, size_t len)
 {
-    size_t i = 0;
-    while (i < len) {
-        utf8proc_int32_t cp;
-        utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
-                                              (utf8proc_ssize_t)(len - i), &cp);
-        if (n < 1) {
-            fputc('?', out); /* an invalid byte: skip it alone and resynchronise */
-            i++;
-            continue;
-        }
-        if (cp == '<')
-            fputs("&lt;", out);
-        else if (cp == '>')
-            fputs("&gt;", out);
-        else if (cp == '&')
-            fputs("&amp;", out);
-        else if (cp == '"')
-            fputs("&quot;", out);
-        else if (cp == '\'')
-            fputs("&#39;", out); /* &apos; is not HTML 4; this works in both */
-        else if (cp == '\t' || cp == '\n' || cp == '\r')
-            fputc(' ', out);
-        else if (cp < 0x20 || cp == 0x7f || cp == 0xfffe || cp == 0xffff)
-            fputc('?', out);
-        else
-            fwrite(s + i, 1, (size_t)n, out);
-        i += (size_t)n;
-    }
+    xml_put_text(out, s, len, XML_APOS_NUMERIC);
 }
 
 static void put_str(FILE *out, const char *s)

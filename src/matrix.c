@@ -6,6 +6,7 @@
  */
 #include "matrix.h"
 
+#include "mem.h"
 #include "status.h"
 #include "tokenizer.h"
 
@@ -17,20 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *matrix_strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static char *matrix_default_label(int row)
 {
     char buf[24];
     snprintf(buf, sizeof buf, "x%d", row + 1);
-    return matrix_strdup(buf);
+    return mem_dup_str(buf);
 }
 
 void matrix_free(Matrix *m)
@@ -60,7 +52,7 @@ int matrix_init(Matrix *m, const float *data, int rows, int cols, const char *co
     m->cols = cols;
     memcpy(m->data, data, sizeof(float) * (size_t)rows * cols);
     for (int r = 0; r < rows; r++) {
-        m->labels[r] = labels && labels[r] ? matrix_strdup(labels[r]) : matrix_default_label(r);
+        m->labels[r] = labels && labels[r] ? mem_dup_str(labels[r]) : matrix_default_label(r);
         if (!m->labels[r])
             goto nomem;
     }
@@ -162,7 +154,7 @@ static int reader_parse_line(Reader *rd, char *line, size_t len, long line_no, l
             errno = 0;
             (void)strtod(field, &tail);
             if (*tail != '\0') {
-                label = matrix_strdup(field);
+                label = mem_dup_str(field);
                 if (!label)
                     return TT_ENOMEM;
                 goto next;

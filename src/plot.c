@@ -15,12 +15,12 @@
 #include "plot.h"
 
 #include "status.h"
+#include "xml.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <utf8proc.h>
 
 #define MAX_TICKS 64      /* labelled ticks per axis, at most */
 #define MAX_MINOR 256     /* unlabelled minor ticks on the y axis, at most */
@@ -63,47 +63,13 @@ static double frame_y(const Frame *f, double loss)
  * Text
  */
 
-/* Writes len bytes of UTF-8 as XML character data: markup characters escaped, tabs and
- * newlines as spaces, control characters, non-characters and invalid bytes as '?'. */
-static void put_text(FILE *out, const char *s, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        utf8proc_int32_t cp;
-        utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s + i,
-                                              (utf8proc_ssize_t)(len - i), &cp);
-        if (n < 1) {
-            fputc('?', out); /* an invalid byte: skip it alone and resynchronise */
-            i++;
-            continue;
-        }
-        if (cp == '<')
-            fputs("&lt;", out);
-        else if (cp == '>')
-            fputs("&gt;", out);
-        else if (cp == '&')
-            fputs("&amp;", out);
-        else if (cp == '"')
-            fputs("&quot;", out);
-        else if (cp == '\'')
-            fputs("&apos;", out);
-        else if (cp == '\t' || cp == '\n' || cp == '\r')
-            fputc(' ', out);
-        else if (cp < 0x20 || cp == 0x7f || cp == 0xfffe || cp == 0xffff)
-            fputc('?', out); /* not allowed in XML 1.0, or invisible */
-        else
-            fwrite(s + i, 1, (size_t)n, out);
-        i += (size_t)n;
-    }
-}
-
 /* A <text> element at (x, y) holding the literal string s. */
 static void text_at(FILE *out, double x, double y, const char *anchor, int size,
                     const char *color, const char *s)
 {
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"%d\" "
                  "fill=\"%s\">", x, y, anchor, size, color);
-    put_text(out, s, strlen(s));
+    xml_put_text(out, s, strlen(s), XML_APOS_ENTITY);
     fputs("</text>\n", out);
 }
 
@@ -604,7 +570,7 @@ int plot_loss_svg(FILE *out, const TrainLogRow *steps, int n_steps, const ValidL
                  "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"%s\">\n", width, height,
             width, height, FONT);
     fputs("<title>", out);
-    put_text(out, title, title_len);
+    xml_put_text(out, title, title_len, XML_APOS_ENTITY);
     fputs("</title>\n", out);
     fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width,
             height);
@@ -654,7 +620,7 @@ int plot_loss_svg(FILE *out, const TrainLogRow *steps, int n_steps, const ValidL
 
     fprintf(out, "<text x=\"%.1f\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" "
                  "font-weight=\"bold\" fill=\"%s\">", width / 2.0, COLOR_TEXT);
-    put_text(out, title, title_len);
+    xml_put_text(out, title, title_len, XML_APOS_ENTITY);
     fputs("</text>\n", out);
     if (subtitle)
         text_at(out, width / 2.0, 46, "middle", 12, COLOR_MUTED, subtitle);

@@ -17,6 +17,7 @@
 #include "store.h"
 
 #include "fnv.h"
+#include "mem.h"
 #include "status.h"
 
 #include <errno.h>
@@ -185,15 +186,6 @@ static int query_int(Store *s, const char *sql, long long *out, char *err, size_
 /* ---------------------------------------------------------------------------------------
  * Opening and closing
  */
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
 
 /* Removes a database file and its WAL companions. */
 static void remove_db_files(const char *path)
@@ -653,7 +645,7 @@ int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t 
     s->mode = mode;
     s->lock_fd = s->replaced_fd = -1;
     int rc = TT_ENOMEM;
-    if (!(s->path = dup_str(path)))
+    if (!(s->path = mem_dup_str(path)))
         goto fail;
     const char *open_path = path;
     if (mode == STORE_WRITE && (rc = open_locked(&s->lock_fd, path, err, errlen)) != TT_OK)
@@ -698,7 +690,7 @@ int store_open_image(Store **out, const void *data, size_t size, const char *nam
     s->lock_fd = s->replaced_fd = -1;
     s->image_size = size;
     int rc = TT_ENOMEM;
-    if (!(s->path = dup_str(name)))
+    if (!(s->path = mem_dup_str(name)))
         goto fail;
     int sqlrc = sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READWRITE, NULL);
     if (sqlrc != SQLITE_OK) {
@@ -1028,6 +1020,24 @@ int store_meta_get_double(Store *s, const char *key, double *out, char *err, siz
     }
     *out = v;
     return TT_OK;
+}
+
+int store_meta_exists(Store *s, const char *key, int *out, char *err, size_t errlen)
+{
+    *out = 0;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM meta WHERE key = ?1", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    int result = TT_OK;
+    if (rc == SQLITE_ROW)
+        *out = 1;
+    else if (rc != SQLITE_DONE)
+        result = sql_fail(s, rc, "reading meta", err, errlen);
+    sqlite3_finalize(st);
+    return result;
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -116,6 +116,10 @@ int store_meta_get_long(Store *s, const char *key, long min, long max, long *out
                         size_t errlen);
 int store_meta_get_double(Store *s, const char *key, double *out, char *err, size_t errlen);
 
+/* *out = 1 if meta has key, else 0: for keys that older files lack. TT_OK, or a code and
+ * a message naming the file. */
+int store_meta_exists(Store *s, const char *key, int *out, char *err, size_t errlen);
+
 /* The vocabulary of one side, "src" or "tgt". read checks ids are exactly 0..V-1 and the
  * first four are the specials. */
 int store_vocab_write(Store *s, const char *lang, const Vocab *v, char *err, size_t errlen);

@@ -9,6 +9,7 @@
 #include "train.h"
 
 #include "decode.h"
+#include "mem.h"
 #include "model.h"
 #include "rng.h"
 #include "status.h"
@@ -19,6 +20,7 @@
 #include "tsv.h"
 #include "vocab.h"
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -38,6 +40,9 @@ void train_options_defaults(TrainOptions *o)
     o->warmup = 400;
     o->label_smoothing = 0.1f;
     o->weight_decay = 0.01f;
+    o->adam_beta1 = 0.9f;
+    o->adam_beta2 = 0.98f;
+    o->adam_eps = 1e-9f;
     o->clip = 1.0f;
     o->seed = 1;
     o->threads = 1;
@@ -73,21 +78,6 @@ static void pairs_free(Pairs *p)
     memset(p, 0, sizeof *p);
 }
 
-static int grow(void **ptr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return TT_OK;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    void *n = realloc(*ptr, c * elem);
-    if (!n)
-        return TT_ENOMEM;
-    *ptr = n;
-    *cap = c;
-    return TT_OK;
-}
-
 /* Grows the per-pair arrays to cap entries. */
 static int pairs_reserve(Pairs *p, size_t cap, int keep_text)
 {
@@ -106,9 +96,20 @@ static int pairs_reserve(Pairs *p, size_t cap, int keep_text)
     return off && sl && tl && (!keep_text || ref) ? TT_OK : TT_ENOMEM;
 }
 
-/* Reads a corpus into ids with the model's vocabularies. */
+/* Hands the one-line message note to the caller's progress callback (if any), in a
+ * report that carries nothing else: the library prints nothing itself. */
+static void report_note(TrainProgressFn progress, void *ctx, const char *note)
+{
+    if (!progress)
+        return;
+    const TrainProgress p = {.note = note};
+    progress(ctx, &p);
+}
+
+/* Reads a corpus into ids with the model's vocabularies. With skip_bad, a malformed line
+ * is left out and named in a note to progress. */
 static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text, int skip_bad,
-                      char *err, size_t errlen)
+                      TrainProgressFn progress, void *ctx, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     TsvReader r;
@@ -117,10 +118,11 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
         return rc;
     size_t ids_cap = 0, n_ids = 0, pair_cap = 0;
     TsvPair tp;
-    char line_err[512];
+    char line_err[512], note[768];
     while ((rc = tsv_next(&r, &tp, line_err, sizeof line_err)) != TSV_END) {
         if (rc == TT_EINPUT && skip_bad) {
-            fprintf(stderr, "toytrans train: %s (skipped)\n", line_err);
+            snprintf(note, sizeof note, "%s (skipped)", line_err);
+            report_note(progress, ctx, note);
             continue;
         }
         if (rc != TT_OK) {
@@ -137,8 +139,9 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
                 tokenlist_free(&s);
         }
         if (rc == TT_EINPUT && skip_bad) {
-            fprintf(stderr, "toytrans train: %s:%ld: the %s side: %s (skipped)\n", r.name,
-                    tp.line_no, bad_side, te.message);
+            snprintf(note, sizeof note, "%s:%ld: the %s side: %s (skipped)", r.name,
+                     tp.line_no, bad_side, te.message);
+            report_note(progress, ctx, note);
             continue; /* the loop's next read sets rc again */
         }
         if (rc == TT_EINPUT)
@@ -151,7 +154,11 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
         if (s.n + 1 > m->config.max_len || t.n + 1 > m->config.max_len) {
             p->skipped_long++;
         } else {
-            rc = grow((void **)&p->ids, &ids_cap, n_ids + (size_t)(s.n + t.n), sizeof(int));
+            int *ids = mem_grow(p->ids, &ids_cap, n_ids + (size_t)(s.n + t.n), sizeof *ids);
+            if (ids)
+                p->ids = ids;
+            else
+                rc = TT_ENOMEM;
             if (rc == TT_OK && (size_t)p->n == pair_cap)
                 rc = pairs_reserve(p, pair_cap = pair_cap ? pair_cap * 2 : 1024, keep_text);
             if (rc == TT_OK) {
@@ -245,7 +252,11 @@ static int pairs_augment_names(Pairs *p, const Model *m, float fraction, uint64_
         /* One draw per candidate pair, so the choice depends on the seed only. */
         if (names == 0 || rng_uniform(&rng, 0.0f, 1.0f) >= fraction)
             continue;
-        rc = grow((void **)&p->ids, &ids_cap, n_ids + (size_t)(ns + nt), sizeof(int));
+        int *ids = mem_grow(p->ids, &ids_cap, n_ids + (size_t)(ns + nt), sizeof *ids);
+        if (ids)
+            p->ids = ids;
+        else
+            rc = TT_ENOMEM;
         if (rc == TT_OK && (size_t)p->n == pair_cap)
             rc = pairs_reserve(p, pair_cap = pair_cap * 2 + 16, 0);
         if (rc != TT_OK)
@@ -371,6 +382,7 @@ struct Run {
     ValidLogRow vlog;
     int have_vlog;
     int batch;         /* sentences per batch: o->batch, or its default, or the checkpoint's */
+    AdamConfig adam;   /* o's betas and epsilon, or the checkpoint's; o's weight decay */
     long step;
     int epoch;         /* epochs completed */
     int batch_pos;     /* batches done in the current epoch */
@@ -381,11 +393,40 @@ struct Run {
     Store *store;
 };
 
+/* AdamW's recorded settings: meta key, the value of a file from before they were
+ * recorded, and the range (beta: [0, 1); epsilon: (0, FLT_MAX]). */
+static const struct {
+    const char *key;
+    float unrecorded;
+    int is_beta;
+} ADAM_KEYS[] = {
+    {"train_adam_beta1", 0.9f, 1},
+    {"train_adam_beta2", 0.98f, 1},
+    {"train_adam_eps", 1e-9f, 0},
+};
+enum { N_ADAM_KEYS = (int)(sizeof ADAM_KEYS / sizeof ADAM_KEYS[0]) };
+
+/* The field of c that ADAM_KEYS[i] records. */
+static float *adam_setting(AdamConfig *c, int i)
+{
+    float *const f[N_ADAM_KEYS] = {&c->beta1, &c->beta2, &c->eps};
+    return f[i];
+}
+
+/* Whether v lies in the range of ADAM_KEYS[i] (as a float, which is what is used). */
+static int adam_in_range(int i, double v)
+{
+    if (ADAM_KEYS[i].is_beta)
+        return v >= 0 && v < 1 && (float)v < 1.0f;
+    return v > 0 && v <= FLT_MAX && (float)v > 0.0f;
+}
+
 /* The most bytes train_resumes keeps: the oldest lines go first. */
 #define TRAIN_RESUMES_MAX 8192
 
 /* In the transaction of a resumed run's first checkpoint: appends "UTC-TIME  COMMAND" to
- * meta train_resumes, and records the settings now in effect (epochs, threads). */
+ * meta train_resumes, and records the settings now in effect (epochs, threads, and the
+ * AdamW settings, which a file from before they were recorded gains here). */
 static int record_resume(Run *r, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
@@ -422,6 +463,10 @@ static int record_resume(Run *r, char *err, size_t errlen)
     snprintf(buf, sizeof buf, "%d", o->threads);
     if (rc == TT_OK)
         rc = store_meta_set(r->store, "train_threads", buf, err, errlen);
+    for (int i = 0; rc == TT_OK && i < N_ADAM_KEYS; i++) {
+        snprintf(buf, sizeof buf, "%.9g", (double)*adam_setting(&r->adam, i));
+        rc = store_meta_set(r->store, ADAM_KEYS[i].key, buf, err, errlen);
+    }
     free(all);
     free(old);
     return rc;
@@ -673,6 +718,9 @@ static int new_file(Run *r, char *err, size_t errlen)
         {"train_dropout", 'g', o->dropout, NULL},
         {"train_name_augment", 'g', o->name_augment, NULL},
         {"train_weight_decay", 'g', o->weight_decay, NULL},
+        {"train_adam_beta1", 'g', r->adam.beta1, NULL},
+        {"train_adam_beta2", 'g', r->adam.beta2, NULL},
+        {"train_adam_eps", 'g', r->adam.eps, NULL},
         {"train_clip", 'g', o->clip, NULL},
         {"train_seed", 'd', (double)o->seed, NULL},
         {"train_threads", 'd', o->threads, NULL},
@@ -754,6 +802,21 @@ static int start_resume(Run *r, char *err, size_t errlen)
         }
         r->batch = (int)v;
     }
+    /* The moments were computed with the recorded betas and epsilon: keep them. */
+    for (int i = 0; rc == TT_OK && i < N_ADAM_KEYS; i++) {
+        int have = 0;
+        double a = ADAM_KEYS[i].unrecorded;
+        rc = store_meta_exists(r->store, ADAM_KEYS[i].key, &have, err, errlen);
+        if (rc == TT_OK && have)
+            rc = store_meta_get_double(r->store, ADAM_KEYS[i].key, &a, err, errlen);
+        if (rc == TT_OK && !adam_in_range(i, a)) {
+            snprintf(err, errlen, "%s: meta '%s' = '%.9g' is out of range (%s)", o->out_path,
+                     ADAM_KEYS[i].key, a, ADAM_KEYS[i].is_beta ? "0 to below 1" : "above 0");
+            rc = TT_EMODEL;
+        }
+        if (rc == TT_OK)
+            *adam_setting(&r->adam, i) = (float)a;
+    }
     double secs = 0;
     if (rc == TT_OK && store_meta_get_double(r->store, "train_seconds", &secs, NULL, 0) == TT_OK)
         r->seconds0 = secs;
@@ -811,7 +874,8 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     if (o->threads < 1 || o->threads > TRAIN_MAX_THREADS || o->batch < 0 ||
         o->batch > TRAIN_MAX_BATCH || o->epochs < 1 ||
         !(o->lr > 0) || o->label_smoothing < 0 || o->label_smoothing >= 1 || o->dropout < 0 ||
-        o->dropout >= 1) {
+        o->dropout >= 1 || !adam_in_range(0, o->adam_beta1) ||
+        !adam_in_range(1, o->adam_beta2) || !adam_in_range(2, o->adam_eps)) {
         snprintf(err, errlen, "invalid training options");
         return TT_EINVAL;
     }
@@ -820,6 +884,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         return TT_ENOMEM;
     r->o = o;
     r->batch = o->batch ? o->batch : TRAIN_DEFAULT_BATCH; /* a resume reads its own */
+    r->adam = (AdamConfig){o->adam_beta1, o->adam_beta2, o->adam_eps, o->weight_decay};
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
     /* Another run writing the file, or a file a new run may not replace: refused now,
      * not after the data is read. */
@@ -835,11 +900,13 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     }
     rc = o->resume ? start_resume(r, err, errlen) : start_new(r, err, errlen);
     if (rc == TT_OK)
-        rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, err, errlen);
+        rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, progress, ctx,
+                        err, errlen);
     if (rc == TT_OK && (rc = pairs_augment_names(&r->train, &r->m, o->name_augment, o->seed)) != TT_OK)
         snprintf(err, errlen, "%s", status_message(rc));
     if (rc == TT_OK && o->valid_path)
-        rc = pairs_load(&r->valid, o->valid_path, &r->m, 1, o->skip_bad_lines, err, errlen);
+        rc = pairs_load(&r->valid, o->valid_path, &r->m, 1, o->skip_bad_lines, progress, ctx,
+                        err, errlen);
     if (rc == TT_OK && r->train.n == 0) {
         snprintf(err, errlen, "%s: no pairs fit the model's max_len", o->train_path);
         rc = TT_EINPUT;
@@ -914,7 +981,6 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     const long steps_total = steps_per_epoch * o->epochs;
     long steps_this_run = 0;
     double tokens_this_run = 0, flops_this_run = 0;
-    AdamConfig ac = {0.9f, 0.98f, 1e-9f, o->weight_decay};
     float *grads = r->grads;
     while (rc == TT_OK && r->epoch < o->epochs) {
         batches_shuffle(&r->batches, o->seed, r->epoch);
@@ -956,8 +1022,8 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
             const float gscale = o->clip > 0 && norm > o->clip ? (float)(o->clip / norm) : 1.0f;
             r->step++;
             const float lr = schedule(o, r->step, steps_total);
-            adamw_update(r->m.params, grads, gscale, r->m1, r->m2, r->m.specs, r->m.n_specs, &ac, lr,
-                         r->step, r->pool);
+            adamw_update(r->m.params, grads, gscale, r->m1, r->m2, r->m.specs, r->m.n_specs,
+                         &r->adam, lr, r->step, r->pool);
             r->batch_pos++;
             steps_this_run++;
             tokens_this_run += (double)tokens;

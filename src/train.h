@@ -16,6 +16,9 @@
  *
  * A resumed run records itself in its first checkpoint: meta train_resumes gains a line
  * "UTC-TIME  COMMAND", and train_epochs and train_threads become the settings in effect.
+ * It keeps the AdamW betas and epsilon the run was started with (meta train_adam_beta1,
+ * train_adam_beta2, train_adam_eps; a file written before they were recorded ran with
+ * 0.9, 0.98 and 1e-9): the moments it continues were computed with them.
  */
 #ifndef TOYTRANS_TRAIN_H
 #define TOYTRANS_TRAIN_H
@@ -47,12 +50,17 @@ typedef struct {
     float dropout;            /* 0..<1, see trainer.h */
     float name_augment;       /* 0..1: fraction of pairs with names added with <unk> (train.c) */
     float weight_decay;       /* AdamW */
+    float adam_beta1;         /* AdamW's first-moment decay, 0..<1 (default 0.9); a resumed
+                                 run uses the checkpoint's, see above */
+    float adam_beta2;         /* AdamW's second-moment decay, 0..<1 (default 0.98); ditto */
+    float adam_eps;           /* AdamW's denominator term, > 0 (default 1e-9); ditto */
     float clip;               /* gradient-norm clipping threshold; 0 for none */
     uint64_t seed;
     int threads;              /* 1..TRAIN_MAX_THREADS */
     int resume;               /* continue the run stored in out_path */
     int force;                /* replace out_path for a new run */
-    int skip_bad_lines;       /* malformed corpus lines: report and skip (else stop) */
+    int skip_bad_lines;       /* malformed corpus lines: skip each with a note to the
+                                 progress callback (else stop) */
     long stop_after;          /* stop (with a checkpoint) after this many steps; 0: no */
     int checkpoint_every;     /* steps between checkpoints (and at every epoch's end); 0:
                                  only at epochs' ends and when stopping */
@@ -74,7 +82,10 @@ typedef struct {
     double seconds;           /* wall clock of this run */
     double eta_seconds;       /* remaining, at the current speed */
     const ValidLogRow *valid; /* set at the end of an epoch, else NULL */
-    const char *note;         /* a one-line message (checkpoint saved, …), or NULL */
+    const char *note;         /* a one-line message for a person (a malformed corpus line
+                                 skipped, …), or NULL; a report with a note carries nothing
+                                 else (every other field 0 or NULL). The library prints
+                                 nothing itself: notes reach the user only through this */
     int final;                /* 1 on the run's last report, after its last checkpoint:
                                  step < steps_total then means it stopped early */
     double flops_per_second;  /* model FLOPs (trainer_pair_flops), over the run so far */
@@ -86,8 +97,8 @@ typedef void (*TrainProgressFn)(void *ctx, const TrainProgress *p);
  * the step in flight finishes, a checkpoint commits, and the run returns TT_EINTR. A
  * resumed run keeps the batch size it was started with (its meta train_batch_size):
  * another o->batch is TT_EINVAL, and a saved position (train_step, train_epoch,
- * train_batch) out of range, or beyond this corpus's batches, is TT_EMODEL naming the
- * key and its value. A NaN or Inf in
+ * train_batch) or AdamW setting (train_adam_*) out of range, or a position beyond this
+ * corpus's batches, is TT_EMODEL naming the key and its value. A NaN or Inf in
  * the loss or the gradients stops the run before the optimiser step with TT_EDIVERGED;
  * nothing of that step is committed. Other failures: TT_EINPUT (corpus), TT_EMODEL,
  * TT_EIO, TT_ENOMEM, TT_EINVAL — err says what. */

@@ -8,6 +8,7 @@
 #include "vocab.h"
 
 #include "fnv.h"
+#include "mem.h"
 #include "outfile.h"
 #include "status.h"
 #include "tokenizer.h"
@@ -23,15 +24,6 @@ const char *const VOCAB_SPECIAL[VOCAB_N_SPECIAL] = {"<pad>", "<unk>", "<s>", "</
 static uint64_t hash_str(const char *s)
 {
     return fnv1a64_add(FNV1A64_OFFSET, s, strlen(s));
-}
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
 }
 
 /* Finds the slot of key in slots (entry + 1 values naming strings in names), or the
@@ -108,7 +100,7 @@ int vocab_counter_add(VocabCounter *c, const char *token)
         c->counts = k;
         c->cap = cap;
     }
-    char *copy = dup_str(token);
+    char *copy = mem_dup_str(token);
     if (!copy)
         return TT_ENOMEM;
     c->tokens[c->n] = copy;
@@ -198,7 +190,7 @@ int vocab_build(Vocab *v, const VocabCounter *c, int64_t min_count)
     for (int i = 0; rc == TT_OK && i < v->size; i++) {
         const char *t = i < VOCAB_N_SPECIAL ? VOCAB_SPECIAL[i] : e[i - VOCAB_N_SPECIAL].token;
         v->counts[i] = i < VOCAB_N_SPECIAL ? 0 : e[i - VOCAB_N_SPECIAL].count;
-        if (!(v->tokens[i] = dup_str(t)))
+        if (!(v->tokens[i] = mem_dup_str(t)))
             rc = TT_ENOMEM;
     }
     free(e);
@@ -255,7 +247,7 @@ int vocab_from_tokens(Vocab *v, const char *const *tokens, const int64_t *counts
                    TT_OK) {
             token_for_message(shown, sizeof shown, tokens[i]);
             snprintf(err, errlen, "id %d, token '%s', %s", i, shown, why);
-        } else if (!(v->tokens[i] = dup_str(tokens[i]))) {
+        } else if (!(v->tokens[i] = mem_dup_str(tokens[i]))) {
             rc = TT_ENOMEM;
         } else {
             v->counts[i] = counts ? counts[i] : 0;

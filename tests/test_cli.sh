@@ -982,6 +982,29 @@ fi
 run train --train "$TMP/tr.tsv" --out "$TMP/tR.db" --epochs 2 $TINY --threads 2 --resume
 expect_code "train --resume on a released model: exit 2" 2
 expect_in "train --resume on a released model: says why" "$ERR" "saved for release"
+# AdamW's betas and epsilon: recorded in meta, shown by info, kept by a resumed run.
+run info --model "$TMP/tT1.db"
+expect_in "train: info shows the default AdamW beta1" "$OUT" "AdamW beta1         0.9"
+expect_in "train: info shows the default AdamW beta2" "$OUT" "AdamW beta2         0.98"
+expect_in "train: info shows the default AdamW epsilon" "$OUT" "AdamW epsilon       1e-09"
+# shellcheck disable=SC2086
+run train --train "$TMP/tr.tsv" --out "$TMP/tW.db" --epochs 1 $TINY --stop-after 1 \
+    --adam-beta1 0.8 --adam-beta2 0.995 --adam-eps 1e-8
+expect_code "train --adam-beta1/--adam-beta2/--adam-eps: exit 0" 0
+run info --model "$TMP/tW.db"
+expect_in "train --adam-beta1: recorded and shown by info" "$OUT" "AdamW beta1         0.8"
+expect_in "train --adam-beta2: recorded and shown by info" "$OUT" "AdamW beta2         0.995"
+expect_in "train --adam-eps: recorded and shown by info" "$OUT" "AdamW epsilon       1e-08"
+run train --train "$TMP/tr.tsv" --out "$TMP/tW.db" --epochs 1 --resume --adam-beta2 0.9
+expect_code "train --resume --adam-beta2: exit 2 (the run keeps its settings)" 2
+expect_in "train --resume --adam-beta2: names the option" "$ERR" "--adam-beta2: a resumed run keeps"
+for bad in "--adam-beta1 1" "--adam-beta2 -0.5" "--adam-beta2 0.9999999999" "--adam-eps 0" \
+    "--adam-eps -1e-9" "--adam-eps 1e-60"; do
+    # shellcheck disable=SC2086
+    expect_usage_error "train $bad" train --train "$TMP/tr.tsv" --out "$TMP/tV.db" $bad
+    expect_in "train $bad: names the option" "$ERR" "toytrans train: ${bad%% *}: '${bad#* }' is not a number"
+done
+rm -f "$TMP/tW.db"
 # shellcheck disable=SC2086
 run train --train "$TMP/tr.tsv" --out "$TMP/tN.db" --epochs 1 $TINY --lr 1e9 --clip 0 --warmup 0
 expect_code "train with an absurd learning rate: exit 6 (diverged)" 6
@@ -992,6 +1015,12 @@ printf 'good\tgut\nno tab here\n' >"$TMP/badc.tsv"
 run train --train "$TMP/badc.tsv" --out "$TMP/tX.db"
 expect_code "train on a malformed corpus: exit 4" 4
 expect_in "train on a malformed corpus: names the line" "$ERR" "badc.tsv:2"
+# shellcheck disable=SC2086
+run train --train "$TMP/badc.tsv" --out "$TMP/tX.db" --epochs 1 $TINY --skip-bad-lines
+expect_code "train --skip-bad-lines: exit 0" 0
+expect_in "train --skip-bad-lines: reports the skipped line on stderr" "$ERR" \
+    "toytrans train: $TMP/badc.tsv:2: no TAB between source and target (byte 9) (skipped)"
+rm -f "$TMP/tX.db"
 run train --train "$TMP/tr.tsv" --out "$TMP/tA.db"
 expect_code "train onto an existing model without --resume or --force: exit 2 (a usage matter)" 2
 expect_in "train onto an existing model: suggests --force and --resume" "$ERR" \

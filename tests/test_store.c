@@ -1122,6 +1122,27 @@ static void test_store_meta_get_double_checks_values(void **state)
     assert_tt_ok(store_close(s, err, sizeof err), err);
 }
 
+/* store_meta_exists tells a present key, even an empty value, from a missing one. */
+static void test_store_meta_exists_tells_missing_keys(void **state)
+{
+    Fixture *f = *state;
+    char err[ERRLEN] = "";
+    Store *s = NULL;
+    assert_tt_ok(store_open(&s, f->path, STORE_CREATE, err, sizeof err), err);
+    assert_tt_ok(store_meta_set(s, "x_set", "1", err, sizeof err), err);
+    assert_tt_ok(store_meta_set(s, "x_empty", "", err, sizeof err), err);
+    static const struct {
+        const char *key;
+        int want;
+    } CASES[] = {{"x_set", 1}, {"x_empty", 1}, {"x_missing", 0}};
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        int have = -1;
+        assert_tt_ok(store_meta_exists(s, CASES[i].key, &have, err, sizeof err), err);
+        assert_int_equal(have, CASES[i].want);
+    }
+    assert_tt_ok(store_close(s, err, sizeof err), err);
+}
+
 /* ---------------------------------------------------------------------------------------
  * Argument errors
  */
@@ -1171,6 +1192,7 @@ int main(void)
         T(test_store_reads_read_only_file),
         T(test_store_meta_get_long_checks_values),
         T(test_store_meta_get_double_checks_values),
+        T(test_store_meta_exists_tells_missing_keys),
         T(test_store_argument_errors),
 #undef T
     };

@@ -50,6 +50,9 @@ from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_vocab,
 PROG = "toytrans_torch.train"
 CHECKPOINT_TABLE = "torch_checkpoint"   # ignored by toytrans's readers (docs/model-format.md)
 EXIT_USAGE, EXIT_MODEL, EXIT_INPUT, EXIT_IO, EXIT_DIVERGED = 2, 3, 4, 5, 6
+# AdamW's betas and epsilon: toytrans train's defaults, recorded in meta as toytrans
+# records its own (train_adam_beta1, train_adam_beta2, train_adam_eps).
+ADAM_BETAS, ADAM_EPS = (0.9, 0.98), 1e-9
 
 
 class TrainError(Exception):
@@ -254,6 +257,9 @@ def provenance(args, group, corpus_hash, seconds, step, epoch):
         "train_warmup": str(args.warmup),
         "train_label_smoothing": repr(args.label_smoothing),
         "train_weight_decay": repr(args.weight_decay),
+        "train_adam_beta1": repr(ADAM_BETAS[0]),
+        "train_adam_beta2": repr(ADAM_BETAS[1]),
+        "train_adam_eps": repr(ADAM_EPS),
         "train_clip": repr(args.clip),
         "train_name_augment": repr(args.name_augment),
         "train_seed": str(args.seed),
@@ -402,7 +408,7 @@ def train(args, group):
     params = decay + no_decay
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}],
-                            lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
+                            lr=args.lr, betas=ADAM_BETAS, eps=ADAM_EPS)
     total_steps = args.epochs * len(batches)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda k: lr_factor(k + 1, total_steps, args.warmup))
