@@ -202,7 +202,8 @@ typedef struct {
     const float *dy;    /* backward: (M, N) */
     int M, K, N;
     int relu;           /* forward: ReLU after the product */
-    int row_tasks;      /* backward: tasks 0..row_tasks-1 are dx's; the rest dw's */
+    int row_tasks;      /* backward: tasks of dx (split_task); the rest dw's */
+    int n_tasks;        /* backward: all tasks */
 } LinearJob;
 
 /* Rows per task of a Linear layer's forward pass over M rows: a quarter of them,
@@ -235,19 +236,38 @@ static void linear_forward(float *out, const float *x, const float *w, const flo
     pool_run(c->pool, ceil_div(M, forward_rows(M)), linear_forward_task, &j);
 }
 
+/* A backward loop has two kinds of task: n_rows over blocks of rows (the input gradient)
+ * and the rest over blocks of a parameter gradient's rows. They are interleaved evenly,
+ * in order within each kind, so that any contiguous range of tasks — what a thread of the
+ * pool takes first — holds its share of both: with the row tasks first, one thread took
+ * the input gradient and the other the weight gradient, whose costs differ. Returns the
+ * kind (1: rows) and the index within it. */
+static int split_task(int task, int n_rows, int n_total, int *index)
+{
+    const long before = (long)task * n_rows / n_total;     /* row tasks before this one */
+    const long through = (long)(task + 1) * n_rows / n_total;
+    if (through > before) {
+        *index = (int)before;
+        return 1;
+    }
+    *index = task - (int)before;
+    return 0;
+}
+
 static void linear_backward_task(void *ctx, int task)
 {
     const LinearJob *j = ctx;
-    if (task < j->row_tasks) {
+    int idx;
+    if (split_task(task, j->row_tasks, j->n_tasks, &idx)) {
         /* dx rows i0..: += dy · w */
-        const int i0 = task * ROWS_PER_TASK;
+        const int i0 = idx * ROWS_PER_TASK;
         const int m = j->M - i0 < ROWS_PER_TASK ? j->M - i0 : ROWS_PER_TASK;
         kernel_matmul_acc(j->out + (size_t)i0 * j->K, j->dy + (size_t)i0 * j->N, j->w, m, j->N,
                           j->K);
         return;
     }
     /* dw rows n0..: += dyᵀ · x over every row of the batch, in order; db likewise. */
-    const int n0 = (task - j->row_tasks) * DW_ROWS_PER_TASK;
+    const int n0 = idx * DW_ROWS_PER_TASK;
     const int nn = j->N - n0 < DW_ROWS_PER_TASK ? j->N - n0 : DW_ROWS_PER_TASK;
     kernel_matmul_tn_acc(j->dw + (size_t)n0 * j->K, j->dy + n0, j->N, j->x, j->M, nn, j->K);
     if (j->db) {
@@ -271,7 +291,8 @@ static void linear_backward(float *dx, float *dw, float *db, const float *dy, co
 {
     LinearJob j = {.out = dx, .dw = dw, .db = db, .x = x, .w = w, .dy = dy, .M = M, .K = K,
                    .N = N, .row_tasks = dx ? ceil_div(M, ROWS_PER_TASK) : 0};
-    pool_run(c->pool, j.row_tasks + ceil_div(N, DW_ROWS_PER_TASK), linear_backward_task, &j);
+    j.n_tasks = j.row_tasks + ceil_div(N, DW_ROWS_PER_TASK);
+    pool_run(c->pool, j.n_tasks, linear_backward_task, &j);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -409,7 +430,8 @@ typedef struct {
     const float *x, *w, *b, *dout, *cst;
     int n, D;
     float eps;
-    int row_tasks;
+    int row_tasks;      /* backward: tasks of dx (split_task); the rest dw, db's */
+    int n_tasks;        /* backward: all tasks */
 } NormJob;
 
 static void norm_forward_task(void *ctx, int task)
@@ -433,15 +455,16 @@ void net_norm_forward(float *out, float *st, const float *x, const float *w, con
 static void norm_backward_task(void *ctx, int task)
 {
     const NormJob *j = ctx;
-    if (task < j->row_tasks) {
-        const int i0 = task * ROWS_PER_TASK;
+    int idx;
+    if (split_task(task, j->row_tasks, j->n_tasks, &idx)) {
+        const int i0 = idx * ROWS_PER_TASK;
         const int m = j->n - i0 < ROWS_PER_TASK ? j->n - i0 : ROWS_PER_TASK;
         const size_t o = (size_t)i0 * j->D;
         layernorm_backward_dx(j->dx + o, j->dout + o, j->x + o, j->w, j->cst + i0,
                               j->cst + j->n + i0, m, j->D);
         return;
     }
-    const int k0 = (task - j->row_tasks) * DW_ROWS_PER_TASK;
+    const int k0 = idx * DW_ROWS_PER_TASK;
     const int k1 = j->D - k0 < DW_ROWS_PER_TASK ? j->D : k0 + DW_ROWS_PER_TASK;
     layernorm_backward_params(j->dw, j->db, j->dout, j->x, j->cst, j->cst + j->n, j->n, j->D,
                               k0, k1);
@@ -452,7 +475,8 @@ void net_norm_backward(float *dx, float *dw, float *db, const float *dout, const
 {
     NormJob j = {.dx = dx, .dw = dw, .db = db, .dout = dout, .x = x, .cst = st, .w = w, .n = n,
                  .D = c->D, .row_tasks = ceil_div(n, ROWS_PER_TASK)};
-    pool_run(c->pool, j.row_tasks + ceil_div(c->D, DW_ROWS_PER_TASK), norm_backward_task, &j);
+    j.n_tasks = j.row_tasks + ceil_div(c->D, DW_ROWS_PER_TASK);
+    pool_run(c->pool, j.n_tasks, norm_backward_task, &j);
 }
 
 /* ---------------------------------------------------------------------------------------
