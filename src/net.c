@@ -203,6 +203,7 @@ typedef struct {
     int M, K, N;
     int relu;           /* forward: ReLU after the product */
     int row_tasks;      /* backward: tasks of dx (split_task); the rest dw's */
+    int dx_set;         /* backward: 1 writes dx = dy · w, 0 adds it */
     int n_tasks;        /* backward: all tasks */
 } LinearJob;
 
@@ -259,11 +260,17 @@ static void linear_backward_task(void *ctx, int task)
     const LinearJob *j = ctx;
     int idx;
     if (split_task(task, j->row_tasks, j->n_tasks, &idx)) {
-        /* dx rows i0..: += dy · w */
+        /* dx rows i0..: (+)= dy · w. Written, the rows need no zeroing beforehand (by
+         * the caller's thread, which would then pass them to this one's cache); the
+         * sums are the same. */
         const int i0 = idx * ROWS_PER_TASK;
         const int m = j->M - i0 < ROWS_PER_TASK ? j->M - i0 : ROWS_PER_TASK;
-        kernel_matmul_acc(j->out + (size_t)i0 * j->K, j->dy + (size_t)i0 * j->N, j->w, m, j->N,
-                          j->K);
+        float *dx = j->out + (size_t)i0 * j->K;
+        const float *dy = j->dy + (size_t)i0 * j->N;
+        if (j->dx_set)
+            kernel_matmul(dx, dy, j->w, m, j->N, j->K);
+        else
+            kernel_matmul_acc(dx, dy, j->w, m, j->N, j->K);
         return;
     }
     /* dw rows n0..: += dyᵀ · x over every row of the batch, in order; db likewise. */
@@ -284,13 +291,19 @@ static void linear_backward_task(void *ctx, int task)
     }
 }
 
-/* The backward pass of linear_forward (without ReLU), accumulating:
- * dx (M, K) += dy · w (dx NULL: not wanted), dw (N, K) += dyᵀ · x, db (N) += Σ dy. */
-static void linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
-                            const float *w, int M, int K, int N, const NetCtx *c)
+/* How a backward pass delivers the gradient by its input: added to what the buffer
+ * holds, or written over it. */
+enum { DX_ADD = 0, DX_SET = 1 };
+
+/* The backward pass of linear_forward (without ReLU): dx (M, K) += dy · w, or = with
+ * DX_SET (dx NULL: not wanted); dw (N, K) += dyᵀ · x; db (N) += Σ dy. */
+static void linear_backward(float *dx, int dx_mode, float *dw, float *db, const float *dy,
+                            const float *x, const float *w, int M, int K, int N,
+                            const NetCtx *c)
 {
     LinearJob j = {.out = dx, .dw = dw, .db = db, .x = x, .w = w, .dy = dy, .M = M, .K = K,
-                   .N = N, .row_tasks = dx ? ceil_div(M, ROWS_PER_TASK) : 0};
+                   .N = N, .row_tasks = dx ? ceil_div(M, ROWS_PER_TASK) : 0,
+                   .dx_set = dx_mode == DX_SET};
     j.n_tasks = j.row_tasks + ceil_div(N, DW_ROWS_PER_TASK);
     pool_run(c->pool, j.n_tasks, linear_backward_task, &j);
 }
@@ -524,6 +537,14 @@ static void attn_backward_task(void *ctx, int task)
     AttnView qv = {j->q + qo, D}, kv = {j->k + ko, D}, vv = {j->v + ko, D};
     AttnView gv = {j->dctx + qo, D};
     const size_t wo = (size_t)task * j->Tq * j->Tk;
+    /* This sentence's and head's block of dq, dk and dv, padding rows included: zeroed
+     * here, by the thread that fills it. */
+    for (int r = 0; r < j->Tq; r++)
+        memset(j->dq + qo + (size_t)r * D, 0, sizeof(float) * (size_t)Dh);
+    for (int r = 0; r < j->Tk; r++) {
+        memset(j->dk + ko + (size_t)r * D, 0, sizeof(float) * (size_t)Dh);
+        memset(j->dv + ko + (size_t)r * D, 0, sizeof(float) * (size_t)Dh);
+    }
     attention_head_backward(j->dq + qo, D, j->dk + ko, D, j->dv + ko, D, j->dscores + wo, gv,
                             j->catt + wo, qv, kv, vv, &shape);
 }
@@ -552,31 +573,28 @@ static void mha_block_forward(float *out, const MhaBlock *m, const float *xq, co
     linear_forward(out, m->ctx, w->w_out, w->b_out, Mq, D, D, 0, c);
 }
 
-/* The backward pass of mha_block_forward: dxq += …, dxkv += … (the same buffer for
- * self-attention), and the weight gradients. */
+/* The backward pass of mha_block_forward: dxq = … (written), dxkv += … (the same buffer
+ * as dxq for self-attention: the query's part is written, then the key's and the value's
+ * added), and the weight gradients. */
 static void mha_block_backward(float *dxq, float *dxkv, NetScratch *s, const float *dout,
                                const MhaBlock *m, const float *xq, const float *xkv, int B,
                                const NetCtx *c)
 {
     const MhaWeights *w = m->w, *g = m->g;
     const int D = c->D, Mq = B * m->Tq, Mk = B * m->Tk;
-    memset(s->dctx, 0, sizeof(float) * (size_t)Mq * D);
-    linear_backward(s->dctx, (float *)g->w_out, (float *)g->b_out, dout, m->ctx, w->w_out, Mq,
-                    D, D, c);
-    memset(s->dq, 0, sizeof(float) * (size_t)Mq * D);
-    memset(s->dk, 0, sizeof(float) * (size_t)Mk * D);
-    memset(s->dv, 0, sizeof(float) * (size_t)Mk * D);
+    linear_backward(s->dctx, DX_SET, (float *)g->w_out, (float *)g->b_out, dout, m->ctx,
+                    w->w_out, Mq, D, D, c);
     AttnJob j = {.dq = s->dq, .dk = s->dk, .dv = s->dv, .dscores = s->dscores, .q = m->q,
                  .k = m->k, .v = m->v, .dctx = s->dctx, .catt = m->att, .lq = m->lq,
                  .lk = m->lk, .Tq = m->Tq, .Tk = m->Tk, .D = D, .H = c->H,
                  .causal = m->causal};
     pool_run(c->pool, B * c->H, attn_backward_task, &j);
-    linear_backward(dxq, (float *)g->w_query, (float *)g->b_query, s->dq, xq, w->w_query, Mq, D,
-                    D, c);
-    linear_backward(dxkv, (float *)g->w_key, (float *)g->b_key, s->dk, xkv, w->w_key, Mk, D, D,
-                    c);
-    linear_backward(dxkv, (float *)g->w_value, (float *)g->b_value, s->dv, xkv, w->w_value, Mk,
-                    D, D, c);
+    linear_backward(dxq, DX_SET, (float *)g->w_query, (float *)g->b_query, s->dq, xq,
+                    w->w_query, Mq, D, D, c);
+    linear_backward(dxkv, DX_ADD, (float *)g->w_key, (float *)g->b_key, s->dk, xkv, w->w_key,
+                    Mk, D, D, c);
+    linear_backward(dxkv, DX_ADD, (float *)g->w_value, (float *)g->b_value, s->dv, xkv,
+                    w->w_value, Mk, D, D, c);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -606,17 +624,16 @@ static void relu_backward_task(void *ctx, int task)
     kernel_relu_backward(j->d + o, j->y + o, n);
 }
 
-/* dh += the gradient by h; the weight gradients of both Linear layers. */
+/* dh = the gradient by h (written); the weight gradients of both Linear layers. */
 static void ffn_block_backward(float *dh, NetScratch *s, const float *dout, const float *h,
                                const float *ff, const float *w1, const float *w2, float *dw1,
                                float *db1, float *dw2, float *db2, int M, const NetCtx *c)
 {
-    memset(s->dff, 0, sizeof(float) * (size_t)M * c->F);
-    linear_backward(s->dff, dw2, db2, dout, ff, w2, M, c->F, c->D, c);
+    linear_backward(s->dff, DX_SET, dw2, db2, dout, ff, w2, M, c->F, c->D, c);
     ReluJob r = {s->dff, ff, (size_t)M * c->F};
     pool_run(c->pool, (int)((r.n + (size_t)ROWS_PER_TASK * 256 - 1) / ((size_t)ROWS_PER_TASK * 256)),
              relu_backward_task, &r);
-    linear_backward(dh, dw1, db1, s->dff, h, w1, M, c->D, c->F, c);
+    linear_backward(dh, DX_SET, dw1, db1, s->dff, h, w1, M, c->D, c->F, c);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -658,16 +675,13 @@ void encoder_layer_backward(float *d, NetScratch *s, const EncoderLayer *g,
                             const NetCtx *c)
 {
     const int B = nb->B, S = nb->S, M = B * S;
-    const size_t MD = (size_t)M * c->D;
     /* Feed-forward block: d stays on the residual path, the block's gradient joins it. */
-    memset(s->dh, 0, sizeof(float) * MD);
     ffn_block_backward(s->dh, s, dropout_backward(s->dy, d, a->drop2, B, S, c), a->h2, a->ff,
                        w->lin1_w, w->lin2_w, (float *)g->lin1_w, (float *)g->lin1_b,
                        (float *)g->lin2_w, (float *)g->lin2_b, M, c);
     net_norm_backward(d, (float *)g->norm2_w, (float *)g->norm2_b, s->dh, a->mid, a->st2,
                       w->norm2_w, M, c);
     /* Attention block. */
-    memset(s->dh, 0, sizeof(float) * MD);
     MhaBlock mb = {.w = &w->self_attn, .g = &g->self_attn, .q = a->q, .k = a->k, .v = a->v,
                    .att = a->att, .ctx = a->ctx, .lq = nb->src_len, .lk = nb->src_len,
                    .Tq = S, .Tk = S};
@@ -708,15 +722,12 @@ void decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const Decod
                             const NetBatch *nb, const NetCtx *c)
 {
     const int B = nb->B, T = nb->T, M = B * T;
-    const size_t MD = (size_t)M * c->D;
-    memset(s->dh, 0, sizeof(float) * MD);
     ffn_block_backward(s->dh, s, dropout_backward(s->dy, d, a->drop3, B, T, c), a->h3, a->ff,
                        w->lin1_w, w->lin2_w, (float *)g->lin1_w, (float *)g->lin1_b,
                        (float *)g->lin2_w, (float *)g->lin2_b, M, c);
     net_norm_backward(d, (float *)g->norm3_w, (float *)g->norm3_b, s->dh, a->mid2, a->st3,
                       w->norm3_w, M, c);
 
-    memset(s->dh, 0, sizeof(float) * MD);
     MhaBlock cb = {.w = &w->cross_attn, .g = &g->cross_attn, .q = a->cq, .k = a->ck,
                    .v = a->cv, .att = a->catt, .ctx = a->cctx, .lq = nb->tgt_len,
                    .lk = nb->src_len, .Tq = T, .Tk = nb->S};
@@ -725,7 +736,6 @@ void decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const Decod
     net_norm_backward(d, (float *)g->norm2_w, (float *)g->norm2_b, s->dh, a->mid1, a->st2,
                       w->norm2_w, M, c);
 
-    memset(s->dh, 0, sizeof(float) * MD);
     MhaBlock sb = {.w = &w->self_attn, .g = &g->self_attn, .q = a->q, .k = a->k, .v = a->v,
                    .att = a->att, .ctx = a->ctx, .lq = nb->tgt_len, .lk = nb->tgt_len,
                    .Tq = T, .Tk = T, .causal = 1};
@@ -748,7 +758,7 @@ void net_generator_forward(float *logits, const float *h, const float *w, const 
 void net_generator_backward(float *dh, float *dw, float *db, const float *dlogits,
                             const float *h, const float *w, int n, const NetCtx *c)
 {
-    linear_backward(dh, dw, db, dlogits, h, w, n, c->D, c->V, c);
+    linear_backward(dh, DX_ADD, dw, db, dlogits, h, w, n, c->D, c->V, c);
 }
 
 typedef struct {
