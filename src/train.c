@@ -496,7 +496,7 @@ static int run_batch(Run *r, int n, double *loss, long *tokens)
     int rc = trainer_set_batch(&r->tr, r->pairs, n);
     if (rc != TT_OK)
         return rc;
-    memset(r->grads, 0, sizeof(float) * r->m.n_params);
+    grads_zero(r->grads, r->m.n_params, r->pool);
     trainer_forward(&r->tr, 1);
     trainer_loss(&r->tr, r->o->label_smoothing, loss);
     trainer_backward(&r->tr, r->grads, r->o->label_smoothing);

@@ -210,6 +210,20 @@ static void scale_task(void *ctx, int task)
     j->partial[task] = kernel_scale_sumsq(j->g + i0, i1 - i0, j->scale);
 }
 
+static void zero_task(void *ctx, int task)
+{
+    const ScaleJob *j = ctx;
+    const size_t i0 = (size_t)task * TRAINER_CHUNK;
+    const size_t i1 = j->n - i0 < TRAINER_CHUNK ? j->n : i0 + TRAINER_CHUNK;
+    memset(j->g + i0, 0, sizeof(float) * (i1 - i0));
+}
+
+void grads_zero(float *g, size_t n, Pool *pool)
+{
+    ScaleJob j = {g, n, 0.0f, NULL};
+    pool_run(pool, trainer_chunks(n), zero_task, &j);
+}
+
 double grads_scale(float *g, size_t n, float scale, double *partial, Pool *pool)
 {
     ScaleJob j = {g, n, scale, partial};

@@ -88,6 +88,10 @@ double trainer_pair_flops(const ModelConfig *c, int tgt_vocab, int S, int T);
 /* Chunks of a block of n floats: the size of grads_scale's partial sums. */
 int trainer_chunks(size_t n);
 
+/* g = 0 over n floats, in chunks shared by the pool's threads (each then holds in its
+ * cache a share of what the weight gradients' tasks write next). pool may be NULL. */
+void grads_zero(float *g, size_t n, Pool *pool);
+
 /* g *= scale over n floats, and returns Σ g² (after scaling) in double. partial holds
  * trainer_chunks(n) doubles of scratch. pool may be NULL. */
 double grads_scale(float *g, size_t n, float scale, double *partial, Pool *pool);
