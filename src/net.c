@@ -237,6 +237,27 @@ static void linear_forward(float *out, const float *x, const float *w, const flo
     pool_run(c->pool, ceil_div(M, forward_rows(M)), linear_forward_task, &j);
 }
 
+/* Two or three Linear layers over inputs of the same M rows (an attention block's
+ * projections), in one loop: one barrier instead of three, and more tasks to share.
+ * Task t is row block t / n of layer t % n, so a thread's range holds the same rows of
+ * every layer. */
+typedef struct {
+    LinearJob job[3];
+    int n;
+} LinearGroup;
+
+static void linear_group_task(void *ctx, int task)
+{
+    const LinearGroup *g = ctx;
+    linear_forward_task((void *)&g->job[task % g->n], task / g->n);
+}
+
+static void linear_forward_group(LinearGroup *g, const NetCtx *c)
+{
+    const int M = g->job[0].M;
+    pool_run(c->pool, g->n * ceil_div(M, forward_rows(M)), linear_group_task, g);
+}
+
 /* A backward loop has two kinds of task: n_rows over blocks of rows (the input gradient)
  * and the rest over blocks of a parameter gradient's rows. They are interleaved evenly,
  * in order within each kind, so that any contiguous range of tasks — what a thread of the
@@ -255,25 +276,36 @@ static int split_task(int task, int n_rows, int n_total, int *index)
     return 0;
 }
 
+/* dx rows of block idx: (+)= dy · w. Written, the rows need no zeroing beforehand (by
+ * the caller's thread, which would then pass them to this one's cache); the sums are the
+ * same. */
+static void linear_dx_block(const LinearJob *j, int idx)
+{
+    const int i0 = idx * ROWS_PER_TASK;
+    const int m = j->M - i0 < ROWS_PER_TASK ? j->M - i0 : ROWS_PER_TASK;
+    float *dx = j->out + (size_t)i0 * j->K;
+    const float *dy = j->dy + (size_t)i0 * j->N;
+    if (j->dx_set)
+        kernel_matmul(dx, dy, j->w, m, j->N, j->K);
+    else
+        kernel_matmul_acc(dx, dy, j->w, m, j->N, j->K);
+}
+
+static void linear_dw_block(const LinearJob *j, int idx);
+
 static void linear_backward_task(void *ctx, int task)
 {
     const LinearJob *j = ctx;
     int idx;
-    if (split_task(task, j->row_tasks, j->n_tasks, &idx)) {
-        /* dx rows i0..: (+)= dy · w. Written, the rows need no zeroing beforehand (by
-         * the caller's thread, which would then pass them to this one's cache); the
-         * sums are the same. */
-        const int i0 = idx * ROWS_PER_TASK;
-        const int m = j->M - i0 < ROWS_PER_TASK ? j->M - i0 : ROWS_PER_TASK;
-        float *dx = j->out + (size_t)i0 * j->K;
-        const float *dy = j->dy + (size_t)i0 * j->N;
-        if (j->dx_set)
-            kernel_matmul(dx, dy, j->w, m, j->N, j->K);
-        else
-            kernel_matmul_acc(dx, dy, j->w, m, j->N, j->K);
-        return;
-    }
-    /* dw rows n0..: += dyᵀ · x over every row of the batch, in order; db likewise. */
+    if (split_task(task, j->row_tasks, j->n_tasks, &idx))
+        linear_dx_block(j, idx);
+    else
+        linear_dw_block(j, idx);
+}
+
+/* dw rows of block idx: += dyᵀ · x over every row of the batch, in order; db likewise. */
+static void linear_dw_block(const LinearJob *j, int idx)
+{
     const int n0 = idx * DW_ROWS_PER_TASK;
     const int nn = j->N - n0 < DW_ROWS_PER_TASK ? j->N - n0 : DW_ROWS_PER_TASK;
     kernel_matmul_tn_acc(j->dw + (size_t)n0 * j->K, j->dy + n0, j->N, j->x, j->M, nn, j->K);
@@ -306,6 +338,65 @@ static void linear_backward(float *dx, int dx_mode, float *dw, float *db, const 
                    .dx_set = dx_mode == DX_SET};
     j.n_tasks = j.row_tasks + ceil_div(N, DW_ROWS_PER_TASK);
     pool_run(c->pool, j.n_tasks, linear_backward_task, &j);
+}
+
+/* The backward passes of an attention block's projections in one loop (as
+ * linear_forward_group): the weight gradients' blocks of every layer, and row blocks of
+ * the input gradients, where one task takes the same rows of every layer that writes
+ * them, in the layers' order — for self-attention the query's part written, then the
+ * key's and the value's added, exactly the sums of three loops in a row. */
+typedef struct {
+    LinearJob job[3];
+    int n;
+    int first_of_set[3]; /* jobs first..first+count-1 write the same input gradient rows */
+    int count_of_set[3];
+    int n_sets;
+    int row_tasks, dw_tasks, n_tasks;
+} LinearBackGroup;
+
+static void linear_back_group_task(void *ctx, int task)
+{
+    const LinearBackGroup *g = ctx;
+    int idx;
+    if (split_task(task, g->row_tasks, g->n_tasks, &idx)) {
+        for (int s = 0; s < g->n_sets; s++) {
+            const LinearJob *j0 = &g->job[g->first_of_set[s]];
+            const int blocks = ceil_div(j0->M, ROWS_PER_TASK);
+            if (idx < blocks) {
+                for (int k = 0; k < g->count_of_set[s]; k++)
+                    linear_dx_block(&g->job[g->first_of_set[s] + k], idx);
+                return;
+            }
+            idx -= blocks;
+        }
+        return;
+    }
+    const int per_job = g->dw_tasks / g->n;
+    linear_dw_block(&g->job[idx / per_job], idx % per_job);
+}
+
+/* Runs g: the jobs' out (NULL: no input gradient wanted), dx_set, dw, db, dy, x, w, M,
+ * K, N set; jobs writing the same input gradient adjacent, in order. All jobs have the
+ * same N. */
+static void linear_backward_group(LinearBackGroup *g, const NetCtx *c)
+{
+    g->n_sets = 0;
+    g->row_tasks = 0;
+    for (int k = 0; k < g->n; k++) {
+        if (!g->job[k].out)
+            continue;
+        if (k > 0 && g->job[k].out == g->job[k - 1].out) {
+            g->count_of_set[g->n_sets - 1]++;
+            continue;
+        }
+        g->first_of_set[g->n_sets] = k;
+        g->count_of_set[g->n_sets] = 1;
+        g->n_sets++;
+        g->row_tasks += ceil_div(g->job[k].M, ROWS_PER_TASK);
+    }
+    g->dw_tasks = g->n * ceil_div(g->job[0].N, DW_ROWS_PER_TASK);
+    g->n_tasks = g->row_tasks + g->dw_tasks;
+    pool_run(c->pool, g->n_tasks, linear_back_group_task, g);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -563,9 +654,20 @@ static void mha_block_forward(float *out, const MhaBlock *m, const float *xq, co
 {
     const MhaWeights *w = m->w;
     const int D = c->D, Mq = B * m->Tq, Mk = B * m->Tk;
-    linear_forward(m->q, xq, w->w_query, w->b_query, Mq, D, D, 0, c);
-    linear_forward(m->k, xkv, w->w_key, w->b_key, Mk, D, D, 0, c);
-    linear_forward(m->v, xkv, w->w_value, w->b_value, Mk, D, D, 0, c);
+    const LinearJob jq = {.out = m->q, .x = xq, .w = w->w_query, .b = w->b_query, .M = Mq,
+                          .K = D, .N = D};
+    const LinearJob jk = {.out = m->k, .x = xkv, .w = w->w_key, .b = w->b_key, .M = Mk, .K = D,
+                          .N = D};
+    const LinearJob jv = {.out = m->v, .x = xkv, .w = w->w_value, .b = w->b_value, .M = Mk,
+                          .K = D, .N = D};
+    if (Mq == Mk) {
+        LinearGroup g = {{jq, jk, jv}, 3};
+        linear_forward_group(&g, c);
+    } else {
+        linear_forward(m->q, xq, w->w_query, w->b_query, Mq, D, D, 0, c);
+        LinearGroup g = {{jk, jv}, 2};
+        linear_forward_group(&g, c);
+    }
     AttnJob j = {.ctx = m->ctx, .att = m->att, .q = m->q, .k = m->k, .v = m->v, .lq = m->lq,
                  .lk = m->lk, .Tq = m->Tq, .Tk = m->Tk, .D = D, .H = c->H,
                  .causal = m->causal};
@@ -589,12 +691,15 @@ static void mha_block_backward(float *dxq, float *dxkv, NetScratch *s, const flo
                  .lk = m->lk, .Tq = m->Tq, .Tk = m->Tk, .D = D, .H = c->H,
                  .causal = m->causal};
     pool_run(c->pool, B * c->H, attn_backward_task, &j);
-    linear_backward(dxq, DX_SET, (float *)g->w_query, (float *)g->b_query, s->dq, xq,
-                    w->w_query, Mq, D, D, c);
-    linear_backward(dxkv, DX_ADD, (float *)g->w_key, (float *)g->b_key, s->dk, xkv, w->w_key,
-                    Mk, D, D, c);
-    linear_backward(dxkv, DX_ADD, (float *)g->w_value, (float *)g->b_value, s->dv, xkv,
-                    w->w_value, Mk, D, D, c);
+    LinearBackGroup lg = {
+        .job = {{.out = dxq, .dx_set = 1, .dw = (float *)g->w_query, .db = (float *)g->b_query,
+                 .dy = s->dq, .x = xq, .w = w->w_query, .M = Mq, .K = D, .N = D},
+                {.out = dxkv, .dx_set = 0, .dw = (float *)g->w_key, .db = (float *)g->b_key,
+                 .dy = s->dk, .x = xkv, .w = w->w_key, .M = Mk, .K = D, .N = D},
+                {.out = dxkv, .dx_set = 0, .dw = (float *)g->w_value, .db = (float *)g->b_value,
+                 .dy = s->dv, .x = xkv, .w = w->w_value, .M = Mk, .K = D, .N = D}},
+        .n = 3};
+    linear_backward_group(&lg, c);
 }
 
 /* ---------------------------------------------------------------------------------------
