@@ -5,6 +5,7 @@
 #   make test       build and run the whole test suite
 #   make asan       the whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make valgrind   the whole test suite under valgrind (errors and leaks fail the run)
+#   make tsan       the threaded tests (pool, training on 1–8 threads) under ThreadSanitizer
 #   make bench      time toytrans beside PyTorch on the same model (bench/results.md)
 #   make torch-deps install Debian's python3-torch and python3-numpy (the PyTorch bridge)
 #   make test-browser  build, then click through `toytrans inspect --html` in headless
@@ -143,7 +144,7 @@ CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all install uninstall FORCE deps bench bench-deps torch-deps check-torch coverage-measure demo corpus vocab model test check-unit check-cli asan valgrind clean \
+.PHONY: all install uninstall FORCE deps bench bench-deps torch-deps check-torch coverage-measure demo corpus vocab model test check-unit check-cli asan tsan valgrind clean \
         fuzz fuzz-deps fuzz-replay \
         browser-deps test-browser lint crash-test
 .DEFAULT_GOAL := all
@@ -350,6 +351,21 @@ SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-poi
 asan:
 	@$(MAKE) --no-print-directory FLAVOUR=asan CFLAGS="-O1 -g" \
 	  EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" test
+
+# ThreadSanitizer over the tests that run threads: the pool on its own, and training on
+# 1, 2, 3 and 8 threads (test_trainer). A data race is a failure (halt_on_error). The
+# kernels are built once, without target_clones: their resolvers run before the
+# sanitizer's runtime is ready, and crash.
+TSAN = -fsanitize=thread -DTOYTRANS_NO_CLONES
+TSAN_TESTS = test_pool test_trainer
+tsan:
+	@$(MAKE) --no-print-directory FLAVOUR=tsan CFLAGS="-O1 -g" \
+	  EXTRA_CFLAGS="$(TSAN)" EXTRA_LDFLAGS="$(TSAN)" \
+	  $(TSAN_TESTS:%=build/tsan/tests/%)
+	@for t in $(TSAN_TESTS); do \
+	  echo "tsan: $$t"; \
+	  TSAN_OPTIONS=halt_on_error=1 ./build/tsan/tests/$$t >/dev/null || exit 1; \
+	done; echo "tsan: no data race"
 
 valgrind:
 	@$(MAKE) --no-print-directory FLAVOUR=valgrind CFLAGS="-O1 -g" \
