@@ -299,6 +299,17 @@ void kernel_matmul_tn_acc(float *out, const float *a, int lda, const float *b, i
     gemm_nn(out, a, 1, lda, b, N, M, K, 1);
 }
 
+KERNEL_CLONES
+void kernel_colsum_acc(float *sums, const float *a, int lda, int M, int n)
+{
+    assert((sums && a) || M == 0 || n == 0);
+    for (int i = 0; i < M; i++) {
+        const float *ai = a + (size_t)i * lda;
+        for (int k = 0; k < n; k++)
+            sums[k] += ai[k];
+    }
+}
+
 /* Eight partial sums, added in a fixed order at the end: the compiler keeps them in one
  * vector register (a single running sum could not be vectorised without reassociating
  * float additions, which the compiler rightly does not do on its own). */

@@ -38,6 +38,10 @@ void kernel_matmul_acc(float *out, const float *a, const float *b, int M, int K,
 void kernel_matmul_tn_acc(float *out, const float *a, int lda, const float *b, int M, int N,
                           int K);
 
+/* sums (n) += the column sums of a (M, n) with rows lda apart, each column summed in row
+ * order (a bias's gradient: the same sums as a loop over the rows). */
+void kernel_colsum_acc(float *sums, const float *a, int lda, int M, int n);
+
 /* The dot product of two vectors of length n. */
 float kernel_dot(const float *a, const float *b, int n);
 

@@ -313,11 +313,7 @@ static void linear_dw_block(const LinearJob *j, int idx)
         /* Summed here and added once, since the neighbouring task's part of db may share
          * its cache line; each sum runs over the rows in order, whatever the threads. */
         float acc[DW_ROWS_PER_TASK] = {0};
-        for (int i = 0; i < j->M; i++) {
-            const float *dyi = j->dy + (size_t)i * j->N + n0;
-            for (int n = 0; n < nn; n++)
-                acc[n] += dyi[n];
-        }
+        kernel_colsum_acc(acc, j->dy + n0, j->N, j->M, nn);
         for (int n = 0; n < nn; n++)
             j->db[n0 + n] += acc[n];
     }

@@ -305,6 +305,30 @@ static void test_kernel_adamw_gscale_is_prescaling(void **state)
     assert_memory_equal(v1, v2, sizeof v1);
 }
 
+/* kernel_colsum_acc adds each column's sum, taken in row order, to what sums holds: the
+ * same bits as the plain loop, for widths below, at and above one vector. */
+static void test_kernel_colsum_acc(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 13);
+    static const int WIDTHS[] = {1, 5, 16, 24, 37};
+    enum { M = 29, LDA = 40 };
+    float *a = random_matrix(&rng, M, LDA);
+    for (size_t w = 0; w < sizeof WIDTHS / sizeof WIDTHS[0]; w++) {
+        const int n = WIDTHS[w];
+        float got[40], want[40];
+        for (int k = 0; k < n; k++)
+            got[k] = want[k] = (float)k * 0.25f;
+        for (int i = 0; i < M; i++)
+            for (int k = 0; k < n; k++)
+                want[k] += a[i * LDA + 3 + k];
+        kernel_colsum_acc(got, a + 3, LDA, M, n);
+        assert_memory_equal(got, want, sizeof(float) * (size_t)n);
+    }
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_kernel_matmul_nt_backward_matches_naive),
         cmocka_unit_test(test_kernel_relu_and_adamw),
         cmocka_unit_test(test_kernel_scale_sumsq),
+        cmocka_unit_test(test_kernel_colsum_acc),
         cmocka_unit_test(test_kernel_adamw_gscale_is_prescaling),
         cmocka_unit_test(test_kernel_softmax_rows_sum_to_one),
         cmocka_unit_test(test_kernel_softmax_stable_for_huge_scores),
