@@ -435,7 +435,9 @@ int cli_eval(int argc, char **argv)
         return status_exit_code(rc);
     }
     Translator tr;
-    const TranslatorOptions to = {.beam = (int)o.beam, .max_len = (int)o.max_len};
+    TranslatorOptions to = translator_options_default();
+    to.decode.beam = (int)o.beam;
+    to.decode.max_len = (int)o.max_len;
     rc = translator_init(&tr, &m, &to, err, sizeof err);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans eval: %s\n", err);

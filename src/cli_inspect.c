@@ -614,7 +614,8 @@ int cli_inspect(int argc, char **argv)
     };
     if ((code = inspect_check_model(&o, &m.config)) != 0)
         goto done;
-    const TranslatorOptions to = {.beam = 1, .prefix = o.prefix_text};
+    TranslatorOptions to = translator_options_default();
+    to.prefix = o.prefix_text;
     rc = translator_init(&run.tr, &m, &to, err, sizeof err);
     if (rc == TT_EINPUT) {
         code = cli_usage_error("inspect", "--%s", err);

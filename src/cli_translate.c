@@ -465,14 +465,12 @@ int cli_translate(int argc, char **argv)
         return code;
     }
     const TranslatorOptions to = {
-        .beam = (int)o.beam,
-        .max_len = (int)o.max_len,
+        .decode = {.beam = (int)o.beam, .max_len = (int)o.max_len, .n_best = (int)o.n_best},
         .alternatives = (int)o.alternatives,
         .keep_unk = o.keep_unk,
         .coverage_min = (float)o.coverage_min,
         .prefix = o.prefix_text,
         .crop = o.crop,
-        .n_best = o.n_best > 0,
     };
     rc = translator_init(&run.tr, &m, &to, err, sizeof err);
     if (rc == TT_EINPUT) {
