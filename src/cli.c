@@ -450,7 +450,7 @@ int cli_decode_flag(const char *cmd, int code, const char *arg, TranslatorOption
         o->prefix = arg; /* checked by translator_init: cli_translator_init reports it */
         return 0;
     }
-    long v;
+    long v = 0; /* set by cli_parse_long when it returns 0 */
     const int rc = cli_parse_long(cmd, DECODE_FLAGS[i].name, arg, DECODE_FLAGS[i].min,
                                   DECODE_FLAGS[i].max, &v);
     if (rc)
