@@ -89,7 +89,7 @@ static void *translate_job(void *arg)
 {
     TranslateJob *j = arg;
     Translator tr;
-    TranslatorOptions o = {.beam = j->beam};
+    TranslatorOptions o = {.decode = {.beam = j->beam}};
     j->words = 0;
     j->rc = translator_init(&tr, j->model, &o, j->err, sizeof j->err);
     for (size_t i = (size_t)j->first; j->rc == TT_OK && i < j->set->n; i += (size_t)j->stride) {
@@ -171,7 +171,7 @@ static int bench_load(JsonWriter *w, const char *path, const EvalSet *set, int r
             return 1;
         }
         Translator tr;
-        TranslatorOptions o = {.beam = 1, .max_len = 2}; /* one word, then </s> */
+        TranslatorOptions o = {.decode = {.beam = 1, .max_len = 2}}; /* one word, then </s> */
         rc = translator_init(&tr, &m, &o, err, sizeof err);
         TranslatorResult res;
         if (rc == TT_OK)

@@ -163,7 +163,8 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
             sum->malformed++;
             continue;
         }
-        TranslatorOptions o = {.beam = 1, .prefix = nf == 3 ? f[2] : NULL};
+        TranslatorOptions o = translator_options_default(); /* greedy */
+        o.prefix = nf == 3 ? f[2] : NULL;
         Translator tr;
         TranslatorResult r;
         char why[512];

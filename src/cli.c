@@ -391,3 +391,116 @@ int cli_write_file(const char *cmd, const char *path, CliWriteFn write, const vo
         fprintf(stderr, "toytrans %s: %s: %s\n", cmd, where, status_message(rc));
     return status_exit_code(rc);
 }
+
+/* ---------------------------------------------------------------------------------------
+ * The decoding flags (cli.h): one table of their ranges and help, one parser.
+ */
+
+#include <assert.h>
+
+/* Each flag once: its code, the option as the help shows it, its range (for the whole
+ * numbers) and its help, lines joined by '\n', each at most 58 columns so that they fit
+ * beside every command's option column. */
+static const struct {
+    int code;
+    const char *name;  /* "--beam" */
+    const char *usage; /* "--beam N" */
+    long min, max;     /* the value's range; unused for --prefix */
+    const char *help;
+} DECODE_FLAGS[] = {
+    {CLI_DECODE_PREFIX, "--prefix", "--prefix TEXT", 0, 0,
+     "force the start of the translation (\"Das ist ein\"): fed\n"
+     "to the decoder as given, scored, and continued"},
+    {CLI_DECODE_BEAM, "--beam", "--beam N", 1, DECODE_MAX_BEAM,
+     "beam search with N hypotheses (default 1: greedy)"},
+    {CLI_DECODE_MAX_LEN, "--max-len", "--max-len N", 2, CONFIG_MAX_LEN,
+     "stop at N output tokens, </s> and any prefix included\n"
+     "(default: prefix + 2 × source tokens + 10, </s>\n"
+     "counted; never more than the model's max_len)"},
+    {CLI_DECODE_N_BEST, "--n-best", "--n-best N", 1, DECODE_MAX_BEAM,
+     "the N best translations of the beam (default --beam N), one\n"
+     "line each, best first, in Marian's n-best format:\n"
+     "  INDEX ||| TRANSLATION ||| F0= LOGPROB ||| SCORE\n"
+     "INDEX the input's number from 0, LOGPROB the sum of the\n"
+     "tokens' log-probabilities (</s> included), SCORE that sum\n"
+     "per token, which ranks them; with --alignment the\n"
+     "alignment comes after the translation, as in Marian"},
+};
+#define N_DECODE_FLAGS (sizeof DECODE_FLAGS / sizeof DECODE_FLAGS[0])
+
+static size_t decode_flag_index(int code)
+{
+    size_t i = 0;
+    while (i < N_DECODE_FLAGS && DECODE_FLAGS[i].code != code)
+        i++;
+    assert(i < N_DECODE_FLAGS); /* only the codes of cli.h reach here */
+    return i;
+}
+
+void cli_decode_begin(TranslatorOptions *o)
+{
+    *o = translator_options_default();
+    o->decode.beam = 0; /* not given yet: cli_decode_end decides */
+}
+
+int cli_decode_flag(const char *cmd, int code, const char *arg, TranslatorOptions *o)
+{
+    const size_t i = decode_flag_index(code);
+    if (code == CLI_DECODE_PREFIX) {
+        o->prefix = arg; /* checked by translator_init: cli_translator_init reports it */
+        return 0;
+    }
+    long v = 0; /* set by cli_parse_long when it returns 0 */
+    const int rc = cli_parse_long(cmd, DECODE_FLAGS[i].name, arg, DECODE_FLAGS[i].min,
+                                  DECODE_FLAGS[i].max, &v);
+    if (rc)
+        return rc;
+    if (code == CLI_DECODE_BEAM)
+        o->decode.beam = (int)v;
+    else if (code == CLI_DECODE_MAX_LEN)
+        o->decode.max_len = (int)v;
+    else
+        o->decode.n_best = (int)v;
+    return 0;
+}
+
+int cli_decode_end(const char *cmd, TranslatorOptions *o)
+{
+    DecodeOptions *d = &o->decode;
+    if (d->beam == 0)
+        d->beam = d->n_best ? d->n_best : 1;
+    if (d->n_best > d->beam)
+        return cli_usage_error(cmd, "--n-best %d needs a beam at least as wide (--beam %d)",
+                               d->n_best, d->beam);
+    return 0;
+}
+
+void cli_decode_help(FILE *out, int code, int column)
+{
+    const size_t i = decode_flag_index(code);
+    const char *line = DECODE_FLAGS[i].help;
+    fprintf(out, "  %-*s", column - 2, DECODE_FLAGS[i].usage);
+    for (;;) {
+        const char *end = strchr(line, '\n');
+        const int len = end ? (int)(end - line) : (int)strlen(line);
+        fprintf(out, "%.*s\n", len, line);
+        if (!end)
+            break;
+        line = end + 1;
+        fprintf(out, "%*s", column, "");
+    }
+}
+
+int cli_translator_init(const char *cmd, Translator *tr, const Model *m,
+                        const TranslatorOptions *o)
+{
+    char err[512];
+    const int rc = translator_init(tr, m, o, err, sizeof err);
+    if (rc == TT_OK)
+        return 0;
+    /* Only the prefix can be bad input here; its messages begin with "prefix". */
+    if (rc == TT_EINPUT)
+        return cli_usage_error(cmd, "--%s", err);
+    fprintf(stderr, "toytrans %s: %s\n", cmd, err);
+    return status_exit_code(rc);
+}

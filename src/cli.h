@@ -153,4 +153,53 @@ int cli_inspect(int argc, char **argv);
 /* Prints the exit-code table (`toytrans help exit-codes`) to stdout. */
 void cli_print_exit_codes(void);
 
+/* ---------------------------------------------------------------------------------------
+ * The decoding flags: --prefix, --beam, --max-len and --n-best parsed, range-checked,
+ * worded and documented here, once, for every command that takes them (translate all
+ * four; eval --beam and --max-len; inspect --prefix). They fill the DecodeOptions and
+ * the prefix of a TranslatorOptions. A command lists the ones it takes in its
+ * getopt_long table (CLI_DECODE_OPTION_*) and its help (cli_decode_help), and in its
+ * loop hands their codes to cli_decode_flag, between cli_decode_begin and
+ * cli_decode_end.
+ */
+#include "translator.h"
+
+/* The flags' getopt_long codes: clear of the codes commands give their own options. */
+enum {
+    CLI_DECODE_PREFIX = 0x1000, /* --prefix TEXT */
+    CLI_DECODE_BEAM,            /* --beam N, 1..DECODE_MAX_BEAM */
+    CLI_DECODE_MAX_LEN,         /* --max-len N, 2..CONFIG_MAX_LEN */
+    CLI_DECODE_N_BEST,          /* --n-best N, 1..DECODE_MAX_BEAM, at most the beam */
+};
+
+/* Their getopt_long entries (<getopt.h>), for a command's table. */
+#define CLI_DECODE_OPTION_PREFIX {"prefix", required_argument, NULL, CLI_DECODE_PREFIX}
+#define CLI_DECODE_OPTION_BEAM {"beam", required_argument, NULL, CLI_DECODE_BEAM}
+#define CLI_DECODE_OPTION_MAX_LEN {"max-len", required_argument, NULL, CLI_DECODE_MAX_LEN}
+#define CLI_DECODE_OPTION_N_BEST {"n-best", required_argument, NULL, CLI_DECODE_N_BEST}
+
+/* Sets *o to translator_options_default() before the flags are parsed. */
+void cli_decode_begin(TranslatorOptions *o);
+
+/* Takes the value arg of the decoding flag with getopt code code (CLI_DECODE_*) into o.
+ * A bad value prints "toytrans CMD: --FLAG: ..." and a hint to stderr and returns
+ * TT_EXIT_USAGE; else returns 0. */
+int cli_decode_flag(const char *cmd, int code, const char *arg, TranslatorOptions *o);
+
+/* After the last flag: --n-best N without --beam makes the beam N wide, and a beam
+ * narrower than --n-best is refused (TT_EXIT_USAGE, with the message). Returns 0 or
+ * TT_EXIT_USAGE. */
+int cli_decode_end(const char *cmd, TranslatorOptions *o);
+
+/* Prints the help of the decoding flag code for a command whose option descriptions
+ * start at column (the flag itself at column 2). */
+void cli_decode_help(FILE *out, int code, int column);
+
+/* translator_init for command cmd with the reporting every command shares: a bad
+ * --prefix (TT_EINPUT) is a usage error, "toytrans CMD: --prefix ...", exit 2; any other
+ * failure is printed as "toytrans CMD: ..." with its exit code. Returns 0 or that exit
+ * code; on failure tr owns nothing. */
+int cli_translator_init(const char *cmd, Translator *tr, const Model *m,
+                        const TranslatorOptions *o);
+
 #endif

@@ -39,7 +39,7 @@ typedef struct {
     const char *test_path;
     const char *ref_paths[EVAL_MAX_REF_FILES];
     int n_ref_files;
-    long beam, max_len;
+    TranslatorOptions to; /* --beam and --max-len (cli.h's decoding flags) */
     int skip_bad;
     int json;          /* --json: one JSON object instead of the text report */
     const char *hyp_out; /* --hyp-out: where the translations go, or NULL */
@@ -70,12 +70,12 @@ static void eval_usage(FILE *out)
           "                     model, else the source tree's; 'toytrans help model')\n"
           "  --ref FILE         more references, one per line, line k for line k of the test\n"
           "                     file (same number of lines; an empty line is no reference);\n"
-          "                     may be given up to 16 times\n"
-          "  --beam N           beam search with N hypotheses (default 1: greedy)\n"
-          "  --max-len N        stop at N output tokens, </s> included (default:\n"
-          "                     2 × source tokens + 10, </s> counted; never more than\n"
-          "                     the model's max_len)\n"
-          "  --skip-bad-lines   report malformed test lines and leave them out (default:\n"
+          "                     may be given up to 16 times\n",
+          out);
+    /* The decoding flags' help comes from cli.c, as every command shows it. */
+    cli_decode_help(out, CLI_DECODE_BEAM, 21);
+    cli_decode_help(out, CLI_DECODE_MAX_LEN, 21);
+    fputs("  --skip-bad-lines   report malformed test lines and leave them out (default:\n"
           "                     stop)\n"
           "  --hyp-out FILE     write the translations to FILE, one line per test pair in\n"
           "                     order ('-': standard output, before the report); FILE is\n"
@@ -102,14 +102,13 @@ static void eval_usage(FILE *out)
 
 static int eval_parse(EvalOptions *o, int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_TEST, O_REF, O_BEAM, O_MAXLEN, O_SKIP, O_JSON, O_HYPOUT, O_FORCE,
-           O_ERRORS };
+    enum { O_MODEL = 256, O_TEST, O_REF, O_SKIP, O_JSON, O_HYPOUT, O_FORCE, O_ERRORS };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"test", required_argument, NULL, O_TEST},
         {"ref", required_argument, NULL, O_REF},
-        {"beam", required_argument, NULL, O_BEAM},
-        {"max-len", required_argument, NULL, O_MAXLEN},
+        CLI_DECODE_OPTION_BEAM,
+        CLI_DECODE_OPTION_MAX_LEN,
         {"skip-bad-lines", no_argument, NULL, O_SKIP},
         {"json", no_argument, NULL, O_JSON},
         {"hyp-out", required_argument, NULL, O_HYPOUT},
@@ -119,7 +118,7 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
-    o->beam = 1;
+    cli_decode_begin(&o->to);
     optind = 1;
     opterr = 0;
     int c, rc;
@@ -136,12 +135,9 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
                 return cli_usage_error("eval", "at most %d --ref files", EVAL_MAX_REF_FILES);
             o->ref_paths[o->n_ref_files++] = optarg;
             break;
-        case O_BEAM:
-            if ((rc = cli_parse_long("eval", "--beam", optarg, 1, DECODE_MAX_BEAM, &o->beam)))
-                return rc;
-            break;
-        case O_MAXLEN:
-            if ((rc = cli_parse_long("eval", "--max-len", optarg, 2, CONFIG_MAX_LEN, &o->max_len)))
+        case CLI_DECODE_BEAM:
+        case CLI_DECODE_MAX_LEN:
+            if ((rc = cli_decode_flag("eval", c, optarg, &o->to)))
                 return rc;
             break;
         case O_SKIP:
@@ -166,6 +162,8 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
             return cli_bad_option_in("eval", c, argv, LONG_OPTS);
         }
     }
+    if ((rc = cli_decode_end("eval", &o->to)))
+        return rc;
     if (optind < argc)
         return cli_usage_error("eval", "unexpected argument '%s'", argv[optind]);
     if (!o->test_path)
@@ -284,7 +282,7 @@ static void print_json(const EvalOptions *o, const EvalSet *set, const Scores *s
     json_key(&w, "references");
     json_int(&w, set->n_refs);
     json_key(&w, "beam");
-    json_int(&w, o->beam);
+    json_int(&w, o->to.decode.beam);
     scores_write_json(&w, sc, EVAL_SIGNATURE_VERSION);
     json_key(&w, "exact_match");
     json_begin_object(&w);
@@ -378,9 +376,9 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
         print_json(o, set, &sc, by_label, exact, secs, &h);
     } else if (code == 0) {
         const double n = (double)set->n;
-        printf("test: %s, %zu sentence%s, %d reference set%s, beam %ld\n", o->test_path,
+        printf("test: %s, %zu sentence%s, %d reference set%s, beam %d\n", o->test_path,
                set->n, set->n == 1 ? "" : "s", set->n_refs, set->n_refs == 1 ? "" : "s",
-               o->beam);
+               o->to.decode.beam);
         scores_write_text(stdout, &sc, EVAL_SIGNATURE_VERSION);
         printf("exact match: %ld/%zu = %.2f%%\n", exact, set->n, 100.0 * (double)exact / n);
         printf("time: %.3f s, %.1f sentences/s\n", secs, secs > 0.0 ? n / secs : 0.0);
@@ -435,14 +433,9 @@ int cli_eval(int argc, char **argv)
         return status_exit_code(rc);
     }
     Translator tr;
-    const TranslatorOptions to = {.beam = (int)o.beam, .max_len = (int)o.max_len};
-    rc = translator_init(&tr, &m, &to, err, sizeof err);
-    if (rc != TT_OK) {
-        fprintf(stderr, "toytrans eval: %s\n", err);
-        code = status_exit_code(rc);
-    } else {
+    code = cli_translator_init("eval", &tr, &m, &o.to);
+    if (code == 0)
         code = eval_run(&o, &set, &tr);
-    }
     translator_free(&tr);
     model_free(&m);
     evalset_free(&set);

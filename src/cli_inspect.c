@@ -27,7 +27,7 @@
 
 typedef struct {
     const char *model_path;
-    const char *prefix_text;
+    TranslatorOptions to; /* --prefix (cli.h's decoding flags); greedy */
     long layer;      /* INSPECT_LAST, INSPECT_ALL or 0..layers-1 (checked against the model) */
     long head;       /* HEATMAP_HEAD_MEAN or 0..H-1 (checked against the model) */
     int self, encoder;
@@ -69,9 +69,11 @@ static void inspect_usage(FILE *out)
           "\n"
           "Options:\n"
           "  --model M        the model file (default: $TOYTRANS_MODEL, else the installed\n"
-          "                   model, else the source tree's; 'toytrans help model')\n"
-          "  --prefix TEXT    force the start of the translation (shown as 'forced')\n"
-          "  --layer L|all    the layer to show, from 0 (default: the last); 'all': each\n"
+          "                   model, else the source tree's; 'toytrans help model')\n",
+          out);
+    /* The decoding flag's help comes from cli.c, as every command shows it. */
+    cli_decode_help(out, CLI_DECODE_PREFIX, 19);
+    fputs("  --layer L|all    the layer to show, from 0 (default: the last); 'all': each\n"
           "  --head H|mean    the head to show, from 0, or the heads' mean (default: mean)\n"
           "  --self           also the decoder's self-attention over <s> and the words\n"
           "                   produced so far\n"
@@ -100,11 +102,11 @@ static void inspect_usage(FILE *out)
 /* Returns 0 to go on, -1 after --help, or an exit code. */
 static int inspect_parse(InspectOptions *o, int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_PREFIX, O_LAYER, O_HEAD, O_SELF, O_ENCODER, O_SVG, O_HTML,
+    enum { O_MODEL = 256, O_LAYER, O_HEAD, O_SELF, O_ENCODER, O_SVG, O_HTML,
            O_FORCE, O_COLOR, O_JSON };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
-        {"prefix", required_argument, NULL, O_PREFIX},
+        CLI_DECODE_OPTION_PREFIX,
         {"layer", required_argument, NULL, O_LAYER},
         {"head", required_argument, NULL, O_HEAD},
         {"self", no_argument, NULL, O_SELF},
@@ -118,6 +120,7 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
+    cli_decode_begin(&o->to);
     o->layer = INSPECT_LAST;
     o->head = HEATMAP_HEAD_MEAN;
     optind = 1;
@@ -128,8 +131,9 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         case O_MODEL:
             o->model_path = optarg;
             break;
-        case O_PREFIX:
-            o->prefix_text = optarg;
+        case CLI_DECODE_PREFIX:
+            if ((rc = cli_decode_flag("inspect", c, optarg, &o->to)))
+                return rc;
             break;
         case O_LAYER:
             if (strcmp(optarg, "all") == 0)
@@ -178,6 +182,8 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
             return cli_bad_option_in("inspect", c, argv, LONG_OPTS);
         }
     }
+    if ((rc = cli_decode_end("inspect", &o->to)))
+        return rc;
     if ((o->svg_path || o->html_path) && argc - optind != 1)
         return cli_usage_error("inspect", "--svg and --html draw one sentence: give exactly "
                                "one TEXT");
@@ -614,16 +620,8 @@ int cli_inspect(int argc, char **argv)
     };
     if ((code = inspect_check_model(&o, &m.config)) != 0)
         goto done;
-    const TranslatorOptions to = {.beam = 1, .prefix = o.prefix_text};
-    rc = translator_init(&run.tr, &m, &to, err, sizeof err);
-    if (rc == TT_EINPUT) {
-        code = cli_usage_error("inspect", "--%s", err);
+    if ((code = cli_translator_init("inspect", &run.tr, &m, &o.to)) != 0)
         goto done;
-    } else if (rc != TT_OK) {
-        fprintf(stderr, "toytrans inspect: %s\n", err);
-        code = status_exit_code(rc);
-        goto done;
-    }
     code = cli_for_each_input(argc - optind, argv + optind, inspect_text, &run);
 
 done:

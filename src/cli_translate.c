@@ -29,13 +29,11 @@
 
 typedef struct {
     const char *model_path;
-    const char *prefix_text;
-    long beam, max_len, alternatives;
-    int json, scores, keep_unk;
+    TranslatorOptions to;  /* the decoding flags (cli.h), --alternatives, --keep-unk,
+                              --max-length-crop, --coverage-min; to.decode.n_best: --n-best
+                              N, N lines per input in Marian's n-best format, 0 off */
+    int json, scores;
     int strict;            /* --strict: a line with an unknown word is an error */
-    int crop;              /* --max-length-crop: translate a too-long line's first tokens */
-    long n_best;           /* --n-best N: N lines per input, Marian's n-best format; 0 off */
-    double coverage_min;   /* --coverage-min */
     int alignment;         /* --alignment: ALIGN_NONE, ALIGN_HARD or ALIGN_SOFT */
     long layer, head;      /* its decoder layer (-1: the last) and head (HEATMAP_HEAD_MEAN) */
 } TranslateOptions;
@@ -52,7 +50,8 @@ typedef struct {
 
 static void translate_usage(FILE *out)
 {
-    /* Two calls: one string literal this long is more than C11 promises to take. */
+    /* Several calls: one string literal this long is more than C11 promises to take, and
+     * the decoding flags' help comes from cli.c, as every command shows it. */
     fputs("Usage: toytrans translate [OPTIONS] [TEXT...]\n"
           "\n"
           "Translates each TEXT, or each line of standard input, from English to German,\n"
@@ -61,28 +60,20 @@ static void translate_usage(FILE *out)
           "\n"
           "Options:\n"
           "  --model M          the model file (default: $TOYTRANS_MODEL, else the installed\n"
-          "                     model, else the source tree's; 'toytrans help model')\n"
-          "  --prefix TEXT      the start of the translation: fed to the decoder as given,\n"
-          "                     scored, and continued (\"Das ist ein\")\n"
-          "  --beam N           beam search with N hypotheses (default 1: greedy)\n"
-          "  --max-len N        stop at N output tokens, prefix and </s> included\n"
-          "                     (default: prefix + 2 × source tokens + 10, </s>\n"
-          "                     counted; never more than the model's max_len)\n"
-          "  --scores           after a TAB, each output word with its probability\n"
+          "                     model, else the source tree's; 'toytrans help model')\n",
+          out);
+    cli_decode_help(out, CLI_DECODE_PREFIX, 21);
+    cli_decode_help(out, CLI_DECODE_BEAM, 21);
+    cli_decode_help(out, CLI_DECODE_MAX_LEN, 21);
+    fputs("  --scores           after a TAB, each output word with its probability\n"
           "  --alternatives K   after a TAB, the K most probable words at every step\n"
           "  --json             one JSON object per line: tokens, log-probabilities and the\n"
           "                     attention weights of every step\n"
           "  --keep-unk         show <unk> instead of copying the source word the decoder\n"
           "                     attended to most\n",
           out);
+    cli_decode_help(out, CLI_DECODE_N_BEST, 21);
     fprintf(out,
-          "  --n-best N         the N best translations of the beam (default --beam N), one\n"
-          "                     line each, best first, in Marian's n-best format:\n"
-          "                       INDEX ||| TRANSLATION ||| F0= LOGPROB ||| SCORE\n"
-          "                     INDEX the input's number from 0, LOGPROB the sum of the\n"
-          "                     tokens' log-probabilities (</s> included), SCORE that sum\n"
-          "                     per token, which ranks them; with --alignment the\n"
-          "                     alignment comes after the translation, as in Marian\n"
           "  --max-length-crop  a line with more tokens than the model takes (its max_len,\n"
           "                     </s> included) is cut to the tokens that fit and\n"
           "                     translated, with a warning on stderr (default: refused)\n"
@@ -125,13 +116,13 @@ static void translate_usage(FILE *out)
 
 static int translate_parse(TranslateOptions *o, int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_PREFIX, O_BEAM, O_MAXLEN, O_JSON, O_SCORES, O_ALT, O_KEEP,
-           O_ALIGN, O_LAYER, O_HEAD, O_STRICT, O_COVMIN, O_CROP, O_NBEST };
+    enum { O_MODEL = 256, O_JSON, O_SCORES, O_ALT, O_KEEP, O_ALIGN, O_LAYER, O_HEAD, O_STRICT,
+           O_COVMIN, O_CROP };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
-        {"prefix", required_argument, NULL, O_PREFIX},
-        {"beam", required_argument, NULL, O_BEAM},
-        {"max-len", required_argument, NULL, O_MAXLEN},
+        CLI_DECODE_OPTION_PREFIX,
+        CLI_DECODE_OPTION_BEAM,
+        CLI_DECODE_OPTION_MAX_LEN,
         {"json", no_argument, NULL, O_JSON},
         {"scores", no_argument, NULL, O_SCORES},
         {"alternatives", required_argument, NULL, O_ALT},
@@ -141,35 +132,31 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         {"head", required_argument, NULL, O_HEAD},
         {"strict", no_argument, NULL, O_STRICT},
         {"max-length-crop", no_argument, NULL, O_CROP},
-        {"n-best", required_argument, NULL, O_NBEST},
+        CLI_DECODE_OPTION_N_BEST,
         {"coverage-min", required_argument, NULL, O_COVMIN},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
-    o->beam = 1;
+    cli_decode_begin(&o->to);
+    o->to.coverage_min = TRANSLATOR_COVERAGE_MIN;
     o->layer = -1;
     o->head = HEATMAP_HEAD_MEAN;
-    o->coverage_min = TRANSLATOR_COVERAGE_MIN;
-    int beam_given = 0;
     optind = 1;
     opterr = 0;
     int c, rc;
+    long n;
+    double x;
     while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
         switch (c) {
         case O_MODEL:
             o->model_path = optarg;
             break;
-        case O_PREFIX:
-            o->prefix_text = optarg;
-            break;
-        case O_BEAM:
-            if ((rc = cli_parse_long("translate", "--beam", optarg, 1, DECODE_MAX_BEAM, &o->beam)))
-                return rc;
-            beam_given = 1;
-            break;
-        case O_MAXLEN:
-            if ((rc = cli_parse_long("translate", "--max-len", optarg, 2, CONFIG_MAX_LEN, &o->max_len)))
+        case CLI_DECODE_PREFIX:
+        case CLI_DECODE_BEAM:
+        case CLI_DECODE_MAX_LEN:
+        case CLI_DECODE_N_BEST:
+            if ((rc = cli_decode_flag("translate", c, optarg, &o->to)))
                 return rc;
             break;
         case O_JSON:
@@ -180,27 +167,23 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             break;
         case O_ALT:
             if ((rc = cli_parse_long("translate", "--alternatives", optarg, 0,
-                                     DECODE_MAX_ALTERNATIVES, &o->alternatives)))
+                                     DECODE_MAX_ALTERNATIVES, &n)))
                 return rc;
+            o->to.alternatives = (int)n;
             break;
         case O_KEEP:
-            o->keep_unk = 1;
+            o->to.keep_unk = 1;
             break;
         case O_STRICT:
             o->strict = 1;
             break;
         case O_CROP:
-            o->crop = 1;
-            break;
-        case O_NBEST:
-            if ((rc = cli_parse_long("translate", "--n-best", optarg, 1, DECODE_MAX_BEAM,
-                                     &o->n_best)))
-                return rc;
+            o->to.crop = 1;
             break;
         case O_COVMIN:
-            if ((rc = cli_parse_double("translate", "--coverage-min", optarg, 0.0, 1e6,
-                                       &o->coverage_min)))
+            if ((rc = cli_parse_double("translate", "--coverage-min", optarg, 0.0, 1e6, &x)))
                 return rc;
+            o->to.coverage_min = (float)x;
             break;
         case O_ALIGN:
             if (strcmp(optarg, "hard") == 0)
@@ -227,12 +210,9 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             return cli_bad_option_in("translate", c, argv, LONG_OPTS);
         }
     }
-    if (o->n_best && !beam_given)
-        o->beam = o->n_best;
-    if (o->n_best > o->beam)
-        return cli_usage_error("translate", "--n-best %ld needs a beam at least as wide "
-                               "(--beam %ld)", o->n_best, o->beam);
-    if (o->n_best && (o->json || o->scores || o->alternatives))
+    if ((rc = cli_decode_end("translate", &o->to)))
+        return rc;
+    if (o->to.decode.n_best && (o->json || o->scores || o->to.alternatives))
         return cli_usage_error("translate", "--n-best does not combine with --json, --scores "
                                "or --alternatives");
     if (o->alignment != ALIGN_NONE && o->json)
@@ -377,7 +357,7 @@ static int line_error(const TranslateRun *run, const char *line, size_t len, lon
         json_end_object(&w);
         json_finish(&w);
     }
-    if (!run->o->n_best) /* an n-best list just has no lines for it */
+    if (!run->o->to.decode.n_best) /* an n-best list just has no lines for it */
         putchar('\n');
     return code;
 }
@@ -391,7 +371,7 @@ static int write_n_best(TranslateRun *run, const TranslatorResult *best, long no
         return 0;
     }
     char err[256];
-    for (int k = 0; k < n && k < run->o->n_best; k++) {
+    for (int k = 0; k < n && k < run->o->to.decode.n_best; k++) {
         TranslatorResult r;
         double logprob, score;
         const int rc = translator_hypothesis(&run->tr, k, &r, &logprob, &score, err, sizeof err);
@@ -430,7 +410,7 @@ static int translate_line(const char *line, size_t len, long no, void *ctx)
         word_list(words, sizeof words, "not translated", &r, pick_uncovered);
         fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, words);
     }
-    if (run->o->n_best)
+    if (run->o->to.decode.n_best)
         return write_n_best(run, &r, no);
     if (run->o->json)
         write_json(run, line, len, &r);
@@ -464,24 +444,7 @@ int cli_translate(int argc, char **argv)
         model_free(&m);
         return code;
     }
-    const TranslatorOptions to = {
-        .beam = (int)o.beam,
-        .max_len = (int)o.max_len,
-        .alternatives = (int)o.alternatives,
-        .keep_unk = o.keep_unk,
-        .coverage_min = (float)o.coverage_min,
-        .prefix = o.prefix_text,
-        .crop = o.crop,
-        .n_best = o.n_best > 0,
-    };
-    rc = translator_init(&run.tr, &m, &to, err, sizeof err);
-    if (rc == TT_EINPUT) {
-        /* Only the prefix can be bad input here; its messages begin with "prefix". */
-        code = cli_usage_error("translate", "--%s", err);
-    } else if (rc != TT_OK) {
-        fprintf(stderr, "toytrans translate: %s\n", err);
-        code = status_exit_code(rc);
-    }
+    code = cli_translator_init("translate", &run.tr, &m, &o.to);
     if (code == 0)
         code = cli_for_each_input(argc - optind, argv + optind, translate_line, &run);
     translator_free(&run.tr);

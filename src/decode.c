@@ -388,13 +388,29 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int l
     return n_fin > 0 ? d->fin_rank[0] : 0;
 }
 
-static int decode_run(Decoder *d, Translation *out, const int *src, int S, const int *prefix,
-                      int n_prefix, int beam, int limit, int always_search)
+DecodeOptions decode_options_default(void)
+{
+    return (DecodeOptions){.beam = 1};
+}
+
+int decode_limit(const Model *m, const DecodeOptions *o, int S)
+{
+    if (o->max_len)
+        return o->max_len;
+    const long bound = DECODE_LIMIT((long)S, (long)o->n_prefix);
+    return bound < m->config.max_len ? (int)bound : m->config.max_len;
+}
+
+int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o)
 {
     const Model *m = d->model;
-    if (limit < 2 || limit > m->config.max_len || beam < 1 || beam > d->beam ||
-        n_prefix < 0 || n_prefix >= limit || (n_prefix > 0 && !prefix) || S < 1 ||
-        S > m->config.max_len)
+    const int *prefix = o->prefix, n_prefix = o->n_prefix, beam = o->beam;
+    if (o->max_len < 0 || o->max_len == 1 || o->max_len > m->config.max_len || beam < 1 ||
+        beam > d->beam || o->n_best < 0 || o->n_best > beam || n_prefix < 0 ||
+        (n_prefix > 0 && !prefix) || S < 1 || S > m->config.max_len)
+        return TT_EINVAL;
+    const int limit = decode_limit(m, o, S);
+    if (n_prefix >= limit)
         return TT_EINVAL;
     for (int i = 0; i < n_prefix; i++)
         if (prefix[i] < 0 || prefix[i] >= m->tgt_vocab.size)
@@ -411,7 +427,7 @@ static int decode_run(Decoder *d, Translation *out, const int *src, int S, const
     d->n_fin = 0;
     d->last_n_prefix = n_prefix;
     d->last_limit = limit;
-    if (beam == 1 && !always_search)
+    if (beam == 1 && !o->n_best)
         return decode_record(d, out, prefix, n_prefix, n_prefix, 1, limit);
     int best = beam_search(d, prefix, n_prefix, beam, limit);
     if (best < 0)
@@ -425,13 +441,12 @@ static int decode_run(Decoder *d, Translation *out, const int *src, int S, const
 int decode_sentence(Decoder *d, Translation *out, const int *src, int S, const int *prefix,
                     int n_prefix, int beam, int limit)
 {
-    return decode_run(d, out, src, S, prefix, n_prefix, beam, limit, 0);
-}
-
-int decode_sentence_search(Decoder *d, Translation *out, const int *src, int S,
-                           const int *prefix, int n_prefix, int beam, int limit)
-{
-    return decode_run(d, out, src, S, prefix, n_prefix, beam, limit, 1);
+    /* An explicit limit: 0 would mean the default one. */
+    if (limit < 2)
+        return TT_EINVAL;
+    const DecodeOptions o = {
+        .beam = beam, .max_len = limit, .prefix = prefix, .n_prefix = n_prefix};
+    return decode_run(d, out, src, S, &o);
 }
 
 int decode_n_best(const Decoder *d)

@@ -10,8 +10,8 @@
  *   - A forced prefix is always emitted in full: its tokens are fed to the decoder as
  *     given (and scored), and generation continues after them.
  *   - Generation stops after </s>, or when the output — prefix and </s> included —
- *     reaches the length limit the caller gives (2..max_len; the translator's default
- *     is DECODE_LIMIT(S, prefix), see below).
+ *     reaches the length limit (DecodeOptions.max_len, by default DECODE_LIMIT(S, prefix)
+ *     capped at the model's max_len; decode_limit says which).
  *   - Beam search keeps the `beam` best partial outputs by summed log-probability
  *     (ties: earlier hypothesis, then lower id) and returns the finished output with the
  *     best length-normalised score, log-probability sum / number of tokens; beam 1 is
@@ -35,8 +35,33 @@
  * few dozen steps instead of running to a max_len that may be 4096. */
 #define DECODE_LIMIT(S, P) ((P) + 2 * (S) + 10)
 
+/* How to decode a sentence: every setting the search takes, in one place. Passed by
+ * const pointer; decode_options_default gives greedy decoding, no prefix, the default
+ * limit. The translator and the command line (--beam, --max-len, --n-best) fill the
+ * same struct. */
+typedef struct {
+    int beam;          /* 1..DECODE_MAX_BEAM, at most the Decoder's beam; 1 is greedy */
+    int max_len;       /* output limit in tokens, prefix and </s> included: 0 means
+                          DECODE_LIMIT(S, n_prefix) capped at the model's max_len, else
+                          2..the model's max_len (decode_limit) */
+    int n_best;        /* 0, or the length of the n-best list wanted, 1..beam: nonzero
+                          decodes by beam search even for beam 1, so that the finished
+                          hypotheses are kept (decode_n_best holds up to beam of them;
+                          the caller shows the first n_best) */
+    const int *prefix; /* (n_prefix) target ids forced at the start of the output, or
+                          NULL when n_prefix is 0; not owned */
+    int n_prefix;      /* 0..limit-1: at least one token is always generated */
+} DecodeOptions;
+
+/* Greedy, no prefix, the default limit, no n-best list. */
+DecodeOptions decode_options_default(void);
+
+/* The output limit o gives a sentence of S source positions (</s> included) for model
+ * m: o->max_len when nonzero, else DECODE_LIMIT(S, o->n_prefix) capped at max_len. */
+int decode_limit(const Model *m, const DecodeOptions *o, int S);
+
 /* The record of one translation. Its buffers grow to the longest sentence decoded so
- * far (translation_reserve, which decode_sentence calls) and are reused. The attention
+ * far (translation_reserve, which decode_run calls) and are reused. The attention
  * weights are read through translation_cross and translation_self, which own the
  * layout. */
 typedef struct {
@@ -92,10 +117,10 @@ int decoder_init(Decoder *d, const Model *m, int beam);
 void decoder_free(Decoder *d);
 
 /* Makes room for sentences of up to n positions (source and output, 1..max_len). Returns
- * TT_OK, TT_EINVAL or TT_ENOMEM. decode_sentence calls it. */
+ * TT_OK, TT_EINVAL or TT_ENOMEM. decode_run calls it. */
 int decoder_reserve(Decoder *d, int n);
 
-/* A record with no room yet (cap 0): translation_reserve or decode_sentence makes it. */
+/* A record with no room yet (cap 0): translation_reserve or decode_run makes it. */
 int translation_init(Translation *t, const Model *m, int alt_k);
 void translation_free(Translation *t);
 /* Makes room for n steps of n keys (1..max_len), discarding the record. Returns TT_OK,
@@ -108,22 +133,23 @@ int translation_reserve(Translation *t, const Model *m, int n);
 const float *translation_cross(const Translation *t, int i, int l, int h);
 const float *translation_self(const Translation *t, int i, int l, int h);
 
-/* Decodes source ids (S, </s> included) with an optional forced prefix of target ids.
- * limit is the length limit (2..max_len); beam 1..the beam given to decoder_init.
- * Grows d's and out's buffers to max(S, limit) positions first. Returns TT_OK,
- * TT_EINVAL (too long, ids out of range, prefix >= limit), TT_ENOMEM, or TT_EMODEL
- * when the model computes a logit that is NaN or infinite (finite weights too large for
- * float arithmetic): nothing it would output could be trusted. */
+/* Decodes source ids (S, </s> included) as o says: greedy for beam 1 (unless
+ * o->n_best), else beam search. Grows d's and out's buffers to max(S, limit) positions
+ * first. Returns TT_OK, TT_EINVAL (o out of range or beyond the beam given to
+ * decoder_init, source too long, ids out of range, prefix >= limit), TT_ENOMEM, or
+ * TT_EMODEL when the model computes a logit that is NaN or infinite (finite weights too
+ * large for float arithmetic): nothing it would output could be trusted. Greedy and
+ * beam search with beam 1 agree to the bit, which tests check. */
+int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o);
+
+/* The older positional form of decode_run for greedy or beam decoding with an explicit
+ * limit (2..max_len), kept while the training run's validation still calls it; new code
+ * passes a DecodeOptions to decode_run. */
 int decode_sentence(Decoder *d, Translation *out, const int *src, int S, const int *prefix,
                     int n_prefix, int beam, int limit);
 
-/* As decode_sentence, but always through beam search, even for beam 1 (decode_sentence
- * then takes the greedy path; the two agree to the bit, which tests check). */
-int decode_sentence_search(Decoder *d, Translation *out, const int *src, int S,
-                           const int *prefix, int n_prefix, int beam, int limit);
-
-/* The n-best list of the sentence last decoded by beam search (decode_sentence with
- * beam > 1, or decode_sentence_search): how many finished hypotheses there are, at
+/* The n-best list of the sentence last decoded by beam search (decode_run with beam > 1
+ * or n_best): how many finished hypotheses there are, at
  * most the beam; 0 after greedy decoding. They are ranked best first by their
  * length-normalised score (ties: the one finished first), so hypothesis 0 is the one
  * decoded into the Translation. */

@@ -64,7 +64,7 @@ static int init_prefix(Translator *tr, const char *prefix, char *err, size_t err
         set_error(err, errlen, status_message(rc));
         return rc;
     }
-    const int limit = tr->limit ? tr->limit : tr->model->config.max_len;
+    const int limit = tr->decode.max_len ? tr->decode.max_len : tr->model->config.max_len;
     if (tr->prefix.n >= limit) {
         /* The decoder must have room for at least one generated token. */
         if (err && errlen > 0)
@@ -79,7 +79,14 @@ static int init_prefix(Translator *tr, const char *prefix, char *err, size_t err
     }
     for (int i = 0; i < tr->prefix.n; i++)
         tr->prefix_ids[i] = vocab_lookup(&tr->model->tgt_vocab, tr->prefix.tok[i]);
+    tr->decode.prefix = tr->prefix_ids;
+    tr->decode.n_prefix = tr->prefix.n;
     return TT_OK;
+}
+
+TranslatorOptions translator_options_default(void)
+{
+    return (TranslatorOptions){.decode = decode_options_default()};
 }
 
 int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, char *err,
@@ -87,23 +94,25 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
 {
     memset(tr, 0, sizeof *tr);
     const int max_len = m->config.max_len;
-    if (o->beam < 1 || o->beam > DECODE_MAX_BEAM || o->max_len < 0 ||
-        (o->max_len > 0 && o->max_len < 2) || o->alternatives < 0 ||
-        o->alternatives > DECODE_MAX_ALTERNATIVES || !(o->coverage_min >= 0.0f)) {
+    const DecodeOptions *d = &o->decode;
+    if (d->beam < 1 || d->beam > DECODE_MAX_BEAM || d->max_len < 0 || d->max_len == 1 ||
+        d->n_best < 0 || d->n_best > d->beam || d->prefix || d->n_prefix ||
+        o->alternatives < 0 || o->alternatives > DECODE_MAX_ALTERNATIVES ||
+        !(o->coverage_min >= 0.0f)) {
         if (err && errlen > 0)
             snprintf(err, errlen, "translator options out of range (beam %d, max_len %d, "
-                                  "alternatives %d)", o->beam, o->max_len, o->alternatives);
+                                  "n_best %d, alternatives %d)", d->beam, d->max_len,
+                     d->n_best, o->alternatives);
         return TT_EINVAL;
     }
     tr->model = m;
-    tr->beam = o->beam;
+    tr->decode = *d;
+    tr->decode.max_len = d->max_len < max_len ? d->max_len : max_len;
     tr->keep_unk = o->keep_unk != 0;
-    tr->n_best = o->n_best != 0;
     tr->crop = o->crop != 0;
     tr->coverage_min = o->coverage_min;
-    tr->limit = o->max_len && o->max_len < max_len ? o->max_len : o->max_len ? max_len : 0;
 
-    int rc = decoder_init(&tr->dec, m, o->beam);
+    int rc = decoder_init(&tr->dec, m, d->beam);
     tr->dec.words_only = 1; /* <pad> and <s> are never output words */
     if (rc == TT_OK)
         rc = translation_init(&tr->t, m, o->alternatives);
@@ -393,7 +402,7 @@ static int label_result(Translator *tr, TranslatorResult *out)
 
 static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_t errlen);
 
-/* The message for decode_sentence's failure rc. */
+/* The message for decode_run's failure rc. */
 static void set_decode_error(char *err, size_t errlen, int rc)
 {
     set_error(err, errlen, rc == TT_EMODEL ? "the model computes a NaN or infinite logit for "
@@ -448,13 +457,8 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
             tr->surface.n -= cropped;
     }
 
-    /* The output limit: the one asked for, or DECODE_LIMIT of this sentence. */
-    const int S = tr->src.n + 1, max_len = m->config.max_len;
-    int limit = tr->limit;
-    if (!limit) {
-        const long bound = DECODE_LIMIT((long)S, (long)tr->prefix.n);
-        limit = bound < max_len ? (int)bound : max_len;
-    }
+    /* The buffers hold the source and the output limit (decode_run's own). */
+    const int S = tr->src.n + 1, limit = decode_limit(m, &tr->decode, S);
     rc = translator_reserve(tr, S > limit ? S : limit);
     if (rc != TT_OK) {
         set_error(err, errlen, status_message(rc));
@@ -470,8 +474,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         for (int i = 0; i < tr->src.n; i++)
             tr->src_ids[i] = vocab_lookup(&m->src_vocab, tr->src.tok[i]);
         tr->src_ids[tr->src.n] = VOCAB_EOS;
-        rc = (tr->n_best ? decode_sentence_search : decode_sentence)(
-            &tr->dec, t, tr->src_ids, S, tr->prefix_ids, tr->prefix.n, tr->beam, limit);
+        rc = decode_run(&tr->dec, t, tr->src_ids, S, &tr->decode);
         if (rc != TT_OK) {
             set_decode_error(err, errlen, rc);
             goto fail;

@@ -57,26 +57,28 @@ typedef enum {
     TR_WORD_UNKNOWN = 2, /* not in it, and not a name */
 } TranslatorWordKind;
 
-/* How to translate. A zeroed struct is not valid: beam must be at least 1. */
+/* How to translate. A zeroed struct is not valid (decode.beam must be at least 1):
+ * start from translator_options_default. */
 typedef struct {
-    int beam;           /* 1..DECODE_MAX_BEAM; 1 is greedy */
-    int max_len;        /* output limit in tokens, prefix and </s> included: 0 means
-                           DECODE_LIMIT(S, P) for S source tokens (with </s>) and a
-                           prefix of P, a value above the model's max_len means its
-                           max_len; else >= 2. The model's max_len always caps it. */
+    DecodeOptions decode; /* beam, n_best and the output limit, as decode.h describes;
+                           a max_len above the model's max_len means its max_len. Its
+                           prefix ids must be NULL and n_prefix 0: the translator forces
+                           the prefix text below */
+    const char *prefix; /* NUL-terminated start of the output (target tokenizer rules),
+                           or NULL; copied by translator_init */
     int alternatives;   /* 0..DECODE_MAX_ALTERNATIVES most probable tokens kept per step */
     int keep_unk;       /* nonzero: show <unk> instead of copying a source word */
     float coverage_min; /* a content word attended less than this is reported as not
                            translated; 0 reports none (TRANSLATOR_COVERAGE_MIN is the
                            measured default, docs/honesty.md) */
-    const char *prefix; /* NUL-terminated start of the output (target tokenizer rules),
-                           or NULL; copied by translator_init */
-    int n_best;         /* nonzero: decode by beam search even for beam 1, so that the
-                           finished hypotheses are kept (translator_hypothesis) */
     int crop;           /* nonzero: a source with more tokens than the model takes is cut
                            to its first max_len - 1 tokens (Marian's --max-length-crop),
                            reported in TranslatorResult.cropped, instead of refused */
 } TranslatorOptions;
+
+/* decode_options_default's decoding (greedy, no prefix, the default limit), no
+ * alternatives, <unk> replaced, no coverage report (coverage_min 0), no cropping. */
+TranslatorOptions translator_options_default(void);
 
 /* One sentence's translation: views into the Translator, valid until its next
  * translator_run or translator_free. Nothing in it is owned by the caller. */
@@ -114,12 +116,11 @@ typedef struct {
 
 typedef struct {
     const Model *model;   /* not owned; must outlive the Translator */
-    int beam;             /* 1..DECODE_MAX_BEAM */
-    int limit;            /* output length limit, 2..model max_len; 0: DECODE_LIMIT */
+    DecodeOptions decode; /* TranslatorOptions.decode with max_len capped at the model's
+                             (0 still means DECODE_LIMIT) and the prefix's ids below */
     int cap;              /* entries the per-sentence buffers below hold (N), 0..max_len */
     int keep_unk;
     int crop;             /* TranslatorOptions.crop */
-    int n_best;           /* TranslatorOptions.n_best */
     int n_hyp;            /* hypotheses the last sentence kept: translator_n_best */
     int cropped;          /* the last sentence's TranslatorResult.cropped */
     float coverage_min;   /* >= 0 */
@@ -169,7 +170,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
                    char *err, size_t errlen);
 
 /* How many finished hypotheses the last translator_run kept, best first (beam search
- * keeps up to the beam; greedy decoding none unless TranslatorOptions.n_best); 0 after
+ * keeps up to the beam; greedy decoding none unless decode.n_best); 0 after
  * an empty sentence or a failure. */
 int translator_n_best(const Translator *tr);
 

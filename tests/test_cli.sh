@@ -690,6 +690,67 @@ expect_usage_error "eval without --test" eval --model "$M"
 expect_usage_error "eval --beam 0" eval --test "$TMP/t20.tsv" --model "$M" --beam 0
 expect_usage_error "eval with a positional argument" eval --test "$TMP/t20.tsv" extra
 
+# The decoding flags have one parser: a bad value gets the same message (the command's
+# name in front), the same hint and exit 2 from every command that takes the flag.
+# decode_flag_refused FLAG VALUE CMD...
+decode_flag_refused() {
+    flag=$1
+    value=$2
+    shift 2
+    want=
+    for cmd in "$@"; do
+        case $cmd in
+        eval) run eval --test "$TMP/t20.tsv" --model "$M" "$flag" "$value" ;;
+        *) run "$cmd" --model "$M" "$flag" "$value" "This is an example" ;;
+        esac
+        got=$(sed "s/toytrans $cmd\([: ]\)/toytrans CMD\1/" "$ERR")
+        if [ "$CODE" -eq 2 ] && [ ! -s "$OUT" ] &&
+            [ "$(sed -n 1p "$ERR" | cut -c1-$((${#cmd} + ${#flag} + 11)))" = "toytrans $cmd: $flag" ] &&
+            [ "$(sed -n 2p "$ERR")" = "Try 'toytrans $cmd --help'." ] &&
+            { [ -z "$want" ] || [ "$got" = "$want" ]; }; then
+            pass "$cmd $flag $value: exit 2, the shared message"
+        else
+            fail "$cmd $flag $value: exit 2, the shared message" "exit $CODE, stderr:"
+            show "$ERR"
+        fi
+        [ -n "$want" ] || want=$got
+    done
+}
+decode_flag_refused --beam 0 translate eval
+decode_flag_refused --beam 99999 translate eval
+decode_flag_refused --beam x translate eval
+decode_flag_refused --max-len -1 translate eval
+decode_flag_refused --max-len 1 translate eval
+decode_flag_refused --max-len 99999 translate eval
+decode_flag_refused --n-best 0 translate
+decode_flag_refused --prefix "$(printf 'Das \377')" translate inspect
+decode_flag_refused --prefix "$(seq -s ' ' 1 30)" translate inspect
+
+# ... and one help text: each flag reads the same in every command's --help.
+# decode_flag_help FLAG CMD...
+decode_flag_help() {
+    flag=$1
+    shift
+    want=
+    for cmd in "$@"; do
+        run "$cmd" --help
+        # The flag's line and the deeper-indented lines after it, indentation removed.
+        got=$(awk -v f="$flag" '
+            on && /^    / { sub(/^ +/, ""); print; next }
+            { on = 0 }
+            $1 == f { on = 1; sub(/^ +/, ""); sub(/  +/, " "); print }' "$OUT")
+        if [ -n "$got" ] && { [ -z "$want" ] || [ "$got" = "$want" ]; }; then
+            pass "$cmd --help: $flag as every command shows it"
+        else
+            fail "$cmd --help: $flag as every command shows it" "got '$got', want '$want'"
+        fi
+        [ -n "$want" ] || want=$got
+    done
+}
+decode_flag_help --prefix translate inspect
+decode_flag_help --beam translate eval
+decode_flag_help --max-len translate eval
+
 # Comment lines: eval and check skip the same lines, those whose first character is '#'.
 { echo '# comment lines are skipped by eval and check alike'; sed -n 1p "$TMP/self.tsv";
   printf '#This is an example\tnot a pair\n'; sed -n '2,3p' "$TMP/self.tsv"; } >"$TMP/comments.tsv"

@@ -786,7 +786,7 @@ static void test_faults_alloc_translate(void **state)
         if (strcmp(m.specs[i].name, "generator.bias") == 0)
             m.params[m.specs[i].offset + VOCAB_UNK] = 100.0f;
     TransCtx c = {.m = &m,
-                  .o = {.beam = 2, .alternatives = 2, .prefix = "Der"},
+                  .o = {.decode = {.beam = 2}, .alternatives = 2, .prefix = "Der"},
                   .sentences = {"The old Zorblax sees the dog", "Anna is big."}};
     /* The expected texts: one undisturbed run. */
     Translator tr;
@@ -975,7 +975,7 @@ static long check_checkpoint(DiskCtx *c, const char *path)
         assert_true(same_params(&got, &c->ref[step]));
     Translator tr;
     TranslatorResult r;
-    const TranslatorOptions o = {.beam = 1};
+    const TranslatorOptions o = {.decode = {.beam = 1}};
     assert_int_equal(translator_init(&tr, &got, &o, err, sizeof err), TT_OK);
     assert_int_equal(translator_run(&tr, "the dog is old", 14, &r, err, sizeof err), TT_OK);
     translator_free(&tr);

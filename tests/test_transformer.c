@@ -202,9 +202,9 @@ static void test_transformer_greedy_matches_torch(void **state)
         assert_int_equal(translation_init(&t, &m, 3), TT_OK);
         for (int c = 0; c < r->n_cases; c++) {
             const DecodeCase *dc = &r->cases[c];
-            assert_int_equal(decode_sentence(&dec, &t, dc->src, dc->S, dc->prefix, dc->n_prefix,
-                                             1, m.config.max_len),
-                             TT_OK);
+            const DecodeOptions o = {.beam = 1, .max_len = m.config.max_len,
+                                     .prefix = dc->prefix, .n_prefix = dc->n_prefix};
+            assert_int_equal(decode_run(&dec, &t, dc->src, dc->S, &o), TT_OK);
             assert_int_equal(t.n, dc->n);
             assert_int_equal(t.n_forced, dc->n_prefix);
             assert_memory_equal(t.ids, dc->ids, sizeof(int) * (size_t)dc->n);
@@ -237,11 +237,12 @@ static void test_transformer_beam(void **state)
         const int N = m.config.max_len;
         for (int c = 0; c < r->n_cases; c++) {
             const DecodeCase *dc = &r->cases[c];
-            assert_int_equal(decode_sentence(&dec, &greedy, dc->src, dc->S, dc->prefix,
-                                             dc->n_prefix, 1, N), TT_OK);
+            DecodeOptions o = {.beam = 1, .max_len = N, .prefix = dc->prefix,
+                               .n_prefix = dc->n_prefix};
+            assert_int_equal(decode_run(&dec, &greedy, dc->src, dc->S, &o), TT_OK);
             /* A beam search of width 1 (not the greedy shortcut) gives the same bits. */
-            assert_int_equal(decode_sentence_search(&dec, &beam1, dc->src, dc->S, dc->prefix,
-                                                    dc->n_prefix, 1, N), TT_OK);
+            o.n_best = 1;
+            assert_int_equal(decode_run(&dec, &beam1, dc->src, dc->S, &o), TT_OK);
             assert_int_equal(beam1.n, greedy.n);
             assert_memory_equal(beam1.ids, greedy.ids, sizeof(int) * (size_t)greedy.n);
             assert_memory_equal(beam1.logprob, greedy.logprob, sizeof(float) * (size_t)greedy.n);
@@ -252,8 +253,9 @@ static void test_transformer_beam(void **state)
                                             translation_cross(&greedy, i, l, h),
                                             sizeof(float) * (size_t)greedy.S);
 
-            assert_int_equal(decode_sentence(&dec, &beam4, dc->src, dc->S, dc->prefix,
-                                             dc->n_prefix, 4, N), TT_OK);
+            o.beam = 4;
+            o.n_best = 0;
+            assert_int_equal(decode_run(&dec, &beam4, dc->src, dc->S, &o), TT_OK);
             assert_true(beam4.n >= 1 && beam4.n <= N);
             assert_memory_equal(beam4.ids, dc->ids, sizeof(int) * (size_t)dc->n_prefix);
             assert_true(beam4.ids[beam4.n - 1] == VOCAB_EOS || beam4.n == N);
@@ -292,8 +294,8 @@ static void test_transformer_unk_most_attended(void **state)
     assert_int_equal(decoder_init(&dec, &m, 1), TT_OK);
     assert_int_equal(translation_init(&t, &m, 0), TT_OK);
     const DecodeCase *dc = &REFS[0].cases[0];
-    assert_int_equal(decode_sentence(&dec, &t, dc->src, dc->S, NULL, 0, 1, m.config.max_len),
-                     TT_OK);
+    const DecodeOptions o = {.beam = 1, .max_len = m.config.max_len};
+    assert_int_equal(decode_run(&dec, &t, dc->src, dc->S, &o), TT_OK);
     const int L = m.config.n_decoder_layers, H = m.config.n_heads;
     for (int i = 0; i < t.n; i++) {
         assert_int_equal(t.ids[i], VOCAB_UNK);
@@ -329,22 +331,103 @@ static void test_transformer_bad_arguments(void **state)
     for (int i = 0; i < 64; i++)
         src[i] = prefix[i] = 4;
     src[N] = VOCAB_EOS;
-    assert_int_equal(decode_sentence(&dec, &t, src, N + 1, NULL, 0, 1, N), TT_EINVAL);
-    assert_int_equal(decode_sentence(&dec, &t, src, 0, NULL, 0, 1, N), TT_EINVAL);
-    int bad[2] = {999, VOCAB_EOS};
-    assert_int_equal(decode_sentence(&dec, &t, bad, 2, NULL, 0, 1, N), TT_EINVAL);
-    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, prefix, N, 1, N), TT_EINVAL);
-    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, NULL, 0, 3, N), TT_EINVAL);
-    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, NULL, 0, 1, N + 1), TT_EINVAL);
-    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, NULL, 0, 1, 1), TT_EINVAL);
+    int bad_ids[2] = {999, VOCAB_EOS};
+    /* Each row breaks one rule; the decoder was made for beam 2. */
+    const struct {
+        const int *src;
+        int S;
+        DecodeOptions o;
+    } bad[] = {
+        {src, N + 1, {.beam = 1, .max_len = N}},                       /* source too long */
+        {src, 0, {.beam = 1, .max_len = N}},                           /* empty source */
+        {bad_ids, 2, {.beam = 1, .max_len = N}},                       /* id out of range */
+        {src + N - 2, 3, {.beam = 1, .max_len = N, .prefix = prefix, .n_prefix = N}},
+        {src + N - 2, 3, {.beam = 1, .n_prefix = 1}},                  /* prefix NULL */
+        {src + N - 2, 3, {.beam = 3, .max_len = N}},                   /* wider than init */
+        {src + N - 2, 3, {.beam = 0, .max_len = N}},
+        {src + N - 2, 3, {.beam = 1, .max_len = N + 1}},               /* over max_len */
+        {src + N - 2, 3, {.beam = 1, .max_len = 1}},
+        {src + N - 2, 3, {.beam = 1, .max_len = -1}},
+        {src + N - 2, 3, {.beam = 2, .n_best = 3}},                    /* n-best > beam */
+        {src + N - 2, 3, {.beam = 1, .n_best = -1}},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (decode_run(&dec, &t, bad[i].src, bad[i].S, &bad[i].o) != TT_EINVAL)
+            fail_msg("row %zu: accepted", i);
+    }
+    /* The positional form refuses the default limit it cannot ask for. */
+    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, NULL, 0, 1, 0), TT_EINVAL);
     /* A lower limit stops earlier: the output never exceeds it. */
-    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, prefix, 2, 1, 3), TT_OK);
+    const DecodeOptions low = {.beam = 1, .max_len = 3, .prefix = prefix, .n_prefix = 2};
+    assert_int_equal(decode_run(&dec, &t, src + N - 2, 3, &low), TT_OK);
     assert_true(t.n <= 3);
     assert_int_equal(t.ids[0], 4);
     assert_int_equal(t.ids[1], 4);
     translation_free(&t);
     decoder_free(&dec);
     model_free(&m);
+}
+
+/* The default limit is DECODE_LIMIT(S, prefix) capped at the model's max_len; a limit
+ * asked for is kept as it is. */
+static void test_transformer_decode_limit(void **state)
+{
+    (void)state;
+    Model m = {0};
+    m.config.max_len = 30;
+    const struct {
+        DecodeOptions o;
+        int S, want;
+    } rows[] = {
+        {{.beam = 1}, 5, 2 * 5 + 10},
+        {{.beam = 1, .n_prefix = 3}, 5, 3 + 2 * 5 + 10},
+        {{.beam = 1}, 11, 30},            /* 32, capped */
+        {{.beam = 1, .max_len = 7}, 11, 7},
+        {{.beam = 4, .max_len = 30}, 2, 30},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const int got = decode_limit(&m, &rows[i].o, rows[i].S);
+        if (got != rows[i].want)
+            fail_msg("row %zu: limit %d, expected %d", i, got, rows[i].want);
+    }
+}
+
+/* decode_run with the default options decodes as the positional decode_sentence does
+ * with that default limit, token for token and bit for bit. */
+static void test_transformer_run_equals_positional_form(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        const Reference *r = &REFS[k];
+        Model m;
+        Decoder dec;
+        Translation a, b;
+        load(&m, r);
+        assert_int_equal(decoder_init(&dec, &m, 2), TT_OK);
+        assert_int_equal(translation_init(&a, &m, 0), TT_OK);
+        assert_int_equal(translation_init(&b, &m, 0), TT_OK);
+        for (int c = 0; c < r->n_cases; c++) {
+            const DecodeCase *dc = &r->cases[c];
+            for (int beam = 1; beam <= 2; beam++) {
+                DecodeOptions o = decode_options_default();
+                o.beam = beam;
+                o.prefix = dc->prefix;
+                o.n_prefix = dc->n_prefix;
+                assert_int_equal(decode_run(&dec, &a, dc->src, dc->S, &o), TT_OK);
+                const int limit = decode_limit(&m, &o, dc->S);
+                assert_int_equal(decode_sentence(&dec, &b, dc->src, dc->S, dc->prefix,
+                                                 dc->n_prefix, beam, limit), TT_OK);
+                assert_int_equal(a.n, b.n);
+                assert_true(a.n <= limit);
+                assert_memory_equal(a.ids, b.ids, sizeof(int) * (size_t)a.n);
+                assert_memory_equal(a.logprob, b.logprob, sizeof(float) * (size_t)a.n);
+            }
+        }
+        translation_free(&b);
+        translation_free(&a);
+        decoder_free(&dec);
+        model_free(&m);
+    }
 }
 
 int main(void)
@@ -357,6 +440,8 @@ int main(void)
         cmocka_unit_test(test_transformer_beam),
         cmocka_unit_test(test_transformer_unk_most_attended),
         cmocka_unit_test(test_transformer_bad_arguments),
+        cmocka_unit_test(test_transformer_decode_limit),
+        cmocka_unit_test(test_transformer_run_equals_positional_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,7 +89,7 @@ static void test_translator_unk_copies_the_source_word_as_typed(void **state)
     Model m;
     build_model(&m, VOCAB_UNK);
     Translator tr;
-    const TranslatorOptions o = {.beam = 1};
+    const TranslatorOptions o = {.decode = {.beam = 1}};
     init_ok(&tr, &m, &o);
     TranslatorResult r;
     run_ok(&tr, "Zorblax sees Berlin", &r);
@@ -122,7 +122,7 @@ static void test_translator_never_outputs_pad_or_bos(void **state)
             Model m;
             build_model(&m, fav);
             Translator tr;
-            const TranslatorOptions o = {.beam = beam, .keep_unk = 1};
+            const TranslatorOptions o = {.decode = {.beam = beam}, .keep_unk = 1};
             init_ok(&tr, &m, &o);
             TranslatorResult r;
             run_ok(&tr, "the dog", &r);
@@ -149,7 +149,7 @@ static void test_translator_non_finite_logits_fail_the_sentence(void **state)
         build_model(&m, 4);
         set_tensor(&m, "generator.weight", 3e38f);
         Translator tr;
-        const TranslatorOptions o = {.beam = beam};
+        const TranslatorOptions o = {.decode = {.beam = beam}};
         init_ok(&tr, &m, &o);
         TranslatorResult r;
         char err[200] = "";
@@ -166,7 +166,7 @@ static void test_translator_keep_unk_shows_unk(void **state)
     Model m;
     build_model(&m, VOCAB_UNK);
     Translator tr;
-    const TranslatorOptions o = {.beam = 2, .keep_unk = 1, .max_len = 3};
+    const TranslatorOptions o = {.decode = {.beam = 2, .max_len = 3}, .keep_unk = 1};
     init_ok(&tr, &m, &o);
     TranslatorResult r;
     run_ok(&tr, "Zorblax sees Berlin", &r);
@@ -184,7 +184,7 @@ static void test_translator_eos_is_not_a_word(void **state)
     Model m;
     build_model(&m, VOCAB_EOS);
     Translator tr;
-    const TranslatorOptions o = {.beam = 1};
+    const TranslatorOptions o = {.decode = {.beam = 1}};
     init_ok(&tr, &m, &o);
     TranslatorResult r;
     run_ok(&tr, "the dog is big", &r);
@@ -208,7 +208,7 @@ static void test_translator_prefix_kept_as_written(void **state)
     Model m;
     build_model(&m, VOCAB_EOS);
     Translator tr;
-    const TranslatorOptions o = {.beam = 1, .prefix = "Der Xyzzy"};
+    const TranslatorOptions o = {.decode = {.beam = 1}, .prefix = "Der Xyzzy"};
     init_ok(&tr, &m, &o);
     TranslatorResult r;
     run_ok(&tr, "the dog is big", &r);
@@ -229,18 +229,22 @@ static void test_translator_init_refuses_bad_options(void **state)
     build_model(&m, VOCAB_EOS);
     Translator tr;
     char err[200];
-    const TranslatorOptions long_prefix = {.beam = 1, .max_len = 3, .prefix = "a b c"};
+    const TranslatorOptions long_prefix = {.decode = {.beam = 1, .max_len = 3},
+                                                  .prefix = "a b c"};
     assert_int_equal(translator_init(&tr, &m, &long_prefix, err, sizeof err), TT_EINPUT);
     assert_string_equal(err, "prefix has 3 tokens; the output limit is 3");
     translator_free(&tr);
-    const TranslatorOptions bad_utf8 = {.beam = 1, .prefix = "Der \xff"};
+    const TranslatorOptions bad_utf8 = {.decode = {.beam = 1}, .prefix = "Der \xff"};
     assert_int_equal(translator_init(&tr, &m, &bad_utf8, err, sizeof err), TT_EINPUT);
     assert_non_null(strstr(err, "prefix: invalid UTF-8 at byte 4"));
     const TranslatorOptions bad[] = {
-        {.beam = 0},
-        {.beam = DECODE_MAX_BEAM + 1},
-        {.beam = 1, .max_len = 1},
-        {.beam = 1, .alternatives = DECODE_MAX_ALTERNATIVES + 1},
+        {.decode = {.beam = 0}},
+        {.decode = {.beam = DECODE_MAX_BEAM + 1}},
+        {.decode = {.beam = 1, .max_len = 1}},
+        {.decode = {.beam = 1, .max_len = -1}},
+        {.decode = {.beam = 2, .n_best = 3}},
+        {.decode = {.beam = 1, .n_prefix = 1}}, /* the translator forces the prefix text */
+        {.decode = {.beam = 1}, .alternatives = DECODE_MAX_ALTERNATIVES + 1},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(translator_init(&tr, &m, &bad[i], err, sizeof err), TT_EINVAL);
@@ -259,7 +263,7 @@ static void test_translator_run_refuses_bad_sentences(void **state)
     Model m;
     build_model(&m, VOCAB_EOS);
     Translator tr;
-    const TranslatorOptions o = {.beam = 1};
+    const TranslatorOptions o = {.decode = {.beam = 1}};
     init_ok(&tr, &m, &o);
     TranslatorResult r;
     char err[200];
@@ -315,7 +319,7 @@ static void test_translator_unknown_words_and_names(void **state)
     Model m;
     build_model(&m, VOCAB_EOS); /* copies nothing */
     Translator tr;
-    const TranslatorOptions o = {.beam = 1};
+    const TranslatorOptions o = {.decode = {.beam = 1}};
     init_ok(&tr, &m, &o);
     TranslatorResult r;
     run_ok(&tr, "Zorblax , the dog sees Berlin NASA", &r); /* the comma is unknown too */
@@ -355,7 +359,7 @@ static void test_translator_coverage(void **state)
     Model m;
     build_model(&m, VOCAB_UNK); /* never </s>: MAX_LEN words */
     Translator tr;
-    TranslatorOptions o = {.beam = 1, .coverage_min = 1000.0f};
+    TranslatorOptions o = {.decode = {.beam = 1}, .coverage_min = 1000.0f};
     init_ok(&tr, &m, &o);
     TranslatorResult r;
     run_ok(&tr, "the dog is big .", &r);
@@ -415,7 +419,7 @@ static void test_translator_n_best_first_is_the_beam_output(void **state)
     build_model(&m, 4);
     set_tensor(&m, "generator.bias", 0.0f); /* no favourite: the hypotheses compete */
     Translator tr;
-    const TranslatorOptions o = {.beam = 4, .n_best = 1};
+    const TranslatorOptions o = {.decode = {.beam = 4, .n_best = 1}};
     init_ok(&tr, &m, &o);
     TranslatorResult r;
     run_ok(&tr, "the dog is big", &r);
@@ -453,13 +457,13 @@ static void test_translator_n_best_first_is_the_beam_output(void **state)
     assert_int_equal(translator_n_best(&tr), 0);
     translator_free(&tr);
 
-    const TranslatorOptions greedy = {.beam = 1};
+    const TranslatorOptions greedy = {.decode = {.beam = 1}};
     init_ok(&tr, &m, &greedy);
     run_ok(&tr, "the dog is big", &r);
     snprintf(best, sizeof best, "%s", r.text);
     assert_int_equal(translator_n_best(&tr), 0);
     translator_free(&tr);
-    const TranslatorOptions greedy_list = {.beam = 1, .n_best = 1};
+    const TranslatorOptions greedy_list = {.decode = {.beam = 1, .n_best = 1}};
     init_ok(&tr, &m, &greedy_list);
     run_ok(&tr, "the dog is big", &r);
     assert_int_equal(translator_n_best(&tr), 1);

@@ -51,9 +51,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         abort();
     }
     const TranslatorOptions options[N_TRANSLATORS] = {
-        {.beam = 1},
-        {.beam = 2, .alternatives = 3},
-        {.beam = 2, .keep_unk = 1, .prefix = "Das ist"},
+        {.decode = {.beam = 1}},
+        {.decode = {.beam = 2}, .alternatives = 3},
+        {.decode = {.beam = 2}, .keep_unk = 1, .prefix = "Das ist"},
     };
     for (int i = 0; i < N_TRANSLATORS; i++)
         if (translator_init(&translators[i], &model, &options[i], err, sizeof err) != TT_OK) {
@@ -74,7 +74,7 @@ static void check_result(const Translator *tr, const TranslatorResult *r, const 
     FUZZ_ASSERT(r->src->n + 1 <= model.config.max_len);
     /* The output limit: the one asked for, else DECODE_LIMIT of the sentence; never
      * more than max_len. */
-    const int limit = tr->limit ? tr->limit : DECODE_LIMIT(r->src->n + 1, tr->prefix.n);
+    const int limit = decode_limit(&model, &tr->decode, r->src->n + 1);
     FUZZ_ASSERT(t->n >= 0 && t->n <= limit && t->n <= model.config.max_len);
     FUZZ_ASSERT(r->n_text >= 0 && r->n_text <= t->n);
     FUZZ_ASSERT(r->src->n == 0 ? t->n == 0 && r->text[0] == '\0'
