@@ -297,67 +297,33 @@ static void print_size(const ModelInfo *mi)
                                  : "DO NOT LOAD (see the message at the end)");
 }
 
-/* How a provenance value is shown: AS_LINES is text with one entry per line, each
- * shown on a line of its own under the label. */
-enum { AS_TEXT, AS_NUMBER, AS_DURATION, AS_LINES };
-
-/* The provenance keys, in the order a reader asks about them. */
+/* The provenance keys (model.h's table), in the order a reader asks about them. */
 static void print_provenance(Store *s)
 {
-    static const struct { const char *key, *name; int as; } KEYS[] = {
-        {"created_by", "created by", AS_TEXT},
-        {"vocab_corpus", "vocabulary corpus", AS_TEXT},
-        {"vocab_corpus_pairs", "  pairs", AS_TEXT},
-        {"vocab_corpus_fnv1a64", "  fnv1a64", AS_TEXT},
-        {"vocab_min_count", "  min count", AS_TEXT},
-        {"init_seed", "init seed", AS_TEXT},
-        {"train_engine", "trained by", AS_TEXT},   /* written by other trainers */
-        {"train_world_size", "world size", AS_TEXT},
-        {"train_command", "training command", AS_TEXT},
-        {"train_corpus", "training corpus", AS_TEXT},
-        {"train_corpus_fnv1a64", "  fnv1a64", AS_TEXT},
-        {"train_valid", "validation corpus", AS_TEXT},
-        {"train_epochs", "epochs", AS_TEXT},
-        {"train_batch_size", "batch size", AS_TEXT},
-        {"train_lr", "peak learning rate", AS_NUMBER},
-        {"train_warmup", "warm-up steps", AS_TEXT},
-        {"train_label_smoothing", "label smoothing", AS_NUMBER},
-        {"train_dropout", "dropout", AS_NUMBER},
-        {"train_name_augment", "name augmentation", AS_NUMBER},
-        {"train_weight_decay", "weight decay", AS_NUMBER},
-        {"train_adam_beta1", "AdamW beta1", AS_NUMBER},
-        {"train_adam_beta2", "AdamW beta2", AS_NUMBER},
-        {"train_adam_eps", "AdamW epsilon", AS_NUMBER},
-        {"train_clip", "gradient clipping", AS_NUMBER},
-        {"train_seed", "training seed", AS_TEXT},
-        {"train_threads", "threads", AS_TEXT},
-        {"train_resumes", "resumed", AS_LINES},
-        {"train_seconds", "training time", AS_DURATION},
-        {"train_step", "steps done", AS_TEXT},
-        {"train_epoch", "epochs done", AS_TEXT},
-    };
+    int n_keys;
+    const ProvKey *keys = model_provenance_keys(&n_keys);
     char value[META_MAX];
     int shown = 0;
     puts("Provenance");
-    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
-        if (!meta_opt(s, KEYS[i].key, value, sizeof value))
+    for (int i = 0; i < n_keys; i++) {
+        if (!meta_opt(s, keys[i].key, value, sizeof value))
             continue;
-        label(KEYS[i].name);
+        label(keys[i].label);
         shown++;
         /* Numbers stored as float32 ("0.00100000005") read better rounded; anything
          * that does not parse is shown as it is. */
         char *end;
         const double v = strtod(value, &end);
         const int number = end != value && *end == '\0' && isfinite(v);
-        if (number && KEYS[i].as == AS_DURATION && v >= 0) {
+        if (number && keys[i].format == PROV_DURATION && v >= 0) {
             char d[48];
             if (v >= 60)
                 printf("%s (%.1f s)\n", duration(d, sizeof d, v), v);
             else
                 printf("%s\n", duration(d, sizeof d, v));
-        } else if (number && KEYS[i].as == AS_NUMBER) {
+        } else if (number && keys[i].format == PROV_NUMBER) {
             printf("%.6g\n", v);
-        } else if (KEYS[i].as == AS_LINES) {
+        } else if (keys[i].format == PROV_LINES) {
             for (char *line = value, *next; line; line = next) {
                 next = strchr(line, '\n');
                 if (next)

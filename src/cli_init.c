@@ -157,23 +157,18 @@ int cli_init(int argc, char **argv)
         Rng rng;
         rng_seed(&rng, seed);
         model_randomize(&m, &rng);
-        rc = store_open(&s, out, force ? STORE_REPLACE : STORE_CREATE, err, sizeof err);
+        const ModelContents contents = {.weights = &m};
+        const ModelProvenance prov = {
+            .created_by = "toytrans " TOYTRANS_VERSION " init",
+            .vocab_corpus = train,
+            .vocab_corpus_pairs = (uint64_t)count.pairs,
+            .vocab_corpus_fnv1a64 = count.checksum,
+            .vocab_min_count = (uint64_t)min_count,
+            .init_seed = seed,
+        };
+        rc = model_create(&s, out, force ? STORE_REPLACE : STORE_CREATE, &contents, &prov, err,
+                          sizeof err);
     }
-    if (rc == TT_OK)
-        rc = store_begin(s, err, sizeof err);
-    if (rc == TT_OK)
-        rc = model_save(&m, s, err, sizeof err);
-    char buf[64];
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)count.checksum);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_corpus", train, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_corpus_fnv1a64", buf, err, sizeof err);
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "init_seed", buf, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "created_by", "toytrans " TOYTRANS_VERSION " init", err, sizeof err);
     if (rc == TT_OK)
         rc = store_commit(s, err, sizeof err);
     int close_rc = store_close(s, rc == TT_OK ? err : NULL, sizeof err);

@@ -191,6 +191,7 @@ int cli_train(int argc, char **argv)
         snprintf(command + len, sizeof command - len, " %s", argv[i]);
     }
     o.command = command;
+    o.created_by = "toytrans " TOYTRANS_VERSION " train";
     optind = 1;
     opterr = 0;
     int c, rc;

@@ -9,16 +9,14 @@
  */
 #include "cli.h"
 #include "config.h"
-#include "rng.h"
+#include "model.h"
 #include "status.h"
 #include "store.h"
 #include "tokenizer.h"
 #include "vocab.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,58 +153,29 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
     return 0;
 }
 
-/* Writes the model file. Returns an exit code. */
+/* Writes the model file: configuration, vocabularies and embeddings. Returns an exit
+ * code. */
 static int vocab_write_model(const VocabOptions *o, const Vocab *src, const Vocab *tgt,
                              long pairs, uint64_t checksum)
 {
     char err[512] = "";
+    const ModelContents contents = {.config = &o->config, .src = src, .tgt = tgt};
+    const ModelProvenance prov = {
+        .created_by = "toytrans " TOYTRANS_VERSION " vocab",
+        .vocab_corpus = o->train,
+        .vocab_corpus_pairs = (uint64_t)pairs,
+        .vocab_corpus_fnv1a64 = checksum,
+        .vocab_min_count = (uint64_t)o->min_count,
+        .init_seed = o->seed,
+    };
     Store *s = NULL;
-    const int D = o->config.d_model;
-    const int sizes[2] = {src->size, tgt->size};
-    assert(D > 0 && sizes[0] > 0 && sizes[1] > 0); /* a validated config; specials in both */
-    float *emb = malloc(sizeof(float) * (size_t)(sizes[0] > sizes[1] ? sizes[0] : sizes[1]) * D);
-    if (!emb) {
-        fprintf(stderr, "toytrans vocab: %s\n", status_message(TT_ENOMEM));
-        return TT_EXIT_IO;
-    }
-    int rc = store_open(&s, o->out, o->force ? STORE_REPLACE : STORE_CREATE, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_begin(s, err, sizeof err);
-    if (rc == TT_OK)
-        rc = config_write(s, &o->config, err, sizeof err);
-    char buf[64];
-    snprintf(buf, sizeof buf, "%ld", o->min_count);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_min_count", buf, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_corpus", o->train, err, sizeof err);
-    snprintf(buf, sizeof buf, "%ld", pairs);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_corpus_pairs", buf, err, sizeof err);
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)checksum);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_corpus_fnv1a64", buf, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "created_by", "toytrans " TOYTRANS_VERSION " vocab", err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_vocab_write(s, "src", src, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_vocab_write(s, "tgt", tgt, err, sizeof err);
-    /* Xavier/Glorot uniform: U(±√(6 / (V + D))), source table first. */
-    Rng rng;
-    rng_seed(&rng, o->seed);
-    const char *langs[2] = {"src", "tgt"};
-    for (int side = 0; side < 2 && rc == TT_OK; side++) {
-        const float bound = (float)sqrt(6.0 / (double)(sizes[side] + D));
-        rng_fill_uniform(&rng, emb, (size_t)sizes[side] * D, -bound, bound);
-        rc = store_embedding_write(s, langs[side], emb, sizes[side], D, err, sizeof err);
-    }
+    int rc = model_create(&s, o->out, o->force ? STORE_REPLACE : STORE_CREATE, &contents, &prov,
+                          err, sizeof err);
     if (rc == TT_OK)
         rc = store_commit(s, err, sizeof err);
     int close_rc = store_close(s, rc == TT_OK ? err : NULL, sizeof err);
     if (rc == TT_OK)
         rc = close_rc;
-    free(emb);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans vocab: %s%s\n", err[0] ? err : status_message(rc),
                 rc == TT_EEXIST ? " (--force replaces it)" : "");
