@@ -200,35 +200,21 @@ static int meta_has(Store *s, const char *key)
  * Printing
  */
 
+/* A line per hyper-parameter, as config.h's table says. */
 static void print_config(const ModelConfig *c)
 {
     puts("Configuration");
-    label("d_model");
-    printf("%d\n", c->d_model);
-    label("n_heads");
-    printf("%d (%d dimensions per head)\n", c->n_heads, c->d_model / c->n_heads);
-    label("n_encoder_layers");
-    printf("%d\n", c->n_encoder_layers);
-    label("n_decoder_layers");
-    printf("%d\n", c->n_decoder_layers);
-    label("d_ff");
-    printf("%d\n", c->d_ff);
-    label("max_len");
-    printf("%d tokens, </s> included\n", c->max_len);
-    label("qkv_bias");
-    printf("%d (%s)\n", c->qkv_bias,
-           c->qkv_bias ? "query, key and value have biases" : "no query, key, value biases");
-    label("activation");
-    puts("relu");
-    label("norm");
-    puts("pre (LayerNorm before each sublayer)");
-    label("layer_norm_eps");
-    printf("%g\n", c->layer_norm_eps);
-    label("languages");
-    put_safe(c->src_lang);
-    fputs(" → ", stdout);
-    put_safe(c->tgt_lang);
-    putchar('\n');
+    int n;
+    config_params(&n);
+    for (int i = 0; i < n; i++) {
+        const char *name;
+        char value[128];
+        if (!config_info_line(c, i, &name, value, sizeof value))
+            continue;
+        label(name);
+        put_safe(value);
+        putchar('\n');
+    }
 }
 
 /* Parameters by part of the network, from the spec table's names. */
