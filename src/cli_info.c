@@ -35,7 +35,7 @@ typedef struct {
     long long file_bytes, wal_bytes; /* wal_bytes: -1 without a WAL file */
     ModelConfig config;
     int v_src, v_tgt;                /* vocabulary sizes */
-    ParamSpec *specs;                /* n_specs, owned */
+    const ParamSpec *specs;          /* n_specs, the header's */
     int n_specs;
     size_t n_params;
     int weights_rc;                  /* model_load's result */
@@ -145,10 +145,9 @@ static const char *bytes_human(char *buf, size_t size, double bytes)
  * Reading
  */
 
-/* Reads what can be read. Returns TT_OK, or the code of a failure that leaves nothing to
- * show (the file, its config or its vocabularies); weights and history failures are kept
- * in mi and reported by the caller. */
-static int info_read(ModelInfo *mi, Store *s, char *err, size_t errlen)
+/* Reads what can be read from a file whose header h was read from s: the sizes, the
+ * weights and the history. Failures are kept in mi and reported by the caller. */
+static void info_read(ModelInfo *mi, const ModelHeader *h, Store *s)
 {
     struct stat sb;
     mi->file_bytes = stat(mi->path, &sb) == 0 ? (long long)sb.st_size : -1;
@@ -156,21 +155,12 @@ static int info_read(ModelInfo *mi, Store *s, char *err, size_t errlen)
     snprintf(wal, sizeof wal, "%s-wal", mi->path);
     mi->wal_bytes = stat(wal, &sb) == 0 ? (long long)sb.st_size : -1;
 
-    Vocab src = {0}, tgt = {0};
-    int rc = config_read(s, &mi->config, err, errlen);
-    if (rc == TT_OK)
-        rc = store_vocab_read(s, "src", &src, err, errlen);
-    if (rc == TT_OK)
-        rc = store_vocab_read(s, "tgt", &tgt, err, errlen);
-    mi->v_src = src.size;
-    mi->v_tgt = tgt.size;
-    vocab_free(&tgt);
-    vocab_free(&src);
-    if (rc == TT_OK)
-        rc = model_param_specs(&mi->config, mi->v_src, mi->v_tgt, &mi->specs, &mi->n_specs,
-                               &mi->n_params);
-    if (rc != TT_OK)
-        return rc;
+    mi->config = h->config;
+    mi->v_src = h->src.size;
+    mi->v_tgt = h->tgt.size;
+    mi->specs = h->specs;
+    mi->n_specs = h->n_specs;
+    mi->n_params = h->n_params;
 
     Model m;
     mi->weights_rc = model_load(&m, s, mi->weights_err, sizeof mi->weights_err);
@@ -178,7 +168,6 @@ static int info_read(ModelInfo *mi, Store *s, char *err, size_t errlen)
         model_free(&m);
     mi->history_rc = history_read(s, &mi->steps, &mi->n_steps, &mi->epochs, &mi->n_epochs,
                                   mi->history_err, sizeof mi->history_err);
-    return TT_OK;
 }
 
 /* The longest meta value info shows. */
@@ -430,16 +419,14 @@ int cli_info(int argc, char **argv)
     char err[512] = "";
     ModelInfo mi = {.path = path};
     Store *s = NULL;
-    int rc = store_open(&s, path, STORE_READ, err, sizeof err);
-    if (rc == TT_OK)
-        rc = info_read(&mi, s, err, sizeof err);
+    ModelHeader h;
+    int rc = model_header_open(&s, &h, path, err, sizeof err);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans info: %s\n", err[0] ? err : status_message(rc));
         cli_model_hint("info", path, rc);
-        store_close(s, NULL, 0);
-        free(mi.specs);
         return status_exit_code(rc);
     }
+    info_read(&mi, &h, s);
 
     printf("Model ");
     put_safe(path);
@@ -466,7 +453,7 @@ int cli_info(int argc, char **argv)
     }
     free(mi.epochs);
     free(mi.steps);
-    free(mi.specs);
+    model_header_free(&h);
     store_close(s, NULL, 0);
     return code;
 }

@@ -275,21 +275,14 @@ void model_randomize(Model *m, Rng *rng)
  * names the first missing tensor, as it does for a file of vocabularies only. */
 #define MODEL_UNCHECKED_BYTES (16.0 * 1024 * 1024)
 
-/* Refuses a configuration (checked by config_read) that needs more parameters than the
- * file can hold (4 bytes each, stored as they are), before the block is allocated: a
- * small damaged file must not make the loader ask for gigabytes. */
-static int check_fits(Store *s, const ModelConfig *c, int V_src, int V_tgt, char *err,
-                      size_t errlen)
+/* Refuses a header (checked by config_read) that needs more parameters than the file
+ * can hold (4 bytes each, stored as they are), before the block is allocated: a small
+ * damaged file must not make the loader ask for gigabytes. */
+static int check_fits(Store *s, const ModelHeader *h, char *err, size_t errlen)
 {
-    ParamSpec *specs;
-    int n;
-    size_t total = 0;
     long long bytes = 0;
-    int rc = model_param_specs(c, V_src, V_tgt, &specs, &n, &total);
-    if (rc == TT_OK)
-        free(specs);
-    if (rc == TT_OK)
-        rc = store_size(s, &bytes, err, errlen);
+    const size_t total = h->n_params;
+    int rc = store_size(s, &bytes, err, errlen);
     const double need = (double)total * sizeof(float);
     if (rc == TT_OK && (long long)total > CONFIG_MAX_PARAMS) {
         snprintf(err, errlen, "%s: the configuration needs %zu parameters, more than the "
@@ -306,22 +299,54 @@ static int check_fits(Store *s, const ModelConfig *c, int V_src, int V_tgt, char
     return rc;
 }
 
-int model_load(Model *m, Store *s, char *err, size_t errlen)
+void model_header_free(ModelHeader *h)
 {
-    memset(m, 0, sizeof *m);
-    ModelConfig c;
-    Vocab src = {0}, tgt = {0};
-    int rc = config_read(s, &c, err, errlen);
+    if (!h)
+        return;
+    free(h->specs);
+    vocab_free(&h->tgt);
+    vocab_free(&h->src);
+    memset(h, 0, sizeof *h);
+}
+
+int model_header_read(ModelHeader *h, Store *s, char *err, size_t errlen)
+{
+    memset(h, 0, sizeof *h);
+    int rc = config_read(s, &h->config, err, errlen);
     if (rc == TT_OK)
-        rc = store_vocab_read(s, "src", &src, err, errlen);
+        rc = store_vocab_read(s, "src", &h->src, err, errlen);
     if (rc == TT_OK)
-        rc = store_vocab_read(s, "tgt", &tgt, err, errlen);
+        rc = store_vocab_read(s, "tgt", &h->tgt, err, errlen);
+    if (rc == TT_OK &&
+        (rc = model_param_specs(&h->config, h->src.size, h->tgt.size, &h->specs, &h->n_specs,
+                                &h->n_params)) != TT_OK)
+        snprintf(err, errlen, "%s", status_message(rc));
+    if (rc != TT_OK)
+        model_header_free(h);
+    return rc;
+}
+
+int model_header_open(Store **out, ModelHeader *h, const char *path, char *err,
+                      size_t errlen)
+{
+    memset(h, 0, sizeof *h);
+    int rc = store_open(out, path, STORE_READ, err, errlen);
     if (rc == TT_OK)
-        rc = check_fits(s, &c, src.size, tgt.size, err, errlen);
+        rc = model_header_read(h, *out, err, errlen);
+    if (rc != TT_OK) {
+        store_close(*out, NULL, 0);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* Loads the weights of a model whose header h was read from s; h's vocabularies move
+ * into m. */
+static int load_weights(Model *m, ModelHeader *h, Store *s, char *err, size_t errlen)
+{
+    int rc = check_fits(s, h, err, errlen);
     if (rc == TT_OK)
-        rc = model_init(m, &c, &src, &tgt, err, errlen);
-    vocab_free(&src); /* zeroed if model_init took it */
-    vocab_free(&tgt);
+        rc = model_init(m, &h->config, &h->src, &h->tgt, err, errlen);
     for (int i = 0; rc == TT_OK && i < m->n_specs; i++) {
         const ParamSpec *p = &m->specs[i];
         float *dst = m->params + p->offset;
@@ -341,14 +366,26 @@ int model_load(Model *m, Store *s, char *err, size_t errlen)
     return rc;
 }
 
+int model_load(Model *m, Store *s, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    ModelHeader h;
+    int rc = model_header_read(&h, s, err, errlen);
+    if (rc == TT_OK)
+        rc = load_weights(m, &h, s, err, errlen);
+    model_header_free(&h); /* its vocabularies zeroed if model_init took them */
+    return rc;
+}
+
 int model_load_file(Model *m, const char *path, char *err, size_t errlen)
 {
+    memset(m, 0, sizeof *m);
     Store *s = NULL;
-    int rc = store_open(&s, path, STORE_READ, err, errlen);
+    ModelHeader h;
+    int rc = model_header_open(&s, &h, path, err, errlen);
     if (rc == TT_OK)
-        rc = model_load(m, s, err, errlen);
-    else
-        memset(m, 0, sizeof *m);
+        rc = load_weights(m, &h, s, err, errlen);
+    model_header_free(&h);
     store_close(s, NULL, 0);
     return rc;
 }

@@ -109,6 +109,30 @@ void model_free(Model *m);
  * zero biases, LayerNorm weights 1 — drawn in table order from rng. */
 void model_randomize(Model *m, Rng *rng);
 
+/* What a model file says before its weights: the configuration, the vocabularies and the
+ * parameter table they give. */
+typedef struct {
+    ModelConfig config;
+    Vocab src, tgt;    /* owned */
+    ParamSpec *specs;  /* n_specs entries, owned */
+    int n_specs;
+    size_t n_params;   /* the block the table describes, in floats */
+} ModelHeader;
+
+/* Reads and checks the configuration (config_read) and both vocabularies of s, then
+ * builds the parameter table. TT_OK, or TT_EMODEL (err names the key, side or id),
+ * TT_EIO or TT_ENOMEM; on failure h owns nothing. Free with model_header_free. */
+int model_header_read(ModelHeader *h, Store *s, char *err, size_t errlen);
+
+/* Opens path read-only and reads its header: what `info`, `plot` and model_load_file
+ * start with. *out is the open store (owned by the caller, store_close), for reading
+ * the rest; on failure *out is NULL, the file is closed and h owns nothing. */
+int model_header_open(Store **out, ModelHeader *h, const char *path, char *err,
+                      size_t errlen);
+
+/* Frees what h owns; a zeroed or freed h is accepted. */
+void model_header_free(ModelHeader *h);
+
 /* Loads a whole model from an open store: config, vocabularies, embeddings, tensors,
  * every one checked. TT_EMODEL with err naming the problem. */
 int model_load(Model *m, Store *s, char *err, size_t errlen);
