@@ -113,6 +113,8 @@ TESTS = \
     test_rng \
     test_pool \
     test_store \
+    test_config \
+    test_model \
     test_corpus \
     test_grammar \
     test_attention \
