@@ -97,6 +97,7 @@ CLI_SRC = \
     src/cli_corpus.c \
     src/cli_trace.c \
     src/cli_tokenize.c \
+    src/cli_shape.c \
     src/cli_vocab.c \
     src/cli_init.c \
     src/cli_translate.c \

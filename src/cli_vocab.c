@@ -8,6 +8,7 @@
  * in the vocabulary shows in review.
  */
 #include "cli.h"
+#include "cli_shape.h"
 #include "config.h"
 #include "model.h"
 #include "status.h"
@@ -51,8 +52,10 @@ static void vocab_usage(FILE *out)
           "                     directory (default: no lists; 'make vocab' writes the\n"
           "                     committed ones in vocab/). --vocab-dir is the older name\n"
           "  --no-lists         write no lists (the default)\n"
-          "  --d-model N        embedding width (default 64)\n"
-          "  --seed N           seed of the embedding initialisation (default 1)\n"
+          "  The configuration the file records (the embeddings are d-model wide):\n",
+          out);
+    cli_shape_usage(out, 19);
+    fputs(          "  --seed N           seed of the embedding initialisation (default 1)\n"
           "  --force            replace MODEL.db if it exists\n"
           "  --skip-bad-lines   report malformed corpus lines and go on (default: stop)\n"
           "  -h, --help         show this help\n"
@@ -64,21 +67,22 @@ static void vocab_usage(FILE *out)
 
 static int vocab_parse(VocabOptions *o, int argc, char **argv)
 {
-    enum { O_TRAIN = 256, O_OUT, O_MIN, O_DIR, O_NOLISTS, O_DMODEL, O_SEED, O_FORCE, O_SKIP };
-    static const struct option LONG_OPTS[] = {
+    enum { O_TRAIN = 256, O_OUT, O_MIN, O_DIR, O_NOLISTS, O_SEED, O_FORCE, O_SKIP };
+    static const struct option OWN_OPTS[] = {
         {"train", required_argument, NULL, O_TRAIN},
         {"out", required_argument, NULL, O_OUT},
         {"min-count", required_argument, NULL, O_MIN},
         {"lists", required_argument, NULL, O_DIR},
         {"vocab-dir", required_argument, NULL, O_DIR},
         {"no-lists", no_argument, NULL, O_NOLISTS},
-        {"d-model", required_argument, NULL, O_DMODEL},
         {"seed", required_argument, NULL, O_SEED},
         {"force", no_argument, NULL, O_FORCE},
         {"skip-bad-lines", no_argument, NULL, O_SKIP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    struct option opts[sizeof OWN_OPTS / sizeof OWN_OPTS[0] + CLI_SHAPE_MAX_OPTS];
+    cli_shape_options(opts, sizeof opts / sizeof opts[0], OWN_OPTS);
     memset(o, 0, sizeof *o);
     o->vocab_dir = NULL;
     o->min_count = 1;
@@ -86,9 +90,8 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
     config_defaults(&o->config);
     optind = 1;
     opterr = 0;
-    int c, rc;
-    long v;
-    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+    int c, rc, heads_given = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case O_TRAIN:
             o->train = optarg;
@@ -106,11 +109,6 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
         case O_NOLISTS:
             o->vocab_dir = NULL;
             break;
-        case O_DMODEL:
-            if ((rc = cli_parse_long("vocab", "--d-model", optarg, 1, CONFIG_MAX_D_MODEL, &v)))
-                return rc;
-            o->config.d_model = (int)v;
-            break;
         case O_SEED:
             if ((rc = cli_parse_u64("vocab", "--seed", optarg, &o->seed)))
                 return rc;
@@ -125,7 +123,12 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
             vocab_usage(stdout);
             return -1;
         default:
-            return cli_bad_option_in("vocab", c, argv, LONG_OPTS);
+            if (c == cli_shape_opt("n_heads"))
+                heads_given = 1;
+            if ((rc = cli_shape_parse("vocab", c, optarg, &o->config)) < 0)
+                return -rc;
+            if (rc == 0)
+                return cli_bad_option_in("vocab", c, argv, opts);
         }
     }
     if (optind < argc)
@@ -147,9 +150,13 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
     if ((rc = cli_check_output("vocab", (CliPath){"--out", o->out}, CLI_OUT_MODEL, inputs, 1,
                                o->force)))
         return rc;
-    /* Heads must divide d_model; with a custom width, fall back to one head if needed. */
-    if (o->config.d_model % o->config.n_heads != 0)
+    /* Heads must divide d_model; with a custom width and the default heads, fall back
+     * to one head if needed. */
+    if (!heads_given && o->config.d_model % o->config.n_heads != 0)
         o->config.n_heads = 1;
+    char err[512];
+    if (config_check(&o->config, err, sizeof err) != TT_OK)
+        return cli_usage_error("vocab", "%s", err);
     return 0;
 }
 

@@ -88,6 +88,11 @@ typedef struct {
     const char *label;    /* info's label; NULL: the key */
     const char *note;     /* info: the words after the value (SHOW_VALUE, SHOW_FLAG) */
     const char *note_off; /* info: SHOW_FLAG's words for 0 */
+    const char *flag;     /* the option of init, train and vocab ("--d-model"), or NULL;
+                             an INT of range 0..1 is a switch that sets 1, without a value */
+    const char *help;     /* the option's --help text; "(default N)" follows it */
+    const char *help_end; /* what follows the default ("; ..."), or ""; each '\n' starts
+                             a line of its own under the text */
 } ConfigParam;
 
 /* The table, in the order info shows it; *n receives its length. Static storage. */
