@@ -6,6 +6,10 @@
  * are wanted, the matching pointer of ModelWeights is set to its place in the block.
  * Loading, saving, initialising and mapping all follow that one walk, so they cannot
  * disagree about names, shapes or order.
+ *
+ * A file is begun in one place too, model_create, whatever tool makes it, with the keys
+ * of one provenance table (which info shows); and its header, the configuration and
+ * vocabularies, is read in one place, model_header_read.
  */
 #include "model.h"
 
