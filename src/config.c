@@ -77,9 +77,17 @@ static int int_value(const ModelConfig *c, size_t offset)
     return *(const int *)((const char *)c + offset);
 }
 
-static double *real_field(ModelConfig *c, size_t offset)
+/* Reals are copied rather than cast to, so no double is read through a char pointer. */
+static double real_value(const ModelConfig *c, size_t offset)
 {
-    return (double *)((char *)c + offset);
+    double v;
+    memcpy(&v, (const char *)c + offset, sizeof v);
+    return v;
+}
+
+static void real_set(ModelConfig *c, size_t offset, double v)
+{
+    memcpy((char *)c + offset, &v, sizeof v);
 }
 
 static const char *text_value(const ModelConfig *c, size_t offset)
@@ -95,7 +103,7 @@ void config_defaults(ModelConfig *c)
         if (p->type == CONFIG_INT)
             *int_field(c, p->offset) = (int)p->def;
         else if (p->type == CONFIG_REAL)
-            *real_field(c, p->offset) = p->def;
+            real_set(c, p->offset, p->def);
         else if (p->type == CONFIG_TEXT)
             snprintf((char *)c + p->offset, p->size, "%s", p->text);
     }
@@ -113,7 +121,7 @@ static int in_range(const ModelConfig *c, const ConfigParam *p)
                (int_value(c, p->divides) > 0 && int_value(c, p->divides) % v == 0);
     }
     if (p->type == CONFIG_REAL) {
-        const double v = *(const double *)((const char *)c + p->offset);
+        const double v = real_value(c, p->offset);
         return v > p->min && v < p->max;
     }
     return 1;
@@ -162,7 +170,7 @@ int config_write(Store *s, const ModelConfig *c, char *err, size_t errlen)
         if (p->type == CONFIG_INT)
             snprintf(buf, sizeof buf, "%d", int_value(c, p->offset));
         else if (p->type == CONFIG_REAL) /* %.17g round-trips a double */
-            snprintf(buf, sizeof buf, "%.17g", *(const double *)((const char *)c + p->offset));
+            snprintf(buf, sizeof buf, "%.17g", real_value(c, p->offset));
         else if (p->type == CONFIG_TEXT)
             value = text_value(c, p->offset);
         else
@@ -182,8 +190,13 @@ static int read_field(Store *s, const ConfigParam *p, ModelConfig *c, char *err,
             *int_field(c, p->offset) = (int)v;
         return rc;
     }
-    if (p->type == CONFIG_REAL)
-        return store_meta_get_double(s, p->key, real_field(c, p->offset), err, errlen);
+    if (p->type == CONFIG_REAL) {
+        double v;
+        int rc = store_meta_get_double(s, p->key, &v, err, errlen);
+        if (rc == TT_OK)
+            real_set(c, p->offset, v);
+        return rc;
+    }
     return store_meta_get(s, p->key, (char *)c + p->offset, p->size, err, errlen);
 }
 
@@ -228,7 +241,7 @@ static void value_text(const ModelConfig *c, const ConfigParam *p, char *buf, si
     if (p->type == CONFIG_INT)
         snprintf(buf, size, "%d", int_value(c, p->offset));
     else if (p->type == CONFIG_REAL)
-        snprintf(buf, size, "%g", *(const double *)((const char *)c + p->offset));
+        snprintf(buf, size, "%g", real_value(c, p->offset));
     else
         snprintf(buf, size, "%s", p->type == CONFIG_TEXT ? text_value(c, p->offset) : p->text);
 }

@@ -186,8 +186,10 @@ static void test_config_check_names_the_key_out_of_range(void **state)
             config_defaults(&c);
             if (p->type == CONFIG_INT)
                 *(int *)((char *)&c + p->offset) = (int)(side ? p->max + 1 : p->min - 1);
-            else /* an open interval: its ends are outside */
-                *(double *)((char *)&c + p->offset) = side ? p->max : p->min;
+            else { /* an open interval: its ends are outside */
+                const double v = side ? p->max : p->min;
+                memcpy((char *)&c + p->offset, &v, sizeof v);
+            }
             char err[ERRLEN] = "";
             assert_int_equal(config_check(&c, err, sizeof err), TT_EINVAL);
             char want[128];
@@ -227,9 +229,10 @@ static void test_config_read_refuses_out_of_range_meta(void **state)
             snprintf(bad, sizeof bad, "%.0f", p->max + 1);
             snprintf(good, sizeof good, "%d", *(const int *)((const char *)&c + p->offset));
         } else {
+            double v;
+            memcpy(&v, (const char *)&c + p->offset, sizeof v);
             snprintf(bad, sizeof bad, "%.17g", p->max);
-            snprintf(good, sizeof good, "%.17g",
-                     *(const double *)((const char *)&c + p->offset));
+            snprintf(good, sizeof good, "%.17g", v);
         }
         meta_put(s, p->key, bad);
         ModelConfig back;
