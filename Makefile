@@ -98,6 +98,7 @@ CLI_SRC = \
     src/cli_corpus.c \
     src/cli_trace.c \
     src/cli_tokenize.c \
+    src/cli_shape.c \
     src/cli_vocab.c \
     src/cli_init.c \
     src/cli_translate.c \
@@ -114,6 +115,8 @@ TESTS = \
     test_rng \
     test_pool \
     test_store \
+    test_config \
+    test_model \
     test_corpus \
     test_grammar \
     test_attention \

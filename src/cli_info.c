@@ -35,7 +35,7 @@ typedef struct {
     long long file_bytes, wal_bytes; /* wal_bytes: -1 without a WAL file */
     ModelConfig config;
     int v_src, v_tgt;                /* vocabulary sizes */
-    ParamSpec *specs;                /* n_specs, owned */
+    const ParamSpec *specs;          /* n_specs, the header's */
     int n_specs;
     size_t n_params;
     int weights_rc;                  /* model_load's result */
@@ -145,10 +145,9 @@ static const char *bytes_human(char *buf, size_t size, double bytes)
  * Reading
  */
 
-/* Reads what can be read. Returns TT_OK, or the code of a failure that leaves nothing to
- * show (the file, its config or its vocabularies); weights and history failures are kept
- * in mi and reported by the caller. */
-static int info_read(ModelInfo *mi, Store *s, char *err, size_t errlen)
+/* Reads what can be read from a file whose header h was read from s: the sizes, the
+ * weights and the history. Failures are kept in mi and reported by the caller. */
+static void info_read(ModelInfo *mi, const ModelHeader *h, Store *s)
 {
     struct stat sb;
     mi->file_bytes = stat(mi->path, &sb) == 0 ? (long long)sb.st_size : -1;
@@ -156,21 +155,12 @@ static int info_read(ModelInfo *mi, Store *s, char *err, size_t errlen)
     snprintf(wal, sizeof wal, "%s-wal", mi->path);
     mi->wal_bytes = stat(wal, &sb) == 0 ? (long long)sb.st_size : -1;
 
-    Vocab src = {0}, tgt = {0};
-    int rc = config_read(s, &mi->config, err, errlen);
-    if (rc == TT_OK)
-        rc = store_vocab_read(s, "src", &src, err, errlen);
-    if (rc == TT_OK)
-        rc = store_vocab_read(s, "tgt", &tgt, err, errlen);
-    mi->v_src = src.size;
-    mi->v_tgt = tgt.size;
-    vocab_free(&tgt);
-    vocab_free(&src);
-    if (rc == TT_OK)
-        rc = model_param_specs(&mi->config, mi->v_src, mi->v_tgt, &mi->specs, &mi->n_specs,
-                               &mi->n_params);
-    if (rc != TT_OK)
-        return rc;
+    mi->config = h->config;
+    mi->v_src = h->src.size;
+    mi->v_tgt = h->tgt.size;
+    mi->specs = h->specs;
+    mi->n_specs = h->n_specs;
+    mi->n_params = h->n_params;
 
     Model m;
     mi->weights_rc = model_load(&m, s, mi->weights_err, sizeof mi->weights_err);
@@ -178,7 +168,6 @@ static int info_read(ModelInfo *mi, Store *s, char *err, size_t errlen)
         model_free(&m);
     mi->history_rc = history_read(s, &mi->steps, &mi->n_steps, &mi->epochs, &mi->n_epochs,
                                   mi->history_err, sizeof mi->history_err);
-    return TT_OK;
 }
 
 /* The longest meta value info shows. */
@@ -200,35 +189,21 @@ static int meta_has(Store *s, const char *key)
  * Printing
  */
 
+/* A line per hyper-parameter, as config.h's table says. */
 static void print_config(const ModelConfig *c)
 {
     puts("Configuration");
-    label("d_model");
-    printf("%d\n", c->d_model);
-    label("n_heads");
-    printf("%d (%d dimensions per head)\n", c->n_heads, c->d_model / c->n_heads);
-    label("n_encoder_layers");
-    printf("%d\n", c->n_encoder_layers);
-    label("n_decoder_layers");
-    printf("%d\n", c->n_decoder_layers);
-    label("d_ff");
-    printf("%d\n", c->d_ff);
-    label("max_len");
-    printf("%d tokens, </s> included\n", c->max_len);
-    label("qkv_bias");
-    printf("%d (%s)\n", c->qkv_bias,
-           c->qkv_bias ? "query, key and value have biases" : "no query, key, value biases");
-    label("activation");
-    puts("relu");
-    label("norm");
-    puts("pre (LayerNorm before each sublayer)");
-    label("layer_norm_eps");
-    printf("%g\n", c->layer_norm_eps);
-    label("languages");
-    put_safe(c->src_lang);
-    fputs(" → ", stdout);
-    put_safe(c->tgt_lang);
-    putchar('\n');
+    int n;
+    config_params(&n);
+    for (int i = 0; i < n; i++) {
+        const char *name;
+        char value[128];
+        if (!config_info_line(c, i, &name, value, sizeof value))
+            continue;
+        label(name);
+        put_safe(value);
+        putchar('\n');
+    }
 }
 
 /* Parameters by part of the network, from the spec table's names. */
@@ -297,67 +272,33 @@ static void print_size(const ModelInfo *mi)
                                  : "DO NOT LOAD (see the message at the end)");
 }
 
-/* How a provenance value is shown: AS_LINES is text with one entry per line, each
- * shown on a line of its own under the label. */
-enum { AS_TEXT, AS_NUMBER, AS_DURATION, AS_LINES };
-
-/* The provenance keys, in the order a reader asks about them. */
+/* The provenance keys (model.h's table), in the order a reader asks about them. */
 static void print_provenance(Store *s)
 {
-    static const struct { const char *key, *name; int as; } KEYS[] = {
-        {"created_by", "created by", AS_TEXT},
-        {"vocab_corpus", "vocabulary corpus", AS_TEXT},
-        {"vocab_corpus_pairs", "  pairs", AS_TEXT},
-        {"vocab_corpus_fnv1a64", "  fnv1a64", AS_TEXT},
-        {"vocab_min_count", "  min count", AS_TEXT},
-        {"init_seed", "init seed", AS_TEXT},
-        {"train_engine", "trained by", AS_TEXT},   /* written by other trainers */
-        {"train_world_size", "world size", AS_TEXT},
-        {"train_command", "training command", AS_TEXT},
-        {"train_corpus", "training corpus", AS_TEXT},
-        {"train_corpus_fnv1a64", "  fnv1a64", AS_TEXT},
-        {"train_valid", "validation corpus", AS_TEXT},
-        {"train_epochs", "epochs", AS_TEXT},
-        {"train_batch_size", "batch size", AS_TEXT},
-        {"train_lr", "peak learning rate", AS_NUMBER},
-        {"train_warmup", "warm-up steps", AS_TEXT},
-        {"train_label_smoothing", "label smoothing", AS_NUMBER},
-        {"train_dropout", "dropout", AS_NUMBER},
-        {"train_name_augment", "name augmentation", AS_NUMBER},
-        {"train_weight_decay", "weight decay", AS_NUMBER},
-        {"train_adam_beta1", "AdamW beta1", AS_NUMBER},
-        {"train_adam_beta2", "AdamW beta2", AS_NUMBER},
-        {"train_adam_eps", "AdamW epsilon", AS_NUMBER},
-        {"train_clip", "gradient clipping", AS_NUMBER},
-        {"train_seed", "training seed", AS_TEXT},
-        {"train_threads", "threads", AS_TEXT},
-        {"train_resumes", "resumed", AS_LINES},
-        {"train_seconds", "training time", AS_DURATION},
-        {"train_step", "steps done", AS_TEXT},
-        {"train_epoch", "epochs done", AS_TEXT},
-    };
+    int n_keys;
+    const ProvKey *keys = model_provenance_keys(&n_keys);
     char value[META_MAX];
     int shown = 0;
     puts("Provenance");
-    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
-        if (!meta_opt(s, KEYS[i].key, value, sizeof value))
+    for (int i = 0; i < n_keys; i++) {
+        if (!meta_opt(s, keys[i].key, value, sizeof value))
             continue;
-        label(KEYS[i].name);
+        label(keys[i].label);
         shown++;
         /* Numbers stored as float32 ("0.00100000005") read better rounded; anything
          * that does not parse is shown as it is. */
         char *end;
         const double v = strtod(value, &end);
         const int number = end != value && *end == '\0' && isfinite(v);
-        if (number && KEYS[i].as == AS_DURATION && v >= 0) {
+        if (number && keys[i].format == PROV_DURATION && v >= 0) {
             char d[48];
             if (v >= 60)
                 printf("%s (%.1f s)\n", duration(d, sizeof d, v), v);
             else
                 printf("%s\n", duration(d, sizeof d, v));
-        } else if (number && KEYS[i].as == AS_NUMBER) {
+        } else if (number && keys[i].format == PROV_NUMBER) {
             printf("%.6g\n", v);
-        } else if (KEYS[i].as == AS_LINES) {
+        } else if (keys[i].format == PROV_LINES) {
             for (char *line = value, *next; line; line = next) {
                 next = strchr(line, '\n');
                 if (next)
@@ -478,16 +419,14 @@ int cli_info(int argc, char **argv)
     char err[512] = "";
     ModelInfo mi = {.path = path};
     Store *s = NULL;
-    int rc = store_open(&s, path, STORE_READ, err, sizeof err);
-    if (rc == TT_OK)
-        rc = info_read(&mi, s, err, sizeof err);
+    ModelHeader h;
+    int rc = model_header_open(&s, &h, path, err, sizeof err);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans info: %s\n", err[0] ? err : status_message(rc));
         cli_model_hint("info", path, rc);
-        store_close(s, NULL, 0);
-        free(mi.specs);
         return status_exit_code(rc);
     }
+    info_read(&mi, &h, s);
 
     printf("Model ");
     put_safe(path);
@@ -514,7 +453,7 @@ int cli_info(int argc, char **argv)
     }
     free(mi.epochs);
     free(mi.steps);
-    free(mi.specs);
+    model_header_free(&h);
     store_close(s, NULL, 0);
     return code;
 }

@@ -5,6 +5,7 @@
  * training and a way to exercise every command before a trained model exists.
  */
 #include "cli.h"
+#include "cli_shape.h"
 #include "config.h"
 #include "model.h"
 #include "rng.h"
@@ -26,16 +27,10 @@ static void init_usage(FILE *out)
           "\n"
           "Options:\n"
           "  --out M.db        the model file to create (required)\n"
-          "  --train FILE      the corpus for the vocabularies (required)\n"
-          "  --d-model N       model width (default 64)\n"
-          "  --heads N         attention heads, dividing d-model (default 4)\n"
-          "  --enc-layers N    encoder layers (default 2)\n"
-          "  --dec-layers N    decoder layers (default 2)\n"
-          "  --d-ff N          feed-forward width (default 256); d-ff × d-model at most\n"
-          "                    67108864 (one 256 MiB tensor)\n"
-          "  --max-len N       longest sequence in tokens, </s> included (default 32)\n"
-          "  --qkv-bias        give the query, key and value projections biases\n"
-          "  --min-count N     keep tokens seen at least N times (default 1)\n"
+          "  --train FILE      the corpus for the vocabularies (required)\n",
+          out);
+    cli_shape_usage(out, 18);
+    fputs("  --min-count N     keep tokens seen at least N times (default 1)\n"
           "  --seed N          seed of the initialisation (default 1)\n"
           "  --force           replace M.db if it exists\n"
           "  -h, --help        show this help\n"
@@ -47,63 +42,33 @@ static void init_usage(FILE *out)
 
 int cli_init(int argc, char **argv)
 {
-    enum { O_OUT = 256, O_TRAIN, O_DMODEL, O_HEADS, O_ENC, O_DEC, O_DFF, O_MAXLEN, O_BIAS,
-           O_MIN, O_SEED, O_FORCE };
-    static const struct option LONG_OPTS[] = {
+    enum { O_OUT = 256, O_TRAIN, O_MIN, O_SEED, O_FORCE };
+    static const struct option OWN_OPTS[] = {
         {"out", required_argument, NULL, O_OUT},
         {"train", required_argument, NULL, O_TRAIN},
-        {"d-model", required_argument, NULL, O_DMODEL},
-        {"heads", required_argument, NULL, O_HEADS},
-        {"enc-layers", required_argument, NULL, O_ENC},
-        {"dec-layers", required_argument, NULL, O_DEC},
-        {"d-ff", required_argument, NULL, O_DFF},
-        {"max-len", required_argument, NULL, O_MAXLEN},
-        {"qkv-bias", no_argument, NULL, O_BIAS},
         {"min-count", required_argument, NULL, O_MIN},
         {"seed", required_argument, NULL, O_SEED},
         {"force", no_argument, NULL, O_FORCE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    struct option opts[sizeof OWN_OPTS / sizeof OWN_OPTS[0] + CLI_SHAPE_MAX_OPTS];
+    cli_shape_options(opts, sizeof opts / sizeof opts[0], OWN_OPTS);
     const char *out = NULL, *train = NULL;
     ModelConfig c;
     config_defaults(&c);
-    long v, min_count = 1;
+    long min_count = 1;
     uint64_t seed = 1;
     int force = 0, rc, opt;
     optind = 1;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
-        int *field = NULL;
-        long lo = 1, hi = 0;
-        const char *name = NULL;
+    while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (opt) {
         case O_OUT:
             out = optarg;
             break;
         case O_TRAIN:
             train = optarg;
-            break;
-        case O_DMODEL:
-            field = &c.d_model, name = "--d-model", hi = CONFIG_MAX_D_MODEL;
-            break;
-        case O_HEADS:
-            field = &c.n_heads, name = "--heads", hi = CONFIG_MAX_D_MODEL;
-            break;
-        case O_ENC:
-            field = &c.n_encoder_layers, name = "--enc-layers", hi = CONFIG_MAX_LAYERS;
-            break;
-        case O_DEC:
-            field = &c.n_decoder_layers, name = "--dec-layers", hi = CONFIG_MAX_LAYERS;
-            break;
-        case O_DFF:
-            field = &c.d_ff, name = "--d-ff", hi = CONFIG_MAX_D_FF;
-            break;
-        case O_MAXLEN:
-            field = &c.max_len, name = "--max-len", lo = 2, hi = CONFIG_MAX_LEN;
-            break;
-        case O_BIAS:
-            c.qkv_bias = 1;
             break;
         case O_MIN:
             if ((rc = cli_parse_long("init", "--min-count", optarg, 1, 1000000000, &min_count)))
@@ -120,12 +85,10 @@ int cli_init(int argc, char **argv)
             init_usage(stdout);
             return TT_EXIT_OK;
         default:
-            return cli_bad_option_in("init", opt, argv, LONG_OPTS);
-        }
-        if (field) {
-            if ((rc = cli_parse_long("init", name, optarg, lo, hi, &v)))
-                return rc;
-            *field = (int)v;
+            if ((rc = cli_shape_parse("init", opt, optarg, &c)) < 0)
+                return -rc;
+            if (rc == 0)
+                return cli_bad_option_in("init", opt, argv, opts);
         }
     }
     if (optind < argc)
@@ -157,23 +120,18 @@ int cli_init(int argc, char **argv)
         Rng rng;
         rng_seed(&rng, seed);
         model_randomize(&m, &rng);
-        rc = store_open(&s, out, force ? STORE_REPLACE : STORE_CREATE, err, sizeof err);
+        const ModelContents contents = {.weights = &m};
+        const ModelProvenance prov = {
+            .created_by = "toytrans " TOYTRANS_VERSION " init",
+            .vocab_corpus = train,
+            .vocab_corpus_pairs = (uint64_t)count.pairs,
+            .vocab_corpus_fnv1a64 = count.checksum,
+            .vocab_min_count = (uint64_t)min_count,
+            .init_seed = seed,
+        };
+        rc = model_create(&s, out, force ? STORE_REPLACE : STORE_CREATE, &contents, &prov, err,
+                          sizeof err);
     }
-    if (rc == TT_OK)
-        rc = store_begin(s, err, sizeof err);
-    if (rc == TT_OK)
-        rc = model_save(&m, s, err, sizeof err);
-    char buf[64];
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)count.checksum);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_corpus", train, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_corpus_fnv1a64", buf, err, sizeof err);
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "init_seed", buf, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "created_by", "toytrans " TOYTRANS_VERSION " init", err, sizeof err);
     if (rc == TT_OK)
         rc = store_commit(s, err, sizeof err);
     int close_rc = store_close(s, rc == TT_OK ? err : NULL, sizeof err);

@@ -170,23 +170,11 @@ int cli_plot(int argc, char **argv)
 
     char err[512] = "";
     Store *s = NULL;
-    ModelConfig config;
-    Vocab src = {0}, tgt = {0};
-    ParamSpec *specs = NULL;
-    int n_specs = 0;
-    size_t n_params = 0;
+    ModelHeader h;
     TrainLogRow *steps = NULL;
     ValidLogRow *epochs = NULL;
     int n_steps = 0, n_epochs = 0;
-    int rc = store_open(&s, path, STORE_READ, err, sizeof err);
-    if (rc == TT_OK)
-        rc = config_read(s, &config, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_vocab_read(s, "src", &src, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_vocab_read(s, "tgt", &tgt, err, sizeof err);
-    if (rc == TT_OK)
-        rc = model_param_specs(&config, src.size, tgt.size, &specs, &n_specs, &n_params);
+    int rc = model_header_open(&s, &h, path, err, sizeof err);
     if (rc == TT_OK)
         rc = history_read(s, &steps, &n_steps, &epochs, &n_epochs, err, sizeof err);
     double smoothing = 0; /* informational: a missing or odd value shows nothing */
@@ -203,7 +191,7 @@ int cli_plot(int argc, char **argv)
         code = TT_EXIT_FAILED;
     } else {
         char title[1024];
-        plot_title(title, sizeof title, path, &config, n_params, smoothing, steps, n_steps,
+        plot_title(title, sizeof title, path, &h.config, h.n_params, smoothing, steps, n_steps,
                    epochs, n_epochs);
         code = write_svg_file(out, steps, n_steps, epochs, n_epochs, title, (int)width,
                               (int)height);
@@ -212,8 +200,6 @@ int cli_plot(int argc, char **argv)
     }
     free(epochs);
     free(steps);
-    free(specs);
-    vocab_free(&tgt);
-    vocab_free(&src);
+    model_header_free(&h);
     return code;
 }

@@ -6,6 +6,7 @@
  * flag between steps, finishes the step, commits a checkpoint and returns.
  */
 #include "cli.h"
+#include "cli_shape.h"
 #include "status.h"
 #include "train.h"
 
@@ -109,8 +110,10 @@ static void train_usage(FILE *out)
           "  --name-augment X       add this fraction of the pairs with names again with\n"
           "                         every name as <unk> on both sides, so that unknown\n"
           "                         names pass through (default 0.1)\n"
-          "  --d-model N --heads N --enc-layers N --dec-layers N --d-ff N --max-len N\n"
-          "  --qkv-bias --min-count N   the architecture of a new model (as for init)\n"
+          "  A new model's architecture (--resume keeps the file's):\n",
+          out);
+    cli_shape_usage(out, 23);
+    fputs("  --min-count N          keep tokens seen at least N times (default 1)\n"
           "  --seed N               initialisation and data order (default 1)\n"
           "  --threads N            threads for the gradient computation (default 1)\n"
           "  --checkpoint-every N   steps between checkpoints (default 500; also each epoch)\n"
@@ -156,10 +159,9 @@ static int parse_adam(const char *opt, const char *arg, int is_beta, float *out)
 int cli_train(int argc, char **argv)
 {
     enum { O_TRAIN = 256, O_VALID, O_OUT, O_RESUME, O_FORCE, O_EPOCHS, O_BATCH, O_LR, O_WARMUP,
-           O_LS, O_WD, O_CLIP, O_DROPOUT, O_DMODEL, O_HEADS, O_ENC, O_DEC, O_DFF, O_MAXLEN,
-           O_QKV, O_MIN, O_SEED, O_THREADS, O_CKPT, O_STOP, O_SKIP, O_NAMES, O_RELEASE,
+           O_LS, O_WD, O_CLIP, O_DROPOUT, O_MIN, O_SEED, O_THREADS, O_CKPT, O_STOP, O_SKIP, O_NAMES, O_RELEASE,
            O_BETA1, O_BETA2, O_EPS };
-    static const struct option LONG_OPTS[] = {
+    static const struct option OWN_OPTS[] = {
         {"train", required_argument, NULL, O_TRAIN},   {"valid", required_argument, NULL, O_VALID},
         {"out", required_argument, NULL, O_OUT},       {"resume", no_argument, NULL, O_RESUME},
         {"force", no_argument, NULL, O_FORCE},         {"epochs", required_argument, NULL, O_EPOCHS},
@@ -171,10 +173,7 @@ int cli_train(int argc, char **argv)
         {"adam-beta2", required_argument, NULL, O_BETA2},
         {"adam-eps", required_argument, NULL, O_EPS},
         {"clip", required_argument, NULL, O_CLIP},     {"dropout", required_argument, NULL, O_DROPOUT},
-        {"d-model", required_argument, NULL, O_DMODEL}, {"heads", required_argument, NULL, O_HEADS},
-        {"enc-layers", required_argument, NULL, O_ENC}, {"dec-layers", required_argument, NULL, O_DEC},
-        {"d-ff", required_argument, NULL, O_DFF},      {"max-len", required_argument, NULL, O_MAXLEN},
-        {"qkv-bias", no_argument, NULL, O_QKV},        {"min-count", required_argument, NULL, O_MIN},
+        {"min-count", required_argument, NULL, O_MIN},
         {"seed", required_argument, NULL, O_SEED},     {"threads", required_argument, NULL, O_THREADS},
         {"checkpoint-every", required_argument, NULL, O_CKPT},
         {"stop-after", required_argument, NULL, O_STOP},
@@ -183,6 +182,8 @@ int cli_train(int argc, char **argv)
         {"name-augment", required_argument, NULL, O_NAMES},
         {NULL, 0, NULL, 0},
     };
+    struct option opts[sizeof OWN_OPTS / sizeof OWN_OPTS[0] + CLI_SHAPE_MAX_OPTS];
+    cli_shape_options(opts, sizeof opts / sizeof opts[0], OWN_OPTS);
     TrainOptions o;
     train_options_defaults(&o);
     char command[2048] = "toytrans";
@@ -191,12 +192,13 @@ int cli_train(int argc, char **argv)
         snprintf(command + len, sizeof command - len, " %s", argv[i]);
     }
     o.command = command;
+    o.created_by = "toytrans " TOYTRANS_VERSION " train";
     optind = 1;
     opterr = 0;
     int c, rc;
     long v;
     const char *adam_opt = NULL; /* the last AdamW setting given, which --resume refuses */
-    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         int *field = NULL;
         long lo = 1, hi = 0;
         const char *name = NULL;
@@ -209,15 +211,8 @@ int cli_train(int argc, char **argv)
         case O_EPOCHS: field = &o.epochs, name = "--epochs", hi = 100000; break;
         case O_BATCH: field = &o.batch, name = "--batch", hi = TRAIN_MAX_BATCH; break;
         case O_WARMUP: field = &o.warmup, name = "--warmup", lo = 0, hi = 100000000; break;
-        case O_DMODEL: field = &o.config.d_model, name = "--d-model", hi = CONFIG_MAX_D_MODEL; break;
-        case O_HEADS: field = &o.config.n_heads, name = "--heads", hi = CONFIG_MAX_D_MODEL; break;
-        case O_ENC: field = &o.config.n_encoder_layers, name = "--enc-layers", hi = CONFIG_MAX_LAYERS; break;
-        case O_DEC: field = &o.config.n_decoder_layers, name = "--dec-layers", hi = CONFIG_MAX_LAYERS; break;
-        case O_DFF: field = &o.config.d_ff, name = "--d-ff", hi = CONFIG_MAX_D_FF; break;
-        case O_MAXLEN: field = &o.config.max_len, name = "--max-len", lo = 2, hi = CONFIG_MAX_LEN; break;
         case O_THREADS: field = &o.threads, name = "--threads", hi = TRAIN_MAX_THREADS; break;
         case O_CKPT: field = &o.checkpoint_every, name = "--checkpoint-every", hi = 100000000; break;
-        case O_QKV: o.config.qkv_bias = 1; break;
         case O_SKIP: o.skip_bad_lines = 1; break;
         case O_LR:
             if ((rc = parse_float("--lr", optarg, 1e-9, 1e9, &o.lr)))
@@ -277,7 +272,10 @@ int cli_train(int argc, char **argv)
             train_usage(stdout);
             return TT_EXIT_OK;
         default:
-            return cli_bad_option_in("train", c, argv, LONG_OPTS);
+            if ((rc = cli_shape_parse("train", c, optarg, &o.config)) < 0)
+                return -rc;
+            if (rc == 0)
+                return cli_bad_option_in("train", c, argv, opts);
         }
         if (field) {
             if ((rc = cli_parse_long("train", name, optarg, lo, hi, &v)))

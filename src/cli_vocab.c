@@ -8,19 +8,17 @@
  * in the vocabulary shows in review.
  */
 #include "cli.h"
+#include "cli_shape.h"
 #include "config.h"
-#include "rng.h"
+#include "model.h"
 #include "status.h"
 #include "store.h"
 #include "tokenizer.h"
 #include "vocab.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -53,8 +51,10 @@ static void vocab_usage(FILE *out)
           "                     directory (default: no lists; 'make vocab' writes the\n"
           "                     committed ones in vocab/). --vocab-dir is the older name\n"
           "  --no-lists         write no lists (the default)\n"
-          "  --d-model N        embedding width (default 64)\n"
-          "  --seed N           seed of the embedding initialisation (default 1)\n"
+          "  The configuration the file records (the embeddings are d-model wide):\n",
+          out);
+    cli_shape_usage(out, 19);
+    fputs(          "  --seed N           seed of the embedding initialisation (default 1)\n"
           "  --force            replace MODEL.db if it exists\n"
           "  --skip-bad-lines   report malformed corpus lines and go on (default: stop)\n"
           "  -h, --help         show this help\n"
@@ -66,21 +66,22 @@ static void vocab_usage(FILE *out)
 
 static int vocab_parse(VocabOptions *o, int argc, char **argv)
 {
-    enum { O_TRAIN = 256, O_OUT, O_MIN, O_DIR, O_NOLISTS, O_DMODEL, O_SEED, O_FORCE, O_SKIP };
-    static const struct option LONG_OPTS[] = {
+    enum { O_TRAIN = 256, O_OUT, O_MIN, O_DIR, O_NOLISTS, O_SEED, O_FORCE, O_SKIP };
+    static const struct option OWN_OPTS[] = {
         {"train", required_argument, NULL, O_TRAIN},
         {"out", required_argument, NULL, O_OUT},
         {"min-count", required_argument, NULL, O_MIN},
         {"lists", required_argument, NULL, O_DIR},
         {"vocab-dir", required_argument, NULL, O_DIR},
         {"no-lists", no_argument, NULL, O_NOLISTS},
-        {"d-model", required_argument, NULL, O_DMODEL},
         {"seed", required_argument, NULL, O_SEED},
         {"force", no_argument, NULL, O_FORCE},
         {"skip-bad-lines", no_argument, NULL, O_SKIP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    struct option opts[sizeof OWN_OPTS / sizeof OWN_OPTS[0] + CLI_SHAPE_MAX_OPTS];
+    cli_shape_options(opts, sizeof opts / sizeof opts[0], OWN_OPTS);
     memset(o, 0, sizeof *o);
     o->vocab_dir = NULL;
     o->min_count = 1;
@@ -88,9 +89,8 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
     config_defaults(&o->config);
     optind = 1;
     opterr = 0;
-    int c, rc;
-    long v;
-    while ((c = getopt_long(argc, argv, ":h", LONG_OPTS, NULL)) != -1) {
+    int c, rc, heads_given = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case O_TRAIN:
             o->train = optarg;
@@ -108,11 +108,6 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
         case O_NOLISTS:
             o->vocab_dir = NULL;
             break;
-        case O_DMODEL:
-            if ((rc = cli_parse_long("vocab", "--d-model", optarg, 1, CONFIG_MAX_D_MODEL, &v)))
-                return rc;
-            o->config.d_model = (int)v;
-            break;
         case O_SEED:
             if ((rc = cli_parse_u64("vocab", "--seed", optarg, &o->seed)))
                 return rc;
@@ -127,7 +122,12 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
             vocab_usage(stdout);
             return -1;
         default:
-            return cli_bad_option_in("vocab", c, argv, LONG_OPTS);
+            if (c == cli_shape_opt("n_heads"))
+                heads_given = 1;
+            if ((rc = cli_shape_parse("vocab", c, optarg, &o->config)) < 0)
+                return -rc;
+            if (rc == 0)
+                return cli_bad_option_in("vocab", c, argv, opts);
         }
     }
     if (optind < argc)
@@ -149,64 +149,39 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
     if ((rc = cli_check_output("vocab", (CliPath){"--out", o->out}, CLI_OUT_MODEL, inputs, 1,
                                o->force)))
         return rc;
-    /* Heads must divide d_model; with a custom width, fall back to one head if needed. */
-    if (o->config.d_model % o->config.n_heads != 0)
+    /* Heads must divide d_model; with a custom width and the default heads, fall back
+     * to one head if needed. */
+    if (!heads_given && o->config.d_model % o->config.n_heads != 0)
         o->config.n_heads = 1;
+    char err[512];
+    if (config_check(&o->config, err, sizeof err) != TT_OK)
+        return cli_usage_error("vocab", "%s", err);
     return 0;
 }
 
-/* Writes the model file. Returns an exit code. */
+/* Writes the model file: configuration, vocabularies and embeddings. Returns an exit
+ * code. */
 static int vocab_write_model(const VocabOptions *o, const Vocab *src, const Vocab *tgt,
                              long pairs, uint64_t checksum)
 {
     char err[512] = "";
+    const ModelContents contents = {.config = &o->config, .src = src, .tgt = tgt};
+    const ModelProvenance prov = {
+        .created_by = "toytrans " TOYTRANS_VERSION " vocab",
+        .vocab_corpus = o->train,
+        .vocab_corpus_pairs = (uint64_t)pairs,
+        .vocab_corpus_fnv1a64 = checksum,
+        .vocab_min_count = (uint64_t)o->min_count,
+        .init_seed = o->seed,
+    };
     Store *s = NULL;
-    const int D = o->config.d_model;
-    const int sizes[2] = {src->size, tgt->size};
-    assert(D > 0 && sizes[0] > 0 && sizes[1] > 0); /* a validated config; specials in both */
-    float *emb = malloc(sizeof(float) * (size_t)(sizes[0] > sizes[1] ? sizes[0] : sizes[1]) * D);
-    if (!emb) {
-        fprintf(stderr, "toytrans vocab: %s\n", status_message(TT_ENOMEM));
-        return TT_EXIT_IO;
-    }
-    int rc = store_open(&s, o->out, o->force ? STORE_REPLACE : STORE_CREATE, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_begin(s, err, sizeof err);
-    if (rc == TT_OK)
-        rc = config_write(s, &o->config, err, sizeof err);
-    char buf[64];
-    snprintf(buf, sizeof buf, "%ld", o->min_count);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_min_count", buf, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_corpus", o->train, err, sizeof err);
-    snprintf(buf, sizeof buf, "%ld", pairs);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_corpus_pairs", buf, err, sizeof err);
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)checksum);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "vocab_corpus_fnv1a64", buf, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_meta_set(s, "created_by", "toytrans " TOYTRANS_VERSION " vocab", err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_vocab_write(s, "src", src, err, sizeof err);
-    if (rc == TT_OK)
-        rc = store_vocab_write(s, "tgt", tgt, err, sizeof err);
-    /* Xavier/Glorot uniform: U(±√(6 / (V + D))), source table first. */
-    Rng rng;
-    rng_seed(&rng, o->seed);
-    const char *langs[2] = {"src", "tgt"};
-    for (int side = 0; side < 2 && rc == TT_OK; side++) {
-        const float bound = (float)sqrt(6.0 / (double)(sizes[side] + D));
-        rng_fill_uniform(&rng, emb, (size_t)sizes[side] * D, -bound, bound);
-        rc = store_embedding_write(s, langs[side], emb, sizes[side], D, err, sizeof err);
-    }
+    int rc = model_create(&s, o->out, o->force ? STORE_REPLACE : STORE_CREATE, &contents, &prov,
+                          err, sizeof err);
     if (rc == TT_OK)
         rc = store_commit(s, err, sizeof err);
     int close_rc = store_close(s, rc == TT_OK ? err : NULL, sizeof err);
     if (rc == TT_OK)
         rc = close_rc;
-    free(emb);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans vocab: %s%s\n", err[0] ? err : status_message(rc),
                 rc == TT_EEXIST ? " (--force replaces it)" : "");

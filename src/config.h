@@ -43,6 +43,61 @@ typedef struct {
     char tgt_lang[16];    /* "de" */
 } ModelConfig;
 
+/* ---------------------------------------------------------------------------------------
+ * The hyper-parameter table
+ *
+ * Every meta key of the configuration is one row: its field of ModelConfig, its type,
+ * default and range, and how `toytrans info` shows it. The rows drive config_defaults,
+ * config_check, config_write, config_read and config_info_line, so a new hyper-parameter
+ * is one row (and a field).
+ */
+
+typedef enum {
+    CONFIG_INT = 0,   /* an int field, written "%d"; range [min, max] inclusive */
+    CONFIG_REAL = 1,  /* a double field, written "%.17g" (round-trips); range (min, max)
+                         exclusive, and finite */
+    CONFIG_TEXT = 2,  /* a char array field of size bytes, written as it is */
+    CONFIG_FIXED = 3, /* no field: meta holds text, the one value this toytrans supports */
+} ConfigType;
+
+/* How info shows a row: the value, then for some kinds a few words. */
+typedef enum {
+    CONFIG_SHOW_VALUE = 0, /* "64"; with note: "32 tokens, </s> included" */
+    CONFIG_SHOW_HEADS = 1, /* "4 (16 dimensions per head)": the value and d_model / it */
+    CONFIG_SHOW_FLAG = 2,  /* "1 (note)" when set, "0 (note_off)" when not */
+    CONFIG_SHOW_PAIR = 3,  /* "en → de": this value, an arrow and the next row's value,
+                              under label */
+    CONFIG_SHOW_NONE = 4,  /* no line of its own (shown by the row before it) */
+} ConfigShow;
+
+#define CONFIG_NO_FIELD ((size_t)-1)
+
+typedef struct {
+    const char *key;      /* the meta key, also the name in messages */
+    ConfigType type;
+    size_t offset;        /* of the field in ModelConfig; CONFIG_NO_FIELD for FIXED */
+    size_t size;          /* TEXT: the field's bytes, the terminating NUL included */
+    double def;           /* INT, REAL: the default */
+    double min, max;      /* INT, REAL: the range (see ConfigType) */
+    const char *text;     /* TEXT: the default; FIXED: the one value */
+    size_t divides;       /* INT: the field (offset) this one must divide, or
+                             CONFIG_NO_FIELD */
+    const char *rule;     /* the range's extra rule, added to the key when it is broken:
+                             " (must divide d_model)", or "" */
+    ConfigShow show;
+    const char *label;    /* info's label; NULL: the key */
+    const char *note;     /* info: the words after the value (SHOW_VALUE, SHOW_FLAG) */
+    const char *note_off; /* info: SHOW_FLAG's words for 0 */
+    const char *flag;     /* the option of init, train and vocab ("--d-model"), or NULL;
+                             an INT of range 0..1 is a switch that sets 1, without a value */
+    const char *help;     /* the option's --help text; "(default N)" follows it */
+    const char *help_end; /* what follows the default ("; ..."), or ""; each '\n' starts
+                             a line of its own under the text */
+} ConfigParam;
+
+/* The table, in the order info shows it; *n receives its length. Static storage. */
+const ConfigParam *config_params(int *n);
+
 /* The defaults: d_model 64, 4 heads, 2 + 2 layers, d_ff 256, max_len 32, no qkv bias,
  * eps 1e-5, en → de. */
 void config_defaults(ModelConfig *c);
@@ -60,7 +115,14 @@ int config_check(const ModelConfig *c, char *err, size_t errlen);
  * transaction. */
 int config_write(Store *s, const ModelConfig *c, char *err, size_t errlen);
 
-/* Reads and checks every key; TT_EMODEL with a message naming the key on any problem. */
+/* Reads and checks every key; TT_EMODEL with a message naming the key on any problem.
+ * The keys with a field are read first, in table order, then the fixed ones; the ranges
+ * and rules of config_check last. */
 int config_read(Store *s, ModelConfig *c, char *err, size_t errlen);
+
+/* Info's line for row i of the table: its label into *label, the text after the label
+ * into buf (size bytes; from the file, so untrusted: the caller escapes it). Returns 0,
+ * with nothing written, for a row without a line of its own (CONFIG_SHOW_NONE). */
+int config_info_line(const ModelConfig *c, int i, const char **label, char *buf, size_t size);
 
 #endif

@@ -6,6 +6,10 @@
  * are wanted, the matching pointer of ModelWeights is set to its place in the block.
  * Loading, saving, initialising and mapping all follow that one walk, so they cannot
  * disagree about names, shapes or order.
+ *
+ * A file is begun in one place too, model_create, whatever tool makes it, with the keys
+ * of one provenance table (which info shows); and its header, the configuration and
+ * vocabularies, is read in one place, model_header_read.
  */
 #include "model.h"
 
@@ -275,21 +279,14 @@ void model_randomize(Model *m, Rng *rng)
  * names the first missing tensor, as it does for a file of vocabularies only. */
 #define MODEL_UNCHECKED_BYTES (16.0 * 1024 * 1024)
 
-/* Refuses a configuration (checked by config_read) that needs more parameters than the
- * file can hold (4 bytes each, stored as they are), before the block is allocated: a
- * small damaged file must not make the loader ask for gigabytes. */
-static int check_fits(Store *s, const ModelConfig *c, int V_src, int V_tgt, char *err,
-                      size_t errlen)
+/* Refuses a header (checked by config_read) that needs more parameters than the file
+ * can hold (4 bytes each, stored as they are), before the block is allocated: a small
+ * damaged file must not make the loader ask for gigabytes. */
+static int check_fits(Store *s, const ModelHeader *h, char *err, size_t errlen)
 {
-    ParamSpec *specs;
-    int n;
-    size_t total = 0;
     long long bytes = 0;
-    int rc = model_param_specs(c, V_src, V_tgt, &specs, &n, &total);
-    if (rc == TT_OK)
-        free(specs);
-    if (rc == TT_OK)
-        rc = store_size(s, &bytes, err, errlen);
+    const size_t total = h->n_params;
+    int rc = store_size(s, &bytes, err, errlen);
     const double need = (double)total * sizeof(float);
     if (rc == TT_OK && (long long)total > CONFIG_MAX_PARAMS) {
         snprintf(err, errlen, "%s: the configuration needs %zu parameters, more than the "
@@ -306,22 +303,54 @@ static int check_fits(Store *s, const ModelConfig *c, int V_src, int V_tgt, char
     return rc;
 }
 
-int model_load(Model *m, Store *s, char *err, size_t errlen)
+void model_header_free(ModelHeader *h)
 {
-    memset(m, 0, sizeof *m);
-    ModelConfig c;
-    Vocab src = {0}, tgt = {0};
-    int rc = config_read(s, &c, err, errlen);
+    if (!h)
+        return;
+    free(h->specs);
+    vocab_free(&h->tgt);
+    vocab_free(&h->src);
+    memset(h, 0, sizeof *h);
+}
+
+int model_header_read(ModelHeader *h, Store *s, char *err, size_t errlen)
+{
+    memset(h, 0, sizeof *h);
+    int rc = config_read(s, &h->config, err, errlen);
     if (rc == TT_OK)
-        rc = store_vocab_read(s, "src", &src, err, errlen);
+        rc = store_vocab_read(s, "src", &h->src, err, errlen);
     if (rc == TT_OK)
-        rc = store_vocab_read(s, "tgt", &tgt, err, errlen);
+        rc = store_vocab_read(s, "tgt", &h->tgt, err, errlen);
+    if (rc == TT_OK &&
+        (rc = model_param_specs(&h->config, h->src.size, h->tgt.size, &h->specs, &h->n_specs,
+                                &h->n_params)) != TT_OK)
+        snprintf(err, errlen, "%s", status_message(rc));
+    if (rc != TT_OK)
+        model_header_free(h);
+    return rc;
+}
+
+int model_header_open(Store **out, ModelHeader *h, const char *path, char *err,
+                      size_t errlen)
+{
+    memset(h, 0, sizeof *h);
+    int rc = store_open(out, path, STORE_READ, err, errlen);
     if (rc == TT_OK)
-        rc = check_fits(s, &c, src.size, tgt.size, err, errlen);
+        rc = model_header_read(h, *out, err, errlen);
+    if (rc != TT_OK) {
+        store_close(*out, NULL, 0);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* Loads the weights of a model whose header h was read from s; h's vocabularies move
+ * into m. */
+static int load_weights(Model *m, ModelHeader *h, Store *s, char *err, size_t errlen)
+{
+    int rc = check_fits(s, h, err, errlen);
     if (rc == TT_OK)
-        rc = model_init(m, &c, &src, &tgt, err, errlen);
-    vocab_free(&src); /* zeroed if model_init took it */
-    vocab_free(&tgt);
+        rc = model_init(m, &h->config, &h->src, &h->tgt, err, errlen);
     for (int i = 0; rc == TT_OK && i < m->n_specs; i++) {
         const ParamSpec *p = &m->specs[i];
         float *dst = m->params + p->offset;
@@ -341,14 +370,26 @@ int model_load(Model *m, Store *s, char *err, size_t errlen)
     return rc;
 }
 
+int model_load(Model *m, Store *s, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    ModelHeader h;
+    int rc = model_header_read(&h, s, err, errlen);
+    if (rc == TT_OK)
+        rc = load_weights(m, &h, s, err, errlen);
+    model_header_free(&h); /* its vocabularies zeroed if model_init took them */
+    return rc;
+}
+
 int model_load_file(Model *m, const char *path, char *err, size_t errlen)
 {
+    memset(m, 0, sizeof *m);
     Store *s = NULL;
-    int rc = store_open(&s, path, STORE_READ, err, errlen);
+    ModelHeader h;
+    int rc = model_header_open(&s, &h, path, err, errlen);
     if (rc == TT_OK)
-        rc = model_load(m, s, err, errlen);
-    else
-        memset(m, 0, sizeof *m);
+        rc = load_weights(m, &h, s, err, errlen);
+    model_header_free(&h);
     store_close(s, NULL, 0);
     return rc;
 }
@@ -372,4 +413,144 @@ int model_save(const Model *m, Store *s, char *err, size_t errlen)
         }
     }
     return rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * A new model file and its provenance
+ */
+
+#define PROV(field) offsetof(ModelProvenance, field)
+#define TRAINING MODEL_PROV_NOT_CREATED
+
+/* Every provenance key, in the order a reader asks about them (info's order). The rows
+ * with a field are what model_create writes for every new file, whichever tool makes
+ * it; the rest are the training run's record. */
+static const ProvKey PROVENANCE[] = {
+    {"created_by", "created by", PROV_TEXT, PROV(created_by)},
+    {"vocab_corpus", "vocabulary corpus", PROV_TEXT, PROV(vocab_corpus)},
+    {"vocab_corpus_pairs", "  pairs", PROV_UINT, PROV(vocab_corpus_pairs)},
+    {"vocab_corpus_fnv1a64", "  fnv1a64", PROV_HEX64, PROV(vocab_corpus_fnv1a64)},
+    {"vocab_min_count", "  min count", PROV_UINT, PROV(vocab_min_count)},
+    {"init_seed", "init seed", PROV_UINT, PROV(init_seed)},
+    {"train_engine", "trained by", PROV_TEXT, TRAINING}, /* written by other trainers */
+    {"train_world_size", "world size", PROV_TEXT, TRAINING},
+    {"train_command", "training command", PROV_TEXT, TRAINING},
+    {"train_corpus", "training corpus", PROV_TEXT, TRAINING},
+    {"train_corpus_fnv1a64", "  fnv1a64", PROV_HEX64, TRAINING},
+    {"train_valid", "validation corpus", PROV_TEXT, TRAINING},
+    {"train_epochs", "epochs", PROV_TEXT, TRAINING},
+    {"train_batch_size", "batch size", PROV_TEXT, TRAINING},
+    {"train_lr", "peak learning rate", PROV_NUMBER, TRAINING},
+    {"train_warmup", "warm-up steps", PROV_TEXT, TRAINING},
+    {"train_label_smoothing", "label smoothing", PROV_NUMBER, TRAINING},
+    {"train_dropout", "dropout", PROV_NUMBER, TRAINING},
+    {"train_name_augment", "name augmentation", PROV_NUMBER, TRAINING},
+    {"train_weight_decay", "weight decay", PROV_NUMBER, TRAINING},
+    {"train_adam_beta1", "AdamW beta1", PROV_NUMBER, TRAINING},
+    {"train_adam_beta2", "AdamW beta2", PROV_NUMBER, TRAINING},
+    {"train_adam_eps", "AdamW epsilon", PROV_NUMBER, TRAINING},
+    {"train_clip", "gradient clipping", PROV_NUMBER, TRAINING},
+    {"train_seed", "training seed", PROV_TEXT, TRAINING},
+    {"train_threads", "threads", PROV_TEXT, TRAINING},
+    {"train_resumes", "resumed", PROV_LINES, TRAINING},
+    {"train_seconds", "training time", PROV_DURATION, TRAINING},
+    {"train_step", "steps done", PROV_TEXT, TRAINING},
+    {"train_epoch", "epochs done", PROV_TEXT, TRAINING},
+};
+
+const ProvKey *model_provenance_keys(int *n)
+{
+    *n = (int)(sizeof PROVENANCE / sizeof PROVENANCE[0]);
+    return PROVENANCE;
+}
+
+/* Writes the provenance rows that have a field, inside the caller's transaction. */
+static int write_provenance(Store *s, const ModelProvenance *p, char *err, size_t errlen)
+{
+    int rc = TT_OK;
+    for (size_t i = 0; rc == TT_OK && i < sizeof PROVENANCE / sizeof PROVENANCE[0]; i++) {
+        const ProvKey *k = &PROVENANCE[i];
+        if (k->offset == MODEL_PROV_NOT_CREATED)
+            continue;
+        const char *field = (const char *)p + k->offset;
+        char buf[32];
+        const char *value = buf;
+        switch (k->format) {
+        case PROV_UINT:
+            snprintf(buf, sizeof buf, "%llu", (unsigned long long)*(const uint64_t *)field);
+            break;
+        case PROV_HEX64:
+            snprintf(buf, sizeof buf, "%016llx", (unsigned long long)*(const uint64_t *)field);
+            break;
+        default: /* text: the created fields are text or whole numbers */
+            assert(k->format == PROV_TEXT);
+            value = *(const char *const *)field;
+            if (!value)
+                value = "";
+        }
+        rc = store_meta_set(s, k->key, value, err, errlen);
+    }
+    return rc;
+}
+
+/* The embeddings of a file without other weights, drawn as model_randomize draws its
+ * first two tensors (embedding.src, then embedding.tgt). */
+static int write_embeddings(Store *s, const ModelConfig *c, const Vocab *src, const Vocab *tgt,
+                            uint64_t seed, char *err, size_t errlen)
+{
+    const int D = c->d_model;
+    const int sizes[2] = {src->size, tgt->size};
+    assert(D > 0 && sizes[0] > 0 && sizes[1] > 0); /* a validated config; specials in both */
+    float *emb = malloc(sizeof(float) * (size_t)(sizes[0] > sizes[1] ? sizes[0] : sizes[1]) *
+                        (size_t)D);
+    if (!emb) {
+        snprintf(err, errlen, "%s", status_message(TT_ENOMEM));
+        return TT_ENOMEM;
+    }
+    Rng rng;
+    rng_seed(&rng, seed);
+    static const char *const LANGS[2] = {"src", "tgt"};
+    int rc = TT_OK;
+    for (int side = 0; side < 2 && rc == TT_OK; side++) {
+        /* Xavier/Glorot uniform: U(±√(6 / (V + D))). */
+        const float bound = (float)sqrt(6.0 / (double)(sizes[side] + D));
+        rng_fill_uniform(&rng, emb, (size_t)sizes[side] * D, -bound, bound);
+        rc = store_embedding_write(s, LANGS[side], emb, sizes[side], D, err, errlen);
+    }
+    free(emb);
+    return rc;
+}
+
+int model_create(Store **out, const char *path, StoreMode mode, const ModelContents *contents,
+                 const ModelProvenance *prov, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (mode != STORE_CREATE && mode != STORE_REPLACE) {
+        snprintf(err, errlen, "%s: model_create needs STORE_CREATE or STORE_REPLACE", path);
+        return TT_EINVAL;
+    }
+    Store *s = NULL;
+    int rc = store_open(&s, path, mode, err, errlen);
+    if (rc == TT_OK)
+        rc = store_begin(s, err, errlen);
+    if (rc == TT_OK && contents->weights) {
+        rc = model_save(contents->weights, s, err, errlen);
+    } else if (rc == TT_OK) {
+        const ModelContents *c = contents;
+        rc = config_write(s, c->config, err, errlen);
+        if (rc == TT_OK)
+            rc = store_vocab_write(s, "src", c->src, err, errlen);
+        if (rc == TT_OK)
+            rc = store_vocab_write(s, "tgt", c->tgt, err, errlen);
+        if (rc == TT_OK)
+            rc = write_embeddings(s, c->config, c->src, c->tgt, prov->init_seed, err, errlen);
+    }
+    if (rc == TT_OK)
+        rc = write_provenance(s, prov, err, errlen);
+    if (rc != TT_OK) {
+        store_close(s, NULL, 0); /* uncommitted: the new file is removed */
+        return rc;
+    }
+    *out = s;
+    return TT_OK;
 }

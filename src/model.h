@@ -21,6 +21,7 @@
 #include "vocab.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define MODEL_NAME_MAX 64
 
@@ -108,6 +109,30 @@ void model_free(Model *m);
  * zero biases, LayerNorm weights 1 — drawn in table order from rng. */
 void model_randomize(Model *m, Rng *rng);
 
+/* What a model file says before its weights: the configuration, the vocabularies and the
+ * parameter table they give. */
+typedef struct {
+    ModelConfig config;
+    Vocab src, tgt;    /* owned */
+    ParamSpec *specs;  /* n_specs entries, owned */
+    int n_specs;
+    size_t n_params;   /* the block the table describes, in floats */
+} ModelHeader;
+
+/* Reads and checks the configuration (config_read) and both vocabularies of s, then
+ * builds the parameter table. TT_OK, or TT_EMODEL (err names the key, side or id),
+ * TT_EIO or TT_ENOMEM; on failure h owns nothing. Free with model_header_free. */
+int model_header_read(ModelHeader *h, Store *s, char *err, size_t errlen);
+
+/* Opens path read-only and reads its header: what `info`, `plot` and model_load_file
+ * start with. *out is the open store (owned by the caller, store_close), for reading
+ * the rest; on failure *out is NULL, the file is closed and h owns nothing. */
+int model_header_open(Store **out, ModelHeader *h, const char *path, char *err,
+                      size_t errlen);
+
+/* Frees what h owns; a zeroed or freed h is accepted. */
+void model_header_free(ModelHeader *h);
+
 /* Loads a whole model from an open store: config, vocabularies, embeddings, tensors,
  * every one checked. TT_EMODEL with err naming the problem. */
 int model_load(Model *m, Store *s, char *err, size_t errlen);
@@ -118,6 +143,69 @@ int model_load_file(Model *m, const char *path, char *err, size_t errlen);
 /* Writes config, vocabularies, embeddings and tensors into s, inside the caller's
  * transaction. */
 int model_save(const Model *m, Store *s, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------------------------------
+ * A new model file, and the provenance keys of its meta table
+ */
+
+/* How a provenance value is written into meta and shown by `toytrans info`. */
+typedef enum {
+    PROV_TEXT = 0,     /* text as it is; shown with "(none)" for an empty value */
+    PROV_UINT = 1,     /* a whole number, uint64_t, written "%llu"; shown as it is */
+    PROV_HEX64 = 2,    /* a 64-bit checksum, uint64_t, written as 16 lowercase hex digits */
+    PROV_NUMBER = 3,   /* a real number; shown rounded to 6 significant digits */
+    PROV_DURATION = 4, /* seconds; shown as a duration */
+    PROV_LINES = 5,    /* text of one entry per line; each shown on a line of its own */
+} ProvFormat;
+
+/* What model_create records of a new file's origin. Every field is a key of the
+ * provenance table (model_provenance_keys). */
+typedef struct {
+    const char *created_by;        /* the tool and its version: "toytrans 0.1.0 init" */
+    const char *vocab_corpus;      /* the corpus the vocabularies were counted from */
+    uint64_t vocab_corpus_pairs;   /* the pairs read from it */
+    uint64_t vocab_corpus_fnv1a64; /* FNV-1a 64 over those pairs, as `src TAB tgt LF` */
+    uint64_t vocab_min_count;      /* tokens seen fewer times are left out, >= 1 */
+    uint64_t init_seed;            /* the seed the random weights were drawn from */
+} ModelProvenance;
+
+/* One provenance key of meta (docs/model-format.md): informational, never needed to
+ * load a model. */
+typedef struct {
+    const char *key;   /* the meta key */
+    const char *label; /* info's label, its indent included: "  fnv1a64" under a corpus */
+    ProvFormat format;
+    size_t offset;     /* of the ModelProvenance field model_create writes, or
+                          MODEL_PROV_NOT_CREATED: a key training writes (train.c) or
+                          another trainer (python/toytrans_torch) */
+} ProvKey;
+
+#define MODEL_PROV_NOT_CREATED ((size_t)-1)
+
+/* The provenance table, in the order info shows it; *n receives its length. Static
+ * storage, not to be freed. */
+const ProvKey *model_provenance_keys(int *n);
+
+/* What a new file holds besides its provenance. */
+typedef struct {
+    const Model *weights;         /* every weight (config and vocabularies are its own);
+                                     or NULL, for a file of embeddings only: */
+    const ModelConfig *config;    /* when weights is NULL: the configuration written */
+    const Vocab *src, *tgt;       /* when weights is NULL: the vocabularies; their
+                                     embeddings are drawn from the provenance's init_seed,
+                                     Xavier-uniform, the source table first, as
+                                     model_randomize draws its first two tensors */
+} ModelContents;
+
+/* Creates the model file path (mode STORE_CREATE or STORE_REPLACE) and writes, in one
+ * transaction it leaves open: the configuration, both vocabularies, the weights (or the
+ * embeddings) and every provenance key of the table that has a ModelProvenance field.
+ * On success *out is that store, owned by the caller, who may add more in the same
+ * transaction and then calls store_commit and store_close (or store_publish): nothing
+ * appears at path before that. On failure *out is NULL, nothing is left behind and err
+ * says why (TT_EEXIST for an existing path under STORE_CREATE). */
+int model_create(Store **out, const char *path, StoreMode mode, const ModelContents *contents,
+                 const ModelProvenance *prov, char *err, size_t errlen);
 
 /* Points w at the block for configuration c (used for params, and for any block of the
  * same layout). */

@@ -388,6 +388,7 @@ struct Run {
     int batch_pos;     /* batches done in the current epoch */
     double seconds0;   /* training seconds before this process */
     uint64_t corpus_checksum; /* a new run: FNV-1a 64 of the training corpus */
+    long corpus_pairs;        /* a new run: the pairs read from it */
     int record_resume; /* a resumed run not yet recorded in meta (its first checkpoint) */
     struct timespec t0;
     Store *store;
@@ -689,6 +690,7 @@ static int start_new(Run *r, char *err, size_t errlen)
     rng_seed(&rng, o->seed);
     model_randomize(&r->m, &rng);
     r->corpus_checksum = count.checksum;
+    r->corpus_pairs = count.pairs;
     return TT_OK;
 }
 
@@ -699,14 +701,21 @@ static int new_file(Run *r, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
     Store *s = NULL;
-    int rc = store_open(&s, o->out_path, o->force ? STORE_REPLACE : STORE_CREATE, err, errlen);
-    if (rc == TT_OK)
-        rc = store_begin(s, err, errlen);
-    if (rc == TT_OK)
-        rc = model_save(&r->m, s, err, errlen);
+    const ModelContents contents = {.weights = &r->m};
+    const ModelProvenance prov = {
+        .created_by = o->created_by ? o->created_by : "toytrans train",
+        .vocab_corpus = o->train_path,
+        .vocab_corpus_pairs = (uint64_t)r->corpus_pairs,
+        .vocab_corpus_fnv1a64 = r->corpus_checksum,
+        .vocab_min_count = (uint64_t)o->min_count,
+        .init_seed = o->seed,
+    };
+    int rc = model_create(&s, o->out_path, o->force ? STORE_REPLACE : STORE_CREATE, &contents,
+                          &prov, err, errlen);
+    if (rc != TT_OK)
+        return rc;
     char buf[64];
     const struct { const char *key; char fmt; double v; const char *text; } meta[] = {
-        {"created_by", 's', 0, "toytrans " "train"},
         {"train_command", 's', 0, o->command ? o->command : ""},
         {"train_corpus", 's', 0, o->train_path},
         {"train_valid", 's', 0, o->valid_path ? o->valid_path : ""},

@@ -38,6 +38,8 @@ typedef struct {
     const char *valid_path;   /* validation corpus, or NULL */
     const char *out_path;     /* the model file */
     const char *command;      /* the command line, for provenance */
+    const char *created_by;   /* the tool and its version, for provenance ("toytrans 0.1.0
+                                 train"); NULL: "toytrans train" */
     ModelConfig config;       /* for a new model */
     long min_count;           /* vocabulary threshold for a new model */
     int epochs;               /* total epochs (a resumed run continues up to this) */

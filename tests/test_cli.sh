@@ -327,6 +327,26 @@ if [ -z "$RUNNER" ]; then
 else
     echo "# skipped: vocab with over 1,000,000 distinct tokens (slow under RUNNER)"
 fi
+# The model-shape options are one set for vocab, init and train (src/cli_shape.c): vocab
+# records them too, with the same range checks and messages, and every new file gets the
+# same provenance keys.
+run vocab --train "$TMP/c.tsv" --out "$TMP/shape.db" --no-lists --d-model 16 --heads 2 \
+    --enc-layers 3 --seed 5
+expect_code "vocab with shape options: exit 0" 0
+run info --model "$TMP/shape.db"
+expect_in "vocab --heads: recorded" "$OUT" "n_heads             2 (8 dimensions per head)"
+expect_in "vocab --enc-layers: recorded" "$OUT" "n_encoder_layers    3"
+expect_in "vocab: the seed of its embeddings is recorded" "$OUT" "init seed           5"
+expect_in "vocab: the vocabulary's threshold is recorded" "$OUT" "  min count         1"
+rm -f "$TMP/shape.db"
+expect_usage_error "vocab --heads 3 (does not divide d-model 16)" vocab --train "$TMP/c.tsv" \
+    --out "$TMP/shape.db" --d-model 16 --heads 3
+expect_in "vocab --heads 3: says why" "$ERR" "n_heads (must divide d_model) is out of range"
+expect_usage_error "vocab --max-len 1: out of range as for init" vocab --train "$TMP/c.tsv" \
+    --out "$TMP/shape.db" --max-len 1
+expect_in "vocab --max-len 1: the range named" "$ERR" "--max-len: 1 is out of range (2 to 4096)"
+run train --help
+expect_in "train --help: the shape options, one line each" "$OUT" "  --heads N              attention heads"
 # Lists only when asked: a plain vocab writes no en.tsv or de.tsv into the current
 # directory (it used to write vocab/ there, over the committed lists, and fail after
 # making the model outside the repository); a --lists directory that does not exist is
@@ -935,6 +955,9 @@ expect_code "info on a trained model: exit 0" 0
 expect_in "info: the history's steps" "$OUT" "5 logged, steps 1 to 5"
 expect_in "info: the per-epoch table" "$OUT" "epoch        step  valid loss  exact match"
 expect_in "info: the training command" "$OUT" "toytrans train --train"
+expect_in "info: train records the vocabulary's corpus as vocab and init do" "$OUT" "vocabulary corpus"
+expect_in "info: train records the seed of its random weights" "$OUT" "init seed"
+expect_in "info: train's created_by names the version" "$OUT" "toytrans 0.1.0 train"
 run plot --model "$H" --out "$TMP/loss.svg" --width 640 --height 400
 expect_code "plot on a trained model: exit 0" 0
 expect_first_line "plot: an XML document" "$TMP/loss.svg" "<?xml version=\"1.0\""
