@@ -438,17 +438,6 @@ int decode_run(Decoder *d, Translation *out, const int *src, int S, const Decode
     return decode_record(d, out, ids, d->fin_len[best], n_prefix, 0, limit);
 }
 
-int decode_sentence(Decoder *d, Translation *out, const int *src, int S, const int *prefix,
-                    int n_prefix, int beam, int limit)
-{
-    /* An explicit limit: 0 would mean the default one. */
-    if (limit < 2)
-        return TT_EINVAL;
-    const DecodeOptions o = {
-        .beam = beam, .max_len = limit, .prefix = prefix, .n_prefix = n_prefix};
-    return decode_run(d, out, src, S, &o);
-}
-
 int decode_n_best(const Decoder *d)
 {
     return d->n_fin;

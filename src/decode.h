@@ -142,12 +142,6 @@ const float *translation_self(const Translation *t, int i, int l, int h);
  * beam search with beam 1 agree to the bit, which tests check. */
 int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o);
 
-/* The older positional form of decode_run for greedy or beam decoding with an explicit
- * limit (2..max_len), kept while the training run's validation still calls it; new code
- * passes a DecodeOptions to decode_run. */
-int decode_sentence(Decoder *d, Translation *out, const int *src, int S, const int *prefix,
-                    int n_prefix, int beam, int limit);
-
 /* The n-best list of the sentence last decoded by beam search (decode_run with beam > 1
  * or n_best): how many finished hypotheses there are, at
  * most the beam; 0 after greedy decoding. They are ranked best first by their

@@ -634,7 +634,8 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
         const int ns = r->valid.src_len[i];
         memcpy(src, ids, sizeof(int) * (size_t)ns);
         src[ns] = VOCAB_EOS;
-        rc = decode_sentence(&dec, &t, src, ns + 1, NULL, 0, 1, m->config.max_len);
+        const DecodeOptions greedy = {.beam = 1, .max_len = m->config.max_len};
+        rc = decode_run(&dec, &t, src, ns + 1, &greedy);
         const char *words[CONFIG_MAX_LEN];
         int n = t.n && t.ids[t.n - 1] == VOCAB_EOS ? t.n - 1 : t.n;
         for (int k = 0; k < n; k++)

@@ -355,8 +355,6 @@ static void test_transformer_bad_arguments(void **state)
         if (decode_run(&dec, &t, bad[i].src, bad[i].S, &bad[i].o) != TT_EINVAL)
             fail_msg("row %zu: accepted", i);
     }
-    /* The positional form refuses the default limit it cannot ask for. */
-    assert_int_equal(decode_sentence(&dec, &t, src + N - 2, 3, NULL, 0, 1, 0), TT_EINVAL);
     /* A lower limit stops earlier: the output never exceeds it. */
     const DecodeOptions low = {.beam = 1, .max_len = 3, .prefix = prefix, .n_prefix = 2};
     assert_int_equal(decode_run(&dec, &t, src + N - 2, 3, &low), TT_OK);
@@ -392,9 +390,9 @@ static void test_transformer_decode_limit(void **state)
     }
 }
 
-/* decode_run with the default options decodes as the positional decode_sentence does
- * with that default limit, token for token and bit for bit. */
-static void test_transformer_run_equals_positional_form(void **state)
+/* decode_run with the default limit (max_len 0) decodes as it does with decode_limit's
+ * value given explicitly, token for token and bit for bit. */
+static void test_transformer_default_limit_is_decode_limit(void **state)
 {
     (void)state;
     for (int k = 0; k < 2; k++) {
@@ -415,8 +413,9 @@ static void test_transformer_run_equals_positional_form(void **state)
                 o.n_prefix = dc->n_prefix;
                 assert_int_equal(decode_run(&dec, &a, dc->src, dc->S, &o), TT_OK);
                 const int limit = decode_limit(&m, &o, dc->S);
-                assert_int_equal(decode_sentence(&dec, &b, dc->src, dc->S, dc->prefix,
-                                                 dc->n_prefix, beam, limit), TT_OK);
+                DecodeOptions explicit_limit = o;
+                explicit_limit.max_len = limit;
+                assert_int_equal(decode_run(&dec, &b, dc->src, dc->S, &explicit_limit), TT_OK);
                 assert_int_equal(a.n, b.n);
                 assert_true(a.n <= limit);
                 assert_memory_equal(a.ids, b.ids, sizeof(int) * (size_t)a.n);
@@ -441,7 +440,7 @@ int main(void)
         cmocka_unit_test(test_transformer_unk_most_attended),
         cmocka_unit_test(test_transformer_bad_arguments),
         cmocka_unit_test(test_transformer_decode_limit),
-        cmocka_unit_test(test_transformer_run_equals_positional_form),
+        cmocka_unit_test(test_transformer_default_limit_is_decode_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
