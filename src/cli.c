@@ -105,12 +105,20 @@ void cli_print_model_search(FILE *out)
 
 int cli_bad_option(const char *cmd, int c, char **argv)
 {
+    const char *word = argv[optind - 1];
     if (c == ':')
-        return cli_usage_error(cmd, "%s needs a value", argv[optind - 1]);
-    /* optopt names a bad short option; a bad long one is the last word read. */
+        return cli_usage_error(cmd, "%s needs a value", word);
+    /* A long option is the last word read. getopt_long sets optopt for one that exists
+     * but was given a value it does not take (to the option's code, not a letter). */
+    if (strncmp(word, "--", 2) == 0) {
+        if (optopt && strchr(word, '='))
+            return cli_usage_error(cmd, "option '%.*s' takes no value",
+                                   (int)strcspn(word, "="), word);
+        return cli_usage_error(cmd, "unknown option '%s'", word);
+    }
     if (optopt)
         return cli_usage_error(cmd, "unknown option '-%c'", optopt);
-    return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+    return cli_usage_error(cmd, "unknown option '%s'", word);
 }
 
 int cli_bad_option_in(const char *cmd, int c, char **argv, const struct option *opts)

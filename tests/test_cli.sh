@@ -110,6 +110,13 @@ done
 run translate --frobnicate
 expect_in "an option far from every option: no suggestion" "$ERR" "unknown option '--frobnicate'
 Try"
+# A switch given a value: getopt reports it with the switch's code, which was printed as
+# a short option ('-' and a control character).
+run train --qkv-bias=1
+expect_code "a switch given a value: exit 2" 2
+expect_in "a switch given a value: named" "$ERR" "option '--qkv-bias' takes no value"
+run translate --json=yes "This is an example"
+expect_in "translate --json=yes: named" "$ERR" "option '--json' takes no value"
 
 # ---------------------------------------------------------------------------------------
 # help topics
