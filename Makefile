@@ -84,7 +84,8 @@ LIB_SRC = \
     src/evalset.c \
     src/pool.c \
     src/net.c \
-    src/trainer.c \
+    src/backprop.c \
+    src/optim.c \
     src/train.c \
     src/check.c \
     src/history.c \
@@ -130,14 +131,14 @@ TESTS = \
     test_suggest \
     test_translator \
     test_grad \
-    test_trainer \
+    test_backprop \
     test_history \
     test_transformer \
     test_check \
     test_heatmap \
     test_xml \
     test_faults \
-    test_render
+    test_inspect_render
 
 # Helper programs the command-line tests use.
 TEST_TOOLS = jsonl_check
@@ -356,11 +357,11 @@ asan:
 	  EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" test
 
 # ThreadSanitizer over the tests that run threads: the pool on its own, and training on
-# 1, 2, 3 and 8 threads (test_trainer). A data race is a failure (halt_on_error). The
+# 1, 2, 3 and 8 threads (test_backprop). A data race is a failure (halt_on_error). The
 # kernels are built once, without target_clones: their resolvers run before the
 # sanitizer's runtime is ready, and crash.
 TSAN = -fsanitize=thread -DTOYTRANS_NO_CLONES
-TSAN_TESTS = test_pool test_trainer
+TSAN_TESTS = test_pool test_backprop
 tsan:
 	@$(MAKE) --no-print-directory FLAVOUR=tsan CFLAGS="-O1 -g" \
 	  EXTRA_CFLAGS="$(TSAN)" EXTRA_LDFLAGS="$(TSAN)" \

@@ -91,7 +91,7 @@ def main():
         f"{fmt(t2['train_tokens_per_s'], 0)} | {ratio(tr2['tokens_per_s'], t2['train_tokens_per_s'])} |")
     add(f"| training, batch 128, 2 threads: target tokens/s | {fmt(tr2b['tokens_per_s'], 0)} | "
         f"{fmt(t2b['train_tokens_per_s'], 0)} | {ratio(tr2b['tokens_per_s'], t2b['train_tokens_per_s'])} |")
-    # The same work in model FLOPs (bench/bench.c: trainer_pair_flops over the timed
+    # The same work in model FLOPs (bench/bench.c: backprop_pair_flops over the timed
     # batches) against the machine's peak; PyTorch's figure is its tokens/s times
     # toytrans's FLOPs per token, as both train the same batches of the same model.
     m_peak1, m_peak2 = m["peak_gflops_1_core"], m["peak_gflops_2_cores"]
@@ -136,7 +136,7 @@ def main():
             f"in the timed batches — every matrix product of the forward pass (2 per "
             f"multiply-add, attention's full score and context products), three times for "
             f"forward and backward; embeddings, norms, softmax and the optimiser are not "
-            f"counted (src/trainer.h, trainer_pair_flops). The share is of the peak of the "
+            f"counted (src/backprop.h, backprop_pair_flops). The share is of the peak of the "
             f"cores used: one core for 1 thread, both for 2.")
     add("")
     text = "\n".join(lines) + "\n"

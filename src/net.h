@@ -13,7 +13,7 @@
  * decoder's self-attention only those up to the query), padding query rows get a zero
  * context, the embedding of a padding row is zero, and the loss and its gradient skip
  * padding rows. A padding row's gradient is therefore exactly zero all the way down, and
- * a batch's gradient is the sum of its sentences' gradients (tests/test_trainer.c).
+ * a batch's gradient is the sum of its sentences' gradients (tests/test_backprop.c).
  *
  * Threads: every layer splits its work into tasks fixed by the batch's shape (blocks of
  * rows, blocks of a weight gradient's rows, one sentence and head of attention), run on a

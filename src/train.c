@@ -1,5 +1,6 @@
 /*
- * train.c — the training loop around trainer.c's forward and backward passes.
+ * train.c — the training run: data, batches, schedule, validation, checkpoints and resumption
+ * around backprop.c's forward and backward passes and optim.c's AdamW step.
  *
  * Threads: a batch is computed as one (B·T)-row batch (net.h) whose layers split their
  * work into tasks fixed by the batch's shape, run on a pool of --threads threads started
@@ -16,7 +17,8 @@
 #include "store.h"
 #include "tokenizer.h"
 #include "pool.h"
-#include "trainer.h"
+#include "backprop.h"
+#include "optim.h"
 #include "tsv.h"
 #include "vocab.h"
 
@@ -372,10 +374,10 @@ struct Run {
     Pairs train, valid;
     Batches batches;
     Pool *pool;        /* o->threads threads for the layers' tasks */
-    Trainer tr;        /* one batch's passes, sized for the longest pair of either corpus */
+    Backprop tr;        /* one batch's passes, sized for the longest pair of either corpus */
     TrainPair *pairs;  /* (batch) the current batch's pairs */
     float *grads;      /* (n_params) the batch's gradient */
-    double *partial;   /* (trainer_chunks(n_params)) grads_scale's scratch */
+    double *partial;   /* (optim_chunks(n_params)) grads_scale's scratch */
     float *m1, *m2;    /* AdamW moments */
     TrainLogRow *log;  /* rows since the last checkpoint */
     int n_log, log_cap;
@@ -494,13 +496,13 @@ static void fill_pairs(TrainPair *out, const Pairs *p, const int *idx, int first
  * *tokens. */
 static int run_batch(Run *r, int n, double *loss, long *tokens)
 {
-    int rc = trainer_set_batch(&r->tr, r->pairs, n);
+    int rc = backprop_set_batch(&r->tr, r->pairs, n);
     if (rc != TT_OK)
         return rc;
     grads_zero(r->grads, r->m.n_params, r->pool);
-    trainer_forward(&r->tr, 1);
-    trainer_loss(&r->tr, r->o->label_smoothing, loss);
-    trainer_backward(&r->tr, r->grads, r->o->label_smoothing);
+    backprop_forward(&r->tr, 1);
+    backprop_loss(&r->tr, r->o->label_smoothing, loss);
+    backprop_backward(&r->tr, r->grads, r->o->label_smoothing);
     long tok = 0;
     for (int i = 0; i < n; i++)
         tok += r->pairs[i].n_tgt + 1;
@@ -616,12 +618,12 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
     for (int i0 = 0; rc == TT_OK && i0 < r->valid.n; i0 += r->batch) {
         const int n = r->valid.n - i0 < r->batch ? r->valid.n - i0 : r->batch;
         fill_pairs(r->pairs, &r->valid, NULL, i0, n, 0, 0);
-        rc = trainer_set_batch(&r->tr, r->pairs, n);
+        rc = backprop_set_batch(&r->tr, r->pairs, n);
         if (rc != TT_OK)
             break;
-        trainer_forward(&r->tr, 0);
+        backprop_forward(&r->tr, 0);
         double l = 0.0;
-        trainer_loss(&r->tr, 0.0f, &l);
+        backprop_loss(&r->tr, 0.0f, &l);
         loss += l;
         for (int i = 0; i < n; i++)
             tokens += r->pairs[i].n_tgt + 1;
@@ -867,7 +869,7 @@ static void run_free(Run *r)
     free(r->partial);
     free(r->grads);
     free(r->pairs);
-    trainer_free(&r->tr);
+    backprop_free(&r->tr);
     pool_close(r->pool);
     free(r->log);
     free(r->m2);
@@ -971,10 +973,10 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
             }
         rc = pool_open(&r->pool, o->threads);
         if (rc == TT_OK)
-            rc = trainer_init(&r->tr, &r->m, r->batch, max_src, max_tgt, o->dropout, r->pool);
+            rc = backprop_init(&r->tr, &r->m, r->batch, max_src, max_tgt, o->dropout, r->pool);
         r->pairs = rc == TT_OK ? malloc(sizeof *r->pairs * (size_t)r->batch) : NULL;
         r->grads = rc == TT_OK ? malloc(sizeof(float) * n) : NULL;
-        r->partial = rc == TT_OK ? malloc(sizeof(double) * (size_t)trainer_chunks(n)) : NULL;
+        r->partial = rc == TT_OK ? malloc(sizeof(double) * (size_t)optim_chunks(n)) : NULL;
         if (rc == TT_OK && (!r->pairs || !r->grads || !r->partial))
             rc = TT_ENOMEM;
         if (rc != TT_OK)
@@ -1038,7 +1040,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
             steps_this_run++;
             tokens_this_run += (double)tokens;
             for (int i = 0; i < job_n; i++)
-                flops_this_run += trainer_pair_flops(&r->m.config, r->m.tgt_vocab.size,
+                flops_this_run += backprop_pair_flops(&r->m.config, r->m.tgt_vocab.size,
                                                      r->pairs[i].n_src + 1, r->pairs[i].n_tgt + 1);
             const double secs = now_seconds(&r->t0);
             r->log[r->n_log++] = (TrainLogRow){r->step, r->epoch + 1, mean_loss, lr, tokens,

@@ -49,7 +49,7 @@ typedef struct {
     float lr;                 /* peak learning rate */
     int warmup;               /* linear warm-up steps; then cosine decay to lr/10 */
     float label_smoothing;    /* 0..1 */
-    float dropout;            /* 0..<1, see trainer.h */
+    float dropout;            /* 0..<1, see backprop.h */
     float name_augment;       /* 0..1: fraction of pairs with names added with <unk> (train.c) */
     float weight_decay;       /* AdamW */
     float adam_beta1;         /* AdamW's first-moment decay, 0..<1 (default 0.9); a resumed
@@ -90,7 +90,7 @@ typedef struct {
                                  nothing itself: notes reach the user only through this */
     int final;                /* 1 on the run's last report, after its last checkpoint:
                                  step < steps_total then means it stopped early */
-    double flops_per_second;  /* model FLOPs (trainer_pair_flops), over the run so far */
+    double flops_per_second;  /* model FLOPs (backprop_pair_flops), over the run so far */
 } TrainProgress;
 
 typedef void (*TrainProgressFn)(void *ctx, const TrainProgress *p);

@@ -42,7 +42,8 @@
 #include "rng.h"
 #include "status.h"
 #include "testutil.h"
-#include "trainer.h"
+#include "backprop.h"
+#include "optim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -903,7 +904,7 @@ static void test_grad_head(void **state)
 }
 
 /* ---------------------------------------------------------------------------------------
- * The whole model: trainer_forward, trainer_loss, trainer_backward
+ * The whole model: backprop_forward, backprop_loss, backprop_backward
  */
 
 /* A pair whose ids repeat and leave some rows of both embedding tables unused. */
@@ -913,7 +914,7 @@ enum { PAIR_NSRC = 7, PAIR_NTGT = 6 };
 
 typedef struct {
     Model m;
-    Trainer tr;         /* a batch of the one pair */
+    Backprop tr;         /* a batch of the one pair */
     float label_smoothing;
     float *relu_base;   /* ReLU outputs of the unperturbed forward pass, layer by layer */
     size_t n_relu;
@@ -945,8 +946,8 @@ static int relu_walk(ModelCase *c, float *base, int copy)
 static double model_loss(ModelCase *c)
 {
     double loss = 0.0;
-    trainer_forward(&c->tr, 1);
-    trainer_loss(&c->tr, c->label_smoothing, &loss);
+    backprop_forward(&c->tr, 1);
+    backprop_loss(&c->tr, c->label_smoothing, &loss);
     return loss;
 }
 
@@ -970,13 +971,13 @@ static void model_case_open(ModelCase *c, const char *path, float label_smoothin
         print_error("%s\n", err);
         fail();
     }
-    assert_int_equal(trainer_init(&c->tr, &c->m, 1, PAIR_NSRC + 1, PAIR_NTGT + 1, dropout,
+    assert_int_equal(backprop_init(&c->tr, &c->m, 1, PAIR_NSRC + 1, PAIR_NTGT + 1, dropout,
                                   NULL),
                      TT_OK);
     /* A fixed seed draws the same masks on every call, so with dropout the loss is still
      * one deterministic function of the weights. */
     const TrainPair pair = {PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT, 12345};
-    assert_int_equal(trainer_set_batch(&c->tr, &pair, 1), TT_OK);
+    assert_int_equal(backprop_set_batch(&c->tr, &pair, 1), TT_OK);
     c->label_smoothing = label_smoothing;
     const ModelConfig *cfg = &c->m.config;
     c->n_relu = (size_t)(cfg->n_encoder_layers + cfg->n_decoder_layers) * cfg->max_len *
@@ -988,7 +989,7 @@ static void model_case_open(ModelCase *c, const char *path, float label_smoothin
 static void model_case_close(ModelCase *c)
 {
     free(c->relu_base);
-    trainer_free(&c->tr);
+    backprop_free(&c->tr);
     model_free(&c->m);
 }
 
@@ -1086,7 +1087,7 @@ static int check_model(const char *path, float label_smoothing, float dropout,
     float *grads = calloc(m->n_params, sizeof(float));
     assert_non_null(grads);
     const double with = model_loss(&c);
-    trainer_backward(&c.tr, grads, label_smoothing);
+    backprop_backward(&c.tr, grads, label_smoothing);
     assert_true(with > 0.0);
     relu_walk(&c, c.relu_base, 1);
     /* The loss is the same on every forward pass. */
@@ -1178,7 +1179,7 @@ enum { MODEL_ENTRIES_PER_TENSOR = 6 };
 
 /* The trainer's gradient of one pair matches finite differences for every tensor of tiny.db and
  * tiny_bias.db, with label smoothing 0 and 0.1; unused embedding rows get exactly 0. */
-static void test_grad_trainer(void **state)
+static void test_grad_backprop(void **state)
 {
     (void)state;
     static const char *const PATHS[] = {"tests/fixtures/tiny.db", "tests/fixtures/tiny_bias.db"};
@@ -1192,15 +1193,15 @@ static void test_grad_trainer(void **state)
 
 /* With dropout (p = 0.2, masks fixed by the seed) the gradient still matches finite
  * differences for every tensor: the masks scale the same activations both ways. */
-static void test_grad_trainer_dropout(void **state)
+static void test_grad_backprop_dropout(void **state)
 {
     (void)state;
     assert_true(check_model("tests/fixtures/tiny_bias.db", 0.1f, 0.2f, &FD_MODEL,
                             MODEL_ENTRIES_PER_TENSOR));
 }
 
-/* trainer_backward adds its gradient to what the block holds: two calls give twice one. */
-static void test_grad_trainer_accumulates(void **state)
+/* backprop_backward adds its gradient to what the block holds: two calls give twice one. */
+static void test_grad_backprop_accumulates(void **state)
 {
     (void)state;
     ModelCase c;
@@ -1209,10 +1210,10 @@ static void test_grad_trainer_accumulates(void **state)
     float *once = calloc(n, sizeof(float)), *twice = calloc(n, sizeof(float));
     assert_true(once && twice);
     model_loss(&c);
-    trainer_backward(&c.tr, once, 0.1f);
+    backprop_backward(&c.tr, once, 0.1f);
     for (int k = 0; k < 2; k++) {
         model_loss(&c);
-        trainer_backward(&c.tr, twice, 0.1f);
+        backprop_backward(&c.tr, twice, 0.1f);
     }
     for (size_t i = 0; i < n; i++)
         once[i] *= 2.0f;
@@ -1305,9 +1306,9 @@ int main(void)
         cmocka_unit_test(test_grad_encoder_layer),
         cmocka_unit_test(test_grad_decoder_layer),
         cmocka_unit_test(test_grad_head),
-        cmocka_unit_test(test_grad_trainer),
-        cmocka_unit_test(test_grad_trainer_dropout),
-        cmocka_unit_test(test_grad_trainer_accumulates),
+        cmocka_unit_test(test_grad_backprop),
+        cmocka_unit_test(test_grad_backprop_dropout),
+        cmocka_unit_test(test_grad_backprop_accumulates),
         cmocka_unit_test(test_grad_adamw_matches_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,7 +19,7 @@
 #include "model.h"
 #include "status.h"
 #include "testutil.h"
-#include "trainer.h"
+#include "backprop.h"
 #include "transformer.h"
 
 #include <stdlib.h>
@@ -97,14 +97,14 @@ static void test_transformer_encoder_matches_torch(void **state)
 
 /* The reference pair as a batch of one through the training forward pass (net.c):
  * src_ids ends in </s> and tgt_ids starts with <s>, which the trainer adds itself. */
-static void batched_forward(Trainer *tr, const Model *m, const Reference *r)
+static void batched_forward(Backprop *tr, const Model *m, const Reference *r)
 {
     assert_int_equal(r->src_ids[r->S - 1], VOCAB_EOS);
     assert_int_equal(r->tgt_ids[0], VOCAB_BOS);
-    assert_int_equal(trainer_init(tr, m, 1, r->S, r->T, 0.0f, NULL), TT_OK);
+    assert_int_equal(backprop_init(tr, m, 1, r->S, r->T, 0.0f, NULL), TT_OK);
     const TrainPair pair = {r->src_ids, r->S - 1, r->tgt_ids + 1, r->T - 1, 0};
-    assert_int_equal(trainer_set_batch(tr, &pair, 1), TT_OK);
-    trainer_forward(tr, 0);
+    assert_int_equal(backprop_set_batch(tr, &pair, 1), TT_OK);
+    backprop_forward(tr, 0);
 }
 
 /* The forward pass training uses gives PyTorch's encoder output, logits and every
@@ -115,7 +115,7 @@ static void test_transformer_batched_forward_matches_torch(void **state)
     for (int k = 0; k < 2; k++) {
         const Reference *r = &REFS[k];
         Model m;
-        Trainer tr;
+        Backprop tr;
         load(&m, r);
         batched_forward(&tr, &m, r);
         const int D = m.config.d_model, V = m.tgt_vocab.size, H = m.config.n_heads;
@@ -131,7 +131,7 @@ static void test_transformer_batched_forward_matches_torch(void **state)
             assert_close_array("cross-attention", tr.acts.dec[l].catt,
                                r->cross_w + (size_t)l * H * T * S, (size_t)H * T * S, 1e-5);
         }
-        trainer_free(&tr);
+        backprop_free(&tr);
         model_free(&m);
     }
 }
@@ -145,7 +145,7 @@ static void test_transformer_cache_equals_batched_forward(void **state)
     for (int k = 0; k < 2; k++) {
         const Reference *r = &REFS[k];
         Model m;
-        Trainer tr;
+        Backprop tr;
         Encoder e;
         DecoderStep d;
         DecoderCache cache;
@@ -182,7 +182,7 @@ static void test_transformer_cache_equals_batched_forward(void **state)
         decoder_cache_free(&cache);
         decoder_step_free(&d);
         encoder_free(&e);
-        trainer_free(&tr);
+        backprop_free(&tr);
         model_free(&m);
     }
 }

@@ -1,5 +1,5 @@
 /*
- * test_trainer.c — a batch's passes: a padded batch computes the sum of its sentences,
+ * test_backprop.c — a batch's passes: a padded batch computes the sum of its sentences,
  * and the results do not depend on the thread count.
  *
  * The gradients themselves are checked against finite differences in test_grad.c; here
@@ -19,7 +19,7 @@
 #include "store.h"
 #include "testutil.h"
 #include "train.h"
-#include "trainer.h"
+#include "backprop.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,23 +60,23 @@ static void batch_gradient(const Model *m, const TrainPair *pairs, int n, int th
     Pool *pool = NULL;
     if (threads > 0)
         assert_int_equal(pool_open(&pool, threads), TT_OK);
-    Trainer tr;
-    assert_int_equal(trainer_init(&tr, m, n, m->config.max_len, m->config.max_len, dropout,
+    Backprop tr;
+    assert_int_equal(backprop_init(&tr, m, n, m->config.max_len, m->config.max_len, dropout,
                                   pool),
                      TT_OK);
-    assert_int_equal(trainer_set_batch(&tr, pairs, n), TT_OK);
+    assert_int_equal(backprop_set_batch(&tr, pairs, n), TT_OK);
     memset(grads, 0, sizeof(float) * m->n_params);
-    trainer_forward(&tr, 1);
-    trainer_loss(&tr, 0.1f, loss);
-    trainer_backward(&tr, grads, 0.1f);
-    trainer_free(&tr);
+    backprop_forward(&tr, 1);
+    backprop_loss(&tr, 0.1f, loss);
+    backprop_backward(&tr, grads, 0.1f);
+    backprop_free(&tr);
     pool_close(pool);
 }
 
 /* Five sentences of different lengths as one padded batch give the sum of their losses
  * and of their gradients computed one by one (to float rounding), with and without
  * dropout (each sentence's masks come from its own seed). */
-static void test_trainer_batch_is_sum_of_sentences(void **state)
+static void test_backprop_batch_is_sum_of_sentences(void **state)
 {
     (void)state;
     Model m;
@@ -113,7 +113,7 @@ static void test_trainer_batch_is_sum_of_sentences(void **state)
 
 /* The same batch through 1, 2, 3 and 8 threads: the loss and every gradient entry are
  * bit-identical (every sum is taken in an order fixed by the batch, not the threads). */
-static void test_trainer_threads_bit_identical(void **state)
+static void test_backprop_threads_bit_identical(void **state)
 {
     (void)state;
     Model m;
@@ -195,7 +195,7 @@ static void train_with(Model *m, const char *dir, int threads)
 }
 
 /* Training with 1, 2, 3 and 8 threads gives bit-identical weights. */
-static void test_trainer_run_threads_bit_identical(void **state)
+static void test_backprop_run_threads_bit_identical(void **state)
 {
     (void)state;
     char dir[] = "/tmp/toytrans-test-trainer-XXXXXX";
@@ -219,9 +219,9 @@ static void test_trainer_run_threads_bit_identical(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_trainer_batch_is_sum_of_sentences),
-        cmocka_unit_test(test_trainer_threads_bit_identical),
-        cmocka_unit_test(test_trainer_run_threads_bit_identical),
+        cmocka_unit_test(test_backprop_batch_is_sum_of_sentences),
+        cmocka_unit_test(test_backprop_threads_bit_identical),
+        cmocka_unit_test(test_backprop_run_threads_bit_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,13 +1,12 @@
 /*
- * trainer.c — a batch's forward pass, loss and backward pass over net.h's layers, and
- * AdamW.
+ * backprop.c — a batch's forward pass, loss and backward pass over net.h's layers.
  *
  * The backward pass mirrors the forward pass layer by layer, in reverse. Each residual
  * block x_out = x_in + f(norm(x_in)) turns into: d stays on the residual path, and
  * norm_backward(f_backward(d)) is added to it — so one buffer per stack (d_dec, d_enc)
  * carries the gradient of the residual stream from the loss down to the embeddings.
  */
-#include "trainer.h"
+#include "backprop.h"
 
 #include "kernel.h"
 #include "status.h"
@@ -17,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void trainer_free(Trainer *t)
+void backprop_free(Backprop *t)
 {
     if (!t)
         return;
@@ -32,7 +31,7 @@ void trainer_free(Trainer *t)
     memset(t, 0, sizeof *t);
 }
 
-int trainer_init(Trainer *t, const Model *m, int max_batch, int max_src, int max_tgt,
+int backprop_init(Backprop *t, const Model *m, int max_batch, int max_src, int max_tgt,
                  float dropout, Pool *pool)
 {
     memset(t, 0, sizeof *t);
@@ -53,7 +52,7 @@ int trainer_init(Trainer *t, const Model *m, int max_batch, int max_src, int max
     t->rng = calloc(B, sizeof(Rng));
     if (!t->src_ids || !t->dec_in || !t->dec_out || !t->src_len || !t->tgt_len || !t->seeds ||
         !t->rng) {
-        trainer_free(t);
+        backprop_free(t);
         return TT_ENOMEM;
     }
     t->m = m;
@@ -66,7 +65,7 @@ int trainer_init(Trainer *t, const Model *m, int max_batch, int max_src, int max
     return TT_OK;
 }
 
-double trainer_pair_flops(const ModelConfig *c, int tgt_vocab, int S, int T)
+double backprop_pair_flops(const ModelConfig *c, int tgt_vocab, int S, int T)
 {
     const double D = c->d_model, F = c->d_ff, V = tgt_vocab, s = S, t = T;
     const double enc = 2 * s * (4 * D * D + 2 * D * F) + 4 * s * s * D;
@@ -77,7 +76,7 @@ double trainer_pair_flops(const ModelConfig *c, int tgt_vocab, int S, int T)
     return 3 * forward;
 }
 
-int trainer_set_batch(Trainer *t, const TrainPair *pairs, int B)
+int backprop_set_batch(Backprop *t, const TrainPair *pairs, int B)
 {
     const Model *m = t->m;
     if (B < 1 || B > t->max_batch || !pairs)
@@ -118,7 +117,7 @@ int trainer_set_batch(Trainer *t, const TrainPair *pairs, int B)
 
 /* The layers' outputs chain through the activations: layer l writes layer l + 1's input,
  * the last one the top of its stack. */
-void trainer_forward(Trainer *t, int with_dropout)
+void backprop_forward(Backprop *t, int with_dropout)
 {
     const Model *m = t->m;
     const ModelWeights *w = &m->w;
@@ -143,7 +142,7 @@ void trainer_forward(Trainer *t, int with_dropout)
     net_generator_forward(a->logits, a->final_h, w->gen_w, w->gen_b, B * T, c);
 }
 
-void trainer_loss(Trainer *t, float ls, double *sum)
+void backprop_loss(Backprop *t, float ls, double *sum)
 {
     NetActs *a = &t->acts;
     net_xent_forward(a->loss, a->lse, a->logits, t->dec_out, &t->nb, ls, &t->ctx);
@@ -158,7 +157,7 @@ void trainer_loss(Trainer *t, float ls, double *sum)
  * for weights; the layers write through them). */
 #define G(p) ((float *)(p))
 
-void trainer_backward(Trainer *t, float *grads, float ls)
+void backprop_backward(Backprop *t, float *grads, float ls)
 {
     const Model *m = t->m;
     const ModelWeights *w = &m->w;
@@ -188,97 +187,4 @@ void trainer_backward(Trainer *t, float *grads, float ls)
     for (int l = a->n_enc - 1; l >= 0; l--)
         encoder_layer_backward(a->d_enc, &a->s, &gw.enc[l], &a->enc[l], &w->enc[l], nb, c);
     net_embed_backward(G(gw.emb_src), a->d_enc, a->src_drop, t->src_ids, nb->src_len, B, S, c);
-}
-
-int trainer_chunks(size_t n)
-{
-    return (int)((n + TRAINER_CHUNK - 1) / TRAINER_CHUNK);
-}
-
-typedef struct {
-    float *g;
-    size_t n;
-    float scale;
-    double *partial;
-} ScaleJob;
-
-static void scale_task(void *ctx, int task)
-{
-    const ScaleJob *j = ctx;
-    const size_t i0 = (size_t)task * TRAINER_CHUNK;
-    const size_t i1 = j->n - i0 < TRAINER_CHUNK ? j->n : i0 + TRAINER_CHUNK;
-    j->partial[task] = kernel_scale_sumsq(j->g + i0, i1 - i0, j->scale);
-}
-
-static void zero_task(void *ctx, int task)
-{
-    const ScaleJob *j = ctx;
-    const size_t i0 = (size_t)task * TRAINER_CHUNK;
-    const size_t i1 = j->n - i0 < TRAINER_CHUNK ? j->n : i0 + TRAINER_CHUNK;
-    memset(j->g + i0, 0, sizeof(float) * (i1 - i0));
-}
-
-void grads_zero(float *g, size_t n, Pool *pool)
-{
-    ScaleJob j = {g, n, 0.0f, NULL};
-    pool_run(pool, trainer_chunks(n), zero_task, &j);
-}
-
-double grads_scale(float *g, size_t n, float scale, double *partial, Pool *pool)
-{
-    ScaleJob j = {g, n, scale, partial};
-    const int chunks = trainer_chunks(n);
-    pool_run(pool, chunks, scale_task, &j);
-    double s = 0.0;
-    for (int k = 0; k < chunks; k++)
-        s += partial[k];
-    return s;
-}
-
-typedef struct {
-    float *params, *m, *v;
-    const float *grads;
-    const ParamSpec *specs;
-    int n_specs;
-    size_t n;
-    const AdamConfig *c;
-    float gscale, lr, ic1, ic2;
-} AdamJob;
-
-/* The chunk's floats, tensor by tensor (the weight decay is a tensor's). */
-static void adamw_task(void *ctx, int task)
-{
-    const AdamJob *j = ctx;
-    const size_t c0 = (size_t)task * TRAINER_CHUNK;
-    const size_t c1 = j->n - c0 < TRAINER_CHUNK ? j->n : c0 + TRAINER_CHUNK;
-    for (int s = 0; s < j->n_specs; s++) {
-        const ParamSpec *p = &j->specs[s];
-        const size_t n = (size_t)p->rows * (size_t)(p->cols ? p->cols : 1);
-        const size_t a = p->offset > c0 ? p->offset : c0;
-        const size_t b = p->offset + n < c1 ? p->offset + n : c1;
-        if (a >= b)
-            continue;
-        const float decay = p->cols > 0 ? j->c->weight_decay : 0.0f;
-        kernel_adamw(j->params + a, j->grads + a, j->gscale, j->m + a, j->v + a, b - a,
-                     j->c->beta1, j->c->beta2, j->ic1, j->ic2, j->c->eps, j->lr, decay);
-    }
-}
-
-void adamw_update(float *params, const float *grads, float gscale, float *m, float *v,
-                  const ParamSpec *specs, int n_specs, const AdamConfig *c, float lr, long step,
-                  Pool *pool)
-{
-    /* The bias corrections in double, once per step; the update itself in float, as
-     * PyTorch's AdamW computes it (kernel_adamw). Each float's update reads only its
-     * own state, so the chunks may run in any order. */
-    const float ic1 = (float)(1.0 / (1.0 - pow(c->beta1, (double)step)));
-    const float ic2 = (float)(1.0 / (1.0 - pow(c->beta2, (double)step)));
-    size_t n = 0;
-    for (int s = 0; s < n_specs; s++) {
-        const size_t end = specs[s].offset +
-                           (size_t)specs[s].rows * (size_t)(specs[s].cols ? specs[s].cols : 1);
-        n = end > n ? end : n;
-    }
-    AdamJob j = {params, m, v, grads, specs, n_specs, n, c, gscale, lr, ic1, ic2};
-    pool_run(pool, trainer_chunks(n), adamw_task, &j);
 }

@@ -1,6 +1,6 @@
 /*
- * test_render.c — the inspect files (inspect_render.h): the SVG heatmap is well-formed
- * XML with one cell per (word, token), the legend and exact tooltips, and escapes
+ * test_inspect_render.c — the inspect files (inspect_render.h): the SVG heatmap is
+ * well-formed XML with one cell per (word, token), the legend and exact tooltips, and escapes
  * tokens; the HTML page carries every id and class of its DOM contract, a data block
  * that is valid JSON, and a "</script>" token that cannot end that block.
  *
@@ -136,7 +136,7 @@ static void assert_well_formed(const char *svg)
 }
 
 /* The SVG is well formed, with one cell per (word, token), the legend, the title. */
-static void test_render_svg_well_formed_with_cells_and_legend(void **state)
+static void test_inspect_render_svg_well_formed_with_cells_and_legend(void **state)
 {
     (void)state;
     Fixture *f = fixture_new();
@@ -152,7 +152,7 @@ static void test_render_svg_well_formed_with_cells_and_legend(void **state)
 }
 
 /* Tooltips hold the exact weights of the chosen layer and head, or the heads' mean. */
-static void test_render_svg_tooltips_exact(void **state)
+static void test_inspect_render_svg_tooltips_exact(void **state)
 {
     (void)state;
     Fixture *f = fixture_new();
@@ -172,7 +172,7 @@ static void test_render_svg_tooltips_exact(void **state)
 }
 
 /* Markup in tokens and in the sentence is escaped, never written raw. */
-static void test_render_svg_escapes_tokens(void **state)
+static void test_inspect_render_svg_escapes_tokens(void **state)
 {
     (void)state;
     Fixture *f = fixture_new();
@@ -187,7 +187,7 @@ static void test_render_svg_escapes_tokens(void **state)
 }
 
 /* A layer or head the model does not have is refused. */
-static void test_render_svg_rejects_bad_choice(void **state)
+static void test_inspect_render_svg_rejects_bad_choice(void **state)
 {
     (void)state;
     Fixture *f = fixture_new();
@@ -200,7 +200,7 @@ static void test_render_svg_rejects_bad_choice(void **state)
 }
 
 /* The page holds every id and class of the DOM contract, with the default choices. */
-static void test_render_html_has_dom_contract(void **state)
+static void test_inspect_render_html_has_dom_contract(void **state)
 {
     (void)state;
     Fixture *f = fixture_new();
@@ -236,7 +236,7 @@ static void test_render_html_has_dom_contract(void **state)
 
 /* The data block is valid JSON, and a "</script>" token cannot end it: the only
  * "</script>" in the page are the two real closing tags. */
-static void test_render_html_data_is_json_and_script_safe(void **state)
+static void test_inspect_render_html_data_is_json_and_script_safe(void **state)
 {
     (void)state;
     Fixture *f = fixture_new();
@@ -276,7 +276,7 @@ static void test_render_html_data_is_json_and_script_safe(void **state)
 }
 
 /* No decoded word or no encoder weights: nothing to draw. */
-static void test_render_html_rejects_empty(void **state)
+static void test_inspect_render_html_rejects_empty(void **state)
 {
     (void)state;
     Fixture *f = fixture_new();
@@ -296,7 +296,7 @@ static void test_render_html_rejects_empty(void **state)
 
 /* A source token not in the vocabulary gets the mark and the legend line, in the SVG
  * and in the page; a sentence without one gets neither. */
-static void test_render_marks_unknown_source_words(void **state)
+static void test_inspect_render_marks_unknown_source_words(void **state)
 {
     (void)state;
     Fixture *f = fixture_new();
@@ -331,14 +331,14 @@ static void test_render_marks_unknown_source_words(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_render_svg_well_formed_with_cells_and_legend),
-        cmocka_unit_test(test_render_svg_tooltips_exact),
-        cmocka_unit_test(test_render_svg_escapes_tokens),
-        cmocka_unit_test(test_render_svg_rejects_bad_choice),
-        cmocka_unit_test(test_render_html_has_dom_contract),
-        cmocka_unit_test(test_render_html_data_is_json_and_script_safe),
-        cmocka_unit_test(test_render_html_rejects_empty),
-        cmocka_unit_test(test_render_marks_unknown_source_words),
+        cmocka_unit_test(test_inspect_render_svg_well_formed_with_cells_and_legend),
+        cmocka_unit_test(test_inspect_render_svg_tooltips_exact),
+        cmocka_unit_test(test_inspect_render_svg_escapes_tokens),
+        cmocka_unit_test(test_inspect_render_svg_rejects_bad_choice),
+        cmocka_unit_test(test_inspect_render_html_has_dom_contract),
+        cmocka_unit_test(test_inspect_render_html_data_is_json_and_script_safe),
+        cmocka_unit_test(test_inspect_render_html_rejects_empty),
+        cmocka_unit_test(test_inspect_render_marks_unknown_source_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
