@@ -17,7 +17,8 @@
  *               warm-up, with the configuration of --model (the one PyTorch trains in
  *               bench/torch_ref.py) and the shipped model's training settings (Makefile
  *               MODEL_SETTINGS): batch 32 with 1 and 2 threads, batch 128 with 2.
- *   matmul      GFLOP/s of kernel_matmul_nt on the shapes the model uses, beside the
+ *   matmul      GFLOP/s of kernel_matmul_nt on the shapes of the model's layers (one row,
+ *               a sentence, a training task), beside the
  *               machine's fp32 peak and OpenBLAS's cblas_sgemm on the same shapes when
  *               libopenblas.so.0 can be loaded (dlopen: the benchmark needs no BLAS at
  *               build time, and toytrans itself never uses one).
@@ -273,7 +274,7 @@ static void remove_model(const char *path)
 
 /* The training configuration: the model file's, so that toytrans and PyTorch train the
  * same network. */
-static int bench_config(ModelConfig *c, const char *model)
+static int bench_config(ModelConfig *c, int *tgt_vocab, const char *model)
 {
     Model m;
     char err[512];
@@ -282,6 +283,7 @@ static int bench_config(ModelConfig *c, const char *model)
         return 1;
     }
     *c = m.config;
+    *tgt_vocab = m.tgt_vocab.size;
     model_free(&m);
     return 0;
 }
@@ -469,20 +471,30 @@ typedef struct {
     int M, K, N;
 } Shape;
 
-static int bench_matmul(JsonWriter *w, int reps)
+/* Rows of one forward task of a Linear layer in a training batch of 32 sentences: about
+ * 300 rows (9 target tokens each) in four tasks of whole tiles (src/net.c). */
+#define TRAIN_TASK_ROWS 78
+
+static int bench_matmul(JsonWriter *w, const ModelConfig *cfg, int tgt_vocab, int reps)
 {
-    /* The model's Linear layers (d_model 64, d_ff 256, 176 target words): a decoder step
-     * has one row; the encoder, the recorded pass and training run whole sentences, about
-     * ten rows (data/test.tsv sentences have about 7 words and 8 tokens with </s>). */
-    static const Shape SHAPES[] = {
-        {"decoder step: q/k/v/out projection", 1, 64, 64},
-        {"decoder step: feed-forward up", 1, 64, 256},
-        {"decoder step: feed-forward down", 1, 256, 64},
-        {"decoder step: output layer", 1, 64, 176},
-        {"sentence (10 tokens): projection", 10, 64, 64},
-        {"sentence: feed-forward up", 10, 64, 256},
-        {"sentence: feed-forward down", 10, 256, 64},
-        {"sentence: output layer", 10, 64, 176},
+    /* The model's Linear layers: a decoder step has one row; the encoder and the recorded
+     * pass run whole sentences, about ten rows (data/test.tsv sentences have about 7
+     * words and 8 tokens with </s>); training runs a batch, in tasks of
+     * TRAIN_TASK_ROWS rows. */
+    const int D = cfg->d_model, F = cfg->d_ff, V = tgt_vocab;
+    const Shape SHAPES[] = {
+        {"decoder step: q/k/v/out projection", 1, D, D},
+        {"decoder step: feed-forward up", 1, D, F},
+        {"decoder step: feed-forward down", 1, F, D},
+        {"decoder step: output layer", 1, D, V},
+        {"sentence (10 tokens): projection", 10, D, D},
+        {"sentence: feed-forward up", 10, D, F},
+        {"sentence: feed-forward down", 10, F, D},
+        {"sentence: output layer", 10, D, V},
+        {"training task (batch 32): projection", TRAIN_TASK_ROWS, D, D},
+        {"training task: feed-forward up", TRAIN_TASK_ROWS, D, F},
+        {"training task: feed-forward down", TRAIN_TASK_ROWS, F, D},
+        {"training task: output layer", TRAIN_TASK_ROWS, D, V},
     };
     Blas blas;
     blas_open(&blas);
@@ -683,13 +695,15 @@ int main(int argc, char **argv)
         evalset_free(&set);
     }
     ModelConfig config;
+    int tgt_vocab = 0;
+    if (!rc && (parts & 6))
+        rc = bench_config(&config, &tgt_vocab, o.model);
     if (!rc && (parts & 2))
-        rc = bench_config(&config, o.model) ||
-             bench_train(&w, o.train, &config, 1, 32, o.train_steps, o.reps) ||
+        rc = bench_train(&w, o.train, &config, 1, 32, o.train_steps, o.reps) ||
              bench_train(&w, o.train, &config, 2, 32, o.train_steps, o.reps) ||
              bench_train(&w, o.train, &config, 2, 128, o.train_steps, o.reps);
     if (!rc && (parts & 4))
-        rc = bench_matmul(&w, o.reps);
+        rc = bench_matmul(&w, &config, tgt_vocab, o.reps);
     json_end_object(&w);
     fputc('\n', out);
     if (json_finish(&w) != TT_OK || fflush(out) != 0 || (o.json && fclose(out) != 0)) {

@@ -112,7 +112,8 @@ def main():
     add(f"| peak resident memory of translate: MiB | {fmt(rss, 1)} | {fmt(prss, 1)} | |")
     add("")
     add("Matrix multiply, a Linear layer's `x · Wᵀ` (`kernel_matmul_nt`, one thread) beside "
-        "OpenBLAS `cblas_sgemm` on the same shapes (one thread):")
+        "OpenBLAS `cblas_sgemm` on the same shapes (one thread), the shapes of the model's "
+        "layers:")
     add("")
     add("| shape M×K×N | used for | toytrans GFLOP/s | OpenBLAS GFLOP/s | toytrans / OpenBLAS |")
     add("| --- | --- | ---: | ---: | ---: |")
@@ -125,8 +126,9 @@ def main():
         f"{fmt(m['peak_gflops_2_cores'])} with both = measured clock {m['clock_ghz']:.2f} GHz "
         f"× 2 fused multiply-add units × {m['fp32_lanes']} lanes × 2 operations (the clock "
         f"from a chain of dependent additions, one per cycle; the lanes from the widest "
-        f"vector unit the CPU reports; two FMA units as on Intel's server cores since "
-        f"Skylake-SP). Measured: twelve independent chains of vector multiply-adds run at "
+        f"vector unit the CPU reports; two FMA units, as on Intel's server cores since "
+        f"Skylake-SP and AMD's since Zen 5, which the measured loop confirms or refutes). "
+        f"Measured: twelve independent chains of vector multiply-adds run at "
         f"{fmt(m.get('measured_fma_gflops_1_core'))} GFLOP/s on one core. The clock of this "
         f"virtual machine varies from run to run (turbo), which moves every figure; the "
         f"ratios are measured in the same run.")
