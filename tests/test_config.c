@@ -23,43 +23,6 @@
 
 #define ERRLEN 512
 
-typedef struct {
-    char dir[64];   /* from mkdtemp, removed by teardown */
-    char path[128]; /* dir/model.db */
-} Fixture;
-
-static int fixture_setup(void **state)
-{
-    Fixture *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
-    snprintf(f->dir, sizeof f->dir, "/tmp/test_config.XXXXXX");
-    if (!mkdtemp(f->dir)) {
-        free(f);
-        return -1;
-    }
-    snprintf(f->path, sizeof f->path, "%s/model.db", f->dir);
-    *state = f;
-    return 0;
-}
-
-static int fixture_teardown(void **state)
-{
-    Fixture *f = *state;
-    int rc = testutil_remove_dir(f->dir);
-    free(f);
-    return rc == 0 ? 0 : -1;
-}
-
-#define assert_tt_ok(rc, err)                                                              \
-    do {                                                                                   \
-        int rc_ = (rc);                                                                    \
-        if (rc_ != TT_OK) {                                                                \
-            print_error("%s:%d: rc %d: %s\n", __FILE__, __LINE__, rc_, (err));             \
-            fail();                                                                        \
-        }                                                                                  \
-    } while (0)
-
 /* A new store at path holding c (committed, still open for more). */
 static Store *store_with(const char *path, const ModelConfig *c)
 {
@@ -104,7 +67,7 @@ static void test_config_defaults_are_documented_and_valid(void **state)
 /* config_write writes exactly the table's keys (beside the format's own two). */
 static void test_config_write_writes_exactly_the_table_keys(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     config_defaults(&c);
     Store *s = store_with(f->path, &c);
@@ -136,7 +99,7 @@ static void test_config_write_writes_exactly_the_table_keys(void **state)
  * its default. */
 static void test_config_every_row_round_trips_through_meta(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     config_defaults(&c);
     /* A valid configuration with every field off its default. */
@@ -214,7 +177,7 @@ static void test_config_check_heads_must_divide_d_model(void **state)
 /* A file whose meta holds a value outside a row's range is refused, the key named. */
 static void test_config_read_refuses_out_of_range_meta(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     config_defaults(&c);
     Store *s = store_with(f->path, &c);
@@ -250,7 +213,7 @@ static void test_config_read_refuses_out_of_range_meta(void **state)
 /* A fixed key holding another value is refused with the one supported. */
 static void test_config_read_refuses_another_fixed_value(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     config_defaults(&c);
     Store *s = store_with(f->path, &c);
@@ -305,7 +268,7 @@ static void test_config_info_lines_of_the_defaults(void **state)
 
 int main(void)
 {
-#define T(name) cmocka_unit_test_setup_teardown(name, fixture_setup, fixture_teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, testutil_dir_setup, testutil_dir_teardown)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_defaults_are_documented_and_valid),
         T(test_config_write_writes_exactly_the_table_keys),

@@ -28,43 +28,6 @@
 
 #define ERRLEN 512
 
-typedef struct {
-    char dir[64];   /* from mkdtemp, removed by teardown */
-    char path[128]; /* dir/model.db */
-} Fixture;
-
-static int fixture_setup(void **state)
-{
-    Fixture *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
-    snprintf(f->dir, sizeof f->dir, "/tmp/test_model.XXXXXX");
-    if (!mkdtemp(f->dir)) {
-        free(f);
-        return -1;
-    }
-    snprintf(f->path, sizeof f->path, "%s/model.db", f->dir);
-    *state = f;
-    return 0;
-}
-
-static int fixture_teardown(void **state)
-{
-    Fixture *f = *state;
-    int rc = testutil_remove_dir(f->dir);
-    free(f);
-    return rc == 0 ? 0 : -1;
-}
-
-#define assert_tt_ok(rc, err)                                                              \
-    do {                                                                                   \
-        int rc_ = (rc);                                                                    \
-        if (rc_ != TT_OK) {                                                                \
-            print_error("%s:%d: rc %d: %s\n", __FILE__, __LINE__, rc_, (err));             \
-            fail();                                                                        \
-        }                                                                                  \
-    } while (0)
-
 /* A small configuration and two small vocabularies. */
 static void small_model_parts(ModelConfig *c, Vocab *src, Vocab *tgt)
 {
@@ -148,7 +111,7 @@ static int expected_key_count(void)
  * provenance rows that have a field — for a whole model and for embeddings only. */
 static void test_model_create_writes_exactly_the_table_keys(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     Vocab src, tgt;
     small_model_parts(&c, &src, &tgt);
@@ -189,7 +152,7 @@ static void test_model_create_writes_exactly_the_table_keys(void **state)
 /* Each provenance field is written in its row's format. */
 static void test_model_create_writes_provenance_formats(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     Vocab src, tgt;
     small_model_parts(&c, &src, &tgt);
@@ -215,7 +178,7 @@ static void test_model_create_writes_provenance_formats(void **state)
 /* A whole model written by model_create loads back bit for bit. */
 static void test_model_create_whole_model_loads_back(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     Vocab src, tgt;
     small_model_parts(&c, &src, &tgt);
@@ -239,7 +202,7 @@ static void test_model_create_whole_model_loads_back(void **state)
  * holds, so vocab, init and train agree on them. */
 static void test_model_create_embeddings_as_model_randomize_draws_them(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     Vocab src, tgt;
     small_model_parts(&c, &src, &tgt);
@@ -269,7 +232,7 @@ static void test_model_create_embeddings_as_model_randomize_draws_them(void **st
  * leaves no file, and an existing file is refused under STORE_CREATE. */
 static void test_model_create_appears_only_when_committed(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     Vocab src, tgt;
     small_model_parts(&c, &src, &tgt);
@@ -295,7 +258,7 @@ static void test_model_create_appears_only_when_committed(void **state)
  * and leaves the store open for the rest. */
 static void test_model_header_open_reads_config_vocab_and_specs(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     Vocab src, tgt;
     small_model_parts(&c, &src, &tgt);
@@ -328,7 +291,7 @@ static void test_model_header_open_reads_config_vocab_and_specs(void **state)
 /* A file that is not there: no store, an empty header, the code of a missing model. */
 static void test_model_header_open_missing_file(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     char err[ERRLEN] = "";
     Store *s = (Store *)&err; /* anything but NULL */
     ModelHeader h;
@@ -355,7 +318,7 @@ static void test_model_provenance_keys_unique_and_labelled(void **state)
 
 int main(void)
 {
-#define T(name) cmocka_unit_test_setup_teardown(name, fixture_setup, fixture_teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, testutil_dir_setup, testutil_dir_teardown)
     const struct CMUnitTest tests[] = {
         T(test_model_create_writes_exactly_the_table_keys),
         T(test_model_create_writes_provenance_formats),

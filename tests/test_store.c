@@ -38,35 +38,6 @@
  * The test directory
  */
 
-typedef struct {
-    char dir[64];   /* from mkdtemp, removed by teardown */
-    char path[128]; /* dir/model.db: where each test builds its model */
-} Fixture;
-
-static int fixture_setup(void **state)
-{
-    Fixture *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
-    snprintf(f->dir, sizeof f->dir, "/tmp/test_store.XXXXXX");
-    if (!mkdtemp(f->dir)) {
-        free(f);
-        return -1;
-    }
-    snprintf(f->path, sizeof f->path, "%s/model.db", f->dir);
-    *state = f;
-    return 0;
-}
-
-/* Removes the scratch directory and everything in it. */
-static int fixture_teardown(void **state)
-{
-    Fixture *f = *state;
-    int rc = testutil_remove_dir(f->dir);
-    free(f);
-    return rc == 0 ? 0 : -1;
-}
-
 /* Asserts the directory holds exactly the names given (NULL-terminated list): no
  * .tmp, -wal, -shm or -journal left beside the model. */
 static void assert_dir_holds(const char *dir, const char *const *names)
@@ -135,15 +106,6 @@ static void write_bytes(const char *path, const void *data, size_t len)
 }
 
 /* Fails the test with the store's message when rc is not TT_OK. */
-#define assert_tt_ok(rc, err)                                                              \
-    do {                                                                                   \
-        int rc_ = (rc);                                                                    \
-        if (rc_ != TT_OK) {                                                                \
-            print_error("%s:%d: rc %d: %s\n", __FILE__, __LINE__, rc_, (err));             \
-            fail();                                                                        \
-        }                                                                                  \
-    } while (0)
-
 /* Fails the test unless err contains want. */
 #define assert_msg_has(err, want)                                                          \
     do {                                                                                   \
@@ -489,7 +451,7 @@ static long page_size_of(const char *path)
 /* A written model reads back bit-identical from one file with the toytrans header. */
 static void test_store_round_trip_bit_identical(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     small_config(&c);
     build_model_with(f->path, STORE_CREATE, &c);
@@ -522,7 +484,7 @@ static void test_store_round_trip_bit_identical(void **state)
  * writer may make, is accepted; and a write through the store puts it right again. */
 static void test_store_checksum_catches_changed_content(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     build_model(f->path);
     assert_int_equal(query_file_int(f->path, "SELECT count(*) FROM meta WHERE key = '"
                                              STORE_CHECKSUM_KEY "' AND length(value) = 16 "
@@ -560,7 +522,7 @@ static void test_store_checksum_catches_changed_content(void **state)
  * checksum it verifies belongs to the content it read. */
 static void test_store_reader_sees_one_snapshot(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     build_model(f->path);
     sql_on_file(f->path, "PRAGMA journal_mode = WAL");
     char err[ERRLEN] = "";
@@ -580,7 +542,7 @@ static void test_store_reader_sees_one_snapshot(void **state)
 /* store_path returns the path given to store_open (not the temporary file's). */
 static void test_store_path_is_the_given_path(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     char err[ERRLEN] = "";
     Store *s = NULL;
     assert_tt_ok(store_open(&s, f->path, STORE_CREATE, err, sizeof err), err);
@@ -592,7 +554,7 @@ static void test_store_path_is_the_given_path(void **state)
 /* layer_norm_eps is a double; any double written must read back as the same double. */
 static void test_store_config_eps_round_trips_exactly(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     small_config(&c);
     c.layer_norm_eps = 1e-5 / 3.0; /* needs 17 significant digits */
@@ -619,7 +581,7 @@ static void test_store_config_eps_round_trips_exactly(void **state)
  * byte-for-byte untouched. */
 static void test_store_create_refuses_existing_file(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     build_model(f->path);
     size_t n0, n1;
     unsigned char *before = slurp(f->path, &n0);
@@ -645,7 +607,7 @@ static void test_store_create_refuses_existing_file(void **state)
 /* STORE_REPLACE puts a new model in place of an existing one, atomically on close. */
 static void test_store_replace_replaces_existing_file(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     build_model(f->path);
     ModelConfig c;
     small_config(&c);
@@ -672,7 +634,7 @@ static void test_store_replace_replaces_existing_file(void **state)
  * written: a model that could not load again is never committed. */
 static void test_store_write_refuses_non_finite(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     char err[ERRLEN] = "";
     Store *s = NULL;
     assert_tt_ok(store_open(&s, f->path, STORE_CREATE, err, sizeof err), err);
@@ -696,7 +658,7 @@ static void test_store_write_refuses_non_finite(void **state)
 /* A CREATE whose transaction never committed leaves no file, nor a temporary one. */
 static void test_store_create_without_commit_leaves_no_file(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     ModelConfig c;
     small_config(&c);
     char err[ERRLEN] = "";
@@ -716,7 +678,7 @@ static void test_store_create_without_commit_leaves_no_file(void **state)
 /* A failed REPLACE (never committed) leaves the existing model untouched. */
 static void test_store_replace_without_commit_keeps_old_file(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     build_model(f->path);
     size_t n0, n1;
     unsigned char *before = slurp(f->path, &n0);
@@ -887,7 +849,7 @@ static void apply_truncation(const char *path, long how)
 /* Each broken file fails where it is broken, with its code, message and path, unchanged. */
 static void test_store_rejects_broken_files(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     int failures = 0;
     for (size_t k = 0; k < sizeof DAMAGE / sizeof DAMAGE[0]; k++) {
         const DamageCase *dc = &DAMAGE[k];
@@ -936,7 +898,7 @@ static void test_store_rejects_broken_files(void **state)
 /* A planted trigger never runs: the load works or refuses cleanly, the file unchanged. */
 static void test_store_planted_trigger_never_runs(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     build_model(f->path);
     sql_on_file(f->path,
                 "CREATE TABLE pwned(x);"
@@ -979,7 +941,7 @@ static void test_store_planted_trigger_never_runs(void **state)
 /* A symbolic link to a valid model is not followed, and the message says it is a link. */
 static void test_store_refuses_symlink(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     build_model(f->path);
     char link_path[160];
     snprintf(link_path, sizeof link_path, "%s/link.db", f->dir);
@@ -1001,7 +963,7 @@ static void test_store_refuses_symlink(void **state)
 /* A read-only file (mode 0444) opens for STORE_READ and reads back whole. */
 static void test_store_reads_read_only_file(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     build_model(f->path);
     assert_int_equal(chmod(f->path, 0444), 0);
     Loaded m;
@@ -1026,7 +988,7 @@ static void test_store_reads_read_only_file(void **state)
 /* store_meta_get_long takes whole numbers in [min, max]; others fail naming the key. */
 static void test_store_meta_get_long_checks_values(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     static const struct {
         const char *key, *value;
         long min, max;
@@ -1079,7 +1041,7 @@ static void test_store_meta_get_long_checks_values(void **state)
 /* store_meta_get_double takes finite reals; anything else fails naming the key. */
 static void test_store_meta_get_double_checks_values(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     static const struct {
         const char *key, *value;
         int ok;
@@ -1125,7 +1087,7 @@ static void test_store_meta_get_double_checks_values(void **state)
 /* store_meta_exists tells a present key, even an empty value, from a missing one. */
 static void test_store_meta_exists_tells_missing_keys(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     char err[ERRLEN] = "";
     Store *s = NULL;
     assert_tt_ok(store_open(&s, f->path, STORE_CREATE, err, sizeof err), err);
@@ -1150,7 +1112,7 @@ static void test_store_meta_exists_tells_missing_keys(void **state)
 /* A NULL path or out-parameter or a bad mode is TT_EINVAL; store_close(NULL) is fine. */
 static void test_store_argument_errors(void **state)
 {
-    Fixture *f = *state;
+    TestDir *f = *state;
     char err[ERRLEN] = "";
     Store *s = (Store *)&s;
     assert_int_equal(store_open(&s, NULL, STORE_READ, err, sizeof err), TT_EINVAL);
@@ -1175,7 +1137,7 @@ static void test_store_argument_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-#define T(name) cmocka_unit_test_setup_teardown(name, fixture_setup, fixture_teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, testutil_dir_setup, testutil_dir_teardown)
         T(test_store_round_trip_bit_identical),
         T(test_store_checksum_catches_changed_content),
         T(test_store_reader_sees_one_snapshot),

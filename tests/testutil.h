@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -66,5 +67,46 @@ static inline int testutil_remove_dir(const char *dir)
     }
     return rmdir(dir);
 }
+
+/* A test's scratch directory, as a cmocka fixture: testutil_dir_setup makes dir with
+ * mkdtemp under /tmp and names path dir/model.db, where the test builds its model;
+ * testutil_dir_teardown removes the directory and what it holds. */
+typedef struct {
+    char dir[64];
+    char path[128];
+} TestDir;
+
+static inline int testutil_dir_setup(void **state)
+{
+    TestDir *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->dir, sizeof f->dir, "/tmp/toytrans-test.XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    snprintf(f->path, sizeof f->path, "%s/model.db", f->dir);
+    *state = f;
+    return 0;
+}
+
+static inline int testutil_dir_teardown(void **state)
+{
+    TestDir *f = *state;
+    int rc = testutil_remove_dir(f->dir);
+    free(f);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Fails the test unless rc is TT_OK, printing rc and the message err the call wrote. */
+#define assert_tt_ok(rc, err)                                                              \
+    do {                                                                                   \
+        int rc_ = (rc);                                                                    \
+        if (rc_ != TT_OK) {                                                                \
+            print_error("%s:%d: rc %d: %s\n", __FILE__, __LINE__, rc_, (err));             \
+            fail();                                                                        \
+        }                                                                                  \
+    } while (0)
 
 #endif
