@@ -202,9 +202,7 @@ typedef struct {
     const float *dy;    /* backward: (M, N) */
     int M, K, N;
     int relu;           /* forward: ReLU after the product */
-    int row_tasks;      /* backward: tasks of dx (split_task); the rest dw's */
     int dx_set;         /* backward: 1 writes dx = dy · w, 0 adds it */
-    int n_tasks;        /* backward: all tasks */
 } LinearJob;
 
 /* Rows per task of a Linear layer's forward pass over M rows: a quarter of them,
@@ -229,15 +227,7 @@ static void linear_forward_task(void *ctx, int task)
         kernel_relu(out, (size_t)m * j->N);
 }
 
-/* out (M, N) = x (M, K) · wᵀ + b, then ReLU when relu is 1. */
-static void linear_forward(float *out, const float *x, const float *w, const float *b, int M,
-                           int K, int N, int relu, const NetCtx *c)
-{
-    LinearJob j = {.out = out, .x = x, .w = w, .b = b, .M = M, .K = K, .N = N, .relu = relu};
-    pool_run(c->pool, ceil_div(M, forward_rows(M)), linear_forward_task, &j);
-}
-
-/* Two or three Linear layers over inputs of the same M rows (an attention block's
+/* One to three Linear layers over inputs of the same M rows (an attention block's
  * projections), in one loop: one barrier instead of three, and more tasks to share.
  * Task t is row block t / n of layer t % n, so a thread's range holds the same rows of
  * every layer. */
@@ -256,6 +246,16 @@ static void linear_forward_group(LinearGroup *g, const NetCtx *c)
 {
     const int M = g->job[0].M;
     pool_run(c->pool, g->n * ceil_div(M, forward_rows(M)), linear_group_task, g);
+}
+
+/* out (M, N) = x (M, K) · wᵀ + b, then ReLU when relu is 1. */
+static void linear_forward(float *out, const float *x, const float *w, const float *b, int M,
+                           int K, int N, int relu, const NetCtx *c)
+{
+    LinearGroup g = {{{.out = out, .x = x, .w = w, .b = b, .M = M, .K = K, .N = N,
+                       .relu = relu}},
+                     1};
+    linear_forward_group(&g, c);
 }
 
 /* A backward loop has two kinds of task: n_rows over blocks of rows (the input gradient)
@@ -291,18 +291,6 @@ static void linear_dx_block(const LinearJob *j, int idx)
         kernel_matmul_acc(dx, dy, j->w, m, j->N, j->K);
 }
 
-static void linear_dw_block(const LinearJob *j, int idx);
-
-static void linear_backward_task(void *ctx, int task)
-{
-    const LinearJob *j = ctx;
-    int idx;
-    if (split_task(task, j->row_tasks, j->n_tasks, &idx))
-        linear_dx_block(j, idx);
-    else
-        linear_dw_block(j, idx);
-}
-
 /* dw rows of block idx: += dyᵀ · x over every row of the batch, in order; db likewise. */
 static void linear_dw_block(const LinearJob *j, int idx)
 {
@@ -323,24 +311,11 @@ static void linear_dw_block(const LinearJob *j, int idx)
  * holds, or written over it. */
 enum { DX_ADD = 0, DX_SET = 1 };
 
-/* The backward pass of linear_forward (without ReLU): dx (M, K) += dy · w, or = with
- * DX_SET (dx NULL: not wanted); dw (N, K) += dyᵀ · x; db (N) += Σ dy. */
-static void linear_backward(float *dx, int dx_mode, float *dw, float *db, const float *dy,
-                            const float *x, const float *w, int M, int K, int N,
-                            const NetCtx *c)
-{
-    LinearJob j = {.out = dx, .dw = dw, .db = db, .x = x, .w = w, .dy = dy, .M = M, .K = K,
-                   .N = N, .row_tasks = dx ? ceil_div(M, ROWS_PER_TASK) : 0,
-                   .dx_set = dx_mode == DX_SET};
-    j.n_tasks = j.row_tasks + ceil_div(N, DW_ROWS_PER_TASK);
-    pool_run(c->pool, j.n_tasks, linear_backward_task, &j);
-}
-
-/* The backward passes of an attention block's projections in one loop (as
- * linear_forward_group): the weight gradients' blocks of every layer, and row blocks of
- * the input gradients, where one task takes the same rows of every layer that writes
- * them, in the layers' order — for self-attention the query's part written, then the
- * key's and the value's added, exactly the sums of three loops in a row. */
+/* The backward passes of one to three Linear layers (an attention block's projections)
+ * in one loop, as linear_forward_group: the weight gradients' blocks of every layer, and
+ * row blocks of the input gradients, where one task takes the same rows of every layer
+ * that writes them, in the layers' order — for self-attention the query's part written,
+ * then the key's and the value's added, exactly the sums of three loops in a row. */
 typedef struct {
     LinearJob job[3];
     int n;
@@ -393,6 +368,18 @@ static void linear_backward_group(LinearBackGroup *g, const NetCtx *c)
     g->dw_tasks = g->n * ceil_div(g->job[0].N, DW_ROWS_PER_TASK);
     g->n_tasks = g->row_tasks + g->dw_tasks;
     pool_run(c->pool, g->n_tasks, linear_back_group_task, g);
+}
+
+/* The backward pass of linear_forward (without ReLU): dx (M, K) += dy · w, or = with
+ * DX_SET (dx NULL: not wanted); dw (N, K) += dyᵀ · x; db (N) += Σ dy. */
+static void linear_backward(float *dx, int dx_mode, float *dw, float *db, const float *dy,
+                            const float *x, const float *w, int M, int K, int N,
+                            const NetCtx *c)
+{
+    LinearBackGroup g = {.job = {{.out = dx, .dx_set = dx_mode == DX_SET, .dw = dw, .db = db,
+                                  .dy = dy, .x = x, .w = w, .M = M, .K = K, .N = N}},
+                         .n = 1};
+    linear_backward_group(&g, c);
 }
 
 /* ---------------------------------------------------------------------------------------
