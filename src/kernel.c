@@ -435,6 +435,25 @@ static inline __attribute__((always_inline)) void matmul_nt_dots(float *out, con
     }
 }
 
+/* Rows j..j+cols-1 of b (each K long), from column k0 for kc, copied transposed into a
+ * panel `width` floats wide (kc rows), the columns past cols zero. Row by row of b:
+ * contiguous reads, the writes a column of the panel. */
+static inline __attribute__((always_inline)) void pack_panel(float *panel, int width,
+                                                              const float *b, int K, int j,
+                                                              int cols, int k0, int kc)
+{
+    for (int jj = 0; jj < width; jj++) {
+        if (jj < cols) {
+            const float *bj = b + (size_t)(j + jj) * K + k0;
+            for (int k = 0; k < kc; k++)
+                panel[(size_t)k * width + jj] = bj[k];
+        } else {
+            for (int k = 0; k < kc; k++)
+                panel[(size_t)k * width + jj] = 0.0f;
+        }
+    }
+}
+
 /* a · bᵀ + bias. With a few rows, dot products (matmul_nt_dots). With more, TILE_COLS
  * rows of b at a time (TILE_COLS output columns) are copied transposed into a panel of
  * at most PANEL_K × TILE_COLS, then every row of a runs against the panel as a tile: the
@@ -458,12 +477,7 @@ void kernel_matmul_nt(float *out, const float *a, const float *b, const float *b
                 memcpy(init, bias + j0, sizeof init);
             for (int k0 = 0; k0 < K; k0 += PANEL_K) {
                 const int kc = K - k0 < PANEL_K ? K - k0 : PANEL_K;
-                /* Row by row of b: contiguous reads, the writes a column of the panel. */
-                for (int jj = 0; jj < 2 * TILE_COLS; jj++) {
-                    const float *bj = b + (size_t)(j0 + jj) * K + k0;
-                    for (int k = 0; k < kc; k++)
-                        panel[(size_t)k * 2 * TILE_COLS + jj] = bj[k];
-                }
+                pack_panel(panel, 2 * TILE_COLS, b, K, j0, 2 * TILE_COLS, k0, kc);
                 Tile t = {out + j0, N, a + k0, K, 1, panel, 2 * TILE_COLS};
                 tile_column_wide(t, M, kc, k0 > 0, init);
             }
@@ -475,17 +489,7 @@ void kernel_matmul_nt(float *out, const float *a, const float *b, const float *b
             memcpy(init, bias + j, sizeof(float) * (size_t)cols);
         for (int k0 = 0; k0 < K; k0 += PANEL_K) {
             const int kc = K - k0 < PANEL_K ? K - k0 : PANEL_K;
-            /* Row by row of b: contiguous reads, the writes a column of the panel. */
-            for (int jj = 0; jj < TILE_COLS; jj++) {
-                if (jj < cols) {
-                    const float *bj = b + (size_t)(j + jj) * K + k0;
-                    for (int k = 0; k < kc; k++)
-                        panel[(size_t)k * TILE_COLS + jj] = bj[k];
-                } else {
-                    for (int k = 0; k < kc; k++)
-                        panel[(size_t)k * TILE_COLS + jj] = 0.0f;
-                }
-            }
+            pack_panel(panel, TILE_COLS, b, K, j, cols, k0, kc);
             Tile t = {out + j, N, a + k0, K, 1, panel, TILE_COLS};
             tile_column(t, M, cols, kc, k0 > 0, init);
         }
