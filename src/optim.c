@@ -14,6 +14,18 @@ int optim_chunks(size_t n)
     return (int)((n + OPTIM_CHUNK - 1) / OPTIM_CHUNK);
 }
 
+/* Chunk task of a block of n floats: its first float and one past its last. */
+static size_t chunk_start(int task)
+{
+    return (size_t)task * OPTIM_CHUNK;
+}
+
+static size_t chunk_end(int task, size_t n)
+{
+    const size_t i0 = chunk_start(task);
+    return n - i0 < OPTIM_CHUNK ? n : i0 + OPTIM_CHUNK;
+}
+
 typedef struct {
     float *g;
     size_t n;
@@ -24,16 +36,14 @@ typedef struct {
 static void scale_task(void *ctx, int task)
 {
     const ScaleJob *j = ctx;
-    const size_t i0 = (size_t)task * OPTIM_CHUNK;
-    const size_t i1 = j->n - i0 < OPTIM_CHUNK ? j->n : i0 + OPTIM_CHUNK;
+    const size_t i0 = chunk_start(task), i1 = chunk_end(task, j->n);
     j->partial[task] = kernel_scale_sumsq(j->g + i0, i1 - i0, j->scale);
 }
 
 static void zero_task(void *ctx, int task)
 {
     const ScaleJob *j = ctx;
-    const size_t i0 = (size_t)task * OPTIM_CHUNK;
-    const size_t i1 = j->n - i0 < OPTIM_CHUNK ? j->n : i0 + OPTIM_CHUNK;
+    const size_t i0 = chunk_start(task), i1 = chunk_end(task, j->n);
     memset(j->g + i0, 0, sizeof(float) * (i1 - i0));
 }
 
@@ -68,8 +78,7 @@ typedef struct {
 static void adamw_task(void *ctx, int task)
 {
     const AdamJob *j = ctx;
-    const size_t c0 = (size_t)task * OPTIM_CHUNK;
-    const size_t c1 = j->n - c0 < OPTIM_CHUNK ? j->n : c0 + OPTIM_CHUNK;
+    const size_t c0 = chunk_start(task), c1 = chunk_end(task, j->n);
     for (int s = 0; s < j->n_specs; s++) {
         const ParamSpec *p = &j->specs[s];
         const size_t n = (size_t)p->rows * (size_t)(p->cols ? p->cols : 1);
