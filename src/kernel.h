@@ -72,6 +72,19 @@ double kernel_scale_sumsq(float *g, size_t n, float scale);
 void kernel_adamw(float *x, const float *g, float gscale, float *m, float *v, size_t n, float b1,
                   float b2, float ic1, float ic2, float eps, float lr, float decay);
 
+/* The largest of x[0..n−1], n ≥ 1; NaNs are passed over, as a loop of `>` tests would. */
+float kernel_max(const float *x, int n);
+
+/* Σ x[0..n−1], in sixteen float partial sums (element i into sum i mod 16) added in
+ * double in order at the end. */
+double kernel_sum(const float *x, int n);
+
+/* Σ exp(x[i] − shift) over n floats, each x[i] − shift ≤ 0 (shift at least the largest
+ * x; a NaN gives NaN), and e[i] = that exponential when e is not NULL. The difference is
+ * taken in double and rounded to float; the exponential is computed in float to within
+ * about an ulp, and summed as kernel_sum sums. For the loss's softmax (net.c). */
+double kernel_exp_sum(float *e, const float *x, double shift, int n);
+
 /* Which build of the kernels this CPU runs: "x86-64-v4 (AVX-512)", "x86-64-v3 (AVX2, FMA)",
  * "x86-64 (SSE2)" or "portable" — for benchmarks and bug reports. */
 const char *kernel_variant(void);

@@ -869,20 +869,12 @@ static void xent_forward_task(void *ctx, int task)
     for (int t = 0; t < j->len[task]; t++) {
         const size_t r = (size_t)task * j->T + t;
         const float *z = j->logits + r * V;
-        double max = z[0];
-        for (int v = 1; v < V; v++)
-            if (z[v] > max)
-                max = z[v];
-        double sum = 0.0, sum_z = 0.0;
-        for (int v = 0; v < V; v++) {
-            sum += exp((double)z[v] - max);
-            sum_z += z[v];
-        }
-        /* cppcheck-suppress invalidFunctionArg ; sum >= 1: the maximum's term is exp(0) */
-        const double lse = max + log(sum);
+        const double max = kernel_max(z, V);
+        /* cppcheck-suppress invalidFunctionArg ; the sum >= 1: the maximum's term is exp(0) */
+        const double lse = max + log(kernel_exp_sum(NULL, z, max, V));
         j->lse[r] = lse;
         /* −log p(y), and the mean of −log p(v) over the vocabulary: lse − mean(z). */
-        sum_loss += (1.0 - ls) * (lse - z[j->labels[r]]) + ls * (lse - sum_z / V);
+        sum_loss += (1.0 - ls) * (lse - z[j->labels[r]]) + ls * (lse - kernel_sum(z, V) / V);
     }
     j->loss[task] = sum_loss;
 }
@@ -899,7 +891,7 @@ static void xent_backward_task(void *ctx, int task)
 {
     const XentJob *j = ctx;
     const int V = j->V;
-    const double ls = j->ls, off = ls / V;
+    const float off = (float)(j->ls / V), hit = (float)(1.0 - j->ls);
     for (int t = 0; t < j->T; t++) {
         const size_t r = (size_t)task * j->T + t;
         float *dz = j->dlogits + r * V;
@@ -907,12 +899,12 @@ static void xent_backward_task(void *ctx, int task)
             memset(dz, 0, sizeof(float) * (size_t)V);
             continue;
         }
-        const float *z = j->logits + r * V;
-        const int y = j->labels[r];
-        for (int v = 0; v < V; v++) {
-            const double p = exp((double)z[v] - j->clse[r]);
-            dz[v] = (float)(p - off - (v == y ? 1.0 - ls : 0.0));
-        }
+        /* p = softmax(z), written over z when the two are one buffer (as training has
+         * them): each element is read before it is written. */
+        kernel_exp_sum(dz, j->logits + r * V, j->clse[r], V);
+        for (int v = 0; v < V; v++)
+            dz[v] -= off;
+        dz[j->labels[r]] -= hit;
     }
 }
 

@@ -329,6 +329,92 @@ static void test_kernel_colsum_acc(void **state)
     free(a);
 }
 
+/* kernel_exp_sum against double-precision exp: every exponential within 4 float ulps
+ * (relative 4.8e−7) over the range the loss meets, plus what rounding its argument to
+ * float costs (|x| · 2⁻²⁴, relative), the sum within the same, at lengths
+ * around the vector width (the tail path), with e the input itself (as the loss's
+ * backward pass calls it) and without e. */
+static void test_kernel_exp_sum_matches_exp(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 17);
+    static const int LENGTHS[] = {1, 7, 16, 17, 31, 32, 33, 307};
+    for (size_t li = 0; li < sizeof LENGTHS / sizeof LENGTHS[0]; li++) {
+        const int n = LENGTHS[li];
+        float *x = random_matrix(&rng, 1, n), *e = malloc(sizeof(float) * (size_t)n);
+        assert_non_null(e);
+        for (int i = 0; i < n; i++)
+            x[i] *= 40.0f; /* logits of −40 .. 40 */
+        const double shift = kernel_max(x, n) + 0.37;
+        double want = 0.0;
+        for (int i = 0; i < n; i++)
+            want += exp((double)x[i] - shift);
+        const double got = kernel_exp_sum(e, x, shift, n);
+        assert_true(fabs(got - want) <= 1e-6 * want);
+        assert_true(fabs(kernel_exp_sum(NULL, x, shift, n) - got) == 0.0);
+        for (int i = 0; i < n; i++) {
+            const double w = exp((double)x[i] - shift);
+            const double arg_rounding = fabs((double)x[i] - shift) * 0x1p-24;
+            assert_true(fabs(e[i] - w) <= (4.8e-7 + arg_rounding) * w);
+        }
+        kernel_exp_sum(x, x, shift, n); /* in place */
+        assert_memory_equal(x, e, sizeof(float) * (size_t)n);
+        free(x);
+        free(e);
+    }
+    /* Across the reduction's range of n, where 2ⁿ is built in the exponent bits: −87
+     * (the clamp) to 0 in small steps. */
+    for (float v = -87.0f; v <= 0.0f; v += 0.013f) {
+        float out;
+        kernel_exp_sum(&out, &v, 0.0, 1);
+        assert_true(fabs(out - exp((double)v)) <= 4.8e-7 * exp((double)v));
+    }
+}
+
+/* A NaN logit makes the sum NaN, so the training step's finiteness check sees it;
+ * kernel_max passes over it as a `>` loop would. */
+static void test_kernel_exp_sum_propagates_nan(void **state)
+{
+    (void)state;
+    float x[20];
+    for (int i = 0; i < 20; i++)
+        x[i] = (float)i * -0.5f;
+    x[18] = NAN;
+    assert_true(kernel_max(x, 20) == 0.0f);
+    assert_true(isnan(kernel_exp_sum(NULL, x, 0.0, 20)));
+    x[18] = x[19] = -INFINITY; /* a logit of −inf is a term of (almost) nothing */
+    assert_true(fabs(kernel_exp_sum(NULL, x, 0.0, 20) - kernel_exp_sum(NULL, x, 0.0, 18)) <
+                1e-30);
+}
+
+/* kernel_sum: sixteen float lanes added in double, in lane order; checked against that
+ * order written out, and against a double sum within float rounding. */
+static void test_kernel_sum_and_max(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 19);
+    for (int n = 1; n <= 70; n += 3) {
+        float *x = random_matrix(&rng, 1, n);
+        float lanes[16] = {0};
+        double exact = 0.0;
+        float max = x[0];
+        for (int i = 0; i < n; i++) {
+            lanes[i % 16] += x[i];
+            exact += x[i];
+            max = x[i] > max ? x[i] : max;
+        }
+        double want = 0.0;
+        for (int l = 0; l < 16; l++)
+            want += lanes[l];
+        assert_true(kernel_sum(x, n) == want);
+        assert_true(fabs(kernel_sum(x, n) - exact) < 1e-5);
+        assert_true(kernel_max(x, n) == max);
+        free(x);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +425,9 @@ int main(void)
         cmocka_unit_test(test_kernel_relu_and_adamw),
         cmocka_unit_test(test_kernel_scale_sumsq),
         cmocka_unit_test(test_kernel_colsum_acc),
+        cmocka_unit_test(test_kernel_exp_sum_matches_exp),
+        cmocka_unit_test(test_kernel_exp_sum_propagates_nan),
+        cmocka_unit_test(test_kernel_sum_and_max),
         cmocka_unit_test(test_kernel_adamw_gscale_is_prescaling),
         cmocka_unit_test(test_kernel_softmax_rows_sum_to_one),
         cmocka_unit_test(test_kernel_softmax_stable_for_huge_scores),
