@@ -46,8 +46,9 @@ int attention_head_forward(float *ctx, int ld_ctx, float *weights, float *scores
         int visible = Tk;
         if (s->causal && s->q_pos + r + 1 < Tk)
             visible = s->q_pos + r + 1;
+        kernel_dots(wr, qr, k.data, k.ld, Tk, s->dk);
         for (int j = 0; j < Tk; j++) {
-            float dot = kernel_dot(qr, k.data + (size_t)j * k.ld, s->dk);
+            const float dot = wr[j];
             if (scores)
                 scores[(size_t)r * Tk + j] = dot;
             wr[j] = j < visible ? dot * s->scale : -INFINITY;
@@ -79,15 +80,16 @@ void attention_head_backward(float *dq, int ld_dq, float *dk, int ld_dk, float *
         const float *g = dctx.data + (size_t)r * dctx.ld;
         const float *p = weights + (size_t)r * Tk;
         float *ds = dscores + (size_t)r * Tk;
+        /* dP[r][j] = G[r] · V[j] */
+        kernel_dots(ds, g, v.data, v.ld, Tk, s->dv);
         double dot = 0.0;
         for (int j = 0; j < Tk; j++) {
-            /* dV[j] += P[r][j] · G[r];  dP[r][j] = G[r] · V[j] */
+            /* dV[j] += P[r][j] · G[r] */
             float *dvj = dv + (size_t)j * ld_dv;
             const float pj = p[j];
             if (pj != 0.0f)
                 for (int c = 0; c < s->dv; c++)
                     dvj[c] += pj * g[c];
-            ds[j] = kernel_dot(g, v.data + (size_t)j * v.ld, s->dv);
             dot += (double)pj * ds[j];
         }
         for (int j = 0; j < Tk; j++)

@@ -723,3 +723,53 @@ double kernel_sum(const float *x, int n)
         acc[l] += x[i];
     return lane_total(acc);
 }
+
+/* ---------------------------------------------------------------------------------------
+ * Dot products of one vector with many
+ */
+
+/* Eight dot products, each eight partial sums (lane l of acc[j] holds element l, l+8,
+ * … of row j's products) added as kernel_dot adds them — ((s0 + s4) + (s1 + s5)) +
+ * ((s2 + s6) + (s3 + s7)) — but for eight rows at once, by shuffles: each round pairs the
+ * same partial sums kernel_dot pairs, and packs two rows' halves into one vector. */
+static inline __attribute__((always_inline)) void dot_trees8(float *out, const vfloat8 *acc)
+{
+    vfloat8 b[4], c[2];
+    for (int p = 0; p < 4; p++)
+        b[p] = __builtin_shufflevector(acc[2 * p], acc[2 * p + 1], 0, 1, 2, 3, 8, 9, 10, 11) +
+               __builtin_shufflevector(acc[2 * p], acc[2 * p + 1], 4, 5, 6, 7, 12, 13, 14, 15);
+    for (int p = 0; p < 2; p++)
+        c[p] = __builtin_shufflevector(b[2 * p], b[2 * p + 1], 0, 2, 4, 6, 8, 10, 12, 14) +
+               __builtin_shufflevector(b[2 * p], b[2 * p + 1], 1, 3, 5, 7, 9, 11, 13, 15);
+    const vfloat8 s = __builtin_shufflevector(c[0], c[1], 0, 2, 4, 6, 8, 10, 12, 14) +
+                      __builtin_shufflevector(c[0], c[1], 1, 3, 5, 7, 9, 11, 13, 15);
+    memcpy(out, &s, sizeof s);
+}
+
+KERNEL_CLONES
+void kernel_dots(float *out, const float *a, const float *b, int ldb, int n, int K)
+{
+    assert(out && a && b && n >= 0 && K >= 0 && (n <= 1 || ldb >= K));
+    const int K8 = K / 8 * 8;
+    for (int j0 = 0; j0 < n; j0 += 8) {
+        const int rows = n - j0 < 8 ? n - j0 : 8;
+        vfloat8 acc[8] = {{0}};
+        for (int j = 0; j < rows; j++) {
+            const float *bj = b + (size_t)(j0 + j) * ldb;
+            for (int i = 0; i < K8; i += 8) {
+                vfloat8 av, bv;
+                memcpy(&av, a + i, sizeof av);
+                memcpy(&bv, bj + i, sizeof bv);
+                acc[j] += av * bv;
+            }
+        }
+        float s[8];
+        dot_trees8(s, acc);
+        for (int j = 0; j < rows; j++) {
+            const float *bj = b + (size_t)(j0 + j) * ldb;
+            for (int i = K8; i < K; i++)
+                s[j] += a[i] * bj[i];
+            out[j0 + j] = s[j];
+        }
+    }
+}

@@ -85,6 +85,11 @@ double kernel_sum(const float *x, int n);
  * about an ulp, and summed as kernel_sum sums. For the loss's softmax (net.c). */
 double kernel_exp_sum(float *e, const float *x, double shift, int n);
 
+/* out[j] = a · (row j of b) for j < n (rows ldb apart, K long), each summed exactly as
+ * kernel_dot sums it (the same bits), eight rows at a time. For attention's scores: one
+ * query against every key. */
+void kernel_dots(float *out, const float *a, const float *b, int ldb, int n, int K);
+
 /* Which build of the kernels this CPU runs: "x86-64-v4 (AVX-512)", "x86-64-v3 (AVX2, FMA)",
  * "x86-64 (SSE2)" or "portable" — for benchmarks and bug reports. */
 const char *kernel_variant(void);

@@ -415,6 +415,29 @@ static void test_kernel_sum_and_max(void **state)
     }
 }
 
+/* kernel_dots gives kernel_dot's bits for every row, at row counts around the eight
+ * it takes at once and lengths around the eight partial sums (the dot product's tail). */
+static void test_kernel_dots_are_kernel_dot(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 23);
+    static const int NS[] = {1, 7, 8, 9, 16, 17, 40};
+    static const int KS[] = {1, 7, 8, 13, 32, 64};
+    for (size_t ni = 0; ni < sizeof NS / sizeof NS[0]; ni++)
+        for (size_t ki = 0; ki < sizeof KS / sizeof KS[0]; ki++) {
+            const int n = NS[ni], K = KS[ki], ld = K + 3;
+            float *b = random_matrix(&rng, n, ld), *a = random_matrix(&rng, 1, K);
+            float got[40], want[40];
+            for (int j = 0; j < n; j++)
+                want[j] = kernel_dot(a, b + (size_t)j * ld, K);
+            kernel_dots(got, a, b, ld, n, K);
+            assert_memory_equal(got, want, sizeof(float) * (size_t)n);
+            free(a);
+            free(b);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -428,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_kernel_exp_sum_matches_exp),
         cmocka_unit_test(test_kernel_exp_sum_propagates_nan),
         cmocka_unit_test(test_kernel_sum_and_max),
+        cmocka_unit_test(test_kernel_dots_are_kernel_dot),
         cmocka_unit_test(test_kernel_adamw_gscale_is_prescaling),
         cmocka_unit_test(test_kernel_softmax_rows_sum_to_one),
         cmocka_unit_test(test_kernel_softmax_stable_for_huge_scores),
