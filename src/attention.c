@@ -21,6 +21,44 @@ static int attn_view_ok(AttnView view, int width)
     return view.data != NULL && view.ld >= width;
 }
 
+/* out[c] += Σ_i w[i·ws] · rows[i][c] for c < n, i < m (rows ld apart), the terms added in
+ * order of i, each product rounded before it is added (this file is compiled without
+ * fused multiply-add). With skip_zero, terms of weight exactly 0 are left out, which
+ * changes no sum of finite values. Sixteen columns at a time are kept in a register
+ * while the rows pass; written with a running sum in memory, each addition waited for
+ * the store of the one before. */
+typedef float vf16 __attribute__((vector_size(16 * sizeof(float))));
+
+static inline __attribute__((always_inline)) void add_weighted_rows(float *out, const float *w,
+                                                                     int ws, const float *rows,
+                                                                     int ld, int m, int n,
+                                                                     int skip_zero)
+{
+    int c = 0;
+    for (; c + 16 <= n; c += 16) {
+        vf16 acc;
+        memcpy(&acc, out + c, sizeof acc);
+        for (int i = 0; i < m; i++) {
+            const float wi = w[(size_t)i * ws];
+            if (skip_zero && wi == 0.0f)
+                continue;
+            vf16 x;
+            memcpy(&x, rows + (size_t)i * ld + c, sizeof x);
+            acc += wi * x;
+        }
+        memcpy(out + c, &acc, sizeof acc);
+    }
+    for (; c < n; c++) {
+        float acc = out[c];
+        for (int i = 0; i < m; i++) {
+            const float wi = w[(size_t)i * ws];
+            if (!(skip_zero && wi == 0.0f))
+                acc += wi * rows[(size_t)i * ld + c];
+        }
+        out[c] = acc;
+    }
+}
+
 KERNEL_CLONES
 int attention_head_forward(float *ctx, int ld_ctx, float *weights, float *scores,
                            AttnView q, AttnView k, AttnView v, const AttnShape *s)
@@ -60,12 +98,7 @@ int attention_head_forward(float *ctx, int ld_ctx, float *weights, float *scores
         const float *wr = weights + (size_t)r * Tk;
         float *cr = ctx + (size_t)r * ld_ctx;
         memset(cr, 0, sizeof(float) * (size_t)s->dv);
-        for (int j = 0; j < Tk; j++) {
-            const float wj = wr[j];
-            const float *vj = v.data + (size_t)j * v.ld;
-            for (int c = 0; c < s->dv; c++)
-                cr[c] += wj * vj[c];
-        }
+        add_weighted_rows(cr, wr, 1, v.data, v.ld, Tk, s->dv, 0);
     }
     return TT_OK;
 }
@@ -83,30 +116,19 @@ void attention_head_backward(float *dq, int ld_dq, float *dk, int ld_dk, float *
         /* dP[r][j] = G[r] · V[j] */
         kernel_dots(ds, g, v.data, v.ld, Tk, s->dv);
         double dot = 0.0;
-        for (int j = 0; j < Tk; j++) {
-            /* dV[j] += P[r][j] · G[r] */
-            float *dvj = dv + (size_t)j * ld_dv;
-            const float pj = p[j];
-            if (pj != 0.0f)
-                for (int c = 0; c < s->dv; c++)
-                    dvj[c] += pj * g[c];
-            dot += (double)pj * ds[j];
-        }
+        for (int j = 0; j < Tk; j++)
+            dot += (double)p[j] * ds[j];
         for (int j = 0; j < Tk; j++)
             ds[j] = p[j] * (ds[j] - (float)dot) * s->scale;
-        float *dqr = dq + (size_t)r * ld_dq;
-        const float *qr = q.data + (size_t)r * q.ld;
-        for (int j = 0; j < Tk; j++) {
-            const float d = ds[j];
-            if (d == 0.0f)
-                continue;
-            const float *kj = k.data + (size_t)j * k.ld;
-            float *dkj = dk + (size_t)j * ld_dk;
-            for (int c = 0; c < s->dk; c++) {
-                dqr[c] += d * kj[c];
-                dkj[c] += d * qr[c];
-            }
-        }
+        /* dQ[r] += Σ_j dS[r][j] · K[j] */
+        add_weighted_rows(dq + (size_t)r * ld_dq, ds, 1, k.data, k.ld, Tk, s->dk, 1);
+    }
+    /* dK[j] += Σ_r dS[r][j] · Q[r];  dV[j] += Σ_r P[r][j] · G[r]: each a sum over the
+     * query rows in order, column j of dS and P read down. */
+    for (int j = 0; j < Tk; j++) {
+        add_weighted_rows(dk + (size_t)j * ld_dk, dscores + j, Tk, q.data, q.ld, Tq, s->dk, 1);
+        add_weighted_rows(dv + (size_t)j * ld_dv, weights + j, Tk, dctx.data, dctx.ld, Tq, s->dv,
+                          1);
     }
 }
 
