@@ -14,29 +14,56 @@
 #include <stddef.h>
 #include <string.h>
 
-/* One row of layer normalisation: the statistics in double, the output as
- * layernorm_forward has always computed it; mean and rstd, when wanted, as floats. */
-static inline __attribute__((always_inline)) void layernorm_row(float *oi, float *mean,
-                                                                 float *rstd, const float *xi,
-                                                                 const float *w, const float *b,
-                                                                 int D, float eps)
+/* Rows of layer normalisation, `rows` at once (1 or NORM_ROWS): the statistics in double,
+ * the output as layernorm_forward has always computed it; mean and rstd, when wanted, as
+ * floats. A row's sums are chains of dependent additions, each waiting for the one
+ * before; NORM_ROWS rows side by side let the chains overlap. Each row's sum is taken
+ * in the same order as alone, so the bits do not depend on how rows are grouped. */
+enum { NORM_ROWS = 8 };
+
+static inline __attribute__((always_inline)) void layernorm_rows(float *out, float *mean,
+                                                                  float *rstd, const float *x,
+                                                                  const float *w,
+                                                                  const float *b, int D,
+                                                                  float eps, int rows)
 {
-    double mu = 0.0, var = 0.0;
+    double mu[NORM_ROWS] = {0}, var[NORM_ROWS] = {0}, r[NORM_ROWS];
     for (int k = 0; k < D; k++)
-        mu += xi[k];
-    mu /= D;
-    for (int k = 0; k < D; k++) {
-        const double d = xi[k] - mu;
-        var += d * d;
-    }
-    var /= D;
-    const double r = 1.0 / sqrt(var + (double)eps);
+        for (int i = 0; i < rows; i++)
+            mu[i] += x[(size_t)i * D + k];
+    for (int i = 0; i < rows; i++)
+        mu[i] /= D;
     for (int k = 0; k < D; k++)
-        oi[k] = (float)((xi[k] - mu) * r) * w[k] + b[k];
-    if (mean) {
-        *mean = (float)mu;
-        *rstd = (float)r;
+        for (int i = 0; i < rows; i++) {
+            const double d = x[(size_t)i * D + k] - mu[i];
+            var[i] += d * d;
+        }
+    for (int i = 0; i < rows; i++) {
+        r[i] = 1.0 / sqrt(var[i] / D + (double)eps);
+        const float *xi = x + (size_t)i * D;
+        float *oi = out + (size_t)i * D;
+        for (int k = 0; k < D; k++)
+            oi[k] = (float)((xi[k] - mu[i]) * r[i]) * w[k] + b[k];
+        if (mean) {
+            mean[i] = (float)mu[i];
+            rstd[i] = (float)r[i];
+        }
     }
+}
+
+/* All N rows: groups of NORM_ROWS, then one at a time. */
+static inline __attribute__((always_inline)) void layernorm_all(float *out, float *mean,
+                                                                 float *rstd, const float *x,
+                                                                 const float *w, const float *b,
+                                                                 int N, int D, float eps)
+{
+    int i = 0;
+    for (; i + NORM_ROWS <= N; i += NORM_ROWS)
+        layernorm_rows(out + (size_t)i * D, mean ? mean + i : NULL, rstd ? rstd + i : NULL,
+                       x + (size_t)i * D, w, b, D, eps, NORM_ROWS);
+    for (; i < N; i++)
+        layernorm_rows(out + (size_t)i * D, mean ? mean + i : NULL, rstd ? rstd + i : NULL,
+                       x + (size_t)i * D, w, b, D, eps, 1);
 }
 
 KERNEL_CLONES
@@ -44,8 +71,7 @@ void layernorm_forward(float *out, const float *x, const float *w, const float *
                        float eps)
 {
     assert(N > 0 && D > 0);
-    for (int i = 0; i < N; i++)
-        layernorm_row(out + (size_t)i * D, NULL, NULL, x + (size_t)i * D, w, b, D, eps);
+    layernorm_all(out, NULL, NULL, x, w, b, N, D, eps);
 }
 
 /* The statistics once per row (this computed them, then layernorm_forward again). */
@@ -53,8 +79,37 @@ KERNEL_CLONES
 void layernorm_forward_cache(float *out, float *mean, float *rstd, const float *x, const float *w,
                              const float *b, int N, int D, float eps)
 {
-    for (int i = 0; i < N; i++)
-        layernorm_row(out + (size_t)i * D, mean + i, rstd + i, x + (size_t)i * D, w, b, D, eps);
+    layernorm_all(out, mean, rstd, x, w, b, N, D, eps);
+}
+
+/* With x̂ = (x − μ)·r and g = dout·w:
+ *   dx = r · (g − mean(g) − x̂ · mean(g · x̂)). */
+/* `rows` rows (1 or NORM_ROWS) of layernorm_backward_dx, side by side as in
+ * layernorm_rows: each row's two sums in the same order as alone. */
+static inline __attribute__((always_inline)) void norm_dx_rows(float *dx, const float *dout,
+                                                                const float *x, const float *w,
+                                                                const float *mean,
+                                                                const float *rstd, int D,
+                                                                int rows)
+{
+    double sum_g[NORM_ROWS] = {0}, sum_gx[NORM_ROWS] = {0};
+    for (int k = 0; k < D; k++)
+        for (int i = 0; i < rows; i++) {
+            const float xhat = (x[(size_t)i * D + k] - mean[i]) * rstd[i];
+            const float g = dout[(size_t)i * D + k] * w[k];
+            sum_g[i] += g;
+            sum_gx[i] += (double)g * xhat;
+        }
+    for (int i = 0; i < rows; i++) {
+        const float *xi = x + (size_t)i * D, *gi = dout + (size_t)i * D;
+        float *dxi = dx + (size_t)i * D;
+        const float mu = mean[i], r = rstd[i];
+        const float mg = (float)(sum_g[i] / D), mgx = (float)(sum_gx[i] / D);
+        for (int k = 0; k < D; k++) {
+            const float xhat = (xi[k] - mu) * r;
+            dxi[k] += r * (gi[k] * w[k] - mg - xhat * mgx);
+        }
+    }
 }
 
 /* With x̂ = (x − μ)·r and g = dout·w:
@@ -63,23 +118,13 @@ KERNEL_CLONES
 void layernorm_backward_dx(float *dx, const float *dout, const float *x, const float *w,
                            const float *mean, const float *rstd, int N, int D)
 {
-    for (int i = 0; i < N; i++) {
-        const float *xi = x + (size_t)i * D, *gi = dout + (size_t)i * D;
-        float *dxi = dx + (size_t)i * D;
-        const float mu = mean[i], r = rstd[i];
-        double sum_g = 0.0, sum_gx = 0.0;
-        for (int k = 0; k < D; k++) {
-            const float xhat = (xi[k] - mu) * r;
-            const float g = gi[k] * w[k];
-            sum_g += g;
-            sum_gx += (double)g * xhat;
-        }
-        const float mg = (float)(sum_g / D), mgx = (float)(sum_gx / D);
-        for (int k = 0; k < D; k++) {
-            const float xhat = (xi[k] - mu) * r;
-            dxi[k] += r * (gi[k] * w[k] - mg - xhat * mgx);
-        }
-    }
+    int i = 0;
+    for (; i + NORM_ROWS <= N; i += NORM_ROWS)
+        norm_dx_rows(dx + (size_t)i * D, dout + (size_t)i * D, x + (size_t)i * D, w, mean + i,
+                     rstd + i, D, NORM_ROWS);
+    for (; i < N; i++)
+        norm_dx_rows(dx + (size_t)i * D, dout + (size_t)i * D, x + (size_t)i * D, w, mean + i,
+                     rstd + i, D, 1);
 }
 
 KERNEL_CLONES
