@@ -205,22 +205,30 @@ typedef struct {
     int dx_set;         /* backward: 1 writes dx = dy · w, 0 adds it */
 } LinearJob;
 
-/* Rows per task of a Linear layer's forward pass over M rows: a quarter of them,
- * rounded up to whole tiles, and at least ROWS_PER_TASK. A task copies the whole weight
- * into the kernel's panels, which pays only over enough rows (kernel.c). Four tasks
- * keep two threads evenly busy; the split depends on M alone. */
-static int forward_rows(int M)
+/* Task t of n over M rows starts at row_block_start(M, n, t): M split evenly, each
+ * boundary rounded down to whole tiles of the kernel (6 rows). With the last task taking
+ * what was left over (78, 78, 78, 56), the thread that took it waited for the other. */
+static int row_block_start(int M, int n, int t)
 {
-    const int quarter = (ceil_div(M, 4) + 5) / 6 * 6;
-    return quarter > ROWS_PER_TASK ? quarter : ROWS_PER_TASK;
+    return t >= n ? M : (int)((long)M * t / n) / 6 * 6;
+}
+
+/* Tasks of a Linear layer's forward pass over M rows: M / ROWS_PER_TASK, at most four,
+ * at least one. A task copies the whole weight into the kernel's panels, which pays
+ * only over enough rows (kernel.c); four keep two threads evenly busy, and every task
+ * has at least 42 rows, so each takes the kernel's panel path (32 rows or more) unless M
+ * itself is smaller. The split depends on M alone. */
+static int forward_tasks(int M)
+{
+    const int n = M / ROWS_PER_TASK;
+    return n < 1 ? 1 : n > 4 ? 4 : n;
 }
 
 static void linear_forward_task(void *ctx, int task)
 {
     const LinearJob *j = ctx;
-    const int rows = forward_rows(j->M);
-    const int i0 = task * rows;
-    const int m = j->M - i0 < rows ? j->M - i0 : rows;
+    const int n = forward_tasks(j->M);
+    const int i0 = row_block_start(j->M, n, task), m = row_block_start(j->M, n, task + 1) - i0;
     float *out = j->out + (size_t)i0 * j->N;
     kernel_matmul_nt(out, j->x + (size_t)i0 * j->K, j->w, j->b, m, j->K, j->N);
     if (j->relu)
@@ -245,7 +253,7 @@ static void linear_group_task(void *ctx, int task)
 static void linear_forward_group(LinearGroup *g, const NetCtx *c)
 {
     const int M = g->job[0].M;
-    pool_run(c->pool, g->n * ceil_div(M, forward_rows(M)), linear_group_task, g);
+    pool_run(c->pool, g->n * forward_tasks(M), linear_group_task, g);
 }
 
 /* out (M, N) = x (M, K) · wᵀ + b, then ReLU when relu is 1. */
@@ -281,8 +289,8 @@ static int split_task(int task, int n_rows, int n_total, int *index)
  * same. */
 static void linear_dx_block(const LinearJob *j, int idx)
 {
-    const int i0 = idx * ROWS_PER_TASK;
-    const int m = j->M - i0 < ROWS_PER_TASK ? j->M - i0 : ROWS_PER_TASK;
+    const int n = ceil_div(j->M, ROWS_PER_TASK);
+    const int i0 = row_block_start(j->M, n, idx), m = row_block_start(j->M, n, idx + 1) - i0;
     float *dx = j->out + (size_t)i0 * j->K;
     const float *dy = j->dy + (size_t)i0 * j->N;
     if (j->dx_set)
