@@ -193,6 +193,18 @@ int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
  * Linear layers: y = x · Wᵀ + b over all rows of the batch
  */
 
+/* How a sublayer ends, x_out = res + sublayer(x) and, when norm_out is set, the next
+ * sublayer's LayerNorm of x_out: with dropout off, the sublayer's last Linear layer does
+ * this to each block of rows as soon as its product is done (residual_tail otherwise).
+ * The same operations as separate loops, so the same bits, without two more loops and
+ * their passes over the rows. */
+typedef struct {
+    const float *res;         /* (M, N) */
+    float *norm_out, *norm_st; /* (M, N) and mean, rstd (2·M); NULL: no norm */
+    const float *norm_w, *norm_b;
+    float eps;
+} Residual;
+
 typedef struct {
     float *out;         /* forward: (M, N); backward: dx (M, K) or NULL */
     float *dw, *db;     /* backward: (N, K), (N) or NULL */
@@ -203,6 +215,7 @@ typedef struct {
     int M, K, N;
     int relu;           /* forward: ReLU after the product */
     int dx_set;         /* backward: 1 writes dx = dy · w, 0 adds it */
+    const Residual *after; /* forward: what follows the product, or NULL */
 } LinearJob;
 
 /* Task t of n over M rows starts at row_block_start(M, n, t): M split evenly, each
@@ -233,6 +246,15 @@ static void linear_forward_task(void *ctx, int task)
     kernel_matmul_nt(out, j->x + (size_t)i0 * j->K, j->w, j->b, m, j->K, j->N);
     if (j->relu)
         kernel_relu(out, (size_t)m * j->N);
+    const Residual *r = j->after;
+    if (!r)
+        return;
+    const size_t o = (size_t)i0 * j->N;
+    for (size_t i = 0; i < (size_t)m * j->N; i++)
+        out[i] = r->res[o + i] + out[i];
+    if (r->norm_out)
+        layernorm_forward_cache(r->norm_out + o, r->norm_st + i0, r->norm_st + j->M + i0, out,
+                                r->norm_w, r->norm_b, m, j->N, r->eps);
 }
 
 /* One to three Linear layers over inputs of the same M rows (an attention block's
@@ -258,10 +280,10 @@ static void linear_forward_group(LinearGroup *g, const NetCtx *c)
 
 /* out (M, N) = x (M, K) · wᵀ + b, then ReLU when relu is 1. */
 static void linear_forward(float *out, const float *x, const float *w, const float *b, int M,
-                           int K, int N, int relu, const NetCtx *c)
+                           int K, int N, int relu, const Residual *after, const NetCtx *c)
 {
     LinearGroup g = {{{.out = out, .x = x, .w = w, .b = b, .M = M, .K = K, .N = N,
-                       .relu = relu}},
+                       .relu = relu, .after = after}},
                      1};
     linear_forward_group(&g, c);
 }
@@ -434,10 +456,15 @@ static void dropout_task(void *ctx, int task)
 }
 
 /* y (B·T, D) *= a fresh mask, when dropout is on. */
+static int dropout_on(const float *mask, const NetCtx *c)
+{
+    return c->dropout > 0.0f && mask;
+}
+
 static void dropout_forward(float *y, float *mask, const int *len, int B, int T,
                             const NetCtx *c)
 {
-    if (c->dropout <= 0.0f || !mask)
+    if (!dropout_on(mask, c))
         return;
     RowJob j = {.out = y, .mask = mask, .len = len, .T = T, .D = c->D, .c = c};
     pool_run(c->pool, B, dropout_task, &j);
@@ -639,9 +666,32 @@ typedef struct {
     int Tq, Tk, causal;
 } MhaBlock;
 
-/* out (B·Tq, D) = MHA(xq, xkv); the block keeps q, k, v, att, ctx. */
+/* r when the sublayer's last Linear layer can end the sublayer (dropout off), else NULL:
+ * the mask comes before the residual, and it is drawn sentence by sentence, not in the
+ * Linear layer's blocks of rows. */
+static const Residual *residual_in_linear(const Residual *r, const float *mask,
+                                          const NetCtx *c)
+{
+    return dropout_on(mask, c) ? NULL : r;
+}
+
+/* The end of a sublayer with output y when its last Linear layer could not do it:
+ * y = r->res + dropout(y), then the norm. Nothing when dropout is off. */
+static void residual_tail(float *y, float *mask, const Residual *r, const int *len, int B,
+                          int T, const NetCtx *c)
+{
+    if (!dropout_on(mask, c))
+        return;
+    dropout_forward(y, mask, len, B, T, c);
+    add_rows(y, r->res, y, B, T, c);
+    if (r->norm_out)
+        net_norm_forward(r->norm_out, r->norm_st, y, r->norm_w, r->norm_b, B * T, c);
+}
+
+/* out (B·Tq, D) = MHA(xq, xkv), then what `after` says (NULL: nothing); the block keeps
+ * q, k, v, att, ctx. */
 static void mha_block_forward(float *out, const MhaBlock *m, const float *xq, const float *xkv,
-                              int B, const NetCtx *c)
+                              int B, const Residual *after, const NetCtx *c)
 {
     const MhaWeights *w = m->w;
     const int D = c->D, Mq = B * m->Tq, Mk = B * m->Tk;
@@ -655,7 +705,7 @@ static void mha_block_forward(float *out, const MhaBlock *m, const float *xq, co
         LinearGroup g = {{jq, jk, jv}, 3};
         linear_forward_group(&g, c);
     } else {
-        linear_forward(m->q, xq, w->w_query, w->b_query, Mq, D, D, 0, c);
+        linear_forward(m->q, xq, w->w_query, w->b_query, Mq, D, D, 0, NULL, c);
         LinearGroup g = {{jk, jv}, 2};
         linear_forward_group(&g, c);
     }
@@ -663,7 +713,7 @@ static void mha_block_forward(float *out, const MhaBlock *m, const float *xq, co
                  .lk = m->lk, .Tq = m->Tq, .Tk = m->Tk, .D = D, .H = c->H,
                  .causal = m->causal};
     pool_run(c->pool, B * c->H, attn_forward_task, &j);
-    linear_forward(out, m->ctx, w->w_out, w->b_out, Mq, D, D, 0, c);
+    linear_forward(out, m->ctx, w->w_out, w->b_out, Mq, D, D, 0, after, c);
 }
 
 /* The backward pass of mha_block_forward: dxq = … (written), dxkv += … (the same buffer
@@ -700,10 +750,10 @@ static void mha_block_backward(float *dxq, float *dxkv, NetScratch *s, const flo
 /* out = relu(h · W1ᵀ + b1) · W2ᵀ + b2; ff keeps the ReLU output. */
 static void ffn_block_forward(float *out, float *ff, const float *h, const float *w1,
                               const float *b1, const float *w2, const float *b2, int M,
-                              const NetCtx *c)
+                              const Residual *after, const NetCtx *c)
 {
-    linear_forward(ff, h, w1, b1, M, c->D, c->F, 1, c);
-    linear_forward(out, ff, w2, b2, M, c->F, c->D, 0, c);
+    linear_forward(ff, h, w1, b1, M, c->D, c->F, 1, NULL, c);
+    linear_forward(out, ff, w2, b2, M, c->F, c->D, 0, after, c);
 }
 
 typedef struct {
@@ -757,13 +807,14 @@ void encoder_layer_forward(float *out, EncLayerActs *a, const EncoderLayer *w,
     net_norm_forward(a->h1, a->st1, a->x, w->norm1_w, w->norm1_b, M, c);
     MhaBlock mb = {.w = &w->self_attn, .q = a->q, .k = a->k, .v = a->v, .att = a->att,
                    .ctx = a->ctx, .lq = nb->src_len, .lk = nb->src_len, .Tq = S, .Tk = S};
-    mha_block_forward(a->mid, &mb, a->h1, a->h1, B, c);
-    dropout_forward(a->mid, a->drop1, nb->src_len, B, S, c);
-    add_rows(a->mid, a->x, a->mid, B, S, c);
-    net_norm_forward(a->h2, a->st2, a->mid, w->norm2_w, w->norm2_b, M, c);
-    ffn_block_forward(out, a->ff, a->h2, w->lin1_w, w->lin1_b, w->lin2_w, w->lin2_b, M, c);
-    dropout_forward(out, a->drop2, nb->src_len, B, S, c);
-    add_rows(out, a->mid, out, B, S, c);
+    const Residual r1 = {.res = a->x, .norm_out = a->h2, .norm_st = a->st2,
+                         .norm_w = w->norm2_w, .norm_b = w->norm2_b, .eps = c->eps};
+    mha_block_forward(a->mid, &mb, a->h1, a->h1, B, residual_in_linear(&r1, a->drop1, c), c);
+    residual_tail(a->mid, a->drop1, &r1, nb->src_len, B, S, c);
+    const Residual r2 = {.res = a->mid};
+    ffn_block_forward(out, a->ff, a->h2, w->lin1_w, w->lin1_b, w->lin2_w, w->lin2_b, M,
+                      residual_in_linear(&r2, a->drop2, c), c);
+    residual_tail(out, a->drop2, &r2, nb->src_len, B, S, c);
 }
 
 void encoder_layer_backward(float *d, NetScratch *s, const EncoderLayer *g,
@@ -795,22 +846,23 @@ void decoder_layer_forward(float *out, DecLayerActs *a, const float *memory,
     MhaBlock sb = {.w = &w->self_attn, .q = a->q, .k = a->k, .v = a->v, .att = a->att,
                    .ctx = a->ctx, .lq = nb->tgt_len, .lk = nb->tgt_len, .Tq = T, .Tk = T,
                    .causal = 1};
-    mha_block_forward(a->mid1, &sb, a->h1, a->h1, B, c);
-    dropout_forward(a->mid1, a->drop1, nb->tgt_len, B, T, c);
-    add_rows(a->mid1, a->x, a->mid1, B, T, c);
+    const Residual r1 = {.res = a->x, .norm_out = a->h2, .norm_st = a->st2,
+                         .norm_w = w->norm2_w, .norm_b = w->norm2_b, .eps = c->eps};
+    mha_block_forward(a->mid1, &sb, a->h1, a->h1, B, residual_in_linear(&r1, a->drop1, c), c);
+    residual_tail(a->mid1, a->drop1, &r1, nb->tgt_len, B, T, c);
 
-    net_norm_forward(a->h2, a->st2, a->mid1, w->norm2_w, w->norm2_b, M, c);
     MhaBlock cb = {.w = &w->cross_attn, .q = a->cq, .k = a->ck, .v = a->cv, .att = a->catt,
                    .ctx = a->cctx, .lq = nb->tgt_len, .lk = nb->src_len, .Tq = T,
                    .Tk = nb->S};
-    mha_block_forward(a->mid2, &cb, a->h2, memory, B, c);
-    dropout_forward(a->mid2, a->drop2, nb->tgt_len, B, T, c);
-    add_rows(a->mid2, a->mid1, a->mid2, B, T, c);
+    const Residual r2 = {.res = a->mid1, .norm_out = a->h3, .norm_st = a->st3,
+                         .norm_w = w->norm3_w, .norm_b = w->norm3_b, .eps = c->eps};
+    mha_block_forward(a->mid2, &cb, a->h2, memory, B, residual_in_linear(&r2, a->drop2, c), c);
+    residual_tail(a->mid2, a->drop2, &r2, nb->tgt_len, B, T, c);
 
-    net_norm_forward(a->h3, a->st3, a->mid2, w->norm3_w, w->norm3_b, M, c);
-    ffn_block_forward(out, a->ff, a->h3, w->lin1_w, w->lin1_b, w->lin2_w, w->lin2_b, M, c);
-    dropout_forward(out, a->drop3, nb->tgt_len, B, T, c);
-    add_rows(out, a->mid2, out, B, T, c);
+    const Residual r3 = {.res = a->mid2};
+    ffn_block_forward(out, a->ff, a->h3, w->lin1_w, w->lin1_b, w->lin2_w, w->lin2_b, M,
+                      residual_in_linear(&r3, a->drop3, c), c);
+    residual_tail(out, a->drop3, &r3, nb->tgt_len, B, T, c);
 }
 
 void decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const DecoderLayer *g,
@@ -848,7 +900,7 @@ void decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const Decod
 void net_generator_forward(float *logits, const float *h, const float *w, const float *b,
                            int n, const NetCtx *c)
 {
-    linear_forward(logits, h, w, b, n, c->D, c->V, 0, c);
+    linear_forward(logits, h, w, b, n, c->D, c->V, 0, NULL, c);
 }
 
 void net_generator_backward(float *dh, float *dw, float *db, const float *dlogits,
