@@ -193,6 +193,11 @@ int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
  * Linear layers: y = x · Wᵀ + b over all rows of the batch
  */
 
+/* How a backward pass delivers the gradient by its input: added to what the buffer
+ * holds, written over it, or written and then passed back through the ReLU whose output
+ * the input was (zero where the input is not positive) in the same task. */
+enum { DX_ADD, DX_SET, DX_SET_RELU };
+
 /* How a sublayer ends, x_out = res + sublayer(x) and, when norm_out is set, the next
  * sublayer's LayerNorm of x_out: with dropout off, the sublayer's last Linear layer does
  * this to each block of rows as soon as its product is done (residual_tail otherwise).
@@ -214,7 +219,7 @@ typedef struct {
     const float *dy;    /* backward: (M, N) */
     int M, K, N;
     int relu;           /* forward: ReLU after the product */
-    int dx_set;         /* backward: 1 writes dx = dy · w, 0 adds it */
+    int dx_mode;        /* backward: DX_ADD, DX_SET or DX_SET_RELU */
     const Residual *after; /* forward: what follows the product, or NULL */
 } LinearJob;
 
@@ -315,10 +320,12 @@ static void linear_dx_block(const LinearJob *j, int idx)
     const int i0 = row_block_start(j->M, n, idx), m = row_block_start(j->M, n, idx + 1) - i0;
     float *dx = j->out + (size_t)i0 * j->K;
     const float *dy = j->dy + (size_t)i0 * j->N;
-    if (j->dx_set)
-        kernel_matmul(dx, dy, j->w, m, j->N, j->K);
-    else
+    if (j->dx_mode == DX_ADD)
         kernel_matmul_acc(dx, dy, j->w, m, j->N, j->K);
+    else
+        kernel_matmul(dx, dy, j->w, m, j->N, j->K);
+    if (j->dx_mode == DX_SET_RELU)
+        kernel_relu_backward(dx, j->x + (size_t)i0 * j->K, (size_t)m * j->K);
 }
 
 /* dw rows of block idx: += dyᵀ · x over every row of the batch, in order; db likewise. */
@@ -336,10 +343,6 @@ static void linear_dw_block(const LinearJob *j, int idx)
             j->db[n0 + n] += acc[n];
     }
 }
-
-/* How a backward pass delivers the gradient by its input: added to what the buffer
- * holds, or written over it. */
-enum { DX_ADD = 0, DX_SET = 1 };
 
 /* The backward passes of one to three Linear layers (an attention block's projections)
  * in one loop, as linear_forward_group: the weight gradients' blocks of every layer, and
@@ -376,7 +379,7 @@ static void linear_back_group_task(void *ctx, int task)
     linear_dw_block(&g->job[idx / per_job], idx % per_job);
 }
 
-/* Runs g: the jobs' out (NULL: no input gradient wanted), dx_set, dw, db, dy, x, w, M,
+/* Runs g: the jobs' out (NULL: no input gradient wanted), dx_mode, dw, db, dy, x, w, M,
  * K, N set; jobs writing the same input gradient adjacent, in order. All jobs have the
  * same N. */
 static void linear_backward_group(LinearBackGroup *g, const NetCtx *c)
@@ -406,7 +409,7 @@ static void linear_backward(float *dx, int dx_mode, float *dw, float *db, const 
                             const float *x, const float *w, int M, int K, int N,
                             const NetCtx *c)
 {
-    LinearBackGroup g = {.job = {{.out = dx, .dx_set = dx_mode == DX_SET, .dw = dw, .db = db,
+    LinearBackGroup g = {.job = {{.out = dx, .dx_mode = dx_mode, .dw = dw, .db = db,
                                   .dy = dy, .x = x, .w = w, .M = M, .K = K, .N = N}},
                          .n = 1};
     linear_backward_group(&g, c);
@@ -733,11 +736,11 @@ static void mha_block_backward(float *dxq, float *dxkv, NetScratch *s, const flo
                  .causal = m->causal};
     pool_run(c->pool, B * c->H, attn_backward_task, &j);
     LinearBackGroup lg = {
-        .job = {{.out = dxq, .dx_set = 1, .dw = (float *)g->w_query, .db = (float *)g->b_query,
+        .job = {{.out = dxq, .dx_mode = DX_SET, .dw = (float *)g->w_query, .db = (float *)g->b_query,
                  .dy = s->dq, .x = xq, .w = w->w_query, .M = Mq, .K = D, .N = D},
-                {.out = dxkv, .dx_set = 0, .dw = (float *)g->w_key, .db = (float *)g->b_key,
+                {.out = dxkv, .dx_mode = DX_ADD, .dw = (float *)g->w_key, .db = (float *)g->b_key,
                  .dy = s->dk, .x = xkv, .w = w->w_key, .M = Mk, .K = D, .N = D},
-                {.out = dxkv, .dx_set = 0, .dw = (float *)g->w_value, .db = (float *)g->b_value,
+                {.out = dxkv, .dx_mode = DX_ADD, .dw = (float *)g->w_value, .db = (float *)g->b_value,
                  .dy = s->dv, .x = xkv, .w = w->w_value, .M = Mk, .K = D, .N = D}},
         .n = 3};
     linear_backward_group(&lg, c);
@@ -756,29 +759,12 @@ static void ffn_block_forward(float *out, float *ff, const float *h, const float
     linear_forward(out, ff, w2, b2, M, c->F, c->D, 0, after, c);
 }
 
-typedef struct {
-    float *d;
-    const float *y;
-    size_t n;
-} ReluJob;
-
-static void relu_backward_task(void *ctx, int task)
-{
-    const ReluJob *j = ctx;
-    const size_t chunk = (size_t)ROWS_PER_TASK * 256, o = (size_t)task * chunk;
-    const size_t n = j->n - o < chunk ? j->n - o : chunk;
-    kernel_relu_backward(j->d + o, j->y + o, n);
-}
-
 /* dh = the gradient by h (written); the weight gradients of both Linear layers. */
 static void ffn_block_backward(float *dh, NetScratch *s, const float *dout, const float *h,
                                const float *ff, const float *w1, const float *w2, float *dw1,
                                float *db1, float *dw2, float *db2, int M, const NetCtx *c)
 {
-    linear_backward(s->dff, DX_SET, dw2, db2, dout, ff, w2, M, c->F, c->D, c);
-    ReluJob r = {s->dff, ff, (size_t)M * c->F};
-    pool_run(c->pool, (int)((r.n + (size_t)ROWS_PER_TASK * 256 - 1) / ((size_t)ROWS_PER_TASK * 256)),
-             relu_backward_task, &r);
+    linear_backward(s->dff, DX_SET_RELU, dw2, db2, dout, ff, w2, M, c->F, c->D, c);
     linear_backward(dh, DX_SET, dw1, db1, s->dff, h, w1, M, c->D, c->F, c);
 }
 
