@@ -567,20 +567,22 @@ void kernel_relu_backward(float *dx, const float *y, size_t n)
 }
 
 KERNEL_CLONES
-double kernel_scale_sumsq(float *g, size_t n, float scale)
+double kernel_scale_sumsq(float *g, float *h, size_t n, float scale)
 {
     assert(g || n == 0);
     double s[8] = {0};
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
         for (int l = 0; l < 8; l++) {
-            g[i + l] *= scale;
+            g[i + l] = (h ? g[i + l] + h[i + l] : g[i + l]) * scale;
             s[l] += (double)g[i + l] * g[i + l];
         }
     for (int l = 0; i < n; i++, l++) {
-        g[i] *= scale;
+        g[i] = (h ? g[i] + h[i] : g[i]) * scale;
         s[l] += (double)g[i] * g[i];
     }
+    if (h)
+        memset(h, 0, sizeof(float) * n);
     double sum = 0.0;
     for (int l = 0; l < 8; l++)
         sum += s[l];

@@ -58,10 +58,11 @@ void kernel_relu(float *x, size_t n);
 /* ReLU's backward pass: dx = 0 where the forward output y was not positive. dx, y (n). */
 void kernel_relu_backward(float *dx, const float *y, size_t n);
 
-/* g *= scale over n floats; returns Σ g² (after scaling) in double, summed as eight
- * interleaved partial sums (element i into sum i mod 8) added in order at the end: an
- * order fixed by n alone, and eight independent chains instead of one. */
-double kernel_scale_sumsq(float *g, size_t n, float scale);
+/* g = (g + h) · scale over n floats, then h = 0 (h NULL: g *= scale); returns Σ g²
+ * (after scaling) in double, summed as eight interleaved partial sums (element i into
+ * sum i mod 8) added in order at the end: an order fixed by n alone, and eight
+ * independent chains instead of one. */
+double kernel_scale_sumsq(float *g, float *h, size_t n, float scale);
 
 /* One AdamW step for n parameters, in float (as PyTorch computes it), with the gradient
  * g·gscale (gscale 1 leaves it as it is; gradient clipping passes its factor here

@@ -27,7 +27,7 @@ static size_t chunk_end(int task, size_t n)
 }
 
 typedef struct {
-    float *g;
+    float *g, *h;
     size_t n;
     float scale;
     double *partial;
@@ -37,7 +37,7 @@ static void scale_task(void *ctx, int task)
 {
     const ScaleJob *j = ctx;
     const size_t i0 = chunk_start(task), i1 = chunk_end(task, j->n);
-    j->partial[task] = kernel_scale_sumsq(j->g + i0, i1 - i0, j->scale);
+    j->partial[task] = kernel_scale_sumsq(j->g + i0, j->h ? j->h + i0 : NULL, i1 - i0, j->scale);
 }
 
 static void zero_task(void *ctx, int task)
@@ -49,13 +49,13 @@ static void zero_task(void *ctx, int task)
 
 void grads_zero(float *g, size_t n, Pool *pool)
 {
-    ScaleJob j = {g, n, 0.0f, NULL};
+    ScaleJob j = {g, NULL, n, 0.0f, NULL};
     pool_run(pool, optim_chunks(n), zero_task, &j);
 }
 
-double grads_scale(float *g, size_t n, float scale, double *partial, Pool *pool)
+double grads_scale(float *g, float *h, size_t n, float scale, double *partial, Pool *pool)
 {
-    ScaleJob j = {g, n, scale, partial};
+    ScaleJob j = {g, h, n, scale, partial};
     const int chunks = optim_chunks(n);
     pool_run(pool, chunks, scale_task, &j);
     double s = 0.0;

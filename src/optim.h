@@ -22,9 +22,11 @@ int optim_chunks(size_t n);
  * cache a share of what the weight gradients' tasks write next). pool may be NULL. */
 void grads_zero(float *g, size_t n, Pool *pool);
 
-/* g *= scale over n floats, and returns Σ g² (after scaling) in double. partial holds
- * optim_chunks(n) doubles of scratch. pool may be NULL. */
-double grads_scale(float *g, size_t n, float scale, double *partial, Pool *pool);
+/* g = (g + h) · scale over n floats, then h = 0 (h NULL: g *= scale), and returns Σ g²
+ * (after scaling) in double: a second gradient block (another part of the batch's)
+ * joins the first in the same pass. partial holds optim_chunks(n) doubles of scratch.
+ * pool may be NULL. */
+double grads_scale(float *g, float *h, size_t n, float scale, double *partial, Pool *pool);
 
 /* AdamW (decoupled weight decay, applied to matrices only: spec cols > 0) with the
  * gradients grads·gscale (gradient clipping's factor, or 1). step counts from 1. m and v

@@ -366,6 +366,14 @@ static void batches_shuffle(Batches *b, uint64_t seed, int epoch)
  * The run
  */
 
+/* A batch is computed as TRAIN_SHARDS parts side by side, each a batch of its own on one
+ * thread (or its own share of threads), with its own activations and gradient block; the
+ * blocks are added in part order afterwards. A step then waits for the other thread once
+ * (at the end of the parts), not at the end of each of the layers' 80 loops; with the
+ * parts fixed in number, the sums do not depend on the thread count. */
+#define TRAIN_SHARDS 2
+_Static_assert(TRAIN_SHARDS >= 1 && TRAIN_SHARDS <= 2, "grads_scale joins at most two blocks");
+
 typedef struct Run Run;
 
 struct Run {
@@ -373,10 +381,13 @@ struct Run {
     Model m;
     Pairs train, valid;
     Batches batches;
-    Pool *pool;        /* o->threads threads for the layers' tasks */
-    Backprop tr;        /* one batch's passes, sized for the longest pair of either corpus */
+    Pool *pool;        /* up to TRAIN_SHARDS threads: one per part, and the optimiser's loops */
+    Pool *part_pool[TRAIN_SHARDS]; /* the other threads, shared among the parts' layers */
+    Backprop tr[TRAIN_SHARDS]; /* each part's passes, sized for the longest pair of either
+                                * corpus */
     TrainPair *pairs;  /* (batch) the current batch's pairs */
-    float *grads;      /* (n_params) the batch's gradient */
+    float *grads[TRAIN_SHARDS]; /* (n_params) each part's gradient; [0] the batch's after
+                                 * grads_scale */
     double *partial;   /* (optim_chunks(n_params)) grads_scale's scratch */
     float *m1, *m2;    /* AdamW moments */
     TrainLogRow *log;  /* rows since the last checkpoint */
@@ -491,18 +502,65 @@ static void fill_pairs(TrainPair *out, const Pairs *p, const int *idx, int first
     }
 }
 
+/* Part k of a batch of n pairs: pairs [part_start(n, k), part_start(n, k + 1)). Batches
+ * are sorted by length, so equal counts are about equal work. */
+static int part_start(int n, int k)
+{
+    return (int)((long)n * k / TRAIN_SHARDS);
+}
+
+typedef struct {
+    Run *r;
+    int n;           /* pairs in the batch */
+    int backward;    /* 1: dropout, the gradient; 0: the loss alone (validation) */
+    double loss[TRAIN_SHARDS];
+    int rc[TRAIN_SHARDS];
+} PartJob;
+
+static void part_task(void *ctx, int k)
+{
+    PartJob *j = ctx;
+    Run *r = j->r;
+    const int i0 = part_start(j->n, k), n = part_start(j->n, k + 1) - i0;
+    j->loss[k] = 0.0;
+    j->rc[k] = TT_OK;
+    if (n == 0)
+        return;
+    Backprop *t = &r->tr[k];
+    j->rc[k] = backprop_set_batch(t, r->pairs + i0, n);
+    if (j->rc[k] != TT_OK)
+        return;
+    const float ls = j->backward ? r->o->label_smoothing : 0.0f;
+    backprop_forward(t, j->backward);
+    backprop_loss(t, ls, &j->loss[k]);
+    if (j->backward)
+        backprop_backward(t, r->grads[k], ls);
+}
+
+/* The pairs r->pairs[0..n-1], in TRAIN_SHARDS parts side by side: their summed loss into
+ * *loss and, with backward, each part's gradient added into its block. */
+static int run_parts(Run *r, int n, int backward, double *loss)
+{
+    PartJob j = {.r = r, .n = n, .backward = backward};
+    pool_run(r->pool, TRAIN_SHARDS, part_task, &j);
+    *loss = 0.0;
+    for (int k = 0; k < TRAIN_SHARDS; k++) {
+        if (j.rc[k] != TT_OK)
+            return j.rc[k];
+        *loss += j.loss[k];
+    }
+    return TT_OK;
+}
+
 /* Computes the current batch (the pairs r->pairs[0..n-1]): the gradient of its summed
- * loss into r->grads (zeroed first), its loss into *loss and its target tokens into
- * *tokens. */
+ * loss into the parts' blocks r->grads (zeroed first: grads_scale leaves every block but
+ * the first zero), its loss into *loss and its target tokens into *tokens. */
 static int run_batch(Run *r, int n, double *loss, long *tokens)
 {
-    int rc = backprop_set_batch(&r->tr, r->pairs, n);
+    grads_zero(r->grads[0], r->m.n_params, r->pool);
+    int rc = run_parts(r, n, 1, loss);
     if (rc != TT_OK)
         return rc;
-    grads_zero(r->grads, r->m.n_params, r->pool);
-    backprop_forward(&r->tr, 1);
-    backprop_loss(&r->tr, r->o->label_smoothing, loss);
-    backprop_backward(&r->tr, r->grads, r->o->label_smoothing);
     long tok = 0;
     for (int i = 0; i < n; i++)
         tok += r->pairs[i].n_tgt + 1;
@@ -618,12 +676,10 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
     for (int i0 = 0; rc == TT_OK && i0 < r->valid.n; i0 += r->batch) {
         const int n = r->valid.n - i0 < r->batch ? r->valid.n - i0 : r->batch;
         fill_pairs(r->pairs, &r->valid, NULL, i0, n, 0, 0);
-        rc = backprop_set_batch(&r->tr, r->pairs, n);
+        double l = 0.0;
+        rc = run_parts(r, n, 0, &l);
         if (rc != TT_OK)
             break;
-        backprop_forward(&r->tr, 0);
-        double l = 0.0;
-        backprop_loss(&r->tr, 0.0f, &l);
         loss += l;
         for (int i = 0; i < n; i++)
             tokens += r->pairs[i].n_tgt + 1;
@@ -867,9 +923,12 @@ static float schedule(const TrainOptions *o, long step, long total)
 static void run_free(Run *r)
 {
     free(r->partial);
-    free(r->grads);
     free(r->pairs);
-    backprop_free(&r->tr);
+    for (int k = 0; k < TRAIN_SHARDS; k++) {
+        free(r->grads[k]);
+        backprop_free(&r->tr[k]);
+        pool_close(r->part_pool[k]);
+    }
     pool_close(r->pool);
     free(r->log);
     free(r->m2);
@@ -971,13 +1030,24 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                 max_src = sets[k]->src_len[i] + 1 > max_src ? sets[k]->src_len[i] + 1 : max_src;
                 max_tgt = sets[k]->tgt_len[i] + 1 > max_tgt ? sets[k]->tgt_len[i] + 1 : max_tgt;
             }
-        rc = pool_open(&r->pool, o->threads);
-        if (rc == TT_OK)
-            rc = backprop_init(&r->tr, &r->m, r->batch, max_src, max_tgt, o->dropout, r->pool);
+        /* One thread per part; the rest shared among the parts (3 threads: 2 and 1). */
+        rc = pool_open(&r->pool, o->threads < TRAIN_SHARDS ? o->threads : TRAIN_SHARDS);
+        const int part_cap = (r->batch + TRAIN_SHARDS - 1) / TRAIN_SHARDS;
+        for (int k = 0; rc == TT_OK && k < TRAIN_SHARDS; k++) {
+            const int threads = o->threads / TRAIN_SHARDS + (k < o->threads % TRAIN_SHARDS);
+            if (threads > 1)
+                rc = pool_open(&r->part_pool[k], threads);
+            if (rc == TT_OK)
+                rc = backprop_init(&r->tr[k], &r->m, part_cap, max_src, max_tgt, o->dropout,
+                                   r->part_pool[k]);
+            /* Zero: a part's block is added into, and grads_scale leaves it zero. */
+            r->grads[k] = rc == TT_OK ? calloc(n, sizeof(float)) : NULL;
+            if (rc == TT_OK && !r->grads[k])
+                rc = TT_ENOMEM;
+        }
         r->pairs = rc == TT_OK ? malloc(sizeof *r->pairs * (size_t)r->batch) : NULL;
-        r->grads = rc == TT_OK ? malloc(sizeof(float) * n) : NULL;
         r->partial = rc == TT_OK ? malloc(sizeof(double) * (size_t)optim_chunks(n)) : NULL;
-        if (rc == TT_OK && (!r->pairs || !r->grads || !r->partial))
+        if (rc == TT_OK && (!r->pairs || !r->partial))
             rc = TT_ENOMEM;
         if (rc != TT_OK)
             snprintf(err, errlen, "%s", status_message(rc));
@@ -993,7 +1063,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     const long steps_total = steps_per_epoch * o->epochs;
     long steps_this_run = 0;
     double tokens_this_run = 0, flops_this_run = 0;
-    float *grads = r->grads;
+    float *grads = r->grads[0];
     while (rc == TT_OK && r->epoch < o->epochs) {
         batches_shuffle(&r->batches, o->seed, r->epoch);
         while (rc == TT_OK && r->batch_pos < r->batches.n_batches) {
@@ -1019,7 +1089,8 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                 break;
             }
             /* Mean per token; then the norm, checked before anything is changed. */
-            const double norm2 = grads_scale(grads, n, 1.0f / (float)tokens, r->partial, r->pool);
+            const double norm2 = grads_scale(grads, TRAIN_SHARDS > 1 ? r->grads[1] : NULL, n,
+                                             1.0f / (float)tokens, r->partial, r->pool);
             const double mean_loss = loss / (double)tokens;
             if (!isfinite(mean_loss) || !isfinite(norm2)) {
                 snprintf(err, errlen, "step %ld: the %s is %s; stopped before the optimiser "

@@ -7,7 +7,8 @@
  * the same libm (exp/log/sqrt/pow), and a run interrupted and resumed computes exactly
  * what an uninterrupted run does: the data order is a function of (seed, epoch), and the
  * checkpoint holds the weights, the AdamW moments, the step and the position in the
- * epoch. The threads share each layer's work in tasks fixed by the batch (net.h).
+ * epoch. A batch is computed as two halves side by side, a thread each (any further
+ * threads share each half's layers in tasks fixed by its shape, net.h).
  *
  * Checkpoints: every checkpoint is one SQLite transaction in WAL mode holding the weights,
  * the optimiser state (tensors optim.m and optim.v), the position (meta train_step,

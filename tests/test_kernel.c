@@ -270,13 +270,35 @@ static void test_kernel_scale_sumsq(void **state)
             want[i] = g[i] * 0.37f;
             ref += (long double)want[i] * want[i];
         }
-        const double got = kernel_scale_sumsq(g, n, 0.37f);
+        const double got = kernel_scale_sumsq(g, NULL, n, 0.37f);
         for (size_t i = 0; i < n; i++)
             assert_true(g[i] == want[i]);
         assert_true(fabs(got - (double)ref) <= 1e-12 * (double)ref + 1e-300);
         free(want);
         free(g);
     }
+}
+
+/* With a second block h: g = (g + h) · scale, h zeroed, the sum of squares of the new g. */
+static void test_kernel_scale_sumsq_adds_second_block(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 14);
+    enum { N = 37 };
+    float g[N], h[N], want[N];
+    rng_fill_uniform(&rng, g, N, -3, 3);
+    rng_fill_uniform(&rng, h, N, -3, 3);
+    double ref = 0;
+    for (int i = 0; i < N; i++) {
+        want[i] = (g[i] + h[i]) * 0.25f;
+        ref += (double)want[i] * want[i];
+    }
+    const double got = kernel_scale_sumsq(g, h, N, 0.25f);
+    assert_memory_equal(g, want, sizeof g);
+    for (int i = 0; i < N; i++)
+        assert_true(h[i] == 0.0f);
+    assert_true(fabs(got - ref) <= 1e-12 * ref);
 }
 
 /* kernel_adamw's gscale gives, bit for bit, the step on gradients scaled beforehand (as
@@ -447,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_kernel_matmul_nt_backward_matches_naive),
         cmocka_unit_test(test_kernel_relu_and_adamw),
         cmocka_unit_test(test_kernel_scale_sumsq),
+        cmocka_unit_test(test_kernel_scale_sumsq_adds_second_block),
         cmocka_unit_test(test_kernel_colsum_acc),
         cmocka_unit_test(test_kernel_exp_sum_matches_exp),
         cmocka_unit_test(test_kernel_exp_sum_propagates_nan),
