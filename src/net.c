@@ -221,6 +221,7 @@ typedef struct {
     int relu;           /* forward: ReLU after the product */
     int dx_mode;        /* backward: DX_ADD, DX_SET or DX_SET_RELU */
     const Residual *after; /* forward: what follows the product, or NULL */
+    int row_blocks;     /* forward: tasks over the rows (forward_tasks) */
 } LinearJob;
 
 /* Task t of n over M rows starts at row_block_start(M, n, t): M split evenly, each
@@ -232,20 +233,21 @@ static int row_block_start(int M, int n, int t)
 }
 
 /* Tasks of a Linear layer's forward pass over M rows: M / ROWS_PER_TASK, at most four,
- * at least one. A task copies the whole weight into the kernel's panels, which pays
- * only over enough rows (kernel.c); four keep two threads evenly busy, and every task
- * has at least 42 rows, so each takes the kernel's panel path (32 rows or more) unless M
- * itself is smaller. The split depends on M alone. */
-static int forward_tasks(int M)
+ * at least one; one when there is one thread. A task copies the whole weight into the
+ * kernel's panels, which pays only over enough rows (kernel.c); four keep two threads
+ * evenly busy. Every task has at least 42 rows, so each takes the kernel's panel path
+ * (32 rows or more) unless M itself is smaller, as one task of M rows does: the bits do
+ * not depend on the split. */
+static int forward_tasks(int M, const Pool *pool)
 {
     const int n = M / ROWS_PER_TASK;
-    return n < 1 ? 1 : n > 4 ? 4 : n;
+    return pool_threads(pool) == 1 || n < 1 ? 1 : n > 4 ? 4 : n;
 }
 
 static void linear_forward_task(void *ctx, int task)
 {
     const LinearJob *j = ctx;
-    const int n = forward_tasks(j->M);
+    const int n = j->row_blocks;
     const int i0 = row_block_start(j->M, n, task), m = row_block_start(j->M, n, task + 1) - i0;
     float *out = j->out + (size_t)i0 * j->N;
     kernel_matmul_nt(out, j->x + (size_t)i0 * j->K, j->w, j->b, m, j->K, j->N);
@@ -279,8 +281,10 @@ static void linear_group_task(void *ctx, int task)
 
 static void linear_forward_group(LinearGroup *g, const NetCtx *c)
 {
-    const int M = g->job[0].M;
-    pool_run(c->pool, g->n * forward_tasks(M), linear_group_task, g);
+    const int n = forward_tasks(g->job[0].M, c->pool);
+    for (int k = 0; k < g->n; k++)
+        g->job[k].row_blocks = n;
+    pool_run(c->pool, g->n * n, linear_group_task, g);
 }
 
 /* out (M, N) = x (M, K) · wᵀ + b, then ReLU when relu is 1. */
