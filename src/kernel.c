@@ -72,15 +72,12 @@ const char *kernel_variant(void)
 /* kernel_matmul_nt packs a panel only for this many rows of a or more (measured with
  * `make bench`: below it, the copy costs more than the dot products' lane sums). */
 #define NT_PANEL_MIN_ROWS 32
-/* ... and the wide tile's panel from this many rows (below it, copying the wider panel
- * cost more than the wide tile saved: 95 against 105 GFLOP/s at 48 rows, 136 against
- * 112 at 78). */
-#ifndef NT_WIDE_MIN_ROWS
-#define NT_WIDE_MIN_ROWS 72
-#endif
-#ifndef NT_PANEL_FLOATS
-#define NT_PANEL_FLOATS (PANEL_K * 2 * TILE_COLS)
-#endif
+/* Floats in kernel_matmul_nt's panel: 32 KiB of stack, PANEL_K rows of the narrow tile's
+ * 16 columns or 128 rows of the widest tile's 64, which keeps it in the L1 cache (twice
+ * that measured no faster). Where the widest tile runs, every product of 32 rows or
+ * more uses it: with the panel packed through registers, the wider panel pays at every
+ * size (at 32 rows × 128 × 128, 155 against 126 GFLOP/s for the narrow tile). */
+#define NT_PANEL_FLOATS 8192
 
 typedef float vfloat __attribute__((vector_size(TILE_COLS * sizeof(float))));
 
@@ -174,8 +171,12 @@ static inline __attribute__((always_inline)) void tile_column(Tile t, int M, int
  * and each broadcast of a serves nv and `rows` multiply-adds instead of one and six.
  * Each output element sums the same products in the same order as in the narrow tile,
  * so the two give the same bits. */
+#ifndef WIDE_ROWS
 #define WIDE_ROWS 6
+#endif
+#ifndef WIDE_VECS
 #define WIDE_VECS 4
+#endif
 #ifndef WIDE_K
 #define WIDE_K 256
 #endif
@@ -509,7 +510,7 @@ void kernel_matmul_nt(float *out, const float *a, const float *b, const float *b
     }
     float panel[NT_PANEL_FLOATS];
     int j0 = 0;
-    if (M >= NT_WIDE_MIN_ROWS && use_wide_tile())
+    if (use_wide_tile())
         for (int nv = WIDE_VECS; nv >= 2; nv /= 2)
             for (; j0 + nv * TILE_COLS <= N; j0 += nv * TILE_COLS) {
                 const int width = nv * TILE_COLS;
