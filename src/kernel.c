@@ -165,21 +165,17 @@ static inline __attribute__((always_inline)) void tile_column(Tile t, int M, int
 }
 
 /* The wide tile: `rows` rows (at most WIDE_ROWS) by nv vectors (nv · TILE_COLS columns,
- * all written, nv at most WIDE_VECS). Worth it where a vector is one register and there
+ * all written; nv at most WIDE_VECS). Worth it where a vector is one register and there
  * are 32 of them (AVX-512): two fused multiply-add units of four cycles' latency want
- * eight independent chains, which the narrow tile's six cannot give, and each load of b
- * and each broadcast of a serves nv and `rows` multiply-adds instead of one and six.
+ * eight independent chains, which the narrow tile's six cannot give. At 6 × 4 it holds
+ * 24 accumulators (with the four loaded vectors of b and a broadcast, 29 registers) and
+ * needs 10 loads per 24 multiply-adds, against 8 per 12 at 6 × 2: 208 against 183
+ * GFLOP/s for kernel_matmul at 48 × 128 × 128. 12 × 2 measured the same as 6 × 4 and
+ * 8 × 3 slower (a 48-column block also leaves more columns to the narrow tile).
  * Each output element sums the same products in the same order as in the narrow tile,
  * so the two give the same bits. */
-#ifndef WIDE_ROWS
 #define WIDE_ROWS 6
-#endif
-#ifndef WIDE_VECS
 #define WIDE_VECS 4
-#endif
-#ifndef WIDE_K
-#define WIDE_K 256
-#endif
 static inline __attribute__((always_inline)) void tile_run_wide(const Tile *t, int rows, int nv,
                                                                  int K, int accumulate,
                                                                  const float *init)
@@ -268,8 +264,8 @@ static inline __attribute__((always_inline)) void gemm_nn(float *c, const float 
     if (use_wide_tile())
         for (int nv = WIDE_VECS; nv >= 2; nv /= 2)
             for (; j0 + nv * TILE_COLS <= N; j0 += nv * TILE_COLS)
-                for (int k0 = 0; k0 < K; k0 += WIDE_K) {
-                    const int kc = K - k0 < WIDE_K ? K - k0 : WIDE_K;
+                for (int k0 = 0; k0 < K; k0 += PANEL_K) {
+                    const int kc = K - k0 < PANEL_K ? K - k0 : PANEL_K;
                     Tile t = {c + j0, N, a + (size_t)k0 * a_cs, a_rs, a_cs, b + (size_t)k0 * N + j0, N};
                     if (nv == WIDE_VECS)
                         tile_column_wide(t, M, WIDE_VECS, kc, accumulate || k0 > 0, NULL);
