@@ -73,10 +73,12 @@ const char *kernel_variant(void)
 /* kernel_matmul_nt packs a panel only for this many rows of a or more (measured with
  * `make bench`: below it, the copy costs more than the dot products' lane sums). */
 #define NT_PANEL_MIN_ROWS 32
-/* ... and the wide tile's panel from this many rows (below it, copying the wider panel
- * cost more than the wide tile saved: 95 against 105 GFLOP/s at 48 rows, 136 against
- * 112 at 78). */
-#define NT_WIDE_MIN_ROWS 72
+/* Floats in kernel_matmul_nt's panel: 32 KiB of stack, PANEL_K rows of the narrow tile's
+ * 16 columns or 128 rows of the widest tile's 64, which keeps it in the L1 cache (twice
+ * that measured no faster). Where the widest tile runs, every product of 32 rows or
+ * more uses it: with the panel packed through registers, the wider panel pays at every
+ * size (at 32 rows × 128 × 128, 155 against 126 GFLOP/s for the narrow tile). */
+#define NT_PANEL_FLOATS 8192
 
 typedef float vfloat __attribute__((vector_size(TILE_COLS * sizeof(float))));
 
@@ -163,19 +165,25 @@ static inline __attribute__((always_inline)) void tile_column(Tile t, int M, int
     tile_rows(&t, i, M, 1, cols, K, accumulate, init);
 }
 
-/* The wide tile: TILE_ROWS rows by two vectors (2·TILE_COLS columns, all written), twelve
- * chains of multiply-adds against two loads of b per step. Worth it where a vector is one
- * register and there are 32 of them (AVX-512): two FMA units of four cycles' latency want
- * eight chains, which the narrow tile's six cannot give, and it loads b half as often per
- * multiply-add. Each output element sums the same products in the same order as in the
- * narrow tile, so the two give the same bits. */
-static inline __attribute__((always_inline)) void tile_run_wide(const Tile *t, int rows, int K,
-                                                                 int accumulate,
+/* The wide tile: `rows` rows (at most WIDE_ROWS) by nv vectors (nv · TILE_COLS columns,
+ * all written; nv at most WIDE_VECS). Worth it where a vector is one register and there
+ * are 32 of them (AVX-512): two fused multiply-add units of four cycles' latency want
+ * eight independent chains, which the narrow tile's six cannot give. At 6 × 4 it holds
+ * 24 accumulators (with the four loaded vectors of b and a broadcast, 29 registers) and
+ * needs 10 loads per 24 multiply-adds, against 8 per 12 at 6 × 2: 208 against 183
+ * GFLOP/s for kernel_matmul at 48 × 128 × 128. 12 × 2 measured the same as 6 × 4 and
+ * 8 × 3 slower (a 48-column block also leaves more columns to the narrow tile).
+ * Each output element sums the same products in the same order as in the narrow tile,
+ * so the two give the same bits. */
+#define WIDE_ROWS 6
+#define WIDE_VECS 4
+static inline __attribute__((always_inline)) void tile_run_wide(const Tile *t, int rows, int nv,
+                                                                 int K, int accumulate,
                                                                  const float *init)
 {
-    vfloat acc[TILE_ROWS][2];
+    vfloat acc[WIDE_ROWS][WIDE_VECS];
     for (int r = 0; r < rows; r++)
-        for (int h = 0; h < 2; h++) {
+        for (int h = 0; h < nv; h++) {
             if (accumulate)
                 VLOAD(acc[r][h], t->c + (size_t)r * t->ldc + h * TILE_COLS);
             else if (init)
@@ -185,43 +193,43 @@ static inline __attribute__((always_inline)) void tile_run_wide(const Tile *t, i
         }
     const float *a = t->a, *b = t->b;
     for (int k = 0; k < K; k++) {
-        vfloat b0, b1;
-        VLOAD(b0, b);
-        VLOAD(b1, b + TILE_COLS);
+        vfloat bv[WIDE_VECS];
+        for (int h = 0; h < nv; h++)
+            VLOAD(bv[h], b + h * TILE_COLS);
         for (int r = 0; r < rows; r++) {
             const float ar = a[(size_t)r * t->a_rs];
-            acc[r][0] += ar * b0;
-            acc[r][1] += ar * b1;
+            for (int h = 0; h < nv; h++)
+                acc[r][h] += ar * bv[h];
         }
         a += t->a_cs;
         b += t->ldb;
     }
     for (int r = 0; r < rows; r++)
-        for (int h = 0; h < 2; h++)
+        for (int h = 0; h < nv; h++)
             VSTORE(t->c + (size_t)r * t->ldc + h * TILE_COLS, acc[r][h]);
 }
 
 static inline __attribute__((always_inline)) int tile_rows_wide(Tile *t, int i, int M,
-                                                                int rows, int K,
+                                                                int rows, int nv, int K,
                                                                 int accumulate,
                                                                 const float *init)
 {
     for (; i + rows <= M; i += rows) {
-        tile_run_wide(t, rows, K, accumulate, init);
+        tile_run_wide(t, rows, nv, K, accumulate, init);
         t->c += (size_t)rows * t->ldc;
         t->a += (size_t)rows * t->a_rs;
     }
     return i;
 }
 
-static inline __attribute__((always_inline)) void tile_column_wide(Tile t, int M, int K,
+static inline __attribute__((always_inline)) void tile_column_wide(Tile t, int M, int nv, int K,
                                                                     int accumulate,
                                                                     const float *init)
 {
-    int i = tile_rows_wide(&t, 0, M, TILE_ROWS, K, accumulate, init);
-    i = tile_rows_wide(&t, i, M, 4, K, accumulate, init);
-    i = tile_rows_wide(&t, i, M, 2, K, accumulate, init);
-    tile_rows_wide(&t, i, M, 1, K, accumulate, init);
+    int i = tile_rows_wide(&t, 0, M, WIDE_ROWS, nv, K, accumulate, init);
+    i = tile_rows_wide(&t, i, M, 4, nv, K, accumulate, init);
+    i = tile_rows_wide(&t, i, M, 2, nv, K, accumulate, init);
+    tile_rows_wide(&t, i, M, 1, nv, K, accumulate, init);
 }
 
 /* Whether this build and CPU use the wide tile: only the clones, where the CPU has
@@ -255,12 +263,16 @@ static inline __attribute__((always_inline)) void gemm_nn(float *c, const float 
     float strip[PANEL_K * TILE_COLS];
     int j0 = 0;
     if (use_wide_tile())
-        for (; j0 + 2 * TILE_COLS <= N; j0 += 2 * TILE_COLS)
-            for (int k0 = 0; k0 < K; k0 += PANEL_K) {
-                const int kc = K - k0 < PANEL_K ? K - k0 : PANEL_K;
-                Tile t = {c + j0, N, a + (size_t)k0 * a_cs, a_rs, a_cs, b + (size_t)k0 * N + j0, N};
-                tile_column_wide(t, M, kc, accumulate || k0 > 0, NULL);
-            }
+        for (int nv = WIDE_VECS; nv >= 2; nv /= 2)
+            for (; j0 + nv * TILE_COLS <= N; j0 += nv * TILE_COLS)
+                for (int k0 = 0; k0 < K; k0 += PANEL_K) {
+                    const int kc = K - k0 < PANEL_K ? K - k0 : PANEL_K;
+                    Tile t = {c + j0, N, a + (size_t)k0 * a_cs, a_rs, a_cs, b + (size_t)k0 * N + j0, N};
+                    if (nv == WIDE_VECS)
+                        tile_column_wide(t, M, WIDE_VECS, kc, accumulate || k0 > 0, NULL);
+                    else
+                        tile_column_wide(t, M, 2, kc, accumulate || k0 > 0, NULL);
+                }
     for (int j = j0; j < N; j += TILE_COLS) {
         const int cols = N - j < TILE_COLS ? N - j : TILE_COLS;
         for (int k0 = 0; k0 < K; k0 += PANEL_K) {
@@ -436,30 +448,54 @@ static inline __attribute__((always_inline)) void matmul_nt_dots(float *out, con
     }
 }
 
+/* A 16 × 16 block transposed in registers: four rounds, each interleaving row p with row
+ * p + 8 into rows 2p and 2p + 1. An element's row and column index, read as one 8-bit
+ * number, rotate left by one bit each round, so after four they have swapped. 64
+ * shuffles instead of 256 single-float stores. */
+static inline __attribute__((always_inline)) void transpose16(vfloat *v)
+{
+    for (int round = 0; round < 4; round++) {
+        vfloat x[16];
+        for (int p = 0; p < 8; p++) {
+            x[2 * p] = SHUF(v[p], v[p + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+            x[2 * p + 1] = SHUF(v[p], v[p + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30,
+                                15, 31);
+        }
+        for (int p = 0; p < 16; p++)
+            v[p] = x[p];
+    }
+}
+
 /* Rows j..j+cols-1 of b (each K long), from column k0 for kc, copied transposed into a
- * panel `width` floats wide (kc rows), the columns past cols zero. Row by row of b:
- * contiguous reads, the writes a column of the panel. */
+ * panel `width` floats wide (kc rows), the columns past cols zero. Whole 16 × 16 blocks
+ * go through registers (transpose16); the rest element by element, row by row of b. */
 static inline __attribute__((always_inline)) void pack_panel(float *panel, int width,
                                                               const float *b, int K, int j,
                                                               int cols, int k0, int kc)
 {
-    for (int jj = 0; jj < width; jj++) {
-        if (jj < cols) {
+    for (int j1 = 0; j1 < width; j1 += TILE_COLS) {
+        int k = 0;
+        if (cols - j1 >= TILE_COLS)
+            for (; k + TILE_COLS <= kc; k += TILE_COLS) {
+                vfloat v[TILE_COLS];
+                for (int r = 0; r < TILE_COLS; r++)
+                    VLOAD(v[r], b + (size_t)(j + j1 + r) * K + k0 + k);
+                transpose16(v);
+                for (int r = 0; r < TILE_COLS; r++)
+                    VSTORE(panel + (size_t)(k + r) * width + j1, v[r]);
+            }
+        for (int jj = j1; jj < j1 + TILE_COLS; jj++) {
             const float *bj = b + (size_t)(j + jj) * K + k0;
-            for (int k = 0; k < kc; k++)
-                panel[(size_t)k * width + jj] = bj[k];
-        } else {
-            for (int k = 0; k < kc; k++)
-                panel[(size_t)k * width + jj] = 0.0f;
+            for (int kk = k; kk < kc; kk++)
+                panel[(size_t)kk * width + jj] = jj < cols ? bj[kk] : 0.0f;
         }
     }
 }
 
-/* a · bᵀ + bias. With a few rows, dot products (matmul_nt_dots). With more, TILE_COLS
- * rows of b at a time (TILE_COLS output columns) are copied transposed into a panel of
- * at most PANEL_K × TILE_COLS, then every row of a runs against the panel as a tile: the
- * copy costs N·K moves per call against M·N·K multiply-adds, and the tile needs no lane
- * sums. */
+/* a · bᵀ + bias. With a few rows, dot products (matmul_nt_dots). With more, blocks of b's
+ * rows (output columns) are copied transposed into a panel of at most NT_PANEL_FLOATS,
+ * then every row of a runs against the panel as a tile: the copy costs N·K moves per
+ * call against M·N·K multiply-adds, and the tile needs no lane sums. */
 KERNEL_CLONES
 void kernel_matmul_nt(float *out, const float *a, const float *b, const float *bias,
                       int M, int K, int N)
@@ -469,20 +505,26 @@ void kernel_matmul_nt(float *out, const float *a, const float *b, const float *b
         matmul_nt_dots(out, a, b, bias, M, K, N);
         return;
     }
-    float panel[PANEL_K * 2 * TILE_COLS];
+    float panel[NT_PANEL_FLOATS];
     int j0 = 0;
-    if (M >= NT_WIDE_MIN_ROWS && use_wide_tile())
-        for (; j0 + 2 * TILE_COLS <= N; j0 += 2 * TILE_COLS) {
-            float init[2 * TILE_COLS] = {0};
-            if (bias)
-                memcpy(init, bias + j0, sizeof init);
-            for (int k0 = 0; k0 < K; k0 += PANEL_K) {
-                const int kc = K - k0 < PANEL_K ? K - k0 : PANEL_K;
-                pack_panel(panel, 2 * TILE_COLS, b, K, j0, 2 * TILE_COLS, k0, kc);
-                Tile t = {out + j0, N, a + k0, K, 1, panel, 2 * TILE_COLS};
-                tile_column_wide(t, M, kc, k0 > 0, init);
+    if (use_wide_tile())
+        for (int nv = WIDE_VECS; nv >= 2; nv /= 2)
+            for (; j0 + nv * TILE_COLS <= N; j0 += nv * TILE_COLS) {
+                const int width = nv * TILE_COLS;
+                const int pk = NT_PANEL_FLOATS / width;
+                float init[WIDE_VECS * TILE_COLS] = {0};
+                if (bias)
+                    memcpy(init, bias + j0, sizeof(float) * (size_t)width);
+                for (int k0 = 0; k0 < K; k0 += pk) {
+                    const int kc = K - k0 < pk ? K - k0 : pk;
+                    pack_panel(panel, width, b, K, j0, width, k0, kc);
+                    Tile t = {out + j0, N, a + k0, K, 1, panel, width};
+                    if (nv == WIDE_VECS)
+                        tile_column_wide(t, M, WIDE_VECS, kc, k0 > 0, init);
+                    else
+                        tile_column_wide(t, M, 2, kc, k0 > 0, init);
+                }
             }
-        }
     for (int j = j0; j < N; j += TILE_COLS) {
         const int cols = N - j < TILE_COLS ? N - j : TILE_COLS;
         float init[TILE_COLS] = {0};

@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static float *random_matrix(Rng *rng, int rows, int cols)
 {
@@ -74,16 +75,18 @@ static void test_kernel_matmul_nt_is_linear_layer(void **state)
 
 /* Every path of kernel_matmul_nt against a double-precision loop: one row and pairs of
  * rows as dot products (K a multiple of 16, N a multiple of 8 or not), the transposed
- * panel (32 rows or more, or K not a multiple of 16), the wide panel (72 rows or more
- * with 32-column blocks, on AVX-512), K longer than one panel (256), and widths that
- * leave a narrow last block. */
+ * panel (32 rows or more, or K not a multiple of 16), the wide panels (32 rows or more
+ * with 64- and 32-column blocks, on AVX-512), K longer than one panel (256 rows of the
+ * narrow panel, 128 of the 64-column one) or not a multiple of the 16 × 16 blocks the
+ * panel is transposed in, and widths that leave a narrow last block. */
 static void test_kernel_matmul_nt_all_paths(void **state)
 {
     (void)state;
     static const int SHAPES[][3] = {{1, 64, 64},  {1, 64, 176}, {2, 16, 8},  {3, 32, 24},
                                     {10, 64, 176}, {10, 256, 64}, {5, 16, 5}, {9, 48, 13},
                                     {33, 64, 17}, {40, 300, 20}, {7, 7, 3},  {1, 512, 3},
-                                    {64, 520, 40}, {80, 300, 50}, {73, 64, 96}, {100, 16, 33}};
+                                    {64, 520, 40}, {80, 300, 50}, {73, 64, 96}, {100, 16, 33},
+                                    {78, 128, 307}, {40, 300, 200}, {32, 17, 96}, {56, 1, 64}};
     Rng rng;
     rng_seed(&rng, 4);
     for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
@@ -106,6 +109,46 @@ static void test_kernel_matmul_nt_all_paths(void **state)
         }
         free(a), free(w), free(bias), free(got), free(want);
     }
+}
+
+/* A column of a product has the same bits whichever tile computes it: the 64-, 32- and
+ * 16-column tiles sum the same products in the same order. The product is taken twice,
+ * the second time with the columns rotated by 48, so that every column moves to a tile
+ * of another width (on AVX-512; elsewhere all tiles are 16 wide). */
+static void test_kernel_matmul_tiles_agree_bit_for_bit(void **state)
+{
+    (void)state;
+    enum { M = 40, K = 70, N = 112, SHIFT = 48 };
+    Rng rng;
+    rng_seed(&rng, 9);
+    float *a = random_matrix(&rng, M, K), *w = random_matrix(&rng, N, K), *bias = random_matrix(&rng, 1, N);
+    float *w_rot = malloc(sizeof(float) * N * K), *bias_rot = malloc(sizeof(float) * N);
+    float *b = malloc(sizeof(float) * K * N), *b_rot = malloc(sizeof(float) * K * N);
+    float *got = malloc(sizeof(float) * M * N), *got_rot = malloc(sizeof(float) * M * N);
+    assert_non_null(w_rot), assert_non_null(bias_rot), assert_non_null(b), assert_non_null(b_rot);
+    assert_non_null(got), assert_non_null(got_rot);
+    /* Column j of the rotated product is column (j + SHIFT) mod N of the first. */
+    for (int j = 0; j < N; j++) {
+        const int from = (j + SHIFT) % N;
+        memcpy(w_rot + (size_t)j * K, w + (size_t)from * K, sizeof(float) * K);
+        bias_rot[j] = bias[from];
+        for (int k = 0; k < K; k++) {
+            b[k * N + j] = w[(size_t)j * K + k];
+            b_rot[k * N + j] = w_rot[(size_t)j * K + k];
+        }
+    }
+    kernel_matmul_nt(got, a, w, bias, M, K, N);
+    kernel_matmul_nt(got_rot, a, w_rot, bias_rot, M, K, N);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++)
+            assert_memory_equal(&got_rot[i * N + j], &got[i * N + (j + SHIFT) % N], sizeof(float));
+    kernel_matmul(got, a, b, M, K, N);
+    kernel_matmul(got_rot, a, b_rot, M, K, N);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++)
+            assert_memory_equal(&got_rot[i * N + j], &got[i * N + (j + SHIFT) % N], sizeof(float));
+    free(a), free(w), free(bias), free(w_rot), free(bias_rot), free(b), free(b_rot), free(got),
+        free(got_rot);
 }
 
 /* The backward pass accumulates dx += dy·w, dw += dyᵀ·x, db += Σ dy on top of what the
@@ -467,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_kernel_matmul_nt_is_linear_layer),
         cmocka_unit_test(test_kernel_matmul_nt_all_paths),
         cmocka_unit_test(test_kernel_matmul_nt_backward_matches_naive),
+        cmocka_unit_test(test_kernel_matmul_tiles_agree_bit_for_bit),
         cmocka_unit_test(test_kernel_relu_and_adamw),
         cmocka_unit_test(test_kernel_scale_sumsq),
         cmocka_unit_test(test_kernel_scale_sumsq_adds_second_block),
