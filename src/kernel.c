@@ -608,27 +608,38 @@ void kernel_relu_backward(float *dx, const float *y, size_t n)
         dx[i] = y[i] <= 0.0f ? 0.0f : dx[i];
 }
 
-KERNEL_CLONES
-double kernel_scale_sumsq(float *g, float *h, size_t n, float scale)
+/* kernel_scale_sumsq for add 0 (h unused) or 1 (h zeroed as it is read), a constant in each call so that the
+ * compiler vectorises each version (a test of h inside the loop kept it scalar). */
+static inline __attribute__((always_inline)) double scale_sumsq(float *g, float *h,
+                                                                size_t n, float scale,
+                                                                int add)
 {
-    assert(g || n == 0);
     double s[8] = {0};
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
         for (int l = 0; l < 8; l++) {
-            g[i + l] = (h ? g[i + l] + h[i + l] : g[i + l]) * scale;
+            g[i + l] = (add ? g[i + l] + h[i + l] : g[i + l]) * scale;
             s[l] += (double)g[i + l] * g[i + l];
+            if (add)
+                h[i + l] = 0.0f;
         }
     for (int l = 0; i < n; i++, l++) {
-        g[i] = (h ? g[i] + h[i] : g[i]) * scale;
+        g[i] = (add ? g[i] + h[i] : g[i]) * scale;
         s[l] += (double)g[i] * g[i];
+        if (add)
+            h[i] = 0.0f;
     }
-    if (h)
-        memset(h, 0, sizeof(float) * n);
     double sum = 0.0;
     for (int l = 0; l < 8; l++)
         sum += s[l];
     return sum;
+}
+
+KERNEL_CLONES
+double kernel_scale_sumsq(float *g, float *h, size_t n, float scale)
+{
+    assert(g || n == 0);
+    return h ? scale_sumsq(g, h, n, scale, 1) : scale_sumsq(g, NULL, n, scale, 0);
 }
 
 KERNEL_CLONES
