@@ -316,10 +316,36 @@ KERNEL_CLONES
 void kernel_colsum_acc(float *sums, const float *a, int lda, int M, int n)
 {
     assert((sums && a) || M == 0 || n == 0);
-    for (int i = 0; i < M; i++) {
-        const float *ai = a + (size_t)i * lda;
-        for (int k = 0; k < n; k++)
-            sums[k] += ai[k];
+    /* Sixteen columns at a time, the running sums in a register: in memory, where the
+     * compiler must assume sums may alias a, each row's addition waited for the store of
+     * the one before. The same additions in the same order. */
+    int k = 0;
+    for (; k + TILE_COLS <= n; k += TILE_COLS) {
+        vfloat acc;
+        VLOAD(acc, sums + k);
+        for (int i = 0; i < M; i++) {
+            vfloat v;
+            VLOAD(v, a + (size_t)i * lda + k);
+            acc += v;
+        }
+        VSTORE(sums + k, acc);
+    }
+    typedef float vhalf __attribute__((vector_size(TILE_COLS / 2 * sizeof(float))));
+    for (; k + TILE_COLS / 2 <= n; k += TILE_COLS / 2) {
+        vhalf acc;
+        memcpy(&acc, sums + k, sizeof acc);
+        for (int i = 0; i < M; i++) {
+            vhalf v;
+            memcpy(&v, a + (size_t)i * lda + k, sizeof v);
+            acc += v;
+        }
+        memcpy(sums + k, &acc, sizeof acc);
+    }
+    for (; k < n; k++) {
+        float acc = sums[k];
+        for (int i = 0; i < M; i++)
+            acc += a[(size_t)i * lda + k];
+        sums[k] = acc;
     }
 }
 

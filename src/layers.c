@@ -204,6 +204,7 @@ void embed_backward(float *dtable, const float *dout, const int *ids, int N, int
     }
 }
 
+KERNEL_CLONES
 void residual_add(float *x, const float *y, int n)
 {
     for (int i = 0; i < n; i++)

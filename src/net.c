@@ -257,8 +257,7 @@ static void linear_forward_task(void *ctx, int task)
     if (!r)
         return;
     const size_t o = (size_t)i0 * j->N;
-    for (size_t i = 0; i < (size_t)m * j->N; i++)
-        out[i] = r->res[o + i] + out[i];
+    residual_add(out, r->res + o, m * j->N);
     if (r->norm_out)
         layernorm_forward_cache(r->norm_out + o, r->norm_st + i0, r->norm_st + j->M + i0, out,
                                 r->norm_w, r->norm_b, m, j->N, r->eps);
