@@ -366,13 +366,13 @@ static void batches_shuffle(Batches *b, uint64_t seed, int epoch)
  * The run
  */
 
-/* A batch is computed as TRAIN_SHARDS parts side by side, each a batch of its own on one
+/* A batch is computed as TRAIN_PARTS parts side by side, each a batch of its own on one
  * thread (or its own share of threads), with its own activations and gradient block; the
  * blocks are added in part order afterwards. A step then waits for the other thread once
  * (at the end of the parts), not at the end of each of the layers' 80 loops; with the
  * parts fixed in number, the sums do not depend on the thread count. */
-#define TRAIN_SHARDS 2
-_Static_assert(TRAIN_SHARDS >= 1 && TRAIN_SHARDS <= 2, "grads_scale joins at most two blocks");
+#define TRAIN_PARTS 2
+_Static_assert(TRAIN_PARTS >= 1 && TRAIN_PARTS <= 2, "grads_scale joins at most two blocks");
 
 typedef struct Run Run;
 
@@ -381,12 +381,12 @@ struct Run {
     Model m;
     Pairs train, valid;
     Batches batches;
-    Pool *pool;        /* up to TRAIN_SHARDS threads: one per part, and the optimiser's loops */
-    Pool *part_pool[TRAIN_SHARDS]; /* the other threads, shared among the parts' layers */
-    Backprop tr[TRAIN_SHARDS]; /* each part's passes, sized for the longest pair of either
+    Pool *pool;        /* up to TRAIN_PARTS threads: one per part, and the optimiser's loops */
+    Pool *part_pool[TRAIN_PARTS]; /* the other threads, shared among the parts' layers */
+    Backprop tr[TRAIN_PARTS]; /* each part's passes, sized for the longest pair of either
                                 * corpus */
     TrainPair *pairs;  /* (batch) the current batch's pairs */
-    float *grads[TRAIN_SHARDS]; /* (n_params) each part's gradient; [0] the batch's after
+    float *grads[TRAIN_PARTS]; /* (n_params) each part's gradient; [0] the batch's after
                                  * grads_scale */
     double *partial;   /* (optim_chunks(n_params)) grads_scale's scratch */
     float *m1, *m2;    /* AdamW moments */
@@ -506,15 +506,15 @@ static void fill_pairs(TrainPair *out, const Pairs *p, const int *idx, int first
  * are sorted by length, so equal counts are about equal work. */
 static int part_start(int n, int k)
 {
-    return (int)((long)n * k / TRAIN_SHARDS);
+    return (int)((long)n * k / TRAIN_PARTS);
 }
 
 typedef struct {
     Run *r;
     int n;           /* pairs in the batch */
     int backward;    /* 1: dropout, the gradient; 0: the loss alone (validation) */
-    double loss[TRAIN_SHARDS];
-    int rc[TRAIN_SHARDS];
+    double loss[TRAIN_PARTS];
+    int rc[TRAIN_PARTS];
 } PartJob;
 
 static void part_task(void *ctx, int k)
@@ -537,14 +537,14 @@ static void part_task(void *ctx, int k)
         backprop_backward(t, r->grads[k], ls);
 }
 
-/* The pairs r->pairs[0..n-1], in TRAIN_SHARDS parts side by side: their summed loss into
+/* The pairs r->pairs[0..n-1], in TRAIN_PARTS parts side by side: their summed loss into
  * *loss and, with backward, each part's gradient added into its block. */
 static int run_parts(Run *r, int n, int backward, double *loss)
 {
     PartJob j = {.r = r, .n = n, .backward = backward};
-    pool_run(r->pool, TRAIN_SHARDS, part_task, &j);
+    pool_run(r->pool, TRAIN_PARTS, part_task, &j);
     *loss = 0.0;
-    for (int k = 0; k < TRAIN_SHARDS; k++) {
+    for (int k = 0; k < TRAIN_PARTS; k++) {
         if (j.rc[k] != TT_OK)
             return j.rc[k];
         *loss += j.loss[k];
@@ -924,7 +924,7 @@ static void run_free(Run *r)
 {
     free(r->partial);
     free(r->pairs);
-    for (int k = 0; k < TRAIN_SHARDS; k++) {
+    for (int k = 0; k < TRAIN_PARTS; k++) {
         free(r->grads[k]);
         backprop_free(&r->tr[k]);
         pool_close(r->part_pool[k]);
@@ -1031,10 +1031,10 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                 max_tgt = sets[k]->tgt_len[i] + 1 > max_tgt ? sets[k]->tgt_len[i] + 1 : max_tgt;
             }
         /* One thread per part; the rest shared among the parts (3 threads: 2 and 1). */
-        rc = pool_open(&r->pool, o->threads < TRAIN_SHARDS ? o->threads : TRAIN_SHARDS);
-        const int part_cap = (r->batch + TRAIN_SHARDS - 1) / TRAIN_SHARDS;
-        for (int k = 0; rc == TT_OK && k < TRAIN_SHARDS; k++) {
-            const int threads = o->threads / TRAIN_SHARDS + (k < o->threads % TRAIN_SHARDS);
+        rc = pool_open(&r->pool, o->threads < TRAIN_PARTS ? o->threads : TRAIN_PARTS);
+        const int part_cap = (r->batch + TRAIN_PARTS - 1) / TRAIN_PARTS;
+        for (int k = 0; rc == TT_OK && k < TRAIN_PARTS; k++) {
+            const int threads = o->threads / TRAIN_PARTS + (k < o->threads % TRAIN_PARTS);
             if (threads > 1)
                 rc = pool_open(&r->part_pool[k], threads);
             if (rc == TT_OK)
@@ -1089,7 +1089,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
                 break;
             }
             /* Mean per token; then the norm, checked before anything is changed. */
-            const double norm2 = grads_scale(grads, TRAIN_SHARDS > 1 ? r->grads[1] : NULL, n,
+            const double norm2 = grads_scale(grads, TRAIN_PARTS > 1 ? r->grads[1] : NULL, n,
                                              1.0f / (float)tokens, r->partial, r->pool);
             const double mean_loss = loss / (double)tokens;
             if (!isfinite(mean_loss) || !isfinite(norm2)) {
