@@ -44,10 +44,10 @@ static inline __attribute__((always_inline)) void layernorm_rows(float *out, flo
         float *oi = out + (size_t)i * D;
         for (int k = 0; k < D; k++)
             oi[k] = (float)((xi[k] - mu[i]) * r[i]) * w[k] + b[k];
-        if (mean) {
+        if (mean)
             mean[i] = (float)mu[i];
+        if (rstd)
             rstd[i] = (float)r[i];
-        }
     }
 }
 
