@@ -13,6 +13,7 @@
 #include "layers.h"
 #include "status.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,12 +204,12 @@ enum { DX_ADD, DX_SET, DX_SET_RELU };
  * this to each block of rows as soon as its product is done (residual_tail otherwise).
  * The same operations as separate loops, so the same bits, without two more loops and
  * their passes over the rows. */
-typedef struct {
+struct Residual {
     const float *res;         /* (M, N) */
     float *norm_out, *norm_st; /* (M, N) and mean, rstd (2·M); NULL: no norm */
     const float *norm_w, *norm_b;
     float eps;
-} Residual;
+};
 
 typedef struct {
     float *out;         /* forward: (M, N); backward: dx (M, K) or NULL */
@@ -664,14 +665,6 @@ static void attn_backward_task(void *ctx, int task)
                             j->catt + wo, qv, kv, vv, &shape);
 }
 
-/* Weights and activations of one attention block, with its gradient views. */
-typedef struct {
-    const MhaWeights *w, *g;
-    float *q, *k, *v, *att, *ctx;
-    const int *lq, *lk;
-    int Tq, Tk, causal;
-} MhaBlock;
-
 /* r when the sublayer's last Linear layer can end the sublayer (dropout off), else NULL:
  * the mask comes before the residual, and it is drawn sentence by sentence, not in the
  * Linear layer's blocks of rows. */
@@ -694,13 +687,15 @@ static void residual_tail(float *y, float *mask, const Residual *r, const int *l
         net_norm_forward(r->norm_out, r->norm_st, y, r->norm_w, r->norm_b, B * T, c);
 }
 
-/* out (B·Tq, D) = MHA(xq, xkv), then what `after` says (NULL: nothing); the block keeps
- * q, k, v, att, ctx. */
-static void mha_block_forward(float *out, const MhaBlock *m, const float *xq, const float *xkv,
-                              int B, const Residual *after, const NetCtx *c)
+void net_mha_forward(float *out, const NetMha *m, const float *xq, const float *xkv, int B,
+                     const Residual *after, const NetCtx *c)
 {
     const MhaWeights *w = m->w;
     const int D = c->D, Mq = B * m->Tq, Mk = B * m->Tk;
+    assert(w->d_model == D && w->n_heads == c->H && D % c->H == 0);
+    for (int b = 0; b < B; b++)
+        assert(m->lq[b] >= 1 && m->lq[b] <= m->Tq && m->lk[b] >= 1 && m->lk[b] <= m->Tk &&
+               (!m->causal || m->lq[b] <= m->lk[b]));
     const LinearJob jq = {.out = m->q, .x = xq, .w = w->w_query, .b = w->b_query, .M = Mq,
                           .K = D, .N = D};
     const LinearJob jk = {.out = m->k, .x = xkv, .w = w->w_key, .b = w->b_key, .M = Mk, .K = D,
@@ -722,12 +717,9 @@ static void mha_block_forward(float *out, const MhaBlock *m, const float *xq, co
     linear_forward(out, m->ctx, w->w_out, w->b_out, Mq, D, D, 0, after, c);
 }
 
-/* The backward pass of mha_block_forward: dxq = … (written), dxkv += … (the same buffer
- * as dxq for self-attention: the query's part is written, then the key's and the value's
- * added), and the weight gradients. */
-static void mha_block_backward(float *dxq, float *dxkv, NetScratch *s, const float *dout,
-                               const MhaBlock *m, const float *xq, const float *xkv, int B,
-                               const NetCtx *c)
+void net_mha_backward(float *dxq, float *dxkv, NetScratch *s, const float *dout,
+                      const NetMha *m, const float *xq, const float *xkv, int B,
+                      const NetCtx *c)
 {
     const MhaWeights *w = m->w, *g = m->g;
     const int D = c->D, Mq = B * m->Tq, Mk = B * m->Tk;
@@ -794,11 +786,11 @@ void encoder_layer_forward(float *out, EncLayerActs *a, const EncoderLayer *w,
     const int B = nb->B, S = nb->S, M = B * S;
     /* The attention block's output goes to ctx's neighbour mid first, then the sum. */
     net_norm_forward(a->h1, a->st1, a->x, w->norm1_w, w->norm1_b, M, c);
-    MhaBlock mb = {.w = &w->self_attn, .q = a->q, .k = a->k, .v = a->v, .att = a->att,
+    NetMha mb = {.w = &w->self_attn, .q = a->q, .k = a->k, .v = a->v, .att = a->att,
                    .ctx = a->ctx, .lq = nb->src_len, .lk = nb->src_len, .Tq = S, .Tk = S};
     const Residual r1 = {.res = a->x, .norm_out = a->h2, .norm_st = a->st2,
                          .norm_w = w->norm2_w, .norm_b = w->norm2_b, .eps = c->eps};
-    mha_block_forward(a->mid, &mb, a->h1, a->h1, B, residual_in_linear(&r1, a->drop1, c), c);
+    net_mha_forward(a->mid, &mb, a->h1, a->h1, B, residual_in_linear(&r1, a->drop1, c), c);
     residual_tail(a->mid, a->drop1, &r1, nb->src_len, B, S, c);
     const Residual r2 = {.res = a->mid};
     ffn_block_forward(out, a->ff, a->h2, w->lin1_w, w->lin1_b, w->lin2_w, w->lin2_b, M,
@@ -818,10 +810,10 @@ void encoder_layer_backward(float *d, NetScratch *s, const EncoderLayer *g,
     net_norm_backward(d, (float *)g->norm2_w, (float *)g->norm2_b, s->dh, a->mid, a->st2,
                       w->norm2_w, M, c);
     /* Attention block. */
-    MhaBlock mb = {.w = &w->self_attn, .g = &g->self_attn, .q = a->q, .k = a->k, .v = a->v,
+    NetMha mb = {.w = &w->self_attn, .g = &g->self_attn, .q = a->q, .k = a->k, .v = a->v,
                    .att = a->att, .ctx = a->ctx, .lq = nb->src_len, .lk = nb->src_len,
                    .Tq = S, .Tk = S};
-    mha_block_backward(s->dh, s->dh, s, dropout_backward(s->dy, d, a->drop1, B, S, c), &mb,
+    net_mha_backward(s->dh, s->dh, s, dropout_backward(s->dy, d, a->drop1, B, S, c), &mb,
                        a->h1, a->h1, B, c);
     net_norm_backward(d, (float *)g->norm1_w, (float *)g->norm1_b, s->dh, a->x, a->st1,
                       w->norm1_w, M, c);
@@ -832,20 +824,20 @@ void decoder_layer_forward(float *out, DecLayerActs *a, const float *memory,
 {
     const int B = nb->B, T = nb->T, M = B * T;
     net_norm_forward(a->h1, a->st1, a->x, w->norm1_w, w->norm1_b, M, c);
-    MhaBlock sb = {.w = &w->self_attn, .q = a->q, .k = a->k, .v = a->v, .att = a->att,
+    NetMha sb = {.w = &w->self_attn, .q = a->q, .k = a->k, .v = a->v, .att = a->att,
                    .ctx = a->ctx, .lq = nb->tgt_len, .lk = nb->tgt_len, .Tq = T, .Tk = T,
                    .causal = 1};
     const Residual r1 = {.res = a->x, .norm_out = a->h2, .norm_st = a->st2,
                          .norm_w = w->norm2_w, .norm_b = w->norm2_b, .eps = c->eps};
-    mha_block_forward(a->mid1, &sb, a->h1, a->h1, B, residual_in_linear(&r1, a->drop1, c), c);
+    net_mha_forward(a->mid1, &sb, a->h1, a->h1, B, residual_in_linear(&r1, a->drop1, c), c);
     residual_tail(a->mid1, a->drop1, &r1, nb->tgt_len, B, T, c);
 
-    MhaBlock cb = {.w = &w->cross_attn, .q = a->cq, .k = a->ck, .v = a->cv, .att = a->catt,
+    NetMha cb = {.w = &w->cross_attn, .q = a->cq, .k = a->ck, .v = a->cv, .att = a->catt,
                    .ctx = a->cctx, .lq = nb->tgt_len, .lk = nb->src_len, .Tq = T,
                    .Tk = nb->S};
     const Residual r2 = {.res = a->mid1, .norm_out = a->h3, .norm_st = a->st3,
                          .norm_w = w->norm3_w, .norm_b = w->norm3_b, .eps = c->eps};
-    mha_block_forward(a->mid2, &cb, a->h2, memory, B, residual_in_linear(&r2, a->drop2, c), c);
+    net_mha_forward(a->mid2, &cb, a->h2, memory, B, residual_in_linear(&r2, a->drop2, c), c);
     residual_tail(a->mid2, a->drop2, &r2, nb->tgt_len, B, T, c);
 
     const Residual r3 = {.res = a->mid2};
@@ -865,18 +857,18 @@ void decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const Decod
     net_norm_backward(d, (float *)g->norm3_w, (float *)g->norm3_b, s->dh, a->mid2, a->st3,
                       w->norm3_w, M, c);
 
-    MhaBlock cb = {.w = &w->cross_attn, .g = &g->cross_attn, .q = a->cq, .k = a->ck,
+    NetMha cb = {.w = &w->cross_attn, .g = &g->cross_attn, .q = a->cq, .k = a->ck,
                    .v = a->cv, .att = a->catt, .ctx = a->cctx, .lq = nb->tgt_len,
                    .lk = nb->src_len, .Tq = T, .Tk = nb->S};
-    mha_block_backward(s->dh, dmemory, s, dropout_backward(s->dy, d, a->drop2, B, T, c), &cb,
+    net_mha_backward(s->dh, dmemory, s, dropout_backward(s->dy, d, a->drop2, B, T, c), &cb,
                        a->h2, memory, B, c);
     net_norm_backward(d, (float *)g->norm2_w, (float *)g->norm2_b, s->dh, a->mid1, a->st2,
                       w->norm2_w, M, c);
 
-    MhaBlock sb = {.w = &w->self_attn, .g = &g->self_attn, .q = a->q, .k = a->k, .v = a->v,
+    NetMha sb = {.w = &w->self_attn, .g = &g->self_attn, .q = a->q, .k = a->k, .v = a->v,
                    .att = a->att, .ctx = a->ctx, .lq = nb->tgt_len, .lk = nb->tgt_len,
                    .Tq = T, .Tk = T, .causal = 1};
-    mha_block_backward(s->dh, s->dh, s, dropout_backward(s->dy, d, a->drop1, B, T, c), &sb,
+    net_mha_backward(s->dh, s->dh, s, dropout_backward(s->dy, d, a->drop1, B, T, c), &sb,
                        a->h1, a->h1, B, c);
     net_norm_backward(d, (float *)g->norm1_w, (float *)g->norm1_b, s->dh, a->x, a->st1,
                       w->norm1_w, M, c);

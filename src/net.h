@@ -158,6 +158,50 @@ void net_norm_forward(float *out, float *st, const float *x, const float *w, con
 void net_norm_backward(float *dx, float *dw, float *db, const float *dout, const float *x,
                        const float *st, const float *w, int n, const NetCtx *c);
 
+/* ---- multi-head attention over the batch: what every encoder and decoder layer runs ---- */
+
+/* How a block ends when a layer fuses its residual sum (and the next LayerNorm) into the
+ * block's last Linear layer: private to net.c; callers outside it pass NULL. */
+typedef struct Residual Residual;
+
+/* One multi-head attention block over a batch: its weights and gradient views, and the
+ * activations the forward pass keeps for the backward pass, all the caller's. Sentence b
+ * has rows b·Tq .. b·Tq + lq[b] − 1 of the queries and b·Tk .. b·Tk + lk[b] − 1 of the
+ * keys and values; the rest of its Tq and Tk rows are padding. */
+typedef struct {
+    const MhaWeights *w; /* d_model D, n_heads H as in the NetCtx; biases may be NULL */
+    const MhaWeights *g; /* backward: gradients laid out like w (a NULL bias where w's is
+                            NULL), added to; forward: unused */
+    float *q;           /* (B·Tq, D) projected queries, heads side by side */
+    float *k, *v;       /* (B·Tk, D) projected keys and values */
+    float *att;         /* (B, H, Tq, Tk) weights: sentence b head h at (b·H+h)·Tq·Tk,
+                           packed as (lq[b], lk[b]) */
+    float *ctx;         /* (B·Tq, D) heads' contexts before the output projection; 0 in
+                           padding rows */
+    const int *lq, *lk; /* (B) each sentence's real query rows 1..Tq and key rows 1..Tk */
+    int Tq, Tk;         /* rows per sentence, padding included */
+    int causal;         /* 1: query t sees keys 0..t only (decoder self-attention;
+                           lq[b] <= lk[b]) */
+} NetMha;
+
+/* out (B·Tq, D) = concat_h(head_h) · W_outᵀ + b_out with head h = attention(xq·W_qᵀ+b_q,
+ * xkv·W_kᵀ+b_k, xkv·W_vᵀ+b_v) on the h-th column slice of width Dh, scale 1/√Dh, per
+ * sentence over its real rows (a padding row's context is 0, so its output is b_out);
+ * then what `after` says (NULL: nothing more). Fills m's q, k, v, att and ctx.
+ * xq (B·Tq, D); xkv (B·Tk, D), the same pointer as xq for self-attention. */
+void net_mha_forward(float *out, const NetMha *m, const float *xq, const float *xkv, int B,
+                     const Residual *after, const NetCtx *c);
+/* The backward pass of net_mha_forward, whose activations m still holds: dxq (B·Tq, D)
+ * written; dxkv (B·Tk, D) added to — for self-attention pass one buffer for both, and the
+ * query's part is written, then the key's and the value's added; m->g's gradients added
+ * to. dout (B·Tq, D). Uses only s's dq, dk, dv, dctx and dscores, of at least B·max(Tq,
+ * Tk) rows and B·H·Tq·Tk floats. */
+void net_mha_backward(float *dxq, float *dxkv, NetScratch *s, const float *dout,
+                      const NetMha *m, const float *xq, const float *xkv, int B,
+                      const NetCtx *c);
+
+/* ---- the layers ---- */
+
 /* out = one encoder layer of a->x (which the caller filled). out (B·S, D). */
 void encoder_layer_forward(float *out, EncLayerActs *a, const EncoderLayer *w,
                            const NetBatch *nb, const NetCtx *c);
