@@ -518,20 +518,22 @@ static const char *const MHA_NAMES[MHA_N_TENSORS] = {
     "w_query", "w_key", "w_value", "w_out", "b_query", "b_key", "b_value", "b_out",
 };
 
+/* net.c's attention block, the one every encoder and decoder layer runs, for B
+ * sentences of Tq query and Tk key rows, lq[b] and lk[b] of them real. */
 typedef struct {
     MhaWeights w;
-    MhaActs acts;
+    NetMha m;
+    NetCtx ctx;
     float *xq, *xkv, *r, *out;
-    int Tq, Tk, causal;
+    int B;
 } MhaCase;
 
 static double mha_objective(void *p)
 {
     MhaCase *c = p;
-    int rc = mha_forward(c->out, &c->acts, &c->w, c->xq, c->Tq, c->xkv, c->Tk, c->causal);
-    assert_int_equal(rc, TT_OK);
+    net_mha_forward(c->out, &c->m, c->xq, c->xkv, c->B, NULL, &c->ctx);
     const int D = c->w.d_model;
-    return weighted_sum(c->r, D, c->out, D, c->Tq, D);
+    return weighted_sum(c->r, D, c->out, D, c->B * c->m.Tq, D);
 }
 
 /* Offsets of the eight tensors in one block: four (D, D) matrices, then four (D) biases. */
@@ -540,12 +542,17 @@ static size_t mha_offset(int t, int D)
     return t < MHA_BQ ? (size_t)t * D * D : (size_t)4 * D * D + (size_t)(t - MHA_BQ) * D;
 }
 
-/* Checks mha_backward for xq of Tq rows and xkv of Tk rows (self: the same buffer, and
- * the same buffer for dxq and dxkv). Returns 1 when every tensor passes. */
-static int check_mha(Rng *rng, const char *label, int self, int Tq, int Tk, int causal)
+/* Checks net_mha_backward for B sentences, xq of Tq rows and xkv of Tk rows each (self:
+ * the same buffer, and the same buffer for dxq and dxkv), lq[b] and lk[b] of them real.
+ * dxq is written, so its "before" is 0 (the buffer starts random all the same); dxkv
+ * and the weight gradients are added to. Rows of padding get exactly nothing. Returns 1
+ * when every tensor passes. */
+static int check_mha(Rng *rng, const char *label, int self, int B, int Tq, int Tk,
+                     const int *lq, const int *lk, int causal)
 {
-    const int D = 8, H = 2;
+    const int D = 8, H = 2, R = Tq > Tk ? Tq : Tk;
     const size_t nblock = (size_t)4 * D * D + (size_t)4 * D;
+    const size_t nq = (size_t)B * Tq * D, nk = (size_t)B * Tk * D;
     float *p = rand_array(rng, nblock, -0.5f, 0.5f);
     float *g0 = rand_array(rng, nblock, -1, 1), *g = copy_array(g0, nblock);
     MhaCase c;
@@ -554,25 +561,47 @@ static int check_mha(Rng *rng, const char *label, int self, int Tq, int Tk, int 
                        p + mha_offset(MHA_WV, D), p + mha_offset(MHA_BQ, D),
                        p + mha_offset(MHA_BK, D), p + mha_offset(MHA_BV, D),
                        p + mha_offset(MHA_WO, D), p + mha_offset(MHA_BO, D)};
-    MhaGrads mg = {g + mha_offset(MHA_WQ, D), g + mha_offset(MHA_WK, D), g + mha_offset(MHA_WV, D),
-                   g + mha_offset(MHA_BQ, D), g + mha_offset(MHA_BK, D), g + mha_offset(MHA_BV, D),
-                   g + mha_offset(MHA_WO, D), g + mha_offset(MHA_BO, D)};
-    assert_int_equal(mha_acts_init(&c.acts, Tq, Tk, D, H), TT_OK);
-    MhaScratch s;
-    assert_int_equal(mha_scratch_init(&s, Tq, Tk, D), TT_OK);
-    c.Tq = Tq, c.Tk = Tk, c.causal = causal;
+    MhaWeights mg = {D, H, g + mha_offset(MHA_WQ, D), g + mha_offset(MHA_WK, D),
+                     g + mha_offset(MHA_WV, D), g + mha_offset(MHA_BQ, D),
+                     g + mha_offset(MHA_BK, D), g + mha_offset(MHA_BV, D),
+                     g + mha_offset(MHA_WO, D), g + mha_offset(MHA_BO, D)};
+    c.B = B;
+    c.ctx = (NetCtx){.D = D, .H = H, .eps = 1e-5f};
+    c.m = (NetMha){.w = &c.w, .g = &mg, .lq = lq, .lk = lk, .Tq = Tq, .Tk = Tk,
+                   .causal = causal};
+    c.m.q = rand_array(rng, nq, 0, 0);
+    c.m.k = rand_array(rng, nk, 0, 0);
+    c.m.v = rand_array(rng, nk, 0, 0);
+    c.m.att = rand_array(rng, (size_t)B * H * Tq * Tk, 0, 0);
+    c.m.ctx = rand_array(rng, nq, 0, 0);
+    NetScratch s = {.dq = rand_array(rng, (size_t)B * R * D, 0, 0),
+                    .dk = rand_array(rng, (size_t)B * R * D, 0, 0),
+                    .dv = rand_array(rng, (size_t)B * R * D, 0, 0),
+                    .dctx = rand_array(rng, (size_t)B * R * D, 0, 0),
+                    .dscores = rand_array(rng, (size_t)B * H * Tq * Tk, 0, 0)};
     /* Inputs of ±2 through weights of ±0.5 give scores of a few units: peaked softmax. */
-    c.xq = rand_array(rng, (size_t)Tq * D, -2, 2);
-    c.xkv = self ? c.xq : rand_array(rng, (size_t)Tk * D, -2, 2);
-    c.r = rand_array(rng, (size_t)Tq * D, -1, 1);
-    c.out = rand_array(rng, (size_t)Tq * D, 0, 0);
+    c.xq = rand_array(rng, nq, -2, 2);
+    c.xkv = self ? c.xq : rand_array(rng, nk, -2, 2);
+    c.r = rand_array(rng, nq, -1, 1);
+    c.out = rand_array(rng, nq, 0, 0);
     mha_objective(&c);
 
-    float *dxq0 = rand_array(rng, (size_t)Tq * D, -1, 1), *dxq = copy_array(dxq0, (size_t)Tq * D);
-    float *dxkv0 = self ? dxq0 : rand_array(rng, (size_t)Tk * D, -1, 1);
-    float *dxkv = self ? dxq : copy_array(dxkv0, (size_t)Tk * D);
-    mha_backward(dxq, dxkv, &mg, &s, c.r, &c.acts, &c.w, c.xq, Tq, c.xkv, Tk, causal);
+    float *zero = rand_array(rng, nq, 0, 0), *dxq = rand_array(rng, nq, -1, 1);
+    float *dxkv0 = self ? zero : rand_array(rng, nk, -1, 1);
+    float *dxkv = self ? dxq : copy_array(dxkv0, nk);
+    net_mha_backward(dxq, dxkv, &s, c.r, &c.m, c.xq, c.xkv, B, &c.ctx);
 
+    /* Padding rows: exactly nothing, not merely small. */
+    for (int b = 0; b < B; b++) {
+        for (int t = lq[b]; t < Tq; t++)
+            for (int k = 0; k < D; k++)
+                assert_true(dxq[((size_t)b * Tq + t) * D + k] == 0.0f);
+        for (int t = lk[b]; t < Tk; t++)
+            for (int k = 0; k < D; k++) {
+                const size_t i = ((size_t)b * Tk + t) * D + k;
+                assert_true(dxkv[i] == dxkv0[i]);
+            }
+    }
     int ok = 1;
     char name[96];
     for (int t = 0; t < MHA_N_TENSORS; t++) {
@@ -583,38 +612,52 @@ static int check_mha(Rng *rng, const char *label, int self, int Tq, int Tk, int 
         ok &= fd_check(name, cfg, mha_objective, &c, p + off, g + off, g0 + off, n);
     }
     snprintf(name, sizeof name, "mha dxq%s (%s)", self ? " = dxkv" : "", label);
-    ok &= fd_check(name, &FD_NONLINEAR, mha_objective, &c, c.xq, dxq, dxq0, (size_t)Tq * D);
+    ok &= fd_check(name, &FD_NONLINEAR, mha_objective, &c, c.xq, dxq, zero, nq);
     if (!self) {
         snprintf(name, sizeof name, "mha dxkv (%s)", label);
-        ok &= fd_check(name, &FD_NONLINEAR, mha_objective, &c, c.xkv, dxkv, dxkv0,
-                       (size_t)Tk * D);
+        ok &= fd_check(name, &FD_NONLINEAR, mha_objective, &c, c.xkv, dxkv, dxkv0, nk);
         free(dxkv), free(dxkv0), free(c.xkv);
     }
-    free(dxq), free(dxq0), free(c.out), free(c.r), free(c.xq);
-    mha_scratch_free(&s);
-    mha_acts_free(&c.acts);
+    free(dxq), free(zero), free(c.out), free(c.r), free(c.xq);
+    free(s.dscores), free(s.dctx), free(s.dv), free(s.dk), free(s.dq);
+    free(c.m.ctx), free(c.m.att), free(c.m.v), free(c.m.k), free(c.m.q);
     free(g), free(g0), free(p);
     return ok;
 }
 
-/* mha_backward adds every weight and bias gradient and dx of causal self-attention, where
- * dxq and dxkv are one buffer. */
+/* net_mha_backward adds every weight and bias gradient and writes dx of causal
+ * self-attention, where dxq and dxkv are one buffer. */
 static void test_grad_mha_self_causal(void **state)
 {
     (void)state;
     Rng rng;
     rng_seed(&rng, 16);
-    assert_true(check_mha(&rng, "self, causal", 1, 5, 5, 1));
+    static const int len[1] = {5};
+    assert_true(check_mha(&rng, "self, causal", 1, 1, 5, 5, len, len, 1));
 }
 
-/* mha_backward adds every weight and bias gradient, dxq and dxkv of cross-attention with
- * Tq ≠ Tk. */
+/* net_mha_backward adds every weight and bias gradient, writes dxq and adds dxkv of
+ * cross-attention with Tq ≠ Tk. */
 static void test_grad_mha_cross(void **state)
 {
     (void)state;
     Rng rng;
     rng_seed(&rng, 17);
-    assert_true(check_mha(&rng, "cross", 0, 3, 5, 0));
+    static const int lq[1] = {3}, lk[1] = {5};
+    assert_true(check_mha(&rng, "cross", 0, 1, 3, 5, lq, lk, 0));
+}
+
+/* The same in a padded batch: causal self-attention of sentences of 4 and 2 of 4 rows,
+ * and cross-attention of 3 and 1 queries of 3 on 2 and 5 keys of 5, as training has them
+ * (tests/test_backprop.c shows a batch's gradient is its sentences' sum). */
+static void test_grad_mha_padded_batch(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 18);
+    static const int self_len[2] = {4, 2}, lq[2] = {3, 1}, lk[2] = {2, 5};
+    assert_true(check_mha(&rng, "self, causal, padded", 1, 2, 4, 4, self_len, self_len, 1));
+    assert_true(check_mha(&rng, "cross, padded", 0, 2, 3, 5, lq, lk, 0));
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1303,6 +1346,7 @@ int main(void)
         cmocka_unit_test(test_grad_attention_head),
         cmocka_unit_test(test_grad_mha_self_causal),
         cmocka_unit_test(test_grad_mha_cross),
+        cmocka_unit_test(test_grad_mha_padded_batch),
         cmocka_unit_test(test_grad_encoder_layer),
         cmocka_unit_test(test_grad_decoder_layer),
         cmocka_unit_test(test_grad_head),
