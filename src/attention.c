@@ -1,5 +1,6 @@
 /*
- * attention.c — one head over strided views, and multi-head attention built from it.
+ * attention.c — one head over strided views, of which multi-head attention (net.c,
+ * transformer.c) is built.
  *
  * Multi-head attention never copies a head out of the projected Q, K, V: a head is a
  * column slice, addressed through an AttnView whose leading dimension is D. The same
@@ -13,7 +14,6 @@
 #include "status.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static int attn_view_ok(AttnView view, int width)
@@ -130,132 +130,4 @@ void attention_head_backward(float *dq, int ld_dq, float *dk, int ld_dk, float *
         add_weighted_rows(dv + (size_t)j * ld_dv, weights + j, Tk, dctx.data, dctx.ld, Tq, s->dv,
                           1);
     }
-}
-
-/* ---------------------------------------------------------------------------------------
- * Multi-head attention
- */
-
-int mha_acts_init(MhaActs *acts, int max_tq, int max_tk, int d_model, int n_heads)
-{
-    if (!acts)
-        return TT_EINVAL;
-    memset(acts, 0, sizeof *acts);
-    if (max_tq < 1 || max_tk < 1 || d_model < 1 || n_heads < 1 || d_model % n_heads != 0)
-        return TT_EINVAL;
-    acts->max_tq = max_tq;
-    acts->max_tk = max_tk;
-    acts->d_model = d_model;
-    acts->n_heads = n_heads;
-    acts->q = malloc(sizeof(float) * (size_t)max_tq * d_model);
-    acts->k = malloc(sizeof(float) * (size_t)max_tk * d_model);
-    acts->v = malloc(sizeof(float) * (size_t)max_tk * d_model);
-    acts->weights = malloc(sizeof(float) * (size_t)n_heads * max_tq * max_tk);
-    acts->ctx = malloc(sizeof(float) * (size_t)max_tq * d_model);
-    if (!acts->q || !acts->k || !acts->v || !acts->weights || !acts->ctx) {
-        mha_acts_free(acts);
-        return TT_ENOMEM;
-    }
-    return TT_OK;
-}
-
-void mha_acts_free(MhaActs *acts)
-{
-    if (!acts)
-        return;
-    /* Reverse order of allocation. */
-    free(acts->ctx);
-    free(acts->weights);
-    free(acts->v);
-    free(acts->k);
-    free(acts->q);
-    memset(acts, 0, sizeof *acts);
-}
-
-int mha_forward(float *out, MhaActs *acts, const MhaWeights *w,
-                const float *xq, int Tq, const float *xkv, int Tk, int causal)
-{
-    if (!out || !acts || !w || !xq || !xkv)
-        return TT_EINVAL;
-    const int D = w->d_model, H = w->n_heads;
-    if (D < 1 || H < 1 || D % H != 0 || !w->w_query || !w->w_key || !w->w_value || !w->w_out)
-        return TT_EINVAL;
-    if (acts->d_model != D || acts->n_heads != H || Tq < 1 || Tk < 1 || Tq > acts->max_tq ||
-        Tk > acts->max_tk)
-        return TT_EINVAL;
-    const int Dh = D / H;
-
-    kernel_matmul_nt(acts->q, xq, w->w_query, w->b_query, Tq, D, D);
-    kernel_matmul_nt(acts->k, xkv, w->w_key, w->b_key, Tk, D, D);
-    kernel_matmul_nt(acts->v, xkv, w->w_value, w->b_value, Tk, D, D);
-
-    AttnShape shape = {
-        .Tq = Tq, .Tk = Tk, .dk = Dh, .dv = Dh,
-        .scale = 1.0f / sqrtf((float)Dh), .causal = causal, .q_pos = 0,
-    };
-    for (int h = 0; h < H; h++) {
-        const size_t col = (size_t)h * Dh;
-        AttnView qh = {acts->q + col, D}, kh = {acts->k + col, D}, vh = {acts->v + col, D};
-        float *wh = acts->weights + (size_t)h * Tq * Tk;
-        int rc = attention_head_forward(acts->ctx + col, D, wh, NULL, qh, kh, vh, &shape);
-        if (rc != TT_OK)
-            return rc;
-    }
-    kernel_matmul_nt(out, acts->ctx, w->w_out, w->b_out, Tq, D, D);
-    return TT_OK;
-}
-
-int mha_scratch_init(MhaScratch *s, int max_tq, int max_tk, int d_model)
-{
-    memset(s, 0, sizeof *s);
-    if (max_tq < 1 || max_tk < 1 || d_model < 1)
-        return TT_EINVAL;
-    s->dq = malloc(sizeof(float) * (size_t)max_tq * d_model);
-    s->dk = malloc(sizeof(float) * (size_t)max_tk * d_model);
-    s->dv = malloc(sizeof(float) * (size_t)max_tk * d_model);
-    s->dctx = malloc(sizeof(float) * (size_t)max_tq * d_model);
-    s->dscores = malloc(sizeof(float) * (size_t)max_tq * max_tk);
-    if (!s->dq || !s->dk || !s->dv || !s->dctx || !s->dscores) {
-        mha_scratch_free(s);
-        return TT_ENOMEM;
-    }
-    return TT_OK;
-}
-
-void mha_scratch_free(MhaScratch *s)
-{
-    if (!s)
-        return;
-    free(s->dscores);
-    free(s->dctx);
-    free(s->dv);
-    free(s->dk);
-    free(s->dq);
-    memset(s, 0, sizeof *s);
-}
-
-void mha_backward(float *dxq, float *dxkv, const MhaGrads *g, MhaScratch *s, const float *dout,
-                  const MhaActs *acts, const MhaWeights *w, const float *xq, int Tq,
-                  const float *xkv, int Tk, int causal)
-{
-    const int D = w->d_model, H = w->n_heads, Dh = D / H;
-    /* out = ctx · W_outᵀ + b_out */
-    memset(s->dctx, 0, sizeof(float) * (size_t)Tq * D);
-    kernel_matmul_nt_backward(s->dctx, g->w_out, g->b_out, dout, acts->ctx, w->w_out, Tq, D, D);
-
-    memset(s->dq, 0, sizeof(float) * (size_t)Tq * D);
-    memset(s->dk, 0, sizeof(float) * (size_t)Tk * D);
-    memset(s->dv, 0, sizeof(float) * (size_t)Tk * D);
-    AttnShape shape = {.Tq = Tq, .Tk = Tk, .dk = Dh, .dv = Dh, .scale = 1.0f / sqrtf((float)Dh),
-                       .causal = causal};
-    for (int h = 0; h < H; h++) {
-        const size_t col = (size_t)h * Dh;
-        AttnView qh = {acts->q + col, D}, kh = {acts->k + col, D}, vh = {acts->v + col, D};
-        AttnView gh = {s->dctx + col, D};
-        attention_head_backward(s->dq + col, D, s->dk + col, D, s->dv + col, D, s->dscores, gh,
-                                acts->weights + (size_t)h * Tq * Tk, qh, kh, vh, &shape);
-    }
-    kernel_matmul_nt_backward(dxq, g->w_query, g->b_query, s->dq, xq, w->w_query, Tq, D, D);
-    kernel_matmul_nt_backward(dxkv, g->w_key, g->b_key, s->dk, xkv, w->w_key, Tk, D, D);
-    kernel_matmul_nt_backward(dxkv, g->w_value, g->b_value, s->dv, xkv, w->w_value, Tk, D, D);
 }

@@ -1,5 +1,8 @@
 /*
- * attention.h — scaled dot-product attention, one head and many.
+ * attention.h — scaled dot-product attention: one head, and the weights of a multi-head
+ * layer. The multi-head layer itself is net.c's net_mha_forward/net_mha_backward (over a
+ * batch, what training and the encoder run) and transformer.c's cached decoder step, both
+ * built from attention_head_forward.
  *
  * The computation, exactly as the classic walk-through teaches it:
  *     scores  = Q · Kᵀ                         (Tq, Tk)
@@ -71,58 +74,5 @@ typedef struct {
     const float *w_out;     /* (D, D) output projection */
     const float *b_out;     /* (D) or NULL */
 } MhaWeights;
-
-/* Activations of one multi-head call, kept for inspection (and later for backward).
- * All buffers are owned by the caller; mha_acts_init allocates them for the largest
- * Tq, Tk a caller will use. */
-typedef struct {
-    int max_tq, max_tk, d_model, n_heads;
-    float *q;       /* (max_tq, D) projected queries, heads side by side */
-    float *k;       /* (max_tk, D) projected keys */
-    float *v;       /* (max_tk, D) projected values */
-    float *weights; /* (H, Tq, Tk) packed for the current Tq, Tk: head h at h*Tq*Tk */
-    float *ctx;     /* (max_tq, D) heads' contexts concatenated, before out_proj */
-} MhaActs;
-
-/* Allocates the buffers of acts. Returns TT_OK, TT_EINVAL or TT_ENOMEM (acts then holds
- * only NULL pointers). Free with mha_acts_free, which accepts a zeroed or freed acts. */
-int mha_acts_init(MhaActs *acts, int max_tq, int max_tk, int d_model, int n_heads);
-void mha_acts_free(MhaActs *acts);
-
-/* Gradients of one layer's weights, laid out like MhaWeights (NULL biases when absent). */
-typedef struct {
-    float *w_query, *w_key, *w_value; /* (D, D) */
-    float *b_query, *b_key, *b_value; /* (D) or NULL */
-    float *w_out;                     /* (D, D) */
-    float *b_out;                     /* (D) or NULL */
-} MhaGrads;
-
-/* Scratch for mha_backward, sized like MhaActs. */
-typedef struct {
-    float *dq;      /* (max_tq, D) */
-    float *dk;      /* (max_tk, D) */
-    float *dv;      /* (max_tk, D) */
-    float *dctx;    /* (max_tq, D) */
-    float *dscores; /* (max_tq, max_tk) */
-} MhaScratch;
-
-int mha_scratch_init(MhaScratch *s, int max_tq, int max_tk, int d_model);
-void mha_scratch_free(MhaScratch *s);
-
-/* Multi-head attention: out = concat_h(head_h) · W_outᵀ + b_out with
- * head_h = attention(xq·W_qᵀ+b_q, xkv·W_kᵀ+b_k, xkv·W_vᵀ+b_v) restricted to the h-th
- * column slice of width Dh, scale 1/√Dh. Self-attention passes xkv == xq.
- *   out (Tq, D), xq (Tq, D), xkv (Tk, D); causal as in AttnShape with q_pos 0.
- * Returns TT_EINVAL when shapes disagree with w or acts. */
-int mha_forward(float *out, MhaActs *acts, const MhaWeights *w,
-                const float *xq, int Tq, const float *xkv, int Tk, int causal);
-
-/* Backward of mha_forward. acts must still hold that forward call's q, k, v, weights
- * and ctx. Accumulates into the weight gradients g and into dxq (Tq, D) and dxkv (Tk, D);
- * for self-attention pass the same buffer for both.
- *   dout (Tq, D), xq (Tq, D), xkv (Tk, D). */
-void mha_backward(float *dxq, float *dxkv, const MhaGrads *g, MhaScratch *s, const float *dout,
-                  const MhaActs *acts, const MhaWeights *w, const float *xq, int Tq,
-                  const float *xkv, int Tk, int causal);
 
 #endif
