@@ -81,6 +81,8 @@ const char *kernel_variant(void)
 #define NT_PANEL_FLOATS 8192
 
 typedef float vfloat __attribute__((vector_size(TILE_COLS * sizeof(float))));
+/* Half a vector: eight floats (a remainder of columns, a dot product's partial sums). */
+typedef float vfloat8 __attribute__((vector_size(8 * sizeof(float))));
 
 /* Unaligned vector load and store; the memcpy compiles to a single move instruction. */
 #define VLOAD(v, p) memcpy(&(v), (p), sizeof(vfloat))
@@ -330,12 +332,11 @@ void kernel_colsum_acc(float *sums, const float *a, int lda, int M, int n)
         }
         VSTORE(sums + k, acc);
     }
-    typedef float vhalf __attribute__((vector_size(TILE_COLS / 2 * sizeof(float))));
-    for (; k + TILE_COLS / 2 <= n; k += TILE_COLS / 2) {
-        vhalf acc;
+    for (; k + 8 <= n; k += 8) {
+        vfloat8 acc;
         memcpy(&acc, sums + k, sizeof acc);
         for (int i = 0; i < M; i++) {
-            vhalf v;
+            vfloat8 v;
             memcpy(&v, a + (size_t)i * lda + k, sizeof v);
             acc += v;
         }
@@ -695,7 +696,6 @@ void kernel_adamw(float *x, const float *g, float gscale, float *m, float *v, si
 
 typedef int32_t vint __attribute__((vector_size(TILE_COLS * sizeof(int32_t))));
 typedef double vdouble8 __attribute__((vector_size(8 * sizeof(double))));
-typedef float vfloat8 __attribute__((vector_size(8 * sizeof(float))));
 
 /* *v = exp(*v − shift) lane by lane, for *v ≤ shift; NaN stays NaN. The difference is
  * taken in double and rounded once. Arguments below −87 (where e^x nears the smallest

@@ -222,7 +222,6 @@ typedef struct {
     int relu;           /* forward: ReLU after the product */
     int dx_mode;        /* backward: DX_ADD, DX_SET or DX_SET_RELU */
     const Residual *after; /* forward: what follows the product, or NULL */
-    int row_blocks;     /* forward: tasks over the rows (forward_tasks) */
 } LinearJob;
 
 /* Task t of n over M rows starts at row_block_start(M, n, t): M split evenly, each
@@ -245,10 +244,9 @@ static int forward_tasks(int M, const Pool *pool)
     return pool_threads(pool) == 1 || n < 1 ? 1 : n > 4 ? 4 : n;
 }
 
-static void linear_forward_task(void *ctx, int task)
+/* Row block `task` of n of j's forward pass. */
+static void linear_forward_block(const LinearJob *j, int n, int task)
 {
-    const LinearJob *j = ctx;
-    const int n = j->row_blocks;
     const int i0 = row_block_start(j->M, n, task), m = row_block_start(j->M, n, task + 1) - i0;
     float *out = j->out + (size_t)i0 * j->N;
     kernel_matmul_nt(out, j->x + (size_t)i0 * j->K, j->w, j->b, m, j->K, j->N);
@@ -271,29 +269,28 @@ static void linear_forward_task(void *ctx, int task)
 typedef struct {
     LinearJob job[3];
     int n;
+    int row_blocks;     /* blocks of the rows per layer (forward_tasks) */
 } LinearGroup;
 
 static void linear_group_task(void *ctx, int task)
 {
     const LinearGroup *g = ctx;
-    linear_forward_task((void *)&g->job[task % g->n], task / g->n);
+    linear_forward_block(&g->job[task % g->n], g->row_blocks, task / g->n);
 }
 
 static void linear_forward_group(LinearGroup *g, const NetCtx *c)
 {
-    const int n = forward_tasks(g->job[0].M, c->pool);
-    for (int k = 0; k < g->n; k++)
-        g->job[k].row_blocks = n;
-    pool_run(c->pool, g->n * n, linear_group_task, g);
+    g->row_blocks = forward_tasks(g->job[0].M, c->pool);
+    pool_run(c->pool, g->n * g->row_blocks, linear_group_task, g);
 }
 
 /* out (M, N) = x (M, K) · wᵀ + b, then ReLU when relu is 1. */
 static void linear_forward(float *out, const float *x, const float *w, const float *b, int M,
                            int K, int N, int relu, const Residual *after, const NetCtx *c)
 {
-    LinearGroup g = {{{.out = out, .x = x, .w = w, .b = b, .M = M, .K = K, .N = N,
-                       .relu = relu, .after = after}},
-                     1};
+    LinearGroup g = {.job = {{.out = out, .x = x, .w = w, .b = b, .M = M, .K = K, .N = N,
+                              .relu = relu, .after = after}},
+                     .n = 1};
     linear_forward_group(&g, c);
 }
 
@@ -703,11 +700,11 @@ void net_mha_forward(float *out, const NetMha *m, const float *xq, const float *
     const LinearJob jv = {.out = m->v, .x = xkv, .w = w->w_value, .b = w->b_value, .M = Mk,
                           .K = D, .N = D};
     if (Mq == Mk) {
-        LinearGroup g = {{jq, jk, jv}, 3};
+        LinearGroup g = {.job = {jq, jk, jv}, .n = 3};
         linear_forward_group(&g, c);
     } else {
         linear_forward(m->q, xq, w->w_query, w->b_query, Mq, D, D, 0, NULL, c);
-        LinearGroup g = {{jk, jv}, 2};
+        LinearGroup g = {.job = {jk, jv}, .n = 2};
         linear_forward_group(&g, c);
     }
     AttnJob j = {.ctx = m->ctx, .att = m->att, .q = m->q, .k = m->k, .v = m->v, .lq = m->lq,
