@@ -733,11 +733,13 @@ static inline __attribute__((always_inline)) void exp_shifted16(vfloat *v, doubl
     *v = p * (vfloat)scale;
 }
 
-static inline __attribute__((always_inline)) double lane_total(vfloat acc)
+/* By pointer: a 64-byte vector passed by value changes the ABI where AVX-512 is off, and
+ * clang's -Wpsabi says so even of an inlined call. */
+static inline __attribute__((always_inline)) double lane_total(const vfloat *acc)
 {
     double s = 0.0;
     for (int l = 0; l < TILE_COLS; l++)
-        s += acc[l];
+        s += (*acc)[l];
     return s;
 }
 
@@ -767,7 +769,7 @@ double kernel_exp_sum(float *e, const float *x, double shift, int n)
         for (int l = 0; l < n - i; l++)
             acc[l] += buf[l];
     }
-    return lane_total(acc);
+    return lane_total(&acc);
 }
 
 KERNEL_CLONES
@@ -802,7 +804,7 @@ double kernel_sum(const float *x, int n)
     }
     for (int l = 0; i < n; i++, l++)
         acc[l] += x[i];
-    return lane_total(acc);
+    return lane_total(&acc);
 }
 
 /* ---------------------------------------------------------------------------------------
