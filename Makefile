@@ -132,6 +132,7 @@ TESTS = \
     test_translator \
     test_grad \
     test_backprop \
+    test_train \
     test_history \
     test_transformer \
     test_check \
@@ -356,12 +357,12 @@ asan:
 	@$(MAKE) --no-print-directory FLAVOUR=asan CFLAGS="-O1 -g" \
 	  EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" test
 
-# ThreadSanitizer over the tests that run threads: the pool on its own, and training on
-# 1, 2, 3 and 8 threads (test_backprop). A data race is a failure (halt_on_error). The
-# kernels are built once, without target_clones: their resolvers run before the
-# sanitizer's runtime is ready, and crash.
+# ThreadSanitizer over the tests that run threads: the pool on its own, a batch's passes
+# (test_backprop) and training on 1, 2, 3 and 8 threads (test_train). A data race is a
+# failure (halt_on_error). The kernels are built once, without target_clones: their
+# resolvers run before the sanitizer's runtime is ready, and crash.
 TSAN = -fsanitize=thread -DTOYTRANS_NO_CLONES
-TSAN_TESTS = test_pool test_backprop
+TSAN_TESTS = test_pool test_backprop test_train
 tsan:
 	@$(MAKE) --no-print-directory FLAVOUR=tsan CFLAGS="-O1 -g" \
 	  EXTRA_CFLAGS="$(TSAN)" EXTRA_LDFLAGS="$(TSAN)" \

@@ -92,19 +92,20 @@ static void train_usage(FILE *out)
           "  --train FILE           training corpus (required)\n"
           "  --valid FILE           validation corpus: loss and exact match after each epoch\n"
           "  --out MODEL.db         the model file (required)\n"
-          "  --resume               continue the run saved in MODEL.db\n"
+          "  --resume               continue the run saved in MODEL.db with every setting\n"
+          "                         it was started with (--epochs to --name-augment, and\n"
+          "                         --seed); a setting given must equal the run's, except\n"
+          "                         --epochs, which may extend it\n"
           "  --force                replace MODEL.db when starting a new run\n"
           "  --epochs N             total epochs (default 10)\n"
-          "  --batch N              sentences per batch, grouped by length (default 32);\n"
-          "                         a resumed run keeps the size it was started with\n"
+          "  --batch N              sentences per batch, grouped by length (default 32)\n"
           "  --lr X                 peak learning rate (default 0.001)\n"
           "  --warmup N             linear warm-up steps (default 400)\n"
           "  --label-smoothing X    0 to <1 (default 0.1)\n"
           "  --weight-decay X       AdamW decay of the matrices (default 0.01)\n"
           "  --adam-beta1 X         AdamW's first-moment decay, 0 to <1 (default 0.9)\n"
           "  --adam-beta2 X         AdamW's second-moment decay, 0 to <1 (default 0.98)\n"
-          "  --adam-eps X           AdamW's epsilon, above 0 (default 1e-9); a resumed run\n"
-          "                         keeps the three values it was started with\n"
+          "  --adam-eps X           AdamW's epsilon, above 0 (default 1e-9)\n"
           "  --clip X               gradient-norm clipping, 0 for none (default 1)\n"
           "  --dropout X            dropout on embeddings and block outputs (default 0)\n"
           "  --name-augment X       add this fraction of the pairs with names again with\n"
@@ -130,56 +131,34 @@ static void train_usage(FILE *out)
           out);
 }
 
-static int parse_float(const char *opt, const char *arg, double lo, double hi, float *out)
-{
-    char *end;
-    double v = strtod(arg, &end);
-    if (end == arg || *end != '\0' || !(v >= lo && v <= hi))
-        return cli_usage_error("train", "%s: '%s' is not a number from %g to %g", opt, arg, lo, hi);
-    *out = (float)v;
-    return 0;
-}
-
-/* An AdamW setting: a beta from 0 to below 1, or an epsilon above 0, checked as the
- * float that is used (0.999999999 would round to 1, a beta that never forgets the first
- * gradient; 1e-50 to 0, which divides by zero). */
-static int parse_adam(const char *opt, const char *arg, int is_beta, float *out)
-{
-    char *end;
-    double v = strtod(arg, &end);
-    const int ok = is_beta ? v >= 0 && v < 1 && (float)v < 1.0f
-                           : v > 0 && v <= FLT_MAX && (float)v > 0.0f;
-    if (end == arg || *end != '\0' || !ok)
-        return cli_usage_error("train", "%s: '%s' is not a number %s", opt, arg,
-                               is_beta ? "from 0 to below 1" : "above 0");
-    *out = (float)v;
-    return 0;
-}
-
 int cli_train(int argc, char **argv)
 {
-    enum { O_TRAIN = 256, O_VALID, O_OUT, O_RESUME, O_FORCE, O_EPOCHS, O_BATCH, O_LR, O_WARMUP,
-           O_LS, O_WD, O_CLIP, O_DROPOUT, O_MIN, O_SEED, O_THREADS, O_CKPT, O_STOP, O_SKIP, O_NAMES, O_RELEASE,
-           O_BETA1, O_BETA2, O_EPS };
+    /* A setting of the run (train.h) is O_SET + its TrainSetting. */
+    enum { O_TRAIN = 256, O_VALID, O_OUT, O_RESUME, O_FORCE, O_MIN, O_THREADS, O_CKPT, O_STOP,
+           O_SKIP, O_RELEASE, O_SET };
     static const struct option OWN_OPTS[] = {
         {"train", required_argument, NULL, O_TRAIN},   {"valid", required_argument, NULL, O_VALID},
         {"out", required_argument, NULL, O_OUT},       {"resume", no_argument, NULL, O_RESUME},
-        {"force", no_argument, NULL, O_FORCE},         {"epochs", required_argument, NULL, O_EPOCHS},
-        {"batch", required_argument, NULL, O_BATCH},   {"lr", required_argument, NULL, O_LR},
-        {"warmup", required_argument, NULL, O_WARMUP},
-        {"label-smoothing", required_argument, NULL, O_LS},
-        {"weight-decay", required_argument, NULL, O_WD},
-        {"adam-beta1", required_argument, NULL, O_BETA1},
-        {"adam-beta2", required_argument, NULL, O_BETA2},
-        {"adam-eps", required_argument, NULL, O_EPS},
-        {"clip", required_argument, NULL, O_CLIP},     {"dropout", required_argument, NULL, O_DROPOUT},
+        {"force", no_argument, NULL, O_FORCE},
+        {"epochs", required_argument, NULL, O_SET + TRAIN_EPOCHS},
+        {"batch", required_argument, NULL, O_SET + TRAIN_BATCH},
+        {"lr", required_argument, NULL, O_SET + TRAIN_LR},
+        {"warmup", required_argument, NULL, O_SET + TRAIN_WARMUP},
+        {"label-smoothing", required_argument, NULL, O_SET + TRAIN_LABEL_SMOOTHING},
+        {"weight-decay", required_argument, NULL, O_SET + TRAIN_WEIGHT_DECAY},
+        {"adam-beta1", required_argument, NULL, O_SET + TRAIN_ADAM_BETA1},
+        {"adam-beta2", required_argument, NULL, O_SET + TRAIN_ADAM_BETA2},
+        {"adam-eps", required_argument, NULL, O_SET + TRAIN_ADAM_EPS},
+        {"clip", required_argument, NULL, O_SET + TRAIN_CLIP},
+        {"dropout", required_argument, NULL, O_SET + TRAIN_DROPOUT},
+        {"name-augment", required_argument, NULL, O_SET + TRAIN_NAME_AUGMENT},
+        {"seed", required_argument, NULL, O_SET + TRAIN_SEED},
         {"min-count", required_argument, NULL, O_MIN},
-        {"seed", required_argument, NULL, O_SEED},     {"threads", required_argument, NULL, O_THREADS},
+        {"threads", required_argument, NULL, O_THREADS},
         {"checkpoint-every", required_argument, NULL, O_CKPT},
         {"stop-after", required_argument, NULL, O_STOP},
         {"release", no_argument, NULL, O_RELEASE},
         {"skip-bad-lines", no_argument, NULL, O_SKIP}, {"help", no_argument, NULL, 'h'},
-        {"name-augment", required_argument, NULL, O_NAMES},
         {NULL, 0, NULL, 0},
     };
     struct option opts[sizeof OWN_OPTS / sizeof OWN_OPTS[0] + CLI_SHAPE_MAX_OPTS];
@@ -197,7 +176,6 @@ int cli_train(int argc, char **argv)
     opterr = 0;
     int c, rc;
     long v;
-    const char *adam_opt = NULL; /* the last AdamW setting given, which --resume refuses */
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         int *field = NULL;
         long lo = 1, hi = 0;
@@ -208,57 +186,11 @@ int cli_train(int argc, char **argv)
         case O_OUT: o.out_path = optarg; break;
         case O_RESUME: o.resume = 1; break;
         case O_FORCE: o.force = 1; break;
-        case O_EPOCHS: field = &o.epochs, name = "--epochs", hi = 100000; break;
-        case O_BATCH: field = &o.batch, name = "--batch", hi = TRAIN_MAX_BATCH; break;
-        case O_WARMUP: field = &o.warmup, name = "--warmup", lo = 0, hi = 100000000; break;
         case O_THREADS: field = &o.threads, name = "--threads", hi = TRAIN_MAX_THREADS; break;
         case O_CKPT: field = &o.checkpoint_every, name = "--checkpoint-every", hi = 100000000; break;
         case O_SKIP: o.skip_bad_lines = 1; break;
-        case O_LR:
-            if ((rc = parse_float("--lr", optarg, 1e-9, 1e9, &o.lr)))
-                return rc;
-            break;
-        case O_LS:
-            if ((rc = parse_float("--label-smoothing", optarg, 0, 0.999, &o.label_smoothing)))
-                return rc;
-            break;
-        case O_WD:
-            if ((rc = parse_float("--weight-decay", optarg, 0, 1, &o.weight_decay)))
-                return rc;
-            break;
-        case O_BETA1:
-            adam_opt = "--adam-beta1";
-            if ((rc = parse_adam(adam_opt, optarg, 1, &o.adam_beta1)))
-                return rc;
-            break;
-        case O_BETA2:
-            adam_opt = "--adam-beta2";
-            if ((rc = parse_adam(adam_opt, optarg, 1, &o.adam_beta2)))
-                return rc;
-            break;
-        case O_EPS:
-            adam_opt = "--adam-eps";
-            if ((rc = parse_adam(adam_opt, optarg, 0, &o.adam_eps)))
-                return rc;
-            break;
-        case O_CLIP:
-            if ((rc = parse_float("--clip", optarg, 0, 1e6, &o.clip)))
-                return rc;
-            break;
-        case O_NAMES:
-            if ((rc = parse_float("--name-augment", optarg, 0, 1, &o.name_augment)))
-                return rc;
-            break;
-        case O_DROPOUT:
-            if ((rc = parse_float("--dropout", optarg, 0, 0.9, &o.dropout)))
-                return rc;
-            break;
         case O_MIN:
             if ((rc = cli_parse_long("train", "--min-count", optarg, 1, 1000000000, &o.min_count)))
-                return rc;
-            break;
-        case O_SEED:
-            if ((rc = cli_parse_u64("train", "--seed", optarg, &o.seed)))
                 return rc;
             break;
         case O_RELEASE:
@@ -272,6 +204,15 @@ int cli_train(int argc, char **argv)
             train_usage(stdout);
             return TT_EXIT_OK;
         default:
+            if (c >= O_SET && c < O_SET + TRAIN_N_SETTINGS) {
+                const TrainSetting setting = (TrainSetting)(c - O_SET);
+                char why[160];
+                if (train_setting_parse(&o, setting, optarg, why, sizeof why) != TT_OK)
+                    return cli_usage_error("train", "%s: %s", train_setting_option(setting),
+                                           why);
+                o.given |= TRAIN_GIVEN(setting);
+                break;
+            }
             if ((rc = cli_shape_parse("train", c, optarg, &o.config)) < 0)
                 return -rc;
             if (rc == 0)
@@ -287,9 +228,6 @@ int cli_train(int argc, char **argv)
         return cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
     if (!o.train_path || !o.out_path)
         return cli_usage_error("train", "--train and --out are required");
-    if (o.resume && adam_opt)
-        return cli_usage_error("train", "%s: a resumed run keeps the AdamW settings it was "
-                                        "started with (toytrans info shows them)", adam_opt);
     const CliPath inputs[2] = {{"--train", o.train_path}, {"--valid", o.valid_path}};
     if ((rc = cli_check_output("train", (CliPath){"--out", o.out_path}, CLI_OUT_MODEL, inputs,
                                2, o.force)))

@@ -2,10 +2,14 @@
  * train.c — the training run: data, batches, schedule, validation, checkpoints and resumption
  * around backprop.c's forward and backward passes and optim.c's AdamW step.
  *
- * Threads: a batch is computed as one (B·T)-row batch (net.h) whose layers split their
- * work into tasks fixed by the batch's shape, run on a pool of --threads threads started
- * once (pool.h). Every sum is taken in an order that the threads do not change, so a run
- * gives the same bits for any thread count.
+ * Threads: a batch is computed as TRAIN_PARTS parts side by side, each a (B·T)-row batch
+ * (net.h) with its own passes and gradient block on a thread of its own; further threads
+ * share each part's layers in tasks fixed by its shape (pool.h). Every sum is taken in an
+ * order that the threads do not change, so a run gives the same bits for any thread
+ * count.
+ *
+ * Settings: RUN_SETTINGS is the one table of the settings that define a run, for the
+ * command line (train_setting_parse), the new file's meta and a resume (train.h).
  */
 #include "train.h"
 
@@ -22,8 +26,12 @@
 #include "tsv.h"
 #include "vocab.h"
 
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +45,7 @@ void train_options_defaults(TrainOptions *o)
     config_defaults(&o->config);
     o->min_count = 1;
     o->epochs = 10;
-    o->batch = 0; /* unset: see TrainOptions */
+    o->batch = TRAIN_DEFAULT_BATCH;
     o->lr = 1e-3f;
     o->warmup = 400;
     o->label_smoothing = 0.1f;
@@ -377,7 +385,9 @@ _Static_assert(TRAIN_PARTS >= 1 && TRAIN_PARTS <= 2, "grads_scale joins at most 
 typedef struct Run Run;
 
 struct Run {
-    const TrainOptions *o;
+    TrainOptions opt;  /* the options in effect: the caller's, with a resumed run's
+                          settings from its file */
+    const TrainOptions *o; /* &opt */
     Model m;
     Pairs train, valid;
     Batches batches;
@@ -394,8 +404,8 @@ struct Run {
     int n_log, log_cap;
     ValidLogRow vlog;
     int have_vlog;
-    int batch;         /* sentences per batch: o->batch, or its default, or the checkpoint's */
-    AdamConfig adam;   /* o's betas and epsilon, or the checkpoint's; o's weight decay */
+    int batch;         /* sentences per batch: o->batch */
+    AdamConfig adam;   /* o's betas, epsilon and weight decay */
     long step;
     int epoch;         /* epochs completed */
     int batch_pos;     /* batches done in the current epoch */
@@ -407,40 +417,206 @@ struct Run {
     Store *store;
 };
 
-/* AdamW's recorded settings: meta key, the value of a file from before they were
- * recorded, and the range (beta: [0, 1); epsilon: (0, FLT_MAX]). */
-static const struct {
-    const char *key;
-    float unrecorded;
-    int is_beta;
-} ADAM_KEYS[] = {
-    {"train_adam_beta1", 0.9f, 1},
-    {"train_adam_beta2", 0.98f, 1},
-    {"train_adam_eps", 1e-9f, 0},
-};
-enum { N_ADAM_KEYS = (int)(sizeof ADAM_KEYS / sizeof ADAM_KEYS[0]) };
+/* ---------------------------------------------------------------------------------------
+ * The settings that define a run (train.h), each a TrainOptions field and a meta key
+ */
 
-/* The field of c that ADAM_KEYS[i] records. */
-static float *adam_setting(AdamConfig *c, int i)
+typedef enum { SET_INT, SET_FLOAT, SET_U64 } SettingType;
+
+typedef struct {
+    const char *key;    /* meta key */
+    const char *option; /* the command-line option */
+    SettingType type;   /* the field's: int, float or uint64_t */
+    size_t offset;      /* of the field in TrainOptions */
+    double lo, hi;      /* the closed range of a value, as the field's type (SET_U64: any) */
+    const char *range;  /* a float's range in words if "from LO to HI" would mislead */
+    int may_change;     /* a resumed run may be given another value (the epochs) */
+    int required;       /* a resumed run cannot go on without it recorded */
+    double unrecorded;  /* what a file from before the key was recorded ran with; NAN:
+                           the option's value, given or default */
+} RunSetting;
+
+#define OPT(field) offsetof(TrainOptions, field)
+/* The largest float below 1: a beta of 1 would never forget the first gradient. */
+#define BETA_MAX 0.99999994039535522
+
+static const RunSetting RUN_SETTINGS[TRAIN_N_SETTINGS] = {
+    [TRAIN_EPOCHS] = {"train_epochs", "--epochs", SET_INT, OPT(epochs), 1, 100000, NULL, 1, 0, NAN},
+    [TRAIN_BATCH] = {"train_batch_size", "--batch", SET_INT, OPT(batch), 1, TRAIN_MAX_BATCH, NULL,
+                     0, 1, NAN},
+    [TRAIN_LR] = {"train_lr", "--lr", SET_FLOAT, OPT(lr), 1e-9, 1e9, NULL, 0, 0, NAN},
+    [TRAIN_WARMUP] = {"train_warmup", "--warmup", SET_INT, OPT(warmup), 0, 100000000, NULL, 0, 0,
+                      NAN},
+    [TRAIN_LABEL_SMOOTHING] = {"train_label_smoothing", "--label-smoothing", SET_FLOAT,
+                               OPT(label_smoothing), 0, 0.999, NULL, 0, 0, NAN},
+    [TRAIN_DROPOUT] = {"train_dropout", "--dropout", SET_FLOAT, OPT(dropout), 0, 0.9, NULL, 0, 0,
+                       NAN},
+    [TRAIN_NAME_AUGMENT] = {"train_name_augment", "--name-augment", SET_FLOAT, OPT(name_augment),
+                            0, 1, NULL, 0, 0, NAN},
+    [TRAIN_WEIGHT_DECAY] = {"train_weight_decay", "--weight-decay", SET_FLOAT, OPT(weight_decay),
+                            0, 1, NULL, 0, 0, NAN},
+    [TRAIN_ADAM_BETA1] = {"train_adam_beta1", "--adam-beta1", SET_FLOAT, OPT(adam_beta1), 0,
+                          BETA_MAX, "from 0 to below 1", 0, 0, 0.9},
+    [TRAIN_ADAM_BETA2] = {"train_adam_beta2", "--adam-beta2", SET_FLOAT, OPT(adam_beta2), 0,
+                          BETA_MAX, "from 0 to below 1", 0, 0, 0.98},
+    /* Above 0 as a float: 1e-50 would round to 0 and divide by zero. */
+    [TRAIN_ADAM_EPS] = {"train_adam_eps", "--adam-eps", SET_FLOAT, OPT(adam_eps), FLT_TRUE_MIN,
+                        FLT_MAX, "above 0", 0, 0, 1e-9},
+    [TRAIN_CLIP] = {"train_clip", "--clip", SET_FLOAT, OPT(clip), 0, 1e6, NULL, 0, 0, NAN},
+    [TRAIN_SEED] = {"train_seed", "--seed", SET_U64, OPT(seed), 0, 0, NULL, 0, 0, NAN},
+};
+
+const char *train_setting_option(TrainSetting s)
 {
-    float *const f[N_ADAM_KEYS] = {&c->beta1, &c->beta2, &c->eps};
-    return f[i];
+    assert(s >= 0 && s < TRAIN_N_SETTINGS);
+    return RUN_SETTINGS[s].option;
 }
 
-/* Whether v lies in the range of ADAM_KEYS[i] (as a float, which is what is used). */
-static int adam_in_range(int i, double v)
+const char *train_setting_key(TrainSetting s)
 {
-    if (ADAM_KEYS[i].is_beta)
-        return v >= 0 && v < 1 && (float)v < 1.0f;
-    return v > 0 && v <= FLT_MAX && (float)v > 0.0f;
+    assert(s >= 0 && s < TRAIN_N_SETTINGS);
+    return RUN_SETTINGS[s].key;
+}
+
+static void *setting_field(TrainOptions *o, TrainSetting s)
+{
+    return (char *)o + RUN_SETTINGS[s].offset;
+}
+
+static const void *setting_cfield(const TrainOptions *o, TrainSetting s)
+{
+    return (const char *)o + RUN_SETTINGS[s].offset;
+}
+
+int train_setting_parse(TrainOptions *o, TrainSetting s, const char *text, char *err,
+                        size_t errlen)
+{
+    assert(o && s >= 0 && s < TRAIN_N_SETTINGS && text);
+    const RunSetting *d = &RUN_SETTINGS[s];
+    char *end;
+    errno = 0;
+    /* strto* skip leading blanks, and strtoull wraps "-1": a value is written plainly. */
+    const int plain = text[0] != '\0' && !isspace((unsigned char)text[0]);
+    switch (d->type) {
+    case SET_INT: {
+        const long v = strtol(text, &end, 10);
+        if (!plain || *end != '\0') {
+            snprintf(err, errlen, "'%s' is not a whole number", text);
+            return TT_EINVAL;
+        }
+        if (errno == ERANGE || v < (long)d->lo || v > (long)d->hi) {
+            snprintf(err, errlen, "%s is out of range (%ld to %ld)", text, (long)d->lo,
+                     (long)d->hi);
+            return TT_EINVAL;
+        }
+        *(int *)setting_field(o, s) = (int)v;
+        return TT_OK;
+    }
+    case SET_FLOAT: {
+        /* Checked as the float that is used: 0.9999999999 is below 1 but rounds to it. */
+        const float v = (float)strtod(text, &end);
+        if (!plain || *end != '\0' || !(v >= (float)d->lo && v <= (float)d->hi)) {
+            char range[64];
+            if (d->range)
+                snprintf(range, sizeof range, "%s", d->range);
+            else
+                snprintf(range, sizeof range, "from %g to %g", d->lo, d->hi);
+            snprintf(err, errlen, "'%s' is not a number %s", text, range);
+            return TT_EINVAL;
+        }
+        *(float *)setting_field(o, s) = v;
+        return TT_OK;
+    }
+    case SET_U64: {
+        unsigned long long v = 0;
+        int digits = isdigit((unsigned char)text[0]);
+        if (digits) {
+            v = strtoull(text, &end, 10);
+            digits = *end == '\0';
+        }
+        if (!digits) {
+            snprintf(err, errlen, "'%s' is not a non-negative whole number", text);
+            return TT_EINVAL;
+        }
+        if (errno == ERANGE || v > UINT64_MAX) {
+            snprintf(err, errlen, "%s is out of range (0 to %llu)", text,
+                     (unsigned long long)UINT64_MAX);
+            return TT_EINVAL;
+        }
+        *(uint64_t *)setting_field(o, s) = (uint64_t)v;
+        return TT_OK;
+    }
+    }
+    return TT_EINVAL;
+}
+
+/* o's value of setting s as text: exact for meta (a float to 9 digits reads back the
+ * same float), or short for a person (%g). */
+static void setting_text(const TrainOptions *o, TrainSetting s, int exact, char *buf,
+                         size_t size)
+{
+    const void *f = setting_cfield(o, s);
+    switch (RUN_SETTINGS[s].type) {
+    case SET_INT: snprintf(buf, size, "%d", *(const int *)f); break;
+    case SET_FLOAT: snprintf(buf, size, exact ? "%.9g" : "%g", (double)*(const float *)f); break;
+    case SET_U64: snprintf(buf, size, "%llu", (unsigned long long)*(const uint64_t *)f); break;
+    }
+}
+
+static int setting_equal(const TrainOptions *a, const TrainOptions *b, TrainSetting s)
+{
+    const void *x = setting_cfield(a, s), *y = setting_cfield(b, s);
+    switch (RUN_SETTINGS[s].type) {
+    case SET_INT: return *(const int *)x == *(const int *)y;
+    case SET_FLOAT: return *(const float *)x == *(const float *)y;
+    case SET_U64: return *(const uint64_t *)x == *(const uint64_t *)y;
+    }
+    return 0;
+}
+
+/* Whether every setting of o lies in its range (a caller other than the CLI may pass
+ * anything). */
+static int settings_valid(const TrainOptions *o)
+{
+    for (int s = 0; s < TRAIN_N_SETTINGS; s++) {
+        char text[64], why[128];
+        TrainOptions copy = *o;
+        setting_text(o, (TrainSetting)s, 1, text, sizeof text);
+        if (train_setting_parse(&copy, (TrainSetting)s, text, why, sizeof why) != TT_OK)
+            return 0;
+    }
+    return 1;
+}
+
+/* Writes every setting of o into meta, inside the caller's transaction. */
+static int write_settings(Store *store, const TrainOptions *o, char *err, size_t errlen)
+{
+    int rc = TT_OK;
+    for (int s = 0; rc == TT_OK && s < TRAIN_N_SETTINGS; s++) {
+        char text[64];
+        setting_text(o, (TrainSetting)s, 1, text, sizeof text);
+        rc = store_meta_set(store, RUN_SETTINGS[s].key, text, err, errlen);
+    }
+    return rc;
+}
+
+/* What meta calls setting s for a person ("peak learning rate"): info's label. */
+static const char *setting_label(TrainSetting s)
+{
+    int n;
+    const ProvKey *keys = model_provenance_keys(&n);
+    for (int i = 0; i < n; i++)
+        if (strcmp(keys[i].key, RUN_SETTINGS[s].key) == 0)
+            return keys[i].label;
+    return RUN_SETTINGS[s].key;
 }
 
 /* The most bytes train_resumes keeps: the oldest lines go first. */
 #define TRAIN_RESUMES_MAX 8192
 
 /* In the transaction of a resumed run's first checkpoint: appends "UTC-TIME  COMMAND" to
- * meta train_resumes, and records the settings now in effect (epochs, threads, and the
- * AdamW settings, which a file from before they were recorded gains here). */
+ * meta train_resumes, and records the settings now in effect (a longer --epochs, the
+ * threads, and any key a file from before it was recorded gains here). */
 static int record_resume(Run *r, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
@@ -470,17 +646,12 @@ static int record_resume(Run *r, char *err, size_t errlen)
         keep = nl + 1;
     }
     int rc = store_meta_set(r->store, "train_resumes", keep, err, errlen);
-    char buf[32];
-    snprintf(buf, sizeof buf, "%d", o->epochs);
     if (rc == TT_OK)
-        rc = store_meta_set(r->store, "train_epochs", buf, err, errlen);
+        rc = write_settings(r->store, o, err, errlen);
+    char buf[32];
     snprintf(buf, sizeof buf, "%d", o->threads);
     if (rc == TT_OK)
         rc = store_meta_set(r->store, "train_threads", buf, err, errlen);
-    for (int i = 0; rc == TT_OK && i < N_ADAM_KEYS; i++) {
-        snprintf(buf, sizeof buf, "%.9g", (double)*adam_setting(&r->adam, i));
-        rc = store_meta_set(r->store, ADAM_KEYS[i].key, buf, err, errlen);
-    }
     free(all);
     free(old);
     return rc;
@@ -774,36 +945,17 @@ static int new_file(Run *r, char *err, size_t errlen)
     if (rc != TT_OK)
         return rc;
     char buf[64];
-    const struct { const char *key; char fmt; double v; const char *text; } meta[] = {
-        {"train_command", 's', 0, o->command ? o->command : ""},
-        {"train_corpus", 's', 0, o->train_path},
-        {"train_valid", 's', 0, o->valid_path ? o->valid_path : ""},
-        {"train_epochs", 'd', o->epochs, NULL},
-        {"train_batch_size", 'd', r->batch, NULL},
-        {"train_lr", 'g', o->lr, NULL},
-        {"train_warmup", 'd', o->warmup, NULL},
-        {"train_label_smoothing", 'g', o->label_smoothing, NULL},
-        {"train_dropout", 'g', o->dropout, NULL},
-        {"train_name_augment", 'g', o->name_augment, NULL},
-        {"train_weight_decay", 'g', o->weight_decay, NULL},
-        {"train_adam_beta1", 'g', r->adam.beta1, NULL},
-        {"train_adam_beta2", 'g', r->adam.beta2, NULL},
-        {"train_adam_eps", 'g', r->adam.eps, NULL},
-        {"train_clip", 'g', o->clip, NULL},
-        {"train_seed", 'd', (double)o->seed, NULL},
-        {"train_threads", 'd', o->threads, NULL},
+    snprintf(buf, sizeof buf, "%d", o->threads);
+    const struct { const char *key, *value; } meta[] = {
+        {"train_command", o->command ? o->command : ""},
+        {"train_corpus", o->train_path},
+        {"train_valid", o->valid_path ? o->valid_path : ""},
+        {"train_threads", buf},
     };
-    for (size_t i = 0; rc == TT_OK && i < sizeof meta / sizeof meta[0]; i++) {
-        const char *v = meta[i].text;
-        if (!v) {
-            if (meta[i].fmt == 'd')
-                snprintf(buf, sizeof buf, "%.0f", meta[i].v);
-            else
-                snprintf(buf, sizeof buf, "%.9g", meta[i].v);
-            v = buf;
-        }
-        rc = store_meta_set(s, meta[i].key, v, err, errlen);
-    }
+    for (size_t i = 0; rc == TT_OK && i < sizeof meta / sizeof meta[0]; i++)
+        rc = store_meta_set(s, meta[i].key, meta[i].value, err, errlen);
+    if (rc == TT_OK)
+        rc = write_settings(s, o, err, errlen);
     snprintf(buf, sizeof buf, "%016llx", (unsigned long long)r->corpus_checksum);
     if (rc == TT_OK)
         rc = store_meta_set(s, "train_corpus_fnv1a64", buf, err, errlen);
@@ -839,11 +991,67 @@ static int new_file(Run *r, char *err, size_t errlen)
     return rc;
 }
 
-/* Reads the position of a resumed run. Every key is range-checked by
- * store_meta_get_long, whose message names the key and its value; the batch position is
- * checked against the epoch's batches once the corpus is read (train_run). A resumed run
- * keeps its batch size: a position counted in batches of one size means nothing in
- * batches of another, and would lie beyond the epoch's end. */
+/* A resumed run's settings (train.h): each recorded one replaces r->opt's, and a given
+ * one must equal it, the epochs aside. The batch size above all: a position counted in
+ * batches of one size means nothing in batches of another, and would lie beyond the
+ * epoch's end; AdamW's moments were computed with the recorded betas and epsilon. */
+static int resume_settings(Run *r, char *err, size_t errlen)
+{
+    TrainOptions *o = &r->opt;
+    int rc = TT_OK;
+    for (int i = 0; rc == TT_OK && i < TRAIN_N_SETTINGS; i++) {
+        const TrainSetting s = (TrainSetting)i;
+        const RunSetting *d = &RUN_SETTINGS[s];
+        char text[64], why[160];
+        int have = 0;
+        rc = store_meta_exists(r->store, d->key, &have, err, errlen);
+        if (rc != TT_OK)
+            break;
+        if (have) {
+            rc = store_meta_get(r->store, d->key, text, sizeof text, err, errlen);
+            if (rc != TT_OK)
+                break;
+        } else if (d->required) {
+            snprintf(err, errlen, "%s: meta '%s' is missing: not a training checkpoint",
+                     o->out_path, d->key);
+            rc = TT_EMODEL;
+            break;
+        } else if (!isnan(d->unrecorded)) {
+            snprintf(text, sizeof text, "%.9g", d->unrecorded);
+        } else {
+            continue; /* the option's value, given or default, recorded at the checkpoint */
+        }
+        TrainOptions file = *o;
+        if (train_setting_parse(&file, s, text, why, sizeof why) != TT_OK) {
+            snprintf(err, errlen, "%s: meta '%s': %s", o->out_path, d->key, why);
+            rc = TT_EMODEL;
+            break;
+        }
+        if ((o->given & TRAIN_GIVEN(s)) && !setting_equal(o, &file, s)) {
+            if (d->may_change)
+                continue;
+            char given[64], recorded[64];
+            setting_text(o, s, 0, given, sizeof given);
+            setting_text(&file, s, 0, recorded, sizeof recorded);
+            snprintf(err, errlen, "%s: %s %s differs from the %s the run was started with "
+                                  "(meta %s = %s); a resumed run keeps it: leave %s out, or "
+                                  "train a new model",
+                     o->out_path, d->option, given, setting_label(s), d->key, recorded,
+                     d->option);
+            rc = TT_EINVAL;
+            break;
+        }
+        memcpy(setting_field(o, s), setting_cfield(&file, s),
+               d->type == SET_INT ? sizeof(int) : d->type == SET_FLOAT ? sizeof(float)
+                                                                         : sizeof(uint64_t));
+    }
+    return rc;
+}
+
+/* Reads the position and the settings of a resumed run. Every position key is
+ * range-checked by store_meta_get_long, whose message names the key and its value; the
+ * batch position is checked against the epoch's batches once the corpus is read
+ * (train_run). */
 static int start_resume(Run *r, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
@@ -859,32 +1067,8 @@ static int start_resume(Run *r, char *err, size_t errlen)
     if (rc == TT_OK && (rc = store_meta_get_long(r->store, "train_batch", 0, 1L << 30, &v, err,
                                                  errlen)) == TT_OK)
         r->batch_pos = (int)v;
-    if (rc == TT_OK && (rc = store_meta_get_long(r->store, "train_batch_size", 1,
-                                                 TRAIN_MAX_BATCH, &v, err, errlen)) == TT_OK) {
-        if (o->batch != 0 && o->batch != v) {
-            snprintf(err, errlen, "%s: --batch %d differs from the batch size the run was "
-                                  "started with (meta train_batch_size = %ld); a resumed run "
-                                  "keeps it: leave --batch out, or train a new model",
-                     o->out_path, o->batch, v);
-            rc = TT_EINVAL;
-        }
-        r->batch = (int)v;
-    }
-    /* The moments were computed with the recorded betas and epsilon: keep them. */
-    for (int i = 0; rc == TT_OK && i < N_ADAM_KEYS; i++) {
-        int have = 0;
-        double a = ADAM_KEYS[i].unrecorded;
-        rc = store_meta_exists(r->store, ADAM_KEYS[i].key, &have, err, errlen);
-        if (rc == TT_OK && have)
-            rc = store_meta_get_double(r->store, ADAM_KEYS[i].key, &a, err, errlen);
-        if (rc == TT_OK && !adam_in_range(i, a)) {
-            snprintf(err, errlen, "%s: meta '%s' = '%.9g' is out of range (%s)", o->out_path,
-                     ADAM_KEYS[i].key, a, ADAM_KEYS[i].is_beta ? "0 to below 1" : "above 0");
-            rc = TT_EMODEL;
-        }
-        if (rc == TT_OK)
-            *adam_setting(&r->adam, i) = (float)a;
-    }
+    if (rc == TT_OK)
+        rc = resume_settings(r, err, errlen);
     double secs = 0;
     if (rc == TT_OK && store_meta_get_double(r->store, "train_seconds", &secs, NULL, 0) == TT_OK)
         r->seconds0 = secs;
@@ -942,20 +1126,15 @@ static void run_free(Run *r)
 int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
               volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
-    if (o->threads < 1 || o->threads > TRAIN_MAX_THREADS || o->batch < 0 ||
-        o->batch > TRAIN_MAX_BATCH || o->epochs < 1 ||
-        !(o->lr > 0) || o->label_smoothing < 0 || o->label_smoothing >= 1 || o->dropout < 0 ||
-        o->dropout >= 1 || !adam_in_range(0, o->adam_beta1) ||
-        !adam_in_range(1, o->adam_beta2) || !adam_in_range(2, o->adam_eps)) {
+    if (o->threads < 1 || o->threads > TRAIN_MAX_THREADS || !settings_valid(o)) {
         snprintf(err, errlen, "invalid training options");
         return TT_EINVAL;
     }
     Run *r = calloc(1, sizeof *r);
     if (!r)
         return TT_ENOMEM;
-    r->o = o;
-    r->batch = o->batch ? o->batch : TRAIN_DEFAULT_BATCH; /* a resume reads its own */
-    r->adam = (AdamConfig){o->adam_beta1, o->adam_beta2, o->adam_eps, o->weight_decay};
+    r->opt = *o;
+    r->o = o = &r->opt; /* from here on, the options in effect */
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
     /* Another run writing the file, or a file a new run may not replace: refused now,
      * not after the data is read. */
@@ -970,6 +1149,8 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         return rc;
     }
     rc = o->resume ? start_resume(r, err, errlen) : start_new(r, err, errlen);
+    r->batch = o->batch;
+    r->adam = (AdamConfig){o->adam_beta1, o->adam_beta2, o->adam_eps, o->weight_decay};
     if (rc == TT_OK)
         rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, progress, ctx,
                         err, errlen);

@@ -15,11 +15,18 @@
  * train_epoch, train_batch) and the history rows since the previous checkpoint. A process
  * killed at any moment leaves the previous checkpoint readable.
  *
+ * Settings: the values that define a run (TrainSetting: epochs, batch size, learning rate,
+ * warm-up, label smoothing, dropout, name augmentation, weight decay, AdamW's betas and
+ * epsilon, clipping, seed) are recorded in meta (train_*) when the file is created. A
+ * resumed run reads them back: one not given (TrainOptions.given) is the file's, one
+ * given must equal the file's, except the epochs, which may extend the run. So a resume
+ * with no settings at all continues exactly the run that was stopped. A file written
+ * before a key was recorded ran with the value of the option (given or default), except
+ * AdamW's, which ran with 0.9, 0.98 and 1e-9.
+ *
  * A resumed run records itself in its first checkpoint: meta train_resumes gains a line
- * "UTC-TIME  COMMAND", and train_epochs and train_threads become the settings in effect.
- * It keeps the AdamW betas and epsilon the run was started with (meta train_adam_beta1,
- * train_adam_beta2, train_adam_eps; a file written before they were recorded ran with
- * 0.9, 0.98 and 1e-9): the moments it continues were computed with them.
+ * "UTC-TIME  COMMAND", and the settings in effect (a longer --epochs, --threads, a key
+ * the file lacked) are written.
  */
 #ifndef TOYTRANS_TRAIN_H
 #define TOYTRANS_TRAIN_H
@@ -28,11 +35,34 @@
 #include "history.h"
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define TRAIN_MAX_THREADS 64
 #define TRAIN_DEFAULT_BATCH 32
 #define TRAIN_MAX_BATCH 100000
+
+/* The settings that define a run, each a field of TrainOptions and a meta key (see above
+ * and train.c's RUN_SETTINGS). */
+typedef enum {
+    TRAIN_EPOCHS,
+    TRAIN_BATCH,
+    TRAIN_LR,
+    TRAIN_WARMUP,
+    TRAIN_LABEL_SMOOTHING,
+    TRAIN_DROPOUT,
+    TRAIN_NAME_AUGMENT,
+    TRAIN_WEIGHT_DECAY,
+    TRAIN_ADAM_BETA1,
+    TRAIN_ADAM_BETA2,
+    TRAIN_ADAM_EPS,
+    TRAIN_CLIP,
+    TRAIN_SEED,
+    TRAIN_N_SETTINGS
+} TrainSetting;
+
+/* The bit of TrainOptions.given for a setting. */
+#define TRAIN_GIVEN(setting) (1u << (setting))
 
 typedef struct {
     const char *train_path;   /* corpus: source TAB target */
@@ -44,22 +74,21 @@ typedef struct {
     ModelConfig config;       /* for a new model */
     long min_count;           /* vocabulary threshold for a new model */
     int epochs;               /* total epochs (a resumed run continues up to this) */
-    int batch;                /* sentences per batch, 1..TRAIN_MAX_BATCH; 0: unset, which
-                                 is TRAIN_DEFAULT_BATCH for a new run and the checkpoint's
-                                 for a resumed one (a resume refuses another size) */
+    int batch;                /* sentences per batch, 1..TRAIN_MAX_BATCH */
     float lr;                 /* peak learning rate */
     int warmup;               /* linear warm-up steps; then cosine decay to lr/10 */
     float label_smoothing;    /* 0..1 */
     float dropout;            /* 0..<1, see backprop.h */
     float name_augment;       /* 0..1: fraction of pairs with names added with <unk> (train.c) */
     float weight_decay;       /* AdamW */
-    float adam_beta1;         /* AdamW's first-moment decay, 0..<1 (default 0.9); a resumed
-                                 run uses the checkpoint's, see above */
-    float adam_beta2;         /* AdamW's second-moment decay, 0..<1 (default 0.98); ditto */
-    float adam_eps;           /* AdamW's denominator term, > 0 (default 1e-9); ditto */
+    float adam_beta1;         /* AdamW's first-moment decay, 0..<1 (default 0.9) */
+    float adam_beta2;         /* AdamW's second-moment decay, 0..<1 (default 0.98) */
+    float adam_eps;           /* AdamW's denominator term, > 0 (default 1e-9) */
     float clip;               /* gradient-norm clipping threshold; 0 for none */
     uint64_t seed;
     int threads;              /* 1..TRAIN_MAX_THREADS */
+    unsigned given;           /* TRAIN_GIVEN(s) for each setting s the user gave: a resumed
+                                 run takes the others from its file (see above) */
     int resume;               /* continue the run stored in out_path */
     int force;                /* replace out_path for a new run */
     int skip_bad_lines;       /* malformed corpus lines: skip each with a note to the
@@ -74,6 +103,17 @@ typedef struct {
 } TrainOptions;
 
 void train_options_defaults(TrainOptions *o);
+
+/* Parses text as the value of setting s into o's field (o->given is the caller's). Its
+ * range is checked as the type the value is used as: 0.9999999999 is not a beta, since
+ * as a float it is 1. TT_OK, or TT_EINVAL with o unchanged and err saying what is wrong
+ * ("'abc' is not a number from 0 to 0.9"); a command line and a file's meta share it. */
+int train_setting_parse(TrainOptions *o, TrainSetting s, const char *text, char *err,
+                        size_t errlen);
+
+/* Setting s's command-line option ("--lr") and meta key ("train_lr"). */
+const char *train_setting_option(TrainSetting s);
+const char *train_setting_key(TrainSetting s);
 
 /* What the run reports as it goes, to its caller's callback. */
 typedef struct {
@@ -98,10 +138,10 @@ typedef void (*TrainProgressFn)(void *ctx, const TrainProgress *p);
 
 /* Runs training. stop is polled before and after every step (signal handlers set it):
  * the step in flight finishes, a checkpoint commits, and the run returns TT_EINTR. A
- * resumed run keeps the batch size it was started with (its meta train_batch_size):
- * another o->batch is TT_EINVAL, and a saved position (train_step, train_epoch,
- * train_batch) or AdamW setting (train_adam_*) out of range, or a position beyond this
- * corpus's batches, is TT_EMODEL naming the key and its value. A NaN or Inf in
+ * resumed run keeps the settings it was started with: a given setting other than the
+ * file's (the epochs aside) is TT_EINVAL naming both, and a recorded setting, or a saved
+ * position (train_step, train_epoch, train_batch), out of range, or a position beyond
+ * this corpus's batches, is TT_EMODEL naming the key and its value. A NaN or Inf in
  * the loss or the gradients stops the run before the optimiser step with TT_EDIVERGED;
  * nothing of that step is committed. Other failures: TT_EINPUT (corpus), TT_EMODEL,
  * TT_EIO, TT_ENOMEM, TT_EINVAL — err says what. */

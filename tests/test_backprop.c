@@ -4,8 +4,7 @@
  *
  * The gradients themselves are checked against finite differences in test_grad.c; here
  * the batch of several sentences of different lengths is compared with the same
- * sentences computed one at a time, and the whole training run with 1, 2, 3 and 8
- * threads bit for bit.
+ * sentences computed one at a time. Whole training runs are test_train.c's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +17,6 @@
 #include "status.h"
 #include "store.h"
 #include "testutil.h"
-#include "train.h"
 #include "backprop.h"
 
 #include <stdio.h>
@@ -145,83 +143,11 @@ static void test_backprop_threads_bit_identical(void **state)
     model_free(&m);
 }
 
-/* ---- a whole training run ---- */
-
-static const char CORPUS[] = "the dog is big\tDer Hund ist gro\xc3\x9f .\n"
-                             "the man is old\tDer Mann ist alt .\n"
-                             "the old man sees the dog\tDer alte Mann sieht den Hund .\n"
-                             "the dog sees the man\tDer Hund sieht den Mann .\n"
-                             "a dog is big\tEin Hund ist gro\xc3\x9f .\n"
-                             "a man sees a dog\tEin Mann sieht einen Hund .\n"
-                             "the big dog is old\tDer gro\xc3\x9f" "e Hund ist alt .\n"
-                             "the man is big\tDer Mann ist gro\xc3\x9f .\n"
-                             "a big man sees the old dog\tEin gro\xc3\x9f" "er Mann sieht den "
-                             "alten Hund .\n";
-
-/* Trains a small model on CORPUS with dropout in dir, with the given thread count, and
- * loads the result into m. */
-static void train_with(Model *m, const char *dir, int threads)
-{
-    char corpus[300], out[300], err[512];
-    snprintf(corpus, sizeof corpus, "%s/corpus.tsv", dir);
-    snprintf(out, sizeof out, "%s/model-%d.db", dir, threads);
-    FILE *f = fopen(corpus, "w");
-    assert_non_null(f);
-    assert_int_equal(fwrite(CORPUS, 1, sizeof CORPUS - 1, f), sizeof CORPUS - 1);
-    assert_int_equal(fclose(f), 0);
-    TrainOptions o;
-    train_options_defaults(&o);
-    o.train_path = corpus;
-    o.valid_path = corpus;
-    o.out_path = out;
-    o.config.d_model = 16;
-    o.config.n_heads = 2;
-    o.config.n_encoder_layers = 2;
-    o.config.n_decoder_layers = 2;
-    o.config.d_ff = 32;
-    o.config.max_len = 12;
-    o.epochs = 3;
-    o.batch = 4;
-    o.warmup = 2;
-    o.dropout = 0.1f;
-    o.threads = threads;
-    o.force = 1;
-    o.name_augment = 0;
-    int rc = train_run(&o, NULL, NULL, NULL, err, sizeof err);
-    if (rc != TT_OK)
-        print_error("train, %d threads: %s\n", threads, err);
-    assert_int_equal(rc, TT_OK);
-    assert_int_equal(model_load_file(m, out, err, sizeof err), TT_OK);
-}
-
-/* Training with 1, 2, 3 and 8 threads gives bit-identical weights. */
-static void test_backprop_run_threads_bit_identical(void **state)
-{
-    (void)state;
-    char dir[] = "/tmp/toytrans-test-trainer-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    Model ref, got;
-    train_with(&ref, dir, 1);
-    static const int THREADS[] = {2, 3, 8};
-    for (int k = 0; k < 3; k++) {
-        train_with(&got, dir, THREADS[k]);
-        assert_int_equal(got.n_params, ref.n_params);
-        const int same = memcmp(got.params, ref.params, sizeof(float) * ref.n_params) == 0;
-        if (!same)
-            print_error("%d threads: the weights differ from 1 thread's\n", THREADS[k]);
-        model_free(&got);
-        assert_true(same);
-    }
-    model_free(&ref);
-    assert_int_equal(testutil_remove_dir(dir), 0);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_backprop_batch_is_sum_of_sentences),
         cmocka_unit_test(test_backprop_threads_bit_identical),
-        cmocka_unit_test(test_backprop_run_threads_bit_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1031,13 +1031,14 @@ cp "$OUT" "$TMP/tA.json"
 run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tB.db" --epochs 2 $TINY --dropout 0.1 \
     --stop-after 13
 expect_code "train --stop-after 13: exit 0 with a checkpoint" 0
-# shellcheck disable=SC2086
-run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tB.db" --epochs 2 $TINY --dropout 0.1 \
-    --resume
+# The resume gives no setting: epochs, batch size, warm-up and dropout come from the file.
+run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tB.db" --resume
 expect_code "train --resume: exit 0" 0
+expect_in "train --resume with no settings: the run's 2 epochs of 19 steps" "$OUT" \
+    "tB.db: trained, 38 steps"
 run_in "$TMP/probe.txt" translate --model "$TMP/tB.db" --json
 if cmp -s "$OUT" "$TMP/tA.json"; then
-    pass "train: stopped and resumed (with dropout) gives bit-identical results to an uninterrupted run"
+    pass "train: stopped and resumed with no settings given (with dropout) gives bit-identical results to an uninterrupted run"
 else
     fail "train: stopped and resumed equals uninterrupted" "translations differ"
 fi
@@ -1086,9 +1087,25 @@ run info --model "$TMP/tW.db"
 expect_in "train --adam-beta1: recorded and shown by info" "$OUT" "AdamW beta1         0.8"
 expect_in "train --adam-beta2: recorded and shown by info" "$OUT" "AdamW beta2         0.995"
 expect_in "train --adam-eps: recorded and shown by info" "$OUT" "AdamW epsilon       1e-08"
+cp "$OUT" "$TMP/tW0.info"
 run train --train "$TMP/tr.tsv" --out "$TMP/tW.db" --epochs 1 --resume --adam-beta2 0.9
 expect_code "train --resume --adam-beta2: exit 2 (the run keeps its settings)" 2
-expect_in "train --resume --adam-beta2: names the option" "$ERR" "--adam-beta2: a resumed run keeps"
+expect_in "train --resume --adam-beta2: names the option, the key and both values" "$ERR" \
+    "--adam-beta2 0.9 differs from the AdamW beta2 the run was started with (meta train_adam_beta2 = 0.995); a resumed run keeps it"
+run train --train "$TMP/tr.tsv" --out "$TMP/tW.db" --resume --lr 0.002
+expect_code "train --resume --lr: exit 2" 2
+expect_in "train --resume --lr: names the option, the key and both values" "$ERR" \
+    "--lr 0.002 differs from the peak learning rate the run was started with (meta train_lr = 0.001)"
+run info --model "$TMP/tW.db"
+if cmp -s "$OUT" "$TMP/tW0.info"; then
+    pass "train --resume with another setting: nothing written (info unchanged)"
+else
+    fail "train --resume with another setting: nothing written (info unchanged)" "info differs"
+fi
+run train --train "$TMP/tr.tsv" --out "$TMP/tW.db" --resume --adam-beta2 0.995 --lr 0.001 \
+    --warmup 10 --stop-after 1
+expect_code "train --resume with the run's own settings given again: exit 0" 0
+rm -f "$TMP/tW0.info"
 for bad in "--adam-beta1 1" "--adam-beta2 -0.5" "--adam-beta2 0.9999999999" "--adam-eps 0" \
     "--adam-eps -1e-9" "--adam-eps 1e-60"; do
     # shellcheck disable=SC2086
