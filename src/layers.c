@@ -154,30 +154,12 @@ void layernorm_backward_params(float *dw, float *db, const float *dout, const fl
     }
 }
 
-void layernorm_backward(float *dx, float *dw, float *db, const float *dout, const float *x,
-                        const float *w, const float *mean, const float *rstd, int N, int D)
-{
-    layernorm_backward_params(dw, db, dout, x, mean, rstd, N, D, 0, D);
-    layernorm_backward_dx(dx, dout, x, w, mean, rstd, N, D);
-}
-
 void ffn_forward(float *out, float *hidden, const float *x, const float *w1, const float *b1,
                  const float *w2, const float *b2, int N, int D, int F)
 {
     kernel_matmul_nt(hidden, x, w1, b1, N, D, F);
     kernel_relu(hidden, (size_t)N * F);
     kernel_matmul_nt(out, hidden, w2, b2, N, F, D);
-}
-
-void ffn_backward(float *dx, float *dw1, float *db1, float *dw2, float *db2, float *dhidden,
-                  const float *dout, const float *x, const float *hidden, const float *w1,
-                  const float *w2, int N, int D, int F)
-{
-    memset(dhidden, 0, sizeof(float) * (size_t)N * F);
-    kernel_matmul_nt_backward(dhidden, dw2, db2, dout, hidden, w2, N, F, D);
-    /* relu: the gradient passes where the output was positive. */
-    kernel_relu_backward(dhidden, hidden, (size_t)N * F);
-    kernel_matmul_nt_backward(dx, dw1, db1, dhidden, x, w1, N, D, F);
 }
 
 void embed_forward(float *out, const float *table, const float *pe, const int *ids, int N,
@@ -190,17 +172,6 @@ void embed_forward(float *out, const float *table, const float *pe, const int *i
         float *o = out + (size_t)i * D;
         for (int k = 0; k < D; k++)
             o[k] = e[k] * scale + p[k];
-    }
-}
-
-void embed_backward(float *dtable, const float *dout, const int *ids, int N, int D)
-{
-    const float scale = sqrtf((float)D);
-    for (int i = 0; i < N; i++) {
-        float *d = dtable + (size_t)ids[i] * D;
-        const float *g = dout + (size_t)i * D;
-        for (int k = 0; k < D; k++)
-            d[k] += g[k] * scale;
     }
 }
 

@@ -23,10 +23,13 @@
  * atol 1e-5 (worst seen: 5%). The whole model has a larger δ; see its test.
  * Every check prints its worst entry: the tensor, the index and both numbers.
  *
- * ReLU has a kink at 0, where a central difference is not a derivative: the feed-forward
- * test draws inputs whose pre-activations stay further than the step from 0; the
- * whole-model test moves biases to clear the kinks (model_clear_kinks) and still skips,
- * and counts, an entry whose step flips a ReLU.
+ * ReLU has a kink at 0, where a central difference is not a derivative: the layer and
+ * whole-model tests move biases to clear the kinks (model_clear_kinks) and still skip,
+ * and count, an entry whose step flips a ReLU.
+ *
+ * What is checked is what training runs: net.c's layers and the kernels under them, and
+ * backprop.c's whole model (the decoder step's feed-forward, layers.c's ffn_forward, is
+ * held to net.c's forward pass by tests/test_transformer.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -241,7 +244,9 @@ static double norm_objective(void *p)
     return weighted_sum(c->r, c->D, c->out, c->D, c->N, c->D);
 }
 
-/* layernorm_backward adds dx, dw, db of LayerNorm, from layernorm_forward_cache's stats. */
+/* layernorm_backward_dx and layernorm_backward_params add dx, dw, db of LayerNorm, from
+ * layernorm_forward_cache's stats; the parameters' columns in two ranges, as threads split
+ * them. */
 static void test_grad_layernorm(void **state)
 {
     (void)state;
@@ -261,7 +266,9 @@ static void test_grad_layernorm(void **state)
     float *dx0 = rand_array(&rng, (size_t)N * D, -1, 1), *dx = copy_array(dx0, (size_t)N * D);
     float *dw0 = rand_array(&rng, (size_t)D, -1, 1), *dw = copy_array(dw0, (size_t)D);
     float *db0 = rand_array(&rng, (size_t)D, -1, 1), *db = copy_array(db0, (size_t)D);
-    layernorm_backward(dx, dw, db, c.r, c.x, c.w, mean, rstd, N, D);
+    layernorm_backward_dx(dx, c.r, c.x, c.w, mean, rstd, N, D);
+    layernorm_backward_params(dw, db, c.r, c.x, mean, rstd, N, D, 0, 5);
+    layernorm_backward_params(dw, db, c.r, c.x, mean, rstd, N, D, 5, D);
 
     int ok = 1;
     ok &= fd_check("layernorm dx", &FD_NONLINEAR, norm_objective, &c, c.x, dx, dx0, (size_t)N * D);
@@ -274,118 +281,45 @@ static void test_grad_layernorm(void **state)
 }
 
 /* ---------------------------------------------------------------------------------------
- * Feed-forward block
- */
-
-typedef struct {
-    float *x, *w1, *b1, *w2, *b2, *r, *out, *hidden;
-    int N, D, F;
-} FfnCase;
-
-static double ffn_objective(void *p)
-{
-    FfnCase *c = p;
-    ffn_forward(c->out, c->hidden, c->x, c->w1, c->b1, c->w2, c->b2, c->N, c->D, c->F);
-    return weighted_sum(c->r, c->D, c->out, c->D, c->N, c->D);
-}
-
-/* ffn_backward adds dx, dw1, db1, dw2, db2, with inputs whose ReLUs stay off the kink. */
-static void test_grad_ffn(void **state)
-{
-    (void)state;
-    Rng rng;
-    rng_seed(&rng, 13);
-    const int N = 3, D = 8, F = 12;
-    const size_t ND = (size_t)N * D, NF = (size_t)N * F, FD = (size_t)F * D;
-    FfnCase c = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, N, D, F};
-    /* Every entry of x, w1 and b1 lies in [-1, 1], so a step moves a pre-activation by at
-     * most h; draw until every pre-activation is further than 2h from ReLU's kink, with
-     * both signs present so that the mask is exercised. */
-    int draws = 0;
-    for (;;) {
-        assert_true(++draws <= 100);
-        c.x = rand_array(&rng, ND, -1, 1);
-        c.w1 = rand_array(&rng, FD, -1, 1);
-        c.b1 = rand_array(&rng, (size_t)F, -1, 1);
-        int near = 0, pos = 0, neg = 0;
-        for (int i = 0; i < N; i++)
-            for (int f = 0; f < F; f++) {
-                double pre = c.b1[f];
-                for (int k = 0; k < D; k++)
-                    pre += (double)c.x[i * D + k] * c.w1[f * D + k];
-                near += fabs(pre) <= 2.0 * FD_NONLINEAR.h;
-                pos += pre > 0;
-                neg += pre < 0;
-            }
-        if (!near && pos && neg)
-            break;
-        free(c.b1), free(c.w1), free(c.x);
-    }
-    c.w2 = rand_array(&rng, FD, -1, 1);
-    c.b2 = rand_array(&rng, (size_t)D, -1, 1);
-    c.r = rand_array(&rng, ND, -1, 1);
-    c.out = rand_array(&rng, ND, 0, 0);
-    c.hidden = rand_array(&rng, NF, 0, 0);
-    ffn_objective(&c);
-
-    float *dx0 = rand_array(&rng, ND, -1, 1), *dx = copy_array(dx0, ND);
-    float *dw10 = rand_array(&rng, FD, -1, 1), *dw1 = copy_array(dw10, FD);
-    float *db10 = rand_array(&rng, (size_t)F, -1, 1), *db1 = copy_array(db10, (size_t)F);
-    float *dw20 = rand_array(&rng, FD, -1, 1), *dw2 = copy_array(dw20, FD);
-    float *db20 = rand_array(&rng, (size_t)D, -1, 1), *db2 = copy_array(db20, (size_t)D);
-    float *dhidden = rand_array(&rng, NF, -1, 1); /* scratch: its contents must not matter */
-    ffn_backward(dx, dw1, db1, dw2, db2, dhidden, c.r, c.x, c.hidden, c.w1, c.w2, N, D, F);
-
-    int ok = 1;
-    ok &= fd_check("ffn dx", &FD_NONLINEAR, ffn_objective, &c, c.x, dx, dx0, ND);
-    ok &= fd_check("ffn dw1", &FD_NONLINEAR, ffn_objective, &c, c.w1, dw1, dw10, FD);
-    ok &= fd_check("ffn db1", &FD_NONLINEAR, ffn_objective, &c, c.b1, db1, db10, (size_t)F);
-    ok &= fd_check("ffn dw2", &FD_LINEAR, ffn_objective, &c, c.w2, dw2, dw20, FD);
-    ok &= fd_check("ffn db2", &FD_LINEAR, ffn_objective, &c, c.b2, db2, db20, (size_t)D);
-
-    free(dhidden), free(db2), free(db20), free(dw2), free(dw20), free(db1), free(db10);
-    free(dw1), free(dw10), free(dx), free(dx0);
-    free(c.hidden), free(c.out), free(c.r), free(c.b2), free(c.w2), free(c.b1), free(c.w1);
-    free(c.x);
-    assert_true(ok);
-}
-
-/* ---------------------------------------------------------------------------------------
  * Embeddings
  */
 
 typedef struct {
     float *table, *pe, *r, *out;
-    const int *ids;
-    int N, pos0, D;
+    const int *ids, *len;
+    int B, T;
+    NetCtx ctx;
 } EmbedCase;
 
 static double embed_objective(void *p)
 {
     EmbedCase *c = p;
-    embed_forward(c->out, c->table, c->pe, c->ids, c->N, c->pos0, c->D);
-    return weighted_sum(c->r, c->D, c->out, c->D, c->N, c->D);
+    net_embed_forward(c->out, NULL, c->table, c->pe, c->ids, c->len, c->B, c->T, &c->ctx);
+    return weighted_sum(c->r, c->ctx.D, c->out, c->ctx.D, c->B * c->T, c->ctx.D);
 }
 
-/* embed_backward adds √D·dout to the rows of the ids used (twice for a repeated id), and
- * nothing to the other rows. */
+/* net_embed_backward adds √D·dout to the rows of the ids used (twice for a repeated id,
+ * in either sentence of a padded batch), and nothing to the other rows: not the unused
+ * ids, not the ids under the padding. */
 static void test_grad_embed(void **state)
 {
     (void)state;
     Rng rng;
     rng_seed(&rng, 14);
-    enum { V = 7, D = 4, N = 5, MAXLEN = 8 };
-    static const int IDS[N] = {3, 1, 3, 6, 0};
+    enum { V = 7, D = 4, B = 2, T = 3, MAXLEN = 8 };
+    /* Sentence 1 has two positions; its third row is padding, over id 5. */
+    static const int IDS[B * T] = {3, 1, 3, 6, 0, 5}, LEN[B] = {3, 2};
     EmbedCase c = {rand_array(&rng, (size_t)V * D, -1, 1),
                    rand_array(&rng, (size_t)MAXLEN * D, -1, 1),
-                   rand_array(&rng, (size_t)N * D, -1, 1), rand_array(&rng, (size_t)N * D, 0, 0),
-                   IDS, N, 2, D};
+                   rand_array(&rng, (size_t)B * T * D, -1, 1),
+                   rand_array(&rng, (size_t)B * T * D, 0, 0),
+                   IDS, LEN, B, T, {.D = D}};
     float *dt0 = rand_array(&rng, (size_t)V * D, -1, 1), *dt = copy_array(dt0, (size_t)V * D);
-    embed_backward(dt, c.r, IDS, N, D);
+    net_embed_backward(dt, c.r, NULL, IDS, LEN, B, T, &c.ctx);
 
     int ok = fd_check("embed dtable", &FD_LINEAR, embed_objective, &c, c.table, dt, dt0,
                       (size_t)V * D);
-    /* Ids 2, 4 and 5 are not used: their rows are untouched to the bit. */
+    /* Ids 2, 4 and 5 are not used by a real position: their rows are untouched to the bit. */
     static const int UNUSED[] = {2, 4, 5};
     for (size_t u = 0; u < sizeof UNUSED / sizeof UNUSED[0]; u++)
         assert_memory_equal(dt + UNUSED[u] * D, dt0 + UNUSED[u] * D, sizeof(float) * D);
@@ -1341,7 +1275,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grad_matmul_nt),
         cmocka_unit_test(test_grad_layernorm),
-        cmocka_unit_test(test_grad_ffn),
         cmocka_unit_test(test_grad_embed),
         cmocka_unit_test(test_grad_attention_head),
         cmocka_unit_test(test_grad_mha_self_causal),
