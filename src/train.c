@@ -14,6 +14,7 @@
 #include "train.h"
 
 #include "decode.h"
+#include "fnv.h"
 #include "mem.h"
 #include "model.h"
 #include "rng.h"
@@ -73,6 +74,8 @@ typedef struct {
     int *tgt_len;       /* (n) */
     char **ref;         /* (n) the target text as written, for exact match; NULL if unused */
     long skipped_long;  /* pairs longer than max_len, left out */
+    uint64_t checksum;  /* FNV-1a 64 over the pairs read, as "src TAB tgt LF": the corpus's
+                           checksum as vocab_count_corpus computes it */
 } Pairs;
 
 static void pairs_free(Pairs *p)
@@ -122,6 +125,7 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
                       TrainProgressFn progress, void *ctx, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
+    p->checksum = FNV1A64_OFFSET;
     TsvReader r;
     int rc = tsv_open(&r, path, err, errlen);
     if (rc != TT_OK)
@@ -139,6 +143,10 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
             snprintf(err, errlen, "%s", line_err);
             break;
         }
+        p->checksum = fnv1a64_add(p->checksum, tp.src, tp.src_len);
+        p->checksum = fnv1a64_add(p->checksum, "\t", 1);
+        p->checksum = fnv1a64_add(p->checksum, tp.tgt, tp.tgt_len);
+        p->checksum = fnv1a64_add(p->checksum, "\n", 1);
         TokenList s, t;
         TokError te;
         const char *bad_side = "source";
@@ -1089,6 +1097,26 @@ static int check_resume_position(const Run *r, char *err, size_t errlen)
     return TT_EMODEL;
 }
 
+/* A resumed run's corpus other than the one it was started with (meta
+ * train_corpus_fnv1a64) is allowed, but said: the run goes on, and is no longer the run an
+ * uninterrupted one would have been. A file without the key says nothing. */
+static void note_other_corpus(const Run *r, TrainProgressFn progress, void *ctx)
+{
+    char recorded[32], note[1024];
+    if (store_meta_get(r->store, "train_corpus_fnv1a64", recorded, sizeof recorded, NULL, 0) !=
+        TT_OK)
+        return;
+    char mine[32];
+    snprintf(mine, sizeof mine, "%016llx", (unsigned long long)r->train.checksum);
+    if (strcmp(mine, recorded) == 0)
+        return;
+    snprintf(note, sizeof note, "note: %.400s is not the corpus the run was started with (its "
+                                "FNV-1a 64 is %s, meta train_corpus_fnv1a64 = %.20s): the run "
+                                "goes on with it, and differs from an uninterrupted one",
+             r->o->train_path, mine, recorded);
+    report_note(progress, ctx, note);
+}
+
 /* ---------------------------------------------------------------------------------------
  * The loop
  */
@@ -1167,6 +1195,8 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         rc = batches_make(&r->batches, &r->train, r->batch);
     if (rc == TT_OK && o->resume)
         rc = check_resume_position(r, err, errlen);
+    if (rc == TT_OK && o->resume)
+        note_other_corpus(r, progress, ctx);
     const size_t n = r->m.n_params;
     if (rc == TT_OK) {
         r->m1 = calloc(n, sizeof(float));

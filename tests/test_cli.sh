@@ -1042,6 +1042,15 @@ if cmp -s "$OUT" "$TMP/tA.json"; then
 else
     fail "train: stopped and resumed equals uninterrupted" "translations differ"
 fi
+# Another corpus on resume is allowed, and said (the run is no longer the one it was).
+head -299 "$TMP/tr.tsv" >"$TMP/tr299.tsv"
+run train --train "$TMP/tr299.tsv" --out "$TMP/tB.db" --resume --epochs 3 --stop-after 1
+expect_code "train --resume on another corpus: exit 0" 0
+expect_in "train --resume on another corpus: says it is not the run's" "$ERR" \
+    "tr299.tsv is not the corpus the run was started with (its FNV-1a 64 is"
+run train --train "$TMP/tr.tsv" --out "$TMP/tB.db" --resume --epochs 3 --stop-after 1
+expect_code "train --resume on the run's corpus: exit 0" 0
+expect_not_in "train --resume on the run's corpus: no note" "$ERR" "is not the corpus"
 # shellcheck disable=SC2086
 run train --train "$TMP/tr.tsv" --out "$TMP/tT1.db" --epochs 1 $TINY --threads 2
 # shellcheck disable=SC2086
