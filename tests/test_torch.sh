@@ -241,6 +241,14 @@ sys.exit(0 if diff == 0.0 else 1)
 EOF
 expect_code "stopped and resumed, the weights equal the uninterrupted run's" 0
 sed 's/^/# /' "$OUT"
+# A resume keeps the run's settings: one given again must be the same (--lr was 0.005).
+py -m toytrans_torch.train --train "$ROOT/data/train.tsv" --out "$TMP/resumed.db" --resume \
+    --lr 0.001
+expect_code "--resume --lr other than the run's: exit 2" 2
+expect_in "--resume --lr other than the run's: names both values" "$ERR" \
+    "--lr 0.001 differs from the run's (0.005); a resumed run keeps it"
+run info --model "$TMP/resumed.db"
+expect_in "the PyTorch trainer records its dropout" "$OUT" "  dropout             0"
 # The resume state is read without unpickling objects: a file whose optimiser state
 # would run a command when unpickled is refused, and the command does not run.
 cp "$TMP/resumed.db" "$TMP/hostile.db"

@@ -50,6 +50,13 @@ from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_vocab,
 PROG = "toytrans_torch.train"
 CHECKPOINT_TABLE = "torch_checkpoint"   # ignored by toytrans's readers (docs/model-format.md)
 EXIT_USAGE, EXIT_MODEL, EXIT_INPUT, EXIT_IO, EXIT_DIVERGED = 2, 3, 4, 5, 6
+
+# The settings that define a run, with their defaults. A new run takes the default of one
+# not given; a resumed run takes the checkpoint's, and one given again must be the same,
+# except --epochs, which may extend the run (as `toytrans train --resume`).
+RUN_DEFAULTS = {"epochs": 10, "batch": 32, "lr": 1e-3, "warmup": 400, "label_smoothing": 0.1,
+                "weight_decay": 0.01, "clip": 1.0, "dropout": 0.0, "name_augment": 0.1,
+                "seed": 1, "limit": None, "valid_exact": 200}
 # AdamW's betas and epsilon: toytrans train's defaults, recorded in meta as toytrans
 # records its own (train_adam_beta1, train_adam_beta2, train_adam_eps).
 ADAM_BETAS, ADAM_EPS = (0.9, 0.98), 1e-9
@@ -256,6 +263,7 @@ def provenance(args, group, corpus_hash, seconds, step, epoch):
         "train_lr": repr(args.lr),
         "train_warmup": str(args.warmup),
         "train_label_smoothing": repr(args.label_smoothing),
+        "train_dropout": repr(args.dropout),
         "train_weight_decay": repr(args.weight_decay),
         "train_adam_beta1": repr(ADAM_BETAS[0]),
         "train_adam_beta2": repr(ADAM_BETAS[1]),
@@ -354,15 +362,27 @@ def run(args):
         group.close()
 
 
+def resume_settings(args, saved):
+    """A resumed run's settings: the checkpoint's (RUN_DEFAULTS' for a key it lacks); one
+    given must equal it, except the epochs. The corpora are the checkpoint's too."""
+    for key, default in RUN_DEFAULTS.items():
+        recorded, given = saved.get(key, default), getattr(args, key)
+        if given is not None and given != recorded and key != "epochs":
+            option = "--" + key.replace("_", "-")
+            raise TrainError(f"{args.out}: {option} {given} differs from the run's "
+                             f"({recorded}); a resumed run keeps it: leave {option} out, or "
+                             f"train a new model", EXIT_USAGE)
+        setattr(args, key, recorded if given is None else given)
+    for key in ("train", "valid"):
+        setattr(args, key, saved[key])
+
+
 def train(args, group):
     t_start = time.perf_counter()
     if args.resume:
         ckpt = group.broadcast(read_checkpoint(args.out) if group.rank == 0 else None)
         cfg, vocabs, weights, saved, history = ckpt
-        for key in ("train", "epochs", "batch", "lr", "warmup", "label_smoothing",
-                    "weight_decay", "clip", "seed", "limit", "valid", "valid_exact",
-                    "name_augment"):
-            setattr(args, key, saved["args"][key])
+        resume_settings(args, saved["args"])
     else:
         if os.path.lexists(args.out) and not args.force:
             raise TrainError(f"{args.out} exists (--force replaces it, --resume continues it)",
@@ -548,17 +568,19 @@ def parse_args(argv=None):
                                       "build/release/toytrans, else the PATH)")
     p.add_argument("--resume", action="store_true", help="continue the run saved in --out")
     p.add_argument("--force", action="store_true", help="replace --out for a new run")
+    # The run's settings default to None here: a resume tells a setting given from one
+    # left out (RUN_DEFAULTS; parse_args fills them in for a new run).
     p.add_argument("--limit", type=int, help="only the first N pairs of --train")
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--batch", type=int, default=32,
+    p.add_argument("--epochs", type=int, help="total epochs (default 10)")
+    p.add_argument("--batch", type=int,
                    help="sentence pairs per optimiser step, over all processes (default 32)")
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--warmup", type=int, default=400)
-    p.add_argument("--label-smoothing", type=float, default=0.1)
-    p.add_argument("--weight-decay", type=float, default=0.01)
-    p.add_argument("--clip", type=float, default=1.0, help="gradient-norm clipping, 0: none")
-    p.add_argument("--dropout", type=float, default=0.0)
-    p.add_argument("--name-augment", type=float, default=0.1,
+    p.add_argument("--lr", type=float, help="peak learning rate (default 0.001)")
+    p.add_argument("--warmup", type=int, help="linear warm-up steps (default 400)")
+    p.add_argument("--label-smoothing", type=float, help="default 0.1")
+    p.add_argument("--weight-decay", type=float, help="default 0.01")
+    p.add_argument("--clip", type=float, help="gradient-norm clipping, 0: none (default 1)")
+    p.add_argument("--dropout", type=float, help="default 0")
+    p.add_argument("--name-augment", type=float,
                    help="add this fraction of the pairs with names again with every name "
                         "as <unk> on both sides, so that unknown names pass through "
                         "(default 0.1, as toytrans train)")
@@ -569,7 +591,7 @@ def parse_args(argv=None):
     p.add_argument("--d-ff", type=int, default=256)
     p.add_argument("--max-len", type=int, default=32)
     p.add_argument("--qkv-bias", action="store_true")
-    p.add_argument("--seed", type=int, default=1, help="initialisation and data order")
+    p.add_argument("--seed", type=int, help="initialisation and data order (default 1)")
     p.add_argument("--threads", type=int, default=1, help="torch threads per process")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--backend", choices=("gloo", "nccl"),
@@ -578,20 +600,27 @@ def parse_args(argv=None):
                    help="steps between checkpoints (also after each epoch); 0: epochs only")
     p.add_argument("--stop-after", type=int, help="stop with a checkpoint after N steps")
     p.add_argument("--log-every", type=int, default=50, help="steps between progress lines")
-    p.add_argument("--valid-exact", type=int, default=200,
+    p.add_argument("--valid-exact", type=int,
                    help="validation sentences decoded for the exact-match rate (default 200)")
     p.add_argument("--regression", help="write `toytrans check` cases: validation sources "
                                         "with this model's PyTorch greedy translations")
     p.add_argument("--regression-count", type=int, default=50)
     a = p.parse_args(argv)
-    for name in ("epochs", "batch", "threads", "log_every", "regression_count", "valid_exact"):
+    for name in ("threads", "log_every", "regression_count"):
         if getattr(a, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
-    for name in ("limit", "stop_after"):
+    for name in ("epochs", "batch", "valid_exact", "limit", "stop_after"):
         if getattr(a, name) is not None and getattr(a, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
-    if not 0 <= a.label_smoothing < 1 or not 0 <= a.dropout < 1 or not 0 <= a.name_augment <= 1:
-        p.error("--label-smoothing and --dropout must be in [0, 1), --name-augment in [0, 1]")
+    for name, top in (("label_smoothing", "below 1"), ("dropout", "below 1"),
+                      ("name_augment", "at most 1")):
+        v = getattr(a, name)
+        if v is not None and not (0 <= v < 1 if top == "below 1" else 0 <= v <= 1):
+            p.error(f"--{name.replace('_', '-')} must be from 0 to {top}")
+    if not a.resume:
+        for key, default in RUN_DEFAULTS.items():
+            if getattr(a, key) is None:
+                setattr(a, key, default)
     return a
 
 
