@@ -599,24 +599,6 @@ void kernel_softmax_rows(float *x, int rows, int cols)
     }
 }
 
-/* The three accumulations of y = x · wᵀ + b's backward pass, each one gemm:
- *   dx (M, K) += dy (M, N) · w (N, K)            w's rows used as they are;
- *   dw (N, K) += dyᵀ (N, M) · x (M, K)           dy read down its columns;
- *   db (N)    += Σ_i dy(i, ·). */
-KERNEL_CLONES
-void kernel_matmul_nt_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
-                               const float *w, int M, int K, int N)
-{
-    assert(dw && dy && x && w && M > 0 && K > 0 && N > 0);
-    if (dx)
-        gemm_nn(dx, dy, N, 1, w, M, N, K, 1);
-    gemm_nn(dw, dy, 1, N, x, N, M, K, 1);
-    if (db)
-        for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++)
-                db[j] += dy[(size_t)i * N + j];
-}
-
 /* Written as selects, not branches: half the signs are negative and unpredictable, and
  * the select vectorises. */
 KERNEL_CLONES

@@ -21,12 +21,6 @@ void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int
 void kernel_matmul_nt(float *out, const float *a, const float *b, const float *bias,
                       int M, int K, int N);
 
-/* The backward pass of kernel_matmul_nt (y = x · wᵀ + b), accumulating:
- *   dx += dy · w        dw += dyᵀ · x        db += Σ_rows dy
- * dx (M, K) or NULL, dw (N, K), db (N) or NULL, dy (M, N), x (M, K), w (N, K). */
-void kernel_matmul_nt_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
-                               const float *w, int M, int K, int N);
-
 /* out += a · b, accumulating.
  * out (M, N), a (M, K), b (K, N). */
 void kernel_matmul_acc(float *out, const float *a, const float *b, int M, int K, int N);

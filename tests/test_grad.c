@@ -196,7 +196,21 @@ static double matmul_objective(void *p)
     return weighted_sum(c->r, c->N, c->out, c->N, c->M, c->N);
 }
 
-/* kernel_matmul_nt_backward adds dx, dw, db of y = x·wᵀ + b; NULL dx and db skip only those. */
+/* The backward pass of y = x·wᵀ + b as net.c's Linear layers take it: dx += dy·w, dw in
+ * blocks of output features += dyᵀ·x, db += Σ dy. */
+static void linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                            const float *w, int M, int K, int N, int block)
+{
+    kernel_matmul_acc(dx, dy, w, M, N, K);
+    for (int n0 = 0; n0 < N; n0 += block) {
+        const int nn = N - n0 < block ? N - n0 : block;
+        kernel_matmul_tn_acc(dw + (size_t)n0 * K, dy + n0, N, x, M, nn, K);
+    }
+    kernel_colsum_acc(db, dy, N, M, N);
+}
+
+/* The Linear layer's backward pass adds dx, dw, db of y = x·wᵀ + b (kernel_matmul_nt);
+ * dw computed in blocks of output features is the same to the bit as in one. */
 static void test_grad_matmul_nt(void **state)
 {
     (void)state;
@@ -209,19 +223,20 @@ static void test_grad_matmul_nt(void **state)
     float *dx0 = rand_array(&rng, (size_t)M * K, -1, 1), *dx = copy_array(dx0, (size_t)M * K);
     float *dw0 = rand_array(&rng, (size_t)N * K, -1, 1), *dw = copy_array(dw0, (size_t)N * K);
     float *db0 = rand_array(&rng, (size_t)N, -1, 1), *db = copy_array(db0, (size_t)N);
-    kernel_matmul_nt_backward(dx, dw, db, c.r, c.x, c.w, M, K, N);
+    linear_backward(dx, dw, db, c.r, c.x, c.w, M, K, N, N);
 
     int ok = 1;
     ok &= fd_check("matmul_nt dx", &FD_LINEAR, matmul_objective, &c, c.x, dx, dx0, (size_t)M * K);
     ok &= fd_check("matmul_nt dw", &FD_LINEAR, matmul_objective, &c, c.w, dw, dw0, (size_t)N * K);
     ok &= fd_check("matmul_nt db", &FD_LINEAR, matmul_objective, &c, c.b, db, db0, (size_t)N);
 
-    /* Without dx and db, dw is the same to the bit. */
-    float *dw_only = copy_array(dw0, (size_t)N * K);
-    kernel_matmul_nt_backward(NULL, dw_only, NULL, c.r, c.x, c.w, M, K, N);
-    assert_memory_equal(dw_only, dw, sizeof(float) * (size_t)N * K);
+    /* dw in blocks of 3 and 1 output features, as threads split it: the same bits. */
+    float *dx_b = copy_array(dx0, (size_t)M * K), *dw_b = copy_array(dw0, (size_t)N * K);
+    float *db_b = copy_array(db0, (size_t)N);
+    linear_backward(dx_b, dw_b, db_b, c.r, c.x, c.w, M, K, N, 3);
+    assert_memory_equal(dw_b, dw, sizeof(float) * (size_t)N * K);
 
-    free(dw_only);
+    free(db_b), free(dw_b), free(dx_b);
     free(db), free(db0), free(dw), free(dw0), free(dx), free(dx0);
     free(c.out), free(c.r), free(c.b), free(c.w), free(c.x);
     assert_true(ok);

@@ -151,9 +151,11 @@ static void test_kernel_matmul_tiles_agree_bit_for_bit(void **state)
         free(got_rot);
 }
 
-/* The backward pass accumulates dx += dy·w, dw += dyᵀ·x, db += Σ dy on top of what the
- * buffers hold, for shapes with and without full 16-wide blocks. */
-static void test_kernel_matmul_nt_backward_matches_naive(void **state)
+/* A Linear layer's backward pass as training computes it (net.c) accumulates
+ * dx += dy·w (kernel_matmul_acc), dw += dyᵀ·x (kernel_matmul_tn_acc) and db += Σ dy
+ * (kernel_colsum_acc) on top of what the buffers hold, for shapes with and without full
+ * 16-wide blocks. */
+static void test_kernel_linear_backward_matches_naive(void **state)
 {
     (void)state;
     static const int SHAPES[][3] = {{1, 64, 64}, {10, 64, 256}, {10, 256, 64}, {7, 5, 3},
@@ -190,7 +192,9 @@ static void test_kernel_matmul_nt_backward_matches_naive(void **state)
                 wdw[(size_t)j * K + k] = acc;
             }
         }
-        kernel_matmul_nt_backward(dx, dw, db, dy, x, w, M, K, N);
+        kernel_matmul_acc(dx, dy, w, M, N, K);
+        kernel_matmul_tn_acc(dw, dy, N, x, M, N, K);
+        kernel_colsum_acc(db, dy, N, M, N);
         for (size_t i = 0; i < (size_t)M * K; i++)
             assert_true(fabs(dx[i] - wdx[i]) <= 1e-5 * N + 1e-6);
         for (size_t i = 0; i < (size_t)N * K; i++)
@@ -509,7 +513,7 @@ int main(void)
         cmocka_unit_test(test_kernel_matmul_matches_naive),
         cmocka_unit_test(test_kernel_matmul_nt_is_linear_layer),
         cmocka_unit_test(test_kernel_matmul_nt_all_paths),
-        cmocka_unit_test(test_kernel_matmul_nt_backward_matches_naive),
+        cmocka_unit_test(test_kernel_linear_backward_matches_naive),
         cmocka_unit_test(test_kernel_matmul_tiles_agree_bit_for_bit),
         cmocka_unit_test(test_kernel_relu_and_adamw),
         cmocka_unit_test(test_kernel_scale_sumsq),
