@@ -10,7 +10,6 @@
 #include "status.h"
 #include "train.h"
 
-#include <float.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -133,36 +132,30 @@ static void train_usage(FILE *out)
 
 int cli_train(int argc, char **argv)
 {
-    /* A setting of the run (train.h) is O_SET + its TrainSetting. */
+    /* A setting of the run (train.h) is O_SET + its TrainSetting, its option named by
+     * train.c's table. */
     enum { O_TRAIN = 256, O_VALID, O_OUT, O_RESUME, O_FORCE, O_MIN, O_THREADS, O_CKPT, O_STOP,
            O_SKIP, O_RELEASE, O_SET };
-    static const struct option OWN_OPTS[] = {
+    static const struct option FIXED_OPTS[] = {
         {"train", required_argument, NULL, O_TRAIN},   {"valid", required_argument, NULL, O_VALID},
         {"out", required_argument, NULL, O_OUT},       {"resume", no_argument, NULL, O_RESUME},
         {"force", no_argument, NULL, O_FORCE},
-        {"epochs", required_argument, NULL, O_SET + TRAIN_EPOCHS},
-        {"batch", required_argument, NULL, O_SET + TRAIN_BATCH},
-        {"lr", required_argument, NULL, O_SET + TRAIN_LR},
-        {"warmup", required_argument, NULL, O_SET + TRAIN_WARMUP},
-        {"label-smoothing", required_argument, NULL, O_SET + TRAIN_LABEL_SMOOTHING},
-        {"weight-decay", required_argument, NULL, O_SET + TRAIN_WEIGHT_DECAY},
-        {"adam-beta1", required_argument, NULL, O_SET + TRAIN_ADAM_BETA1},
-        {"adam-beta2", required_argument, NULL, O_SET + TRAIN_ADAM_BETA2},
-        {"adam-eps", required_argument, NULL, O_SET + TRAIN_ADAM_EPS},
-        {"clip", required_argument, NULL, O_SET + TRAIN_CLIP},
-        {"dropout", required_argument, NULL, O_SET + TRAIN_DROPOUT},
-        {"name-augment", required_argument, NULL, O_SET + TRAIN_NAME_AUGMENT},
-        {"seed", required_argument, NULL, O_SET + TRAIN_SEED},
         {"min-count", required_argument, NULL, O_MIN},
         {"threads", required_argument, NULL, O_THREADS},
         {"checkpoint-every", required_argument, NULL, O_CKPT},
         {"stop-after", required_argument, NULL, O_STOP},
         {"release", no_argument, NULL, O_RELEASE},
         {"skip-bad-lines", no_argument, NULL, O_SKIP}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
     };
-    struct option opts[sizeof OWN_OPTS / sizeof OWN_OPTS[0] + CLI_SHAPE_MAX_OPTS];
-    cli_shape_options(opts, sizeof opts / sizeof opts[0], OWN_OPTS);
+    enum { N_FIXED = (int)(sizeof FIXED_OPTS / sizeof FIXED_OPTS[0]) };
+    struct option own[N_FIXED + TRAIN_N_SETTINGS + 1];
+    memcpy(own, FIXED_OPTS, sizeof FIXED_OPTS);
+    for (int i = 0; i < TRAIN_N_SETTINGS; i++)
+        own[N_FIXED + i] = (struct option){train_setting_option((TrainSetting)i) + 2,
+                                           required_argument, NULL, O_SET + i};
+    own[N_FIXED + TRAIN_N_SETTINGS] = (struct option){NULL, 0, NULL, 0};
+    struct option opts[N_FIXED + TRAIN_N_SETTINGS + 1 + CLI_SHAPE_MAX_OPTS];
+    cli_shape_options(opts, sizeof opts / sizeof opts[0], own);
     TrainOptions o;
     train_options_defaults(&o);
     char command[2048] = "toytrans";
