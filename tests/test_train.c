@@ -118,6 +118,32 @@ static void content_of(const char *path, char *buf, size_t size)
     snprintf(buf, size, "%s step %ld", sum, step);
 }
 
+/* meta's value of key in the file at path, into buf. */
+static void meta_value(const char *path, const char *key, char *buf, size_t size)
+{
+    Store *s = NULL;
+    char err[512];
+    assert_tt_ok(store_open(&s, path, STORE_READ, err, sizeof err), err);
+    assert_tt_ok(store_meta_get(s, key, buf, size, err, sizeof err), err);
+    store_close(s, NULL, 0);
+}
+
+/* The file at path made the n bytes of good, then changed by sql in one transaction. */
+static void rewrite(const char *path, const unsigned char *good, size_t n, const char *sql)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(good, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+    Store *s = NULL;
+    char err[512];
+    assert_tt_ok(store_open(&s, path, STORE_WRITE, err, sizeof err), err);
+    assert_tt_ok(store_begin(s, err, sizeof err), err);
+    assert_tt_ok(store_exec(s, sql, err, sizeof err), err);
+    assert_tt_ok(store_commit(s, err, sizeof err), err);
+    store_close(s, NULL, 0);
+}
+
 static unsigned char *read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -195,11 +221,8 @@ static void test_train_resume_takes_the_files_settings(void **state)
     model_free(&a);
     assert_true(same);
 
-    Store *s = NULL;
     char seed[32];
-    assert_tt_ok(store_open(&s, part, STORE_READ, err, sizeof err), err);
-    assert_tt_ok(store_meta_get(s, "train_seed", seed, sizeof seed, err, sizeof err), err);
-    store_close(s, NULL, 0);
+    meta_value(part, "train_seed", seed, sizeof seed);
     assert_string_equal(seed, "18446744073709551557");
     assert_int_equal(testutil_remove_dir(p.dir), 0);
 }
@@ -260,11 +283,8 @@ static void test_train_resume_refuses_another_setting(void **state)
     r.epochs = 5;
     r.given = ~0u;
     assert_int_equal(run(&r, err, sizeof err), TT_OK);
-    Store *s = NULL;
     char epochs[16];
-    assert_tt_ok(store_open(&s, out, STORE_READ, err, sizeof err), err);
-    assert_tt_ok(store_meta_get(s, "train_epochs", epochs, sizeof epochs, err, sizeof err), err);
-    store_close(s, NULL, 0);
+    meta_value(out, "train_epochs", epochs, sizeof epochs);
     assert_string_equal(epochs, "5");
     assert_int_equal(testutil_remove_dir(p.dir), 0);
 }
@@ -302,16 +322,7 @@ static void test_train_resume_checks_recorded_settings(void **state)
          "meta 'train_batch_size' is missing"},
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
-        FILE *f = fopen(out, "wb");
-        assert_non_null(f);
-        assert_int_equal(fwrite(good, 1, n0, f), n0);
-        assert_int_equal(fclose(f), 0);
-        Store *s = NULL;
-        assert_tt_ok(store_open(&s, out, STORE_WRITE, err, sizeof err), err);
-        assert_tt_ok(store_begin(s, err, sizeof err), err);
-        assert_tt_ok(store_exec(s, BAD[i].sql, err, sizeof err), err);
-        assert_tt_ok(store_commit(s, err, sizeof err), err);
-        store_close(s, NULL, 0);
+        rewrite(out, good, n0, BAD[i].sql);
         TrainOptions r = o;
         r.resume = 1;
         r.force = 0;
@@ -323,18 +334,8 @@ static void test_train_resume_checks_recorded_settings(void **state)
     }
 
     /* No train_adam_beta1: the resume runs with 0.9, records it, and refuses another. */
-    FILE *f = fopen(out, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(good, 1, n0, f), n0);
-    assert_int_equal(fclose(f), 0);
+    rewrite(out, good, n0, "DELETE FROM meta WHERE key = 'train_adam_beta1'");
     free(good);
-    Store *s = NULL;
-    assert_tt_ok(store_open(&s, out, STORE_WRITE, err, sizeof err), err);
-    assert_tt_ok(store_begin(s, err, sizeof err), err);
-    assert_tt_ok(store_exec(s, "DELETE FROM meta WHERE key = 'train_adam_beta1'", err,
-                            sizeof err), err);
-    assert_tt_ok(store_commit(s, err, sizeof err), err);
-    store_close(s, NULL, 0);
     TrainOptions r = o;
     r.resume = 1;
     r.force = 0;
@@ -346,10 +347,7 @@ static void test_train_resume_checks_recorded_settings(void **state)
     r.stop_after = 1;
     assert_int_equal(run(&r, err, sizeof err), TT_OK);
     char beta1[32];
-    assert_tt_ok(store_open(&s, out, STORE_READ, err, sizeof err), err);
-    assert_tt_ok(store_meta_get(s, "train_adam_beta1", beta1, sizeof beta1, err, sizeof err),
-                 err);
-    store_close(s, NULL, 0);
+    meta_value(out, "train_adam_beta1", beta1, sizeof beta1);
     assert_string_equal(beta1, "0.899999976");
     assert_int_equal(testutil_remove_dir(p.dir), 0);
 }
