@@ -81,6 +81,7 @@ static void show_progress(void *ctx, const TrainProgress *p)
 static void train_usage(FILE *out)
 {
     fputs("Usage: toytrans train --train FILE --out MODEL.db [OPTIONS]\n"
+          "       toytrans train --out MODEL.db --resume [OPTIONS]\n"
           "\n"
           "Trains an encoder-decoder on a parallel corpus (source TAB target), written in C\n"
           "from the loss down to every gradient, with AdamW, warm-up and cosine decay.\n"
@@ -88,7 +89,8 @@ static void train_usage(FILE *out)
           "readable; Ctrl-C saves one and exits 130; --resume continues exactly.\n"
           "\n"
           "Options:\n"
-          "  --train FILE           training corpus (required)\n"
+          "  --train FILE           training corpus (required; a resume without it takes\n"
+          "                         the run's, and its validation corpus too)\n"
           "  --valid FILE           validation corpus: loss and exact match after each epoch\n"
           "  --out MODEL.db         the model file (required)\n"
           "  --resume               continue the run saved in MODEL.db with every setting\n"
@@ -219,8 +221,11 @@ int cli_train(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
-    if (!o.train_path || !o.out_path)
-        return cli_usage_error("train", "--train and --out are required");
+    if (!o.out_path)
+        return cli_usage_error("train", "--out is required");
+    if (!o.train_path && !o.resume)
+        return cli_usage_error("train", "--train is required (a resume without it continues on "
+                                        "the run's corpora)");
     const CliPath inputs[2] = {{"--train", o.train_path}, {"--valid", o.valid_path}};
     if ((rc = cli_check_output("train", (CliPath){"--out", o.out_path}, CLI_OUT_MODEL, inputs,
                                2, o.force)))

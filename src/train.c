@@ -396,6 +396,8 @@ struct Run {
     TrainOptions opt;  /* the options in effect: the caller's, with a resumed run's
                           settings from its file */
     const TrainOptions *o; /* &opt */
+    char corpus_path[4096], valid_path[4096]; /* a resume's recorded corpora, when the
+                                                 caller gave none */
     Model m;
     Pairs train, valid;
     Batches batches;
@@ -1077,6 +1079,23 @@ static int start_resume(Run *r, char *err, size_t errlen)
         r->batch_pos = (int)v;
     if (rc == TT_OK)
         rc = resume_settings(r, err, errlen);
+    /* Given no corpus, the run's corpora (meta train_corpus, train_valid). */
+    if (rc == TT_OK && !o->train_path) {
+        if (store_meta_get(r->store, "train_corpus", r->corpus_path, sizeof r->corpus_path, NULL,
+                           0) != TT_OK ||
+            !r->corpus_path[0]) {
+            snprintf(err, errlen, "%s: no training corpus given, and none recorded (meta "
+                                  "train_corpus): give --train", o->out_path);
+            rc = TT_EINVAL;
+        } else {
+            r->opt.train_path = r->corpus_path;
+            if (!o->valid_path &&
+                store_meta_get(r->store, "train_valid", r->valid_path, sizeof r->valid_path,
+                               NULL, 0) == TT_OK &&
+                r->valid_path[0])
+                r->opt.valid_path = r->valid_path;
+        }
+    }
     double secs = 0;
     if (rc == TT_OK && store_meta_get_double(r->store, "train_seconds", &secs, NULL, 0) == TT_OK)
         r->seconds0 = secs;
@@ -1154,7 +1173,8 @@ static void run_free(Run *r)
 int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
               volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
-    if (o->threads < 1 || o->threads > TRAIN_MAX_THREADS || !settings_valid(o)) {
+    if (!o->out_path || (!o->train_path && !o->resume) || o->threads < 1 ||
+        o->threads > TRAIN_MAX_THREADS || !settings_valid(o)) {
         snprintf(err, errlen, "invalid training options");
         return TT_EINVAL;
     }

@@ -65,7 +65,9 @@ typedef enum {
 #define TRAIN_GIVEN(setting) (1u << (setting))
 
 typedef struct {
-    const char *train_path;   /* corpus: source TAB target */
+    const char *train_path;   /* corpus: source TAB target; NULL for a resume: the run's
+                                 (meta train_corpus), and then valid_path NULL the run's
+                                 too (train_valid) */
     const char *valid_path;   /* validation corpus, or NULL */
     const char *out_path;     /* the model file */
     const char *command;      /* the command line, for provenance */

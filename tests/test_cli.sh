@@ -1031,9 +1031,12 @@ cp "$OUT" "$TMP/tA.json"
 run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tB.db" --epochs 2 $TINY --dropout 0.1 \
     --stop-after 13
 expect_code "train --stop-after 13: exit 0 with a checkpoint" 0
-# The resume gives no setting: epochs, batch size, warm-up and dropout come from the file.
-run train --train "$TMP/tr.tsv" --valid "$TMP/va.tsv" --out "$TMP/tB.db" --resume
+# The resume gives no setting: epochs, batch size, warm-up, dropout and the corpora come
+# from the file.
+run train --out "$TMP/tB.db" --resume
 expect_code "train --resume: exit 0" 0
+expect_in "train --resume with no corpus: validates on the run's (epoch 2's validation)" "$ERR" \
+    "epoch 2/2 done"
 expect_in "train --resume with no settings: the run's 2 epochs of 19 steps" "$OUT" \
     "tB.db: trained, 38 steps"
 run_in "$TMP/probe.txt" translate --model "$TMP/tB.db" --json
@@ -1042,6 +1045,8 @@ if cmp -s "$OUT" "$TMP/tA.json"; then
 else
     fail "train: stopped and resumed equals uninterrupted" "translations differ"
 fi
+expect_usage_error "train without --train (a new run)" train --out "$TMP/tN0.db"
+expect_in "train without --train: says it is needed for a new run" "$ERR" "--train is required"
 # Another corpus on resume is allowed, and said (the run is no longer the one it was).
 head -299 "$TMP/tr.tsv" >"$TMP/tr299.tsv"
 run train --train "$TMP/tr299.tsv" --out "$TMP/tB.db" --resume --epochs 3 --stop-after 1
