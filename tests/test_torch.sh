@@ -249,6 +249,20 @@ expect_in "--resume --lr other than the run's: names both values" "$ERR" \
     "--lr 0.001 differs from the run's (0.005); a resumed run keeps it"
 run info --model "$TMP/resumed.db"
 expect_in "the PyTorch trainer records its dropout" "$OUT" "  dropout             0"
+# AdamW's settings are options, recorded as toytrans train records them, kept by a resume.
+py -m toytrans_torch.train --train "$ROOT/data/train.tsv" --limit 200 --epochs 1 \
+    --d-model 16 --heads 2 --d-ff 32 --max-len 40 --adam-beta2 0.99 --adam-eps 1e-8 \
+    --out "$TMP/adam.db" --stop-after 2
+expect_code "--adam-beta2 --adam-eps: exit 0" 0
+run info --model "$TMP/adam.db"
+expect_in "--adam-beta2: recorded" "$OUT" "  AdamW beta2         0.99"
+expect_in "--adam-eps: recorded" "$OUT" "  AdamW epsilon       1e-08"
+py -m toytrans_torch.train --train "$ROOT/data/train.tsv" --out "$TMP/adam.db" --resume \
+    --adam-beta2 0.98
+expect_code "--resume --adam-beta2 other than the run's: exit 2" 2
+py -m toytrans_torch.train --train "$ROOT/data/train.tsv" --out "$TMP/adam.db" --resume \
+    --adam-beta2 0.99 --stop-after 1
+expect_code "--resume --adam-beta2 the run's own: exit 0" 0
 # The resume state is read without unpickling objects: a file whose optimiser state
 # would run a command when unpickled is refused, and the command does not run.
 cp "$TMP/resumed.db" "$TMP/hostile.db"

@@ -55,11 +55,11 @@ EXIT_USAGE, EXIT_MODEL, EXIT_INPUT, EXIT_IO, EXIT_DIVERGED = 2, 3, 4, 5, 6
 # not given; a resumed run takes the checkpoint's, and one given again must be the same,
 # except --epochs, which may extend the run (as `toytrans train --resume`).
 RUN_DEFAULTS = {"epochs": 10, "batch": 32, "lr": 1e-3, "warmup": 400, "label_smoothing": 0.1,
-                "weight_decay": 0.01, "clip": 1.0, "dropout": 0.0, "name_augment": 0.1,
-                "seed": 1, "limit": None, "valid_exact": 200}
+                "weight_decay": 0.01, "adam_beta1": 0.9, "adam_beta2": 0.98, "adam_eps": 1e-9,
+                "clip": 1.0, "dropout": 0.0, "name_augment": 0.1, "seed": 1, "limit": None,
+                "valid_exact": 200}
 # AdamW's betas and epsilon: toytrans train's defaults, recorded in meta as toytrans
 # records its own (train_adam_beta1, train_adam_beta2, train_adam_eps).
-ADAM_BETAS, ADAM_EPS = (0.9, 0.98), 1e-9
 
 
 class TrainError(Exception):
@@ -265,9 +265,9 @@ def provenance(args, group, corpus_hash, seconds, step, epoch):
         "train_label_smoothing": repr(args.label_smoothing),
         "train_dropout": repr(args.dropout),
         "train_weight_decay": repr(args.weight_decay),
-        "train_adam_beta1": repr(ADAM_BETAS[0]),
-        "train_adam_beta2": repr(ADAM_BETAS[1]),
-        "train_adam_eps": repr(ADAM_EPS),
+        "train_adam_beta1": repr(args.adam_beta1),
+        "train_adam_beta2": repr(args.adam_beta2),
+        "train_adam_eps": repr(args.adam_eps),
         "train_clip": repr(args.clip),
         "train_name_augment": repr(args.name_augment),
         "train_seed": str(args.seed),
@@ -428,7 +428,7 @@ def train(args, group):
     params = decay + no_decay
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}],
-                            lr=args.lr, betas=ADAM_BETAS, eps=ADAM_EPS)
+                            lr=args.lr, betas=(args.adam_beta1, args.adam_beta2), eps=args.adam_eps)
     total_steps = args.epochs * len(batches)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda k: lr_factor(k + 1, total_steps, args.warmup))
@@ -578,6 +578,10 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=int, help="linear warm-up steps (default 400)")
     p.add_argument("--label-smoothing", type=float, help="default 0.1")
     p.add_argument("--weight-decay", type=float, help="default 0.01")
+    p.add_argument("--adam-beta1", type=float, help="AdamW's first-moment decay (default 0.9)")
+    p.add_argument("--adam-beta2", type=float,
+                   help="AdamW's second-moment decay (default 0.98)")
+    p.add_argument("--adam-eps", type=float, help="AdamW's epsilon (default 1e-9)")
     p.add_argument("--clip", type=float, help="gradient-norm clipping, 0: none (default 1)")
     p.add_argument("--dropout", type=float, help="default 0")
     p.add_argument("--name-augment", type=float,
@@ -613,10 +617,13 @@ def parse_args(argv=None):
         if getattr(a, name) is not None and getattr(a, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     for name, top in (("label_smoothing", "below 1"), ("dropout", "below 1"),
-                      ("name_augment", "at most 1")):
+                      ("name_augment", "at most 1"), ("adam_beta1", "below 1"),
+                      ("adam_beta2", "below 1")):
         v = getattr(a, name)
         if v is not None and not (0 <= v < 1 if top == "below 1" else 0 <= v <= 1):
             p.error(f"--{name.replace('_', '-')} must be from 0 to {top}")
+    if a.adam_eps is not None and not a.adam_eps > 0:
+        p.error("--adam-eps must be above 0")
     if not a.resume:
         for key, default in RUN_DEFAULTS.items():
             if getattr(a, key) is None:
