@@ -14,6 +14,7 @@
 #include "model.h"
 
 #include "status.h"
+#include "train_settings.h"
 
 #include <assert.h>
 #include <math.h>
@@ -422,6 +423,15 @@ int model_save(const Model *m, Store *s, char *err, size_t errlen)
 #define PROV(field) offsetof(ModelProvenance, field)
 #define TRAINING MODEL_PROV_NOT_CREATED
 
+/* A setting of the training run (train_settings.h) as info shows it: integers as
+ * written, floats as numbers. */
+#define PROV_FORMAT_INT PROV_TEXT
+#define PROV_FORMAT_U64 PROV_TEXT
+#define PROV_FORMAT_FLOAT PROV_NUMBER
+#define PROV_SETTING_ROW(NAME, field, TYPE, def, lo, hi, range, option, key, label, rule,      \
+                         unrecorded)                                                           \
+    {(key), (label), PROV_FORMAT_##TYPE, TRAINING},
+
 /* Every provenance key, in the order a reader asks about them (info's order). The rows
  * with a field are what model_create writes for every new file, whichever tool makes
  * it; the rest are the training run's record. */
@@ -438,19 +448,7 @@ static const ProvKey PROVENANCE[] = {
     {"train_corpus", "training corpus", PROV_TEXT, TRAINING},
     {"train_corpus_fnv1a64", "  fnv1a64", PROV_HEX64, TRAINING},
     {"train_valid", "validation corpus", PROV_TEXT, TRAINING},
-    {"train_epochs", "epochs", PROV_TEXT, TRAINING},
-    {"train_batch_size", "batch size", PROV_TEXT, TRAINING},
-    {"train_lr", "peak learning rate", PROV_NUMBER, TRAINING},
-    {"train_warmup", "warm-up steps", PROV_TEXT, TRAINING},
-    {"train_label_smoothing", "label smoothing", PROV_NUMBER, TRAINING},
-    {"train_dropout", "dropout", PROV_NUMBER, TRAINING},
-    {"train_name_augment", "name augmentation", PROV_NUMBER, TRAINING},
-    {"train_weight_decay", "weight decay", PROV_NUMBER, TRAINING},
-    {"train_adam_beta1", "AdamW beta1", PROV_NUMBER, TRAINING},
-    {"train_adam_beta2", "AdamW beta2", PROV_NUMBER, TRAINING},
-    {"train_adam_eps", "AdamW epsilon", PROV_NUMBER, TRAINING},
-    {"train_clip", "gradient clipping", PROV_NUMBER, TRAINING},
-    {"train_seed", "training seed", PROV_TEXT, TRAINING},
+    TRAIN_SETTINGS(PROV_SETTING_ROW) /* train_epochs .. train_seed */
     {"train_threads", "threads", PROV_TEXT, TRAINING},
     {"train_resumes", "resumed", PROV_LINES, TRAINING},
     {"train_seconds", "training time", PROV_DURATION, TRAINING},

@@ -8,8 +8,9 @@
  * order that the threads do not change, so a run gives the same bits for any thread
  * count.
  *
- * Settings: RUN_SETTINGS is the one table of the settings that define a run, for the
- * command line (train_setting_parse), the new file's meta and a resume (train.h).
+ * Settings: RUN_SETTINGS, expanded from train_settings.h's table, gives the settings that
+ * define a run their defaults, the command line's parsing (train_setting_parse), the new
+ * file's meta and a resume's rule (train.h).
  */
 #include "train.h"
 
@@ -39,28 +40,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-
-void train_options_defaults(TrainOptions *o)
-{
-    memset(o, 0, sizeof *o);
-    config_defaults(&o->config);
-    o->min_count = 1;
-    o->epochs = 10;
-    o->batch = TRAIN_DEFAULT_BATCH;
-    o->lr = 1e-3f;
-    o->warmup = 400;
-    o->label_smoothing = 0.1f;
-    o->weight_decay = 0.01f;
-    o->adam_beta1 = 0.9f;
-    o->adam_beta2 = 0.98f;
-    o->adam_eps = 1e-9f;
-    o->clip = 1.0f;
-    o->seed = 1;
-    o->threads = 1;
-    o->checkpoint_every = 500;
-    o->validate_exact = 1;
-    o->name_augment = 0.1f;
-}
 
 /* ---------------------------------------------------------------------------------------
  * Data
@@ -432,49 +411,30 @@ struct Run {
  */
 
 typedef enum { SET_INT, SET_FLOAT, SET_U64 } SettingType;
+typedef enum { RULE_KEEP, RULE_MAY_CHANGE, RULE_REQUIRED } ResumeRule; /* train_settings.h */
 
 typedef struct {
     const char *key;    /* meta key */
     const char *option; /* the command-line option */
-    SettingType type;   /* the field's: int, float or uint64_t */
-    size_t offset;      /* of the field in TrainOptions */
-    double lo, hi;      /* the closed range of a value, as the field's type (SET_U64: any) */
+    const char *label;  /* info's label */
     const char *range;  /* a float's range in words if "from LO to HI" would mislead */
-    int may_change;     /* a resumed run may be given another value (the epochs) */
-    int required;       /* a resumed run cannot go on without it recorded */
+    size_t offset;      /* of the field in TrainOptions */
+    double def;         /* the default */
+    double lo, hi;      /* the closed range of a value, as the field's type (SET_U64: any) */
     double unrecorded;  /* what a file from before the key was recorded ran with; NAN:
                            the option's value, given or default */
+    SettingType type;   /* the field's: int, float or uint64_t */
+    ResumeRule rule;    /* what a resume does with it */
 } RunSetting;
 
-#define OPT(field) offsetof(TrainOptions, field)
-/* The largest float below 1: a beta of 1 would never forget the first gradient. */
-#define BETA_MAX 0.99999994039535522
+#define RUN_SETTING_ROW(NAME, field, TYPE, def_, lo_, hi_, range_, option_, key_, label_,    \
+                        rule_, unrecorded_)                                                  \
+    [TRAIN_##NAME] = {.key = (key_), .option = (option_), .label = (label_),                 \
+                      .range = (range_), .offset = offsetof(TrainOptions, field),            \
+                      .def = (def_), .lo = (lo_), .hi = (hi_), .unrecorded = (unrecorded_),  \
+                      .type = SET_##TYPE, .rule = RULE_##rule_},
 
-static const RunSetting RUN_SETTINGS[TRAIN_N_SETTINGS] = {
-    [TRAIN_EPOCHS] = {"train_epochs", "--epochs", SET_INT, OPT(epochs), 1, 100000, NULL, 1, 0, NAN},
-    [TRAIN_BATCH] = {"train_batch_size", "--batch", SET_INT, OPT(batch), 1, TRAIN_MAX_BATCH, NULL,
-                     0, 1, NAN},
-    [TRAIN_LR] = {"train_lr", "--lr", SET_FLOAT, OPT(lr), 1e-9, 1e9, NULL, 0, 0, NAN},
-    [TRAIN_WARMUP] = {"train_warmup", "--warmup", SET_INT, OPT(warmup), 0, 100000000, NULL, 0, 0,
-                      NAN},
-    [TRAIN_LABEL_SMOOTHING] = {"train_label_smoothing", "--label-smoothing", SET_FLOAT,
-                               OPT(label_smoothing), 0, 0.999, NULL, 0, 0, NAN},
-    [TRAIN_DROPOUT] = {"train_dropout", "--dropout", SET_FLOAT, OPT(dropout), 0, 0.9, NULL, 0, 0,
-                       NAN},
-    [TRAIN_NAME_AUGMENT] = {"train_name_augment", "--name-augment", SET_FLOAT, OPT(name_augment),
-                            0, 1, NULL, 0, 0, NAN},
-    [TRAIN_WEIGHT_DECAY] = {"train_weight_decay", "--weight-decay", SET_FLOAT, OPT(weight_decay),
-                            0, 1, NULL, 0, 0, NAN},
-    [TRAIN_ADAM_BETA1] = {"train_adam_beta1", "--adam-beta1", SET_FLOAT, OPT(adam_beta1), 0,
-                          BETA_MAX, "from 0 to below 1", 0, 0, 0.9},
-    [TRAIN_ADAM_BETA2] = {"train_adam_beta2", "--adam-beta2", SET_FLOAT, OPT(adam_beta2), 0,
-                          BETA_MAX, "from 0 to below 1", 0, 0, 0.98},
-    /* Above 0 as a float: 1e-50 would round to 0 and divide by zero. */
-    [TRAIN_ADAM_EPS] = {"train_adam_eps", "--adam-eps", SET_FLOAT, OPT(adam_eps), FLT_TRUE_MIN,
-                        FLT_MAX, "above 0", 0, 0, 1e-9},
-    [TRAIN_CLIP] = {"train_clip", "--clip", SET_FLOAT, OPT(clip), 0, 1e6, NULL, 0, 0, NAN},
-    [TRAIN_SEED] = {"train_seed", "--seed", SET_U64, OPT(seed), 0, 0, NULL, 0, 0, NAN},
-};
+static const RunSetting RUN_SETTINGS[TRAIN_N_SETTINGS] = {TRAIN_SETTINGS(RUN_SETTING_ROW)};
 
 const char *train_setting_option(TrainSetting s)
 {
@@ -560,6 +520,25 @@ int train_setting_parse(TrainOptions *o, TrainSetting s, const char *text, char 
     return TT_EINVAL;
 }
 
+void train_options_defaults(TrainOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    config_defaults(&o->config);
+    for (int i = 0; i < TRAIN_N_SETTINGS; i++) {
+        const RunSetting *d = &RUN_SETTINGS[i];
+        void *f = setting_field(o, (TrainSetting)i);
+        switch (d->type) {
+        case SET_INT: *(int *)f = (int)d->def; break;
+        case SET_FLOAT: *(float *)f = (float)d->def; break;
+        case SET_U64: *(uint64_t *)f = (uint64_t)d->def; break;
+        }
+    }
+    o->min_count = 1;
+    o->threads = 1;
+    o->checkpoint_every = 500;
+    o->validate_exact = 1;
+}
+
 /* o's value of setting s as text: exact for meta (a float to 9 digits reads back the
  * same float), or short for a person (%g). */
 static void setting_text(const TrainOptions *o, TrainSetting s, int exact, char *buf,
@@ -608,17 +587,6 @@ static int write_settings(Store *store, const TrainOptions *o, char *err, size_t
         rc = store_meta_set(store, RUN_SETTINGS[s].key, text, err, errlen);
     }
     return rc;
-}
-
-/* What meta calls setting s for a person ("peak learning rate"): info's label. */
-static const char *setting_label(TrainSetting s)
-{
-    int n;
-    const ProvKey *keys = model_provenance_keys(&n);
-    for (int i = 0; i < n; i++)
-        if (strcmp(keys[i].key, RUN_SETTINGS[s].key) == 0)
-            return keys[i].label;
-    return RUN_SETTINGS[s].key;
 }
 
 /* The most bytes train_resumes keeps: the oldest lines go first. */
@@ -1021,7 +989,7 @@ static int resume_settings(Run *r, char *err, size_t errlen)
             rc = store_meta_get(r->store, d->key, text, sizeof text, err, errlen);
             if (rc != TT_OK)
                 break;
-        } else if (d->required) {
+        } else if (d->rule == RULE_REQUIRED) {
             snprintf(err, errlen, "%s: meta '%s' is missing: not a training checkpoint",
                      o->out_path, d->key);
             rc = TT_EMODEL;
@@ -1038,7 +1006,7 @@ static int resume_settings(Run *r, char *err, size_t errlen)
             break;
         }
         if ((o->given & TRAIN_GIVEN(s)) && !setting_equal(o, &file, s)) {
-            if (d->may_change)
+            if (d->rule == RULE_MAY_CHANGE)
                 continue;
             char given[64], recorded[64];
             setting_text(o, s, 0, given, sizeof given);
@@ -1046,7 +1014,7 @@ static int resume_settings(Run *r, char *err, size_t errlen)
             snprintf(err, errlen, "%s: %s %s differs from the %s the run was started with "
                                   "(meta %s = %s); a resumed run keeps it: leave %s out, or "
                                   "train a new model",
-                     o->out_path, d->option, given, setting_label(s), d->key, recorded,
+                     o->out_path, d->option, given, RUN_SETTINGS[s].label, d->key, recorded,
                      d->option);
             rc = TT_EINVAL;
             break;

@@ -33,6 +33,7 @@
 
 #include "config.h"
 #include "history.h"
+#include "train_settings.h"
 
 #include <signal.h>
 #include <stddef.h>
@@ -42,22 +43,12 @@
 #define TRAIN_DEFAULT_BATCH 32
 #define TRAIN_MAX_BATCH 100000
 
-/* The settings that define a run, each a field of TrainOptions and a meta key (see above
- * and train.c's RUN_SETTINGS). */
+/* The settings that define a run, each a field of TrainOptions and a meta key: one row
+ * each in train_settings.h (TRAIN_EPOCHS, TRAIN_BATCH, TRAIN_LR, ...). */
 typedef enum {
-    TRAIN_EPOCHS,
-    TRAIN_BATCH,
-    TRAIN_LR,
-    TRAIN_WARMUP,
-    TRAIN_LABEL_SMOOTHING,
-    TRAIN_DROPOUT,
-    TRAIN_NAME_AUGMENT,
-    TRAIN_WEIGHT_DECAY,
-    TRAIN_ADAM_BETA1,
-    TRAIN_ADAM_BETA2,
-    TRAIN_ADAM_EPS,
-    TRAIN_CLIP,
-    TRAIN_SEED,
+#define TRAIN_SETTING_ENUM(NAME, ...) TRAIN_##NAME,
+    TRAIN_SETTINGS(TRAIN_SETTING_ENUM)
+#undef TRAIN_SETTING_ENUM
     TRAIN_N_SETTINGS
 } TrainSetting;
 
