@@ -53,8 +53,8 @@ typedef struct {
     int *tgt_len;       /* (n) */
     char **ref;         /* (n) the target text as written, for exact match; NULL if unused */
     long skipped_long;  /* pairs longer than max_len, left out */
-    uint64_t checksum;  /* FNV-1a 64 over the pairs read, as "src TAB tgt LF": the corpus's
-                           checksum as vocab_count_corpus computes it */
+    uint64_t checksum;  /* tsv_pair_fnv1a64 over the pairs read: the corpus's checksum as
+                           vocab_count_corpus computes it */
 } Pairs;
 
 static void pairs_free(Pairs *p)
@@ -122,10 +122,7 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
             snprintf(err, errlen, "%s", line_err);
             break;
         }
-        p->checksum = fnv1a64_add(p->checksum, tp.src, tp.src_len);
-        p->checksum = fnv1a64_add(p->checksum, "\t", 1);
-        p->checksum = fnv1a64_add(p->checksum, tp.tgt, tp.tgt_len);
-        p->checksum = fnv1a64_add(p->checksum, "\n", 1);
+        p->checksum = tsv_pair_fnv1a64(p->checksum, &tp);
         TokenList s, t;
         TokError te;
         const char *bad_side = "source";
@@ -399,8 +396,7 @@ struct Run {
     int epoch;         /* epochs completed */
     int batch_pos;     /* batches done in the current epoch */
     double seconds0;   /* training seconds before this process */
-    uint64_t corpus_checksum; /* a new run: FNV-1a 64 of the training corpus */
-    long corpus_pairs;        /* a new run: the pairs read from it */
+    long corpus_pairs;        /* a new run: the pairs read from the training corpus */
     int record_resume; /* a resumed run not yet recorded in meta (its first checkpoint) */
     struct timespec t0;
     Store *store;
@@ -897,7 +893,6 @@ static int start_new(Run *r, char *err, size_t errlen)
     Rng rng;
     rng_seed(&rng, o->seed);
     model_randomize(&r->m, &rng);
-    r->corpus_checksum = count.checksum;
     r->corpus_pairs = count.pairs;
     return TT_OK;
 }
@@ -914,7 +909,7 @@ static int new_file(Run *r, char *err, size_t errlen)
         .created_by = o->created_by ? o->created_by : "toytrans train",
         .vocab_corpus = o->train_path,
         .vocab_corpus_pairs = (uint64_t)r->corpus_pairs,
-        .vocab_corpus_fnv1a64 = r->corpus_checksum,
+        .vocab_corpus_fnv1a64 = r->train.checksum, /* count.checksum: the same pairs */
         .vocab_min_count = (uint64_t)o->min_count,
         .init_seed = o->seed,
     };
@@ -934,7 +929,7 @@ static int new_file(Run *r, char *err, size_t errlen)
         rc = store_meta_set(s, meta[i].key, meta[i].value, err, errlen);
     if (rc == TT_OK)
         rc = write_settings(s, o, err, errlen);
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)r->corpus_checksum);
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)r->train.checksum);
     if (rc == TT_OK)
         rc = store_meta_set(s, "train_corpus_fnv1a64", buf, err, errlen);
     /* The file is a checkpoint from the moment it appears (step 0, zero AdamW moments):

@@ -3,6 +3,7 @@
  */
 #include "tsv.h"
 
+#include "fnv.h"
 #include "status.h"
 #include "tokenizer.h"
 
@@ -143,4 +144,12 @@ int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen)
         }
         return TT_OK;
     }
+}
+
+uint64_t tsv_pair_fnv1a64(uint64_t h, const TsvPair *pair)
+{
+    h = fnv1a64_add(h, pair->src, pair->src_len);
+    h = fnv1a64_add(h, "\t", 1);
+    h = fnv1a64_add(h, pair->tgt, pair->tgt_len);
+    return fnv1a64_add(h, "\n", 1);
 }

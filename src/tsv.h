@@ -13,6 +13,7 @@
 #define TOYTRANS_TSV_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum { TSV_END = 1 }; /* tsv_next: no more lines */
@@ -56,5 +57,10 @@ void tsv_close(TsvReader *r);
  * TT_EINPUT for a malformed line (err: "file:line: … (byte N)"; the next call goes on
  * after it), TT_EIO or TT_ENOMEM. */
 int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen);
+
+/* h extended by pair as a corpus checksum counts it: FNV-1a 64 (fnv.h) over
+ * "src TAB tgt LF". Start from FNV1A64_OFFSET; a model's provenance records the result
+ * of its corpus's pairs in order. */
+uint64_t tsv_pair_fnv1a64(uint64_t h, const TsvPair *pair);
 
 #endif

@@ -318,10 +318,7 @@ int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabC
             snprintf(err, errlen, "%s", line_err);
             break;
         }
-        out->checksum = fnv1a64_add(out->checksum, p.src, p.src_len);
-        out->checksum = fnv1a64_add(out->checksum, "\t", 1);
-        out->checksum = fnv1a64_add(out->checksum, p.tgt, p.tgt_len);
-        out->checksum = fnv1a64_add(out->checksum, "\n", 1);
+        out->checksum = tsv_pair_fnv1a64(out->checksum, &p);
         const struct { const char *text; size_t len; TokLang lang; VocabCounter *c; } side[2] = {
             {p.src, p.src_len, TOK_SRC, src}, {p.tgt, p.tgt_len, TOK_TGT, tgt}};
         TokError te;
