@@ -886,14 +886,7 @@ static void test_faults_alloc_save_checkpoint(void **state)
  * Disk full during training
  */
 
-static const char CORPUS[] = "the dog is big\tDer Hund ist gro\xc3\x9f .\n"
-                             "the man is old\tDer Mann ist alt .\n"
-                             "the old man sees the dog\tDer alte Mann sieht den Hund .\n"
-                             "the dog sees the man\tDer Hund sieht den Mann .\n"
-                             "a dog is big\tEin Hund ist gro\xc3\x9f .\n"
-                             "a man sees a dog\tEin Mann sieht einen Hund .\n"
-                             "the big dog is old\tDer gro\xc3\x9f" "e Hund ist alt .\n"
-                             "the man is big\tDer Mann ist gro\xc3\x9f .\n";
+static const char CORPUS[] = TESTUTIL_CORPUS8;
 
 #define BASE_STEP 2   /* the checkpoint the trials resume from */
 #define TRIAL_STEPS 5 /* steps each trial trains, with a checkpoint after every one */

@@ -24,16 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char CORPUS[] = "the dog is big\tDer Hund ist gro\xc3\x9f .\n"
-                             "the man is old\tDer Mann ist alt .\n"
-                             "the old man sees the dog\tDer alte Mann sieht den Hund .\n"
-                             "the dog sees the man\tDer Hund sieht den Mann .\n"
-                             "a dog is big\tEin Hund ist gro\xc3\x9f .\n"
-                             "a man sees a dog\tEin Mann sieht einen Hund .\n"
-                             "the big dog is old\tDer gro\xc3\x9f" "e Hund ist alt .\n"
-                             "the man is big\tDer Mann ist gro\xc3\x9f .\n"
-                             "a big man sees the old dog\tEin gro\xc3\x9f" "er Mann sieht den "
-                             "alten Hund .\n";
+/* test_faults' eight pairs and a ninth, so that a batch of four leaves a last batch of one. */
+static const char CORPUS[] = TESTUTIL_CORPUS8 "a big man sees the old dog\tEin gro\xc3\x9f"
+                                              "er Mann sieht den alten Hund .\n";
 
 /* A run's paths in a temporary directory. */
 typedef struct {
@@ -82,6 +75,16 @@ static void small_run(TrainOptions *o, const Paths *p, const char *out)
     o->clip = 0.5f;
     o->seed = UINT64_C(18446744073709551557); /* above 2^53: no double holds it */
     o->force = 1;
+}
+
+/* o as a resume of its file, with the settings of given given. */
+static TrainOptions resumed(const TrainOptions *o, unsigned given)
+{
+    TrainOptions r = *o;
+    r.resume = 1;
+    r.force = 0;
+    r.given = given;
+    return r;
 }
 
 static int run(const TrainOptions *o, char *err, size_t errlen)
@@ -260,9 +263,7 @@ static void test_train_resume_refuses_another_setting(void **state)
                              "with (meta train_dropout = 0.1)"},
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
-        TrainOptions r = o;
-        r.resume = 1;
-        r.force = 0;
+        TrainOptions r = resumed(&o, 0);
         r.stop_after = 1;
         assert_int_equal(train_setting_parse(&r, BAD[i].setting, BAD[i].value, err, sizeof err),
                          TT_OK);
@@ -276,12 +277,9 @@ static void test_train_resume_refuses_another_setting(void **state)
     }
 
     /* Every setting given again with the file's value, and a longer run. */
-    TrainOptions r = o;
-    r.resume = 1;
-    r.force = 0;
+    TrainOptions r = resumed(&o, ~0u);
     r.stop_after = 1;
     r.epochs = 5;
-    r.given = ~0u;
     assert_int_equal(run(&r, err, sizeof err), TT_OK);
     char epochs[16];
     meta_value(out, "train_epochs", epochs, sizeof epochs);
@@ -323,10 +321,7 @@ static void test_train_resume_checks_recorded_settings(void **state)
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         rewrite(out, good, n0, BAD[i].sql);
-        TrainOptions r = o;
-        r.resume = 1;
-        r.force = 0;
-        r.given = 0;
+        const TrainOptions r = resumed(&o, 0);
         assert_int_equal(train_run(&r, NULL, NULL, NULL, err, sizeof err), TT_EMODEL);
         if (!strstr(err, BAD[i].message))
             print_error("got: %s\nwant: %s\n", err, BAD[i].message);
@@ -336,11 +331,8 @@ static void test_train_resume_checks_recorded_settings(void **state)
     /* No train_adam_beta1: the resume runs with 0.9, records it, and refuses another. */
     rewrite(out, good, n0, "DELETE FROM meta WHERE key = 'train_adam_beta1'");
     free(good);
-    TrainOptions r = o;
-    r.resume = 1;
-    r.force = 0;
+    TrainOptions r = resumed(&o, TRAIN_GIVEN(TRAIN_ADAM_BETA1));
     r.adam_beta1 = 0.5f;
-    r.given = TRAIN_GIVEN(TRAIN_ADAM_BETA1);
     assert_int_equal(train_run(&r, NULL, NULL, NULL, err, sizeof err), TT_EINVAL);
     assert_non_null(strstr(err, "(meta train_adam_beta1 = 0.9)"));
     r.given = 0;

@@ -16,6 +16,19 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Eight pairs of the corpus's language, source TAB target: a training run small enough
+ * for a unit test (test_faults, test_train). */
+#define TESTUTIL_CORPUS8                                                                   \
+    "the dog is big\tDer Hund ist gro\xc3\x9f .\n"                                           \
+    "the man is old\tDer Mann ist alt .\n"                                                  \
+    "the old man sees the dog\tDer alte Mann sieht den Hund .\n"                            \
+    "the dog sees the man\tDer Hund sieht den Mann .\n"                                     \
+    "a dog is big\tEin Hund ist gro\xc3\x9f .\n"                                             \
+    "a man sees a dog\tEin Mann sieht einen Hund .\n"                                       \
+    "the big dog is old\tDer gro\xc3\x9f"                                                    \
+    "e Hund ist alt .\n"                                                                     \
+    "the man is big\tDer Mann ist gro\xc3\x9f .\n"
+
 /* The largest |got[i] - want[i]| over n values; *where receives its index. NaN counts as
  * an infinite difference. */
 static inline double testutil_max_diff(const float *got, const float *want, size_t n,
