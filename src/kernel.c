@@ -234,6 +234,20 @@ static inline __attribute__((always_inline)) void tile_column_wide(Tile t, int M
     tile_rows_wide(&t, i, M, 1, nv, K, accumulate, init);
 }
 
+_Static_assert(WIDE_VECS == 4, "the wide tile's widths are WIDE_VECS and 2 vectors");
+
+/* tile_column_wide for nv = WIDE_VECS or 2 vectors, each a constant in its own call: the
+ * inlined tile keeps its accumulators in registers only when nv is known at compile time. */
+static inline __attribute__((always_inline)) void tile_column_nv(Tile t, int M, int nv, int K,
+                                                                  int accumulate,
+                                                                  const float *init)
+{
+    if (nv == WIDE_VECS)
+        tile_column_wide(t, M, WIDE_VECS, K, accumulate, init);
+    else
+        tile_column_wide(t, M, 2, K, accumulate, init);
+}
+
 /* Whether this build and CPU use the wide tile: only the clones, where the CPU has
  * AVX-512 (its clone is the one running then). Elsewhere a vector is two or four
  * registers and twelve of them would spill. */
@@ -270,10 +284,7 @@ static inline __attribute__((always_inline)) void gemm_nn(float *c, const float 
                 for (int k0 = 0; k0 < K; k0 += PANEL_K) {
                     const int kc = K - k0 < PANEL_K ? K - k0 : PANEL_K;
                     Tile t = {c + j0, N, a + (size_t)k0 * a_cs, a_rs, a_cs, b + (size_t)k0 * N + j0, N};
-                    if (nv == WIDE_VECS)
-                        tile_column_wide(t, M, WIDE_VECS, kc, accumulate || k0 > 0, NULL);
-                    else
-                        tile_column_wide(t, M, 2, kc, accumulate || k0 > 0, NULL);
+                    tile_column_nv(t, M, nv, kc, accumulate || k0 > 0, NULL);
                 }
     for (int j = j0; j < N; j += TILE_COLS) {
         const int cols = N - j < TILE_COLS ? N - j : TILE_COLS;
@@ -546,10 +557,7 @@ void kernel_matmul_nt(float *out, const float *a, const float *b, const float *b
                     const int kc = K - k0 < pk ? K - k0 : pk;
                     pack_panel(panel, width, b, K, j0, width, k0, kc);
                     Tile t = {out + j0, N, a + k0, K, 1, panel, width};
-                    if (nv == WIDE_VECS)
-                        tile_column_wide(t, M, WIDE_VECS, kc, k0 > 0, init);
-                    else
-                        tile_column_wide(t, M, 2, kc, k0 > 0, init);
+                    tile_column_nv(t, M, nv, kc, k0 > 0, init);
                 }
             }
     for (int j = j0; j < N; j += TILE_COLS) {
