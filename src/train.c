@@ -1014,9 +1014,7 @@ static int resume_settings(Run *r, char *err, size_t errlen)
             rc = TT_EINVAL;
             break;
         }
-        memcpy(setting_field(o, s), setting_cfield(&file, s),
-               d->type == SET_INT ? sizeof(int) : d->type == SET_FLOAT ? sizeof(float)
-                                                                         : sizeof(uint64_t));
+        *o = file; /* a copy of o but for setting s, now the file's */
     }
     return rc;
 }
