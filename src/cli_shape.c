@@ -23,6 +23,8 @@ void cli_shape_options(struct option *out, size_t cap, const struct option *own)
         out[n] = own[n];
         n++;
     }
+    assert(n + 1 < cap);
+    out[n++] = (struct option){"direction", required_argument, NULL, CLI_SHAPE_DIRECTION};
     int rows;
     const ConfigParam *p = config_params(&rows);
     for (int i = 0; i < rows; i++) {
@@ -49,6 +51,12 @@ int cli_shape_opt(const char *key)
 
 int cli_shape_parse(const char *cmd, int opt, const char *arg, ModelConfig *c)
 {
+    if (opt == CLI_SHAPE_DIRECTION) {
+        if (config_set_direction(c, arg) == TT_OK)
+            return 1;
+        return -cli_usage_error(cmd, "--direction: '%s' is not a direction; give %s", arg,
+                                CONFIG_DIRECTION_HELP);
+    }
     int rows;
     const ConfigParam *p = config_params(&rows);
     const int i = opt - CLI_SHAPE_OPT;
@@ -69,6 +77,8 @@ int cli_shape_parse(const char *cmd, int opt, const char *arg, ModelConfig *c)
 
 void cli_shape_usage(FILE *out, int width)
 {
+    fprintf(out, "  %-*s%s; a corpus file is\n  %*sEnglish TAB German either way (default en-de)\n",
+            width, "--direction D", CONFIG_DIRECTION_HELP, width, "");
     int rows;
     const ConfigParam *p = config_params(&rows);
     for (int i = 0; i < rows; i++) {

@@ -1,7 +1,7 @@
 /*
  * cli_shape.h — the model-shape options of `init`, `train` and `vocab` (--d-model,
- * --heads, --enc-layers, --dec-layers, --d-ff, --max-len, --qkv-bias): one per row of
- * config.h's table that has a flag, parsed with the row's range and described in --help
+ * --heads, --enc-layers, --dec-layers, --d-ff, --max-len, --qkv-bias, and --direction
+ * for the languages): one per row of config.h's table that has a flag, parsed with the row's range and described in --help
  * from the same row, so the three commands cannot disagree.
  */
 #ifndef TOYTRANS_CLI_SHAPE_H
@@ -13,8 +13,10 @@
 #include <stdio.h>
 
 /* getopt_long's value for the option of table row i is CLI_SHAPE_OPT + i: above any
- * command's own values. */
+ * command's own values. --direction (src_lang and tgt_lang together) is
+ * CLI_SHAPE_DIRECTION. */
 #define CLI_SHAPE_OPT 0x4000
+#define CLI_SHAPE_DIRECTION (CLI_SHAPE_OPT - 1)
 
 /* The most entries cli_shape_options adds. */
 #define CLI_SHAPE_MAX_OPTS 16

@@ -203,8 +203,8 @@ int cli_vocab(int argc, char **argv)
     Vocab src = {0}, tgt = {0};
     CorpusCount count;
     char err[512];
-    int crc = vocab_count_corpus(o.train, o.skip_bad, &csrc, &ctgt, &count, stderr, err,
-                                 sizeof err);
+    int crc = vocab_count_corpus(o.train, o.skip_bad, config_is_reverse(&o.config), &csrc,
+                                 &ctgt, &count, stderr, err, sizeof err);
     if (crc != TT_OK) {
         fprintf(stderr, "toytrans vocab: %s\n", err);
         code = status_exit_code(crc);

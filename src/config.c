@@ -95,6 +95,25 @@ static const char *text_value(const ModelConfig *c, size_t offset)
     return (const char *)c + offset;
 }
 
+int config_set_direction(ModelConfig *c, const char *direction)
+{
+    if (strcmp(direction, "en-de") != 0 && strcmp(direction, "de-en") != 0)
+        return TT_EINVAL;
+    snprintf(c->src_lang, sizeof c->src_lang, "%.2s", direction);
+    snprintf(c->tgt_lang, sizeof c->tgt_lang, "%.2s", direction + 3);
+    return TT_OK;
+}
+
+int config_is_reverse(const ModelConfig *c)
+{
+    return strcmp(c->src_lang, "de") == 0 && strcmp(c->tgt_lang, "en") == 0;
+}
+
+TokLang config_lang_rules(const char *lang)
+{
+    return strcmp(lang, "en") == 0 ? TOK_SRC : TOK_TGT;
+}
+
 void config_defaults(ModelConfig *c)
 {
     memset(c, 0, sizeof *c);

@@ -9,6 +9,7 @@
 #define TOYTRANS_CONFIG_H
 
 #include "store.h"
+#include "tokenizer.h"
 
 #define CONFIG_MAX_D_MODEL 4096
 #define CONFIG_MAX_LAYERS 64
@@ -39,9 +40,25 @@ typedef struct {
     int max_len;          /* longest sequence in tokens, </s> included, 2..CONFIG_MAX_LEN */
     int qkv_bias;         /* 0 or 1: the attention projections have biases */
     double layer_norm_eps; /* > 0 and < 1 */
-    char src_lang[16];    /* "en" */
-    char tgt_lang[16];    /* "de" */
+    char src_lang[16];    /* "en", or "de" for a German→English model */
+    char tgt_lang[16];    /* "de", or "en" */
 } ModelConfig;
+
+/* The two directions toytrans trains, named as --direction names them. A corpus file is
+ * always English TAB German (docs/corpus.md); a "de-en" model reads it reversed. */
+#define CONFIG_DIRECTION_HELP "en-de (English→German) or de-en (German→English)"
+
+/* Sets c's src_lang and tgt_lang from a direction, "en-de" or "de-en". Returns TT_OK, or
+ * TT_EINVAL for any other text (c unchanged). */
+int config_set_direction(ModelConfig *c, const char *direction);
+
+/* Whether c translates German to English: its source is the second column of a corpus
+ * file, its target the first (TsvReader.reverse). */
+int config_is_reverse(const ModelConfig *c);
+
+/* The tokenizer rules of a side in language lang: English's (TOK_SRC: folded, the
+ * contractions expanded) for "en", the cased rules (TOK_TGT) for any other language. */
+TokLang config_lang_rules(const char *lang);
 
 /* ---------------------------------------------------------------------------------------
  * The hyper-parameter table

@@ -308,3 +308,14 @@ int evalset_load_hyp(EvalSet *s, const char *hyp_path, const char *const *ref_pa
     }
     return TT_OK;
 }
+
+void evalset_reverse(EvalSet *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        char *first = s->src[i];
+        s->src[i] = s->tgt[i];
+        s->tgt[i] = first;
+        if (s->refs)
+            s->refs[i * (size_t)s->n_refs] = s->tgt[i];
+    }
+}

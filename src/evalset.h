@@ -61,6 +61,12 @@ int evalset_load(EvalSet *s, const char *tsv_path, const char *const *ref_paths,
                  int n_ref_files, int skip_bad, FILE *report, char *err, size_t errlen);
 void evalset_free(EvalSet *s);
 
+/* Turns a loaded set around for a German→English model (config_is_reverse): each pair's
+ * source becomes the German column and its first reference the English one. Reference
+ * files, if any, stay references (of the English side, then). Calling it twice restores
+ * the set. */
+void evalset_reverse(EvalSet *s);
+
 /* Loads translations to score without translating, as `sacrebleu REF... < HYP` reads
  * them: line k of the file hyp_path ("-": standard input) is sentence k's hypothesis
  * (hyp[k]), line k of each of the n_ref_files >= 1 reference files one of its references

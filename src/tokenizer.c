@@ -470,3 +470,24 @@ int tokenizer_is_punctuation(const char *token)
         return 0;
     return is_punct(cp);
 }
+
+int tokenizer_text_equal(const char *hyp, const char *ref, TokLang rules, int *same)
+{
+    *same = 0;
+    if (rules != TOK_SRC) {
+        *same = strcmp(hyp, ref) == 0;
+        return TT_OK;
+    }
+    TokenList a = {0}, b = {0};
+    int rc = tokenize(&a, hyp, strlen(hyp), rules, NULL);
+    if (rc == TT_OK)
+        rc = tokenize(&b, ref, strlen(ref), rules, NULL);
+    if (rc == TT_OK) {
+        *same = a.n == b.n;
+        for (int i = 0; *same && i < a.n; i++)
+            *same = strcmp(a.tok[i], b.tok[i]) == 0;
+    }
+    tokenlist_free(&b);
+    tokenlist_free(&a);
+    return rc;
+}

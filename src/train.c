@@ -109,6 +109,9 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
     int rc = tsv_open(&r, path, err, errlen);
     if (rc != TT_OK)
         return rc;
+    r.reverse = config_is_reverse(&m->config);
+    const TokLang src_rules = config_lang_rules(m->config.src_lang);
+    const TokLang tgt_rules = config_lang_rules(m->config.tgt_lang);
     size_t ids_cap = 0, n_ids = 0, pair_cap = 0;
     TsvPair tp;
     char line_err[512], note[768];
@@ -126,10 +129,10 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
         TokenList s, t;
         TokError te;
         const char *bad_side = "source";
-        rc = tokenize(&s, tp.src, tp.src_len, TOK_SRC, &te);
+        rc = tokenize(&s, tp.src, tp.src_len, src_rules, &te);
         if (rc == TT_OK) {
             bad_side = "target";
-            if ((rc = tokenize(&t, tp.tgt, tp.tgt_len, TOK_TGT, &te)) != TT_OK)
+            if ((rc = tokenize(&t, tp.tgt, tp.tgt_len, tgt_rules, &te)) != TT_OK)
                 tokenlist_free(&s);
         }
         if (rc == TT_EINPUT && skip_bad) {
@@ -201,10 +204,13 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
  */
 
 /* For each source id, the target id of the same word capitalised ("anna" → "Anna"), or
- * -1. Returns TT_OK or TT_ENOMEM; *out is owned by the caller. */
+ * -1; for a German→English model, whose English side is folded, the other way round
+ * ("Anna" → "anna"). Returns TT_OK or TT_ENOMEM; *out is owned by the caller. */
 static int name_map(int **out, const Model *m)
 {
     const Vocab *sv = &m->src_vocab, *tv = &m->tgt_vocab;
+    const int reverse = config_is_reverse(&m->config);
+    const char from_lo = reverse ? 'A' : 'a', from_hi = reverse ? 'Z' : 'z';
     int *map = malloc(sizeof *map * (size_t)sv->size);
     if (!map)
         return TT_ENOMEM;
@@ -213,10 +219,11 @@ static int name_map(int **out, const Model *m)
         const char *w = sv->tokens[i];
         char cap[64];
         const size_t n = strlen(w);
-        if (i < VOCAB_N_SPECIAL || n == 0 || n >= sizeof cap || w[0] < 'a' || w[0] > 'z')
+        if (i < VOCAB_N_SPECIAL || n == 0 || n >= sizeof cap || w[0] < from_lo ||
+            w[0] > from_hi)
             continue;
         memcpy(cap, w, n + 1);
-        cap[0] = (char)(cap[0] - 'a' + 'A');
+        cap[0] = (char)(cap[0] - from_lo + (reverse ? 'a' : 'A'));
         const int t = vocab_lookup(tv, cap);
         if (t >= VOCAB_N_SPECIAL)
             map[i] = t;
@@ -844,8 +851,11 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
         for (int k = 0; k < n; k++)
             words[k] = m->tgt_vocab.tokens[t.ids[k]];
         char *text = NULL;
-        if (rc == TT_OK && (rc = detokenize(&text, words, n)) == TT_OK)
-            exact += strcmp(text, r->valid.ref[i]) == 0;
+        int same = 0;
+        if (rc == TT_OK && (rc = detokenize(&text, words, n)) == TT_OK &&
+            (rc = tokenizer_text_equal(text, r->valid.ref[i],
+                                       config_lang_rules(m->config.tgt_lang), &same)) == TT_OK)
+            exact += same;
         free(text);
     }
     free(src);
@@ -876,7 +886,8 @@ static int start_new(Run *r, char *err, size_t errlen)
     vocab_counter_init(&ct);
     Vocab vs = {0}, vt = {0};
     CorpusCount count;
-    int rc = vocab_count_corpus(o->train_path, o->skip_bad_lines, &cs, &ct, &count, NULL, err,
+    int rc = vocab_count_corpus(o->train_path, o->skip_bad_lines,
+                                config_is_reverse(&o->config), &cs, &ct, &count, NULL, err,
                                 errlen);
     if (rc == TT_OK)
         rc = vocab_build(&vs, &cs, o->min_count);

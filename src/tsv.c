@@ -142,14 +142,25 @@ int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen)
                      r->offset + (is_blank_text(pair->src, pair->src_len) ? 0L : (long)(tab - r->line) + 1));
             return TT_EINPUT;
         }
+        pair->reversed = r->reverse != 0;
+        if (pair->reversed) {
+            const char *first = pair->src;
+            const size_t first_len = pair->src_len;
+            pair->src = pair->tgt;
+            pair->src_len = pair->tgt_len;
+            pair->tgt = first;
+            pair->tgt_len = first_len;
+        }
         return TT_OK;
     }
 }
 
 uint64_t tsv_pair_fnv1a64(uint64_t h, const TsvPair *pair)
 {
-    h = fnv1a64_add(h, pair->src, pair->src_len);
+    const char *first = pair->reversed ? pair->tgt : pair->src;
+    const char *second = pair->reversed ? pair->src : pair->tgt;
+    h = fnv1a64_add(h, first, pair->reversed ? pair->tgt_len : pair->src_len);
     h = fnv1a64_add(h, "\t", 1);
-    h = fnv1a64_add(h, pair->tgt, pair->tgt_len);
+    h = fnv1a64_add(h, second, pair->reversed ? pair->src_len : pair->tgt_len);
     return fnv1a64_add(h, "\n", 1);
 }

@@ -24,6 +24,9 @@ typedef struct {
     int labels;       /* nonzero: a third column is allowed (set it after tsv_open) */
     int comments;     /* nonzero: comment lines (tsv_is_comment) are skipped like blank
                          ones (set it after tsv_open) */
+    int reverse;      /* nonzero: the pair's source is the line's second column and its
+                         target the first, for a model that translates the corpus the
+                         other way (German→English; set it after tsv_open) */
     const char *name; /* for messages; not owned */
     long line_no;     /* of the line last read, 1-based */
     long offset;      /* byte offset of that line's start in the file */
@@ -41,6 +44,7 @@ typedef struct {
                           NULL when the line has none */
     size_t label_len;
     long line_no;    /* 1-based */
+    int reversed;    /* 1: src is the line's second column (TsvReader.reverse) */
 } TsvPair;
 
 /* Whether a line (len bytes, its newline and CR removed, a first line's byte-order mark
@@ -58,8 +62,9 @@ void tsv_close(TsvReader *r);
  * after it), TT_EIO or TT_ENOMEM. */
 int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen);
 
-/* h extended by pair as a corpus checksum counts it: FNV-1a 64 (fnv.h) over
- * "src TAB tgt LF". Start from FNV1A64_OFFSET; a model's provenance records the result
+/* h extended by pair as a corpus checksum counts it: FNV-1a 64 (fnv.h) over the line
+ * as the file holds it, "first TAB second LF" (so a reversed reader counts the same
+ * checksum as a forward one). Start from FNV1A64_OFFSET; a model's provenance records the result
  * of its corpus's pairs in order. */
 uint64_t tsv_pair_fnv1a64(uint64_t h, const TsvPair *pair);
 

@@ -292,8 +292,9 @@ int vocab_write_tsv(const Vocab *v, const char *path, char *err, size_t errlen)
  * Counting a corpus
  */
 
-int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabCounter *tgt,
-                       CorpusCount *out, FILE *report, char *err, size_t errlen)
+int vocab_count_corpus(const char *path, int skip_bad, int reverse, VocabCounter *src,
+                       VocabCounter *tgt, CorpusCount *out, FILE *report, char *err,
+                       size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->checksum = FNV1A64_OFFSET;
@@ -301,6 +302,7 @@ int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabC
     int rc = tsv_open(&r, path, err, errlen);
     if (rc != TT_OK)
         return rc;
+    r.reverse = reverse;
     TsvPair p;
     char line_err[512];
     while ((rc = tsv_next(&r, &p, line_err, sizeof line_err)) != TSV_END) {
@@ -320,7 +322,8 @@ int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabC
         }
         out->checksum = tsv_pair_fnv1a64(out->checksum, &p);
         const struct { const char *text; size_t len; TokLang lang; VocabCounter *c; } side[2] = {
-            {p.src, p.src_len, TOK_SRC, src}, {p.tgt, p.tgt_len, TOK_TGT, tgt}};
+            {p.src, p.src_len, reverse ? TOK_TGT : TOK_SRC, src},
+            {p.tgt, p.tgt_len, reverse ? TOK_SRC : TOK_TGT, tgt}};
         TokError te;
         int bad_side = -1, full_side = -1;
         for (int k = 0; k < 2 && rc == TT_OK; k++) {

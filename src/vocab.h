@@ -77,13 +77,16 @@ typedef struct {
     uint64_t checksum; /* FNV-1a 64 over the pairs counted, as "src TAB tgt LF" */
 } CorpusCount;
 
-/* Counts the tokens of both sides of a parallel corpus file (source TAB target lines;
+/* Counts the tokens of both sides of a parallel corpus file (English TAB German lines;
  * see tsv.h), the source side with the source tokenizer rules, the target side with the
- * target rules. A malformed line stops the count with TT_EINPUT and err naming its file,
+ * target rules. With reverse (a German→English model) the source is the second column,
+ * tokenized with the German (cased) rules, and the target the first, with the English
+ * ones. A malformed line stops the count with TT_EINPUT and err naming its file,
  * line and byte; with skip_bad it is reported to report (if not NULL) and skipped.
  * Returns TT_OK, TT_EINPUT, TT_EIO or TT_ENOMEM (err says why). */
-int vocab_count_corpus(const char *path, int skip_bad, VocabCounter *src, VocabCounter *tgt,
-                       CorpusCount *out, FILE *report, char *err, size_t errlen);
+int vocab_count_corpus(const char *path, int skip_bad, int reverse, VocabCounter *src,
+                       VocabCounter *tgt, CorpusCount *out, FILE *report, char *err,
+                       size_t errlen);
 
 /* Writes "id<TAB>token<TAB>count" lines (with a header line) to path, atomically: a
  * temporary file renamed into place. Returns TT_OK or TT_EIO (err says why). */
