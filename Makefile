@@ -77,6 +77,7 @@ LIB_SRC = \
     src/transformer.c \
     src/decode.c \
     src/translator.c \
+    src/readback.c \
     src/bleu.c \
     src/chrf.c \
     src/scores.c \

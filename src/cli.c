@@ -512,3 +512,110 @@ int cli_translator_init(const char *cmd, Translator *tr, const Model *m,
     fprintf(stderr, "toytrans %s: %s\n", cmd, err);
     return status_exit_code(rc);
 }
+
+/* ---------------------------------------------------------------------------------------
+ * The read-back flags and the reverse model
+ */
+
+void cli_read_back_begin(CliReadBackOptions *o)
+{
+    o->mode = CLI_READ_BACK_AUTO;
+    o->path = NULL;
+    o->margin = READBACK_MARGIN;
+}
+
+int cli_read_back_flag(const char *cmd, int code, const char *arg, CliReadBackOptions *o)
+{
+    switch (code) {
+    case CLI_READ_BACK:
+        o->mode = CLI_READ_BACK_ON;
+        return 0;
+    case CLI_NO_READ_BACK:
+        o->mode = CLI_READ_BACK_OFF;
+        return 0;
+    case CLI_READ_BACK_MODEL:
+        o->mode = CLI_READ_BACK_ON;
+        o->path = arg;
+        return 0;
+    default:
+        return cli_parse_double(cmd, "--read-back-margin", arg, 0.0, 1e6, &o->margin);
+    }
+}
+
+void cli_read_back_help(FILE *out, int column)
+{
+    static const char *const LINES[][2] = {
+        {"--read-back", "read each translation back through the reverse model"},
+        {"", "(German→English) and warn when the input is much less likely"},
+        {"", "than that model's own reading (default: on when the reverse"},
+        {"", "model, de-en.db, is beside the model)"},
+        {"--no-read-back", "no read-back"},
+        {"--read-back-model M", "the reverse model (implies --read-back)"},
+        {"--read-back-margin X", "a reading disagrees when the input scores more than X"},
+        {"", "nats below it (default " READBACK_MARGIN_TEXT ")"},
+    };
+    const int w = column - 2;
+    for (size_t i = 0; i < sizeof LINES / sizeof LINES[0]; i++) {
+        if ((int)strlen(LINES[i][0]) >= w) /* a long flag: its text on the next line */
+            fprintf(out, "  %s\n  %-*s%s\n", LINES[i][0], w, "", LINES[i][1]);
+        else
+            fprintf(out, "  %-*s%s\n", w, LINES[i][0], LINES[i][1]);
+    }
+}
+
+/* The reverse model beside the model at path: "de-en.db" for an en→de model, in the same
+ * directory, into buf (size bytes). */
+static void read_back_beside(char *buf, size_t size, const char *path, const ModelConfig *c)
+{
+    const char *slash = strrchr(path, '/');
+    const int dir = slash ? (int)(slash - path + 1) : 0;
+    snprintf(buf, size, "%.*s%s-%s.db", dir, path, c->tgt_lang, c->src_lang);
+}
+
+int cli_read_back_open(const char *cmd, CliReadBack *c, const CliReadBackOptions *o,
+                       const Model *m, const char *model_path)
+{
+    memset(c, 0, sizeof *c);
+    if (o->mode == CLI_READ_BACK_OFF)
+        return 0;
+    char path[4096];
+    if (o->path)
+        snprintf(path, sizeof path, "%s", o->path);
+    else
+        read_back_beside(path, sizeof path, model_path, &m->config);
+    struct stat st;
+    if (o->mode == CLI_READ_BACK_AUTO && (stat(path, &st) != 0 || !S_ISREG(st.st_mode)))
+        return 0;
+    char err[512];
+    int rc = model_load_file(&c->reverse, path, err, sizeof err);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans %s: read-back: %s\n", cmd, err[0] ? err : status_message(rc));
+        if (o->mode == CLI_READ_BACK_AUTO)
+            fprintf(stderr, "toytrans %s: (the reverse model beside the model; "
+                            "--no-read-back goes without it)\n", cmd);
+        return status_exit_code(rc);
+    }
+    if (!readback_fits(m, &c->reverse)) {
+        const ModelConfig rev = c->reverse.config;
+        model_free(&c->reverse);
+        if (o->mode == CLI_READ_BACK_AUTO)
+            return 0;
+        return cli_usage_error(cmd, "--read-back-model %s translates %s→%s, not back from %s "
+                               "to %s", path, rev.src_lang, rev.tgt_lang, m->config.tgt_lang,
+                               m->config.src_lang);
+    }
+    rc = readback_init(&c->rb, &c->reverse, o->margin, err, sizeof err);
+    if (rc != TT_OK) {
+        model_free(&c->reverse);
+        fprintf(stderr, "toytrans %s: read-back: %s\n", cmd, err);
+        return status_exit_code(rc);
+    }
+    return 0;
+}
+
+void cli_read_back_close(CliReadBack *c)
+{
+    if (c->rb.model)
+        model_free(&c->reverse);
+    readback_free(&c->rb);
+}

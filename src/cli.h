@@ -202,4 +202,57 @@ void cli_decode_help(FILE *out, int code, int column);
 int cli_translator_init(const char *cmd, Translator *tr, const Model *m,
                         const TranslatorOptions *o);
 
+/* ---------------------------------------------------------------------------------------
+ * The read-back flags (translate, eval, inspect): --read-back, --no-read-back,
+ * --read-back-model M, --read-back-margin X, parsed and documented here once; and the
+ * reverse model they choose, opened and closed here (readback.h says what the check is).
+ */
+#include "readback.h"
+
+enum {
+    CLI_READ_BACK = 0x1100,     /* --read-back */
+    CLI_NO_READ_BACK,           /* --no-read-back */
+    CLI_READ_BACK_MODEL,        /* --read-back-model M */
+    CLI_READ_BACK_MARGIN,       /* --read-back-margin X */
+};
+#define CLI_READ_BACK_OPTIONS                                                   \
+    {"read-back", no_argument, NULL, CLI_READ_BACK},                            \
+    {"no-read-back", no_argument, NULL, CLI_NO_READ_BACK},                      \
+    {"read-back-model", required_argument, NULL, CLI_READ_BACK_MODEL},          \
+    {"read-back-margin", required_argument, NULL, CLI_READ_BACK_MARGIN}
+
+/* What the flags chose. */
+typedef struct {
+    int mode;         /* CLI_READ_BACK_AUTO (the default), _OFF or _ON */
+    const char *path; /* --read-back-model, or NULL: the reverse model beside the model */
+    double margin;    /* --read-back-margin, nats; READBACK_MARGIN by default */
+} CliReadBackOptions;
+enum { CLI_READ_BACK_AUTO, CLI_READ_BACK_OFF, CLI_READ_BACK_ON };
+
+/* The reverse model and the check, when there is one (rb.model not NULL). */
+typedef struct {
+    Model reverse;
+    ReadBack rb;
+} CliReadBack;
+
+/* The defaults: on when the reverse model is beside the model, READBACK_MARGIN. */
+void cli_read_back_begin(CliReadBackOptions *o);
+
+/* Takes read-back flag code (CLI_READ_BACK*) with value arg into o. Returns 0, or
+ * TT_EXIT_USAGE with the message printed. */
+int cli_read_back_flag(const char *cmd, int code, const char *arg, CliReadBackOptions *o);
+
+/* The flags' help, for a command whose descriptions start at column. */
+void cli_read_back_help(FILE *out, int column);
+
+/* Opens the reverse model o chooses for the model m read from model_path: by default
+ * "TGT-SRC.db" beside it (de-en.db beside an en→de model), and only when that file is
+ * there and reads m's output back; the one --read-back-model names (which must load and
+ * fit: exit 3 or 2 otherwise); none with --no-read-back. Returns 0 with c->rb.model set
+ * or NULL, or the exit code with the message printed. Close with cli_read_back_close,
+ * which accepts a zeroed CliReadBack. */
+int cli_read_back_open(const char *cmd, CliReadBack *c, const CliReadBackOptions *o,
+                       const Model *m, const char *model_path);
+void cli_read_back_close(CliReadBack *c);
+
 #endif

@@ -45,7 +45,26 @@ typedef struct {
     const char *hyp_out; /* --hyp-out: where the translations go, or NULL */
     int force;         /* --force: --hyp-out may replace a link or an SQLite file */
     int errors;        /* --errors: list the sentences that missed exact match */
+    int warnings;      /* --warnings: count translate's warnings on right and wrong
+                          translations, per construction */
+    double min_prob;   /* --min-prob X: the confidence row's threshold */
+    CliReadBackOptions read_back; /* with --warnings: the read-back's flags */
 } EvalOptions;
+
+/* The warnings --warnings counts, as translate gives them (docs/honesty.md). */
+enum { W_UNKNOWN, W_UNCOVERED, W_GRAMMAR, W_READ_BACK, W_KINDS };
+static const char *const WARNING_NAMES[W_KINDS] = {"unknown-word", "not-translated",
+                                                   "outside-grammar", "read-back"};
+
+/* One group's tally: sentences, right ones, and which warnings fired on right and wrong
+ * translations; the confidence row (min_prob below --min-prob) is counted apart and not
+ * in "any", since translate does not warn about it. */
+typedef struct {
+    long n, correct;
+    long wrong_warned, correct_warned;         /* any warning */
+    long kind_wrong[W_KINDS], kind_correct[W_KINDS];
+    long low_wrong, low_correct;               /* min_prob < --min-prob */
+} WarnTally;
 
 static void eval_usage(FILE *out)
 {
@@ -84,14 +103,26 @@ static void eval_usage(FILE *out)
           "  --errors           after the report, every sentence whose translation missed\n"
           "                     exact match: its line, source, reference and translation\n"
           "                     (--json: \"errors\", a list of objects with those keys)\n"
-          "  --json             the scores as one JSON object: \"bleu\" and \"chrf\" with\n"
+          "  --warnings         after the report, the warnings' tally (below)\n"
+          "  --min-prob X       the confidence row's threshold (default 0.5)\n",
+          out);
+    cli_read_back_help(out, 21);
+    fputs("  --json             the scores as one JSON object: \"bleu\" and \"chrf\" with\n"
           "                     sacreBLEU's keys (name, score, signature, verbose_score),\n"
           "                     \"exact_match\", \"sentences\", \"references\", \"beam\",\n"
-          "                     \"seconds\" and, with labels, \"constructions\"\n"
+          "                     \"seconds\" and, with labels, \"constructions\"; with\n"
+          "                     --warnings, \"warnings\"\n"
           "  -h, --help         show this help\n"
           "\n"
           "A source with more tokens than the model takes is reported and scored as an\n"
           "empty translation.\n"
+          "\n"
+          "Warnings (--warnings): how often translate's warnings fire on right and on wrong\n"
+          "translations (a translation is right when it is an exact match), per\n"
+          "construction and in all: unknown-word, not-translated, outside-grammar,\n"
+          "read-back (each apart, and any of them), and a confidence row, the lowest token\n"
+          "probability below --min-prob X (default 0.5), which translate does not warn\n"
+          "about. docs/honesty.md explains the warnings and the measurement.\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 malformed test or\n"
           "reference file (its file and line are named), a reference file of the wrong\n"
@@ -102,7 +133,8 @@ static void eval_usage(FILE *out)
 
 static int eval_parse(EvalOptions *o, int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_TEST, O_REF, O_SKIP, O_JSON, O_HYPOUT, O_FORCE, O_ERRORS };
+    enum { O_MODEL = 256, O_TEST, O_REF, O_SKIP, O_JSON, O_HYPOUT, O_FORCE, O_ERRORS,
+           O_WARNINGS, O_MIN_PROB };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"test", required_argument, NULL, O_TEST},
@@ -114,11 +146,16 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
         {"hyp-out", required_argument, NULL, O_HYPOUT},
         {"force", no_argument, NULL, O_FORCE},
         {"errors", no_argument, NULL, O_ERRORS},
+        {"warnings", no_argument, NULL, O_WARNINGS},
+        {"min-prob", required_argument, NULL, O_MIN_PROB},
+        CLI_READ_BACK_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
     cli_decode_begin(&o->to);
+    cli_read_back_begin(&o->read_back);
+    o->min_prob = 0.5;
     optind = 1;
     opterr = 0;
     int c, rc;
@@ -154,6 +191,20 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
             break;
         case O_ERRORS:
             o->errors = 1;
+            break;
+        case O_WARNINGS:
+            o->warnings = 1;
+            break;
+        case O_MIN_PROB:
+            if ((rc = cli_parse_double("eval", "--min-prob", optarg, 0.0, 1.0, &o->min_prob)))
+                return rc;
+            break;
+        case CLI_READ_BACK:
+        case CLI_NO_READ_BACK:
+        case CLI_READ_BACK_MODEL:
+        case CLI_READ_BACK_MARGIN:
+            if ((rc = cli_read_back_flag("eval", c, optarg, &o->read_back)))
+                return rc;
             break;
         case 'h':
             eval_usage(stdout);
@@ -268,9 +319,113 @@ static void json_errors(JsonWriter *w, const EvalHyps *h)
     json_end_array(w);
 }
 
+/* Counts one translation's warnings into t. */
+static void tally_add(WarnTally *t, const TranslatorResult *r, int ok, double min_prob)
+{
+    int fired[W_KINDS] = {r->n_unknown > 0, r->n_uncovered > 0, r->grammar == TR_GRAMMAR_OUT,
+                          r->read_back.done && r->read_back.disagrees};
+    int any = 0;
+    t->n++;
+    t->correct += ok;
+    for (int k = 0; k < W_KINDS; k++) {
+        any |= fired[k];
+        t->kind_wrong[k] += fired[k] && !ok;
+        t->kind_correct[k] += fired[k] && ok;
+    }
+    t->wrong_warned += any && !ok;
+    t->correct_warned += any && ok;
+    const int low = r->min_prob < min_prob;
+    t->low_wrong += low && !ok;
+    t->low_correct += low && ok;
+}
+
+/* The tally tables: one row per construction and "all" (tallies[n_labels]). */
+static void print_warnings(const EvalOptions *o, const EvalSet *set, const WarnTally *tallies)
+{
+    int width = 12;
+    for (size_t k = 0; k < set->n_labels; k++)
+        if ((int)strlen(set->labels[k]) > width)
+            width = (int)strlen(set->labels[k]);
+    printf("warnings (right: an exact match; silent: wrong without a warning):\n");
+    printf("  %-*s  %9s  %5s  %5s  %12s  %12s  %12s\n", width, "construction", "sentences",
+           "right", "wrong", "wrong+warned", "wrong+silent", "right+warned");
+    for (size_t k = 0; k <= set->n_labels; k++) {
+        const WarnTally *t = &tallies[k];
+        printf("  %-*s  %9ld  %5ld  %5ld  %12ld  %12ld  %12ld\n", width,
+               k < set->n_labels ? set->labels[k] : "all", t->n, t->correct, t->n - t->correct,
+               t->wrong_warned, t->n - t->correct - t->wrong_warned, t->correct_warned);
+    }
+    printf("each warning, on wrong / on right translations:\n");
+    printf("  %-*s", width, "construction");
+    for (int w = 0; w < W_KINDS; w++)
+        printf("  %15s", WARNING_NAMES[w]);
+    char low[32];
+    snprintf(low, sizeof low, "min_prob<%g", o->min_prob);
+    printf("  %15s\n", low);
+    for (size_t k = 0; k <= set->n_labels; k++) {
+        const WarnTally *t = &tallies[k];
+        printf("  %-*s", width, k < set->n_labels ? set->labels[k] : "all");
+        for (int w = 0; w < W_KINDS; w++) {
+            char cell[32];
+            snprintf(cell, sizeof cell, "%ld / %ld", t->kind_wrong[w], t->kind_correct[w]);
+            printf("  %15s", cell);
+        }
+        char cell[32];
+        snprintf(cell, sizeof cell, "%ld / %ld", t->low_wrong, t->low_correct);
+        printf("  %15s\n", cell);
+    }
+}
+
+static void json_warnings(JsonWriter *w, const EvalOptions *o, const EvalSet *set,
+                          const WarnTally *tallies)
+{
+    json_key(w, "warnings");
+    json_begin_array(w);
+    for (size_t k = 0; k <= set->n_labels; k++) {
+        const WarnTally *t = &tallies[k];
+        json_begin_object(w);
+        json_key(w, "construction");
+        if (k < set->n_labels)
+            json_string(w, set->labels[k]);
+        else
+            json_null(w);
+        json_key(w, "sentences");
+        json_int(w, t->n);
+        json_key(w, "right");
+        json_int(w, t->correct);
+        json_key(w, "wrong_warned");
+        json_int(w, t->wrong_warned);
+        json_key(w, "wrong_silent");
+        json_int(w, t->n - t->correct - t->wrong_warned);
+        json_key(w, "right_warned");
+        json_int(w, t->correct_warned);
+        for (int kind = 0; kind < W_KINDS; kind++) {
+            json_key(w, WARNING_NAMES[kind]);
+            json_begin_object(w);
+            json_key(w, "wrong");
+            json_int(w, t->kind_wrong[kind]);
+            json_key(w, "right");
+            json_int(w, t->kind_correct[kind]);
+            json_end_object(w);
+        }
+        json_key(w, "low_confidence");
+        json_begin_object(w);
+        json_key(w, "min_prob");
+        json_float(w, o->min_prob);
+        json_key(w, "wrong");
+        json_int(w, t->low_wrong);
+        json_key(w, "right");
+        json_int(w, t->low_correct);
+        json_end_object(w);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
 /* The whole report as one JSON object. */
 static void print_json(const EvalOptions *o, const EvalSet *set, const Scores *sc,
-                       const long *by_label, long exact, double secs, const EvalHyps *h)
+                       const long *by_label, long exact, double secs, const EvalHyps *h,
+                       const WarnTally *tallies)
 {
     JsonWriter w;
     json_init(&w, stdout);
@@ -310,24 +465,28 @@ static void print_json(const EvalOptions *o, const EvalSet *set, const Scores *s
     }
     if (o->errors)
         json_errors(&w, h);
+    if (o->warnings)
+        json_warnings(&w, o, set, tallies);
     json_end_object(&w);
     json_finish(&w);
     putchar('\n');
 }
 
 /* Translates and scores every pair; prints the results. Returns the exit code. */
-static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
+static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, ReadBack *rb)
 {
     Scores sc;
     scores_init(&sc);
     long exact = 0, failed = 0;
     long *by_label = calloc(set->n_labels ? set->n_labels * 2 : 1, sizeof *by_label);
+    WarnTally *tallies = calloc(set->n_labels + 1, sizeof *tallies);
     EvalHyps h = {set, NULL};
     const int keep = o->hyp_out || o->errors;
     if (keep)
         h.hyps = calloc(set->n, sizeof *h.hyps);
-    if (!by_label || (keep && !h.hyps)) {
+    if (!by_label || !tallies || (keep && !h.hyps)) {
         fprintf(stderr, "toytrans eval: %s\n", status_message(TT_ENOMEM));
+        free(tallies);
         free(h.hyps);
         free(by_label);
         scores_free(&sc);
@@ -356,8 +515,26 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
             code = TT_EXIT_IO;
             break;
         }
-        const int same = strcmp(hyp, set->tgt[i]) == 0;
+        int same = 0;
+        if (tokenizer_text_equal(hyp, set->tgt[i], config_lang_rules(tr->model->config.tgt_lang),
+                                 &same) == TT_ENOMEM) {
+            fprintf(stderr, "toytrans eval: %s\n", status_message(TT_ENOMEM));
+            code = TT_EXIT_IO;
+            break;
+        }
         exact += same;
+        if (o->warnings && rc == TT_OK) {
+            if (rb && (rc = readback_run(rb, set->src[i], strlen(set->src[i]), hyp,
+                                         &r.read_back, err, sizeof err)) != TT_OK) {
+                fprintf(stderr, "toytrans eval: %s:%ld: read-back: %s\n", o->test_path,
+                        set->line_no[i], err);
+                code = status_exit_code(rc);
+                break;
+            }
+            tally_add(&tallies[set->n_labels], &r, same, o->min_prob);
+            if (set->label_of[i] >= 0)
+                tally_add(&tallies[set->label_of[i]], &r, same, o->min_prob);
+        }
         if (set->label_of[i] >= 0) {
             by_label[2 * set->label_of[i]]++;
             by_label[2 * set->label_of[i] + 1] += same;
@@ -373,7 +550,7 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
     if (code == 0 && o->hyp_out)
         code = cli_write_file("eval", o->hyp_out, write_hyps, &h);
     if (code == 0 && o->json) {
-        print_json(o, set, &sc, by_label, exact, secs, &h);
+        print_json(o, set, &sc, by_label, exact, secs, &h, tallies);
     } else if (code == 0) {
         const double n = (double)set->n;
         printf("test: %s, %zu sentence%s, %d reference set%s, beam %d\n", o->test_path,
@@ -386,6 +563,8 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
             print_constructions(set, by_label, exact);
         if (o->errors)
             print_errors(o, &h, exact);
+        if (o->warnings)
+            print_warnings(o, set, tallies);
     }
     if (code == 0 && failed) {
         fprintf(stderr, "toytrans eval: %ld source%s could not be translated\n", failed,
@@ -396,6 +575,7 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr)
         free(h.hyps[i]);
     free(h.hyps);
     scores_free(&sc);
+    free(tallies);
     free(by_label);
     return code;
 }
@@ -432,10 +612,16 @@ int cli_eval(int argc, char **argv)
         evalset_free(&set);
         return status_exit_code(rc);
     }
+    if (config_is_reverse(&m.config))
+        evalset_reverse(&set);
     Translator tr;
+    CliReadBack rb = {0};
     code = cli_translator_init("eval", &tr, &m, &o.to);
+    if (code == 0 && o.warnings)
+        code = cli_read_back_open("eval", &rb, &o.read_back, &m, o.model_path);
     if (code == 0)
-        code = eval_run(&o, &set, &tr);
+        code = eval_run(&o, &set, &tr, rb.rb.model ? &rb.rb : NULL);
+    cli_read_back_close(&rb);
     translator_free(&tr);
     model_free(&m);
     evalset_free(&set);

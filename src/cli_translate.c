@@ -36,6 +36,7 @@ typedef struct {
     int strict;            /* --strict: a line with an unknown word is an error */
     int alignment;         /* --alignment: ALIGN_NONE, ALIGN_HARD or ALIGN_SOFT */
     long layer, head;      /* its decoder layer (-1: the last) and head (HEATMAP_HEAD_MEAN) */
+    CliReadBackOptions read_back; /* --read-back and its kin */
 } TranslateOptions;
 
 enum { ALIGN_NONE, ALIGN_HARD, ALIGN_SOFT };
@@ -45,6 +46,7 @@ typedef struct {
     const TranslateOptions *o;
     const Model *m;
     Translator tr;
+    CliReadBack rb;     /* the read-back, when rb.rb.model is set */
     int from_stdin;     /* name inputs "line N" (stdin) or "argument N" */
 } TranslateRun;
 
@@ -90,7 +92,10 @@ static void translate_usage(FILE *out)
           "                     token, </s> included (each row sums to 1), values joined\n"
           "                     by ',', rows by ' '\n"
           "  --layer L          the decoder layer alignments read, from 0 (default: the last)\n"
-          "  --head H|mean      the head alignments read, from 0, or the mean (default)\n"
+          "  --head H|mean      the head alignments read, from 0, or the mean (default)\n",
+          (double)TRANSLATOR_COVERAGE_MIN);
+    cli_read_back_help(out, 21);
+    fprintf(out,
           "  -h, --help         show this help\n"
           "\n"
           "Warnings, one line per input line on stderr (\"argument N\" or \"line N\" of\n"
@@ -106,12 +111,16 @@ static void translate_usage(FILE *out)
           "     final </s> left out), is below --coverage-min, and whose coverage through\n"
           "     the encoder (\"coverage_rollout\": attention rollout) is below %.2f as well.\n"
           "     Only a warning, even with --strict: attention is evidence, not proof.\n"
+          "  line N: reads back as \"TEXT\" ...   the reverse model reads the German as\n"
+          "     TEXT, and the input scores more than --read-back-margin nats below that\n"
+          "     reading: the German may not say what the input says (in --json:\n"
+          "     \"read_back\"). Only a warning, even with --strict.\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 some line could not\n"
           "be translated, or had an unknown word with --strict (the others were), 5 output\n"
           "failed or the model could not be read (locked by another process's write for\n"
           "longer than 5 s).\n",
-          (double)TRANSLATOR_COVERAGE_MIN, (double)TRANSLATOR_ROLLOUT_MIN);
+          (double)TRANSLATOR_ROLLOUT_MIN);
 }
 
 static int translate_parse(TranslateOptions *o, int argc, char **argv)
@@ -134,6 +143,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         {"max-length-crop", no_argument, NULL, O_CROP},
         CLI_DECODE_OPTION_N_BEST,
         {"coverage-min", required_argument, NULL, O_COVMIN},
+        CLI_READ_BACK_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -142,6 +152,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
     o->to.coverage_min = TRANSLATOR_COVERAGE_MIN;
     o->layer = -1;
     o->head = HEATMAP_HEAD_MEAN;
+    cli_read_back_begin(&o->read_back);
     optind = 1;
     opterr = 0;
     int c, rc;
@@ -184,6 +195,13 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             if ((rc = cli_parse_double("translate", "--coverage-min", optarg, 0.0, 1e6, &x)))
                 return rc;
             o->to.coverage_min = (float)x;
+            break;
+        case CLI_READ_BACK:
+        case CLI_NO_READ_BACK:
+        case CLI_READ_BACK_MODEL:
+        case CLI_READ_BACK_MARGIN:
+            if ((rc = cli_read_back_flag("translate", c, optarg, &o->read_back)))
+                return rc;
             break;
         case O_ALIGN:
             if (strcmp(optarg, "hard") == 0)
@@ -410,6 +428,15 @@ static int translate_line(const char *line, size_t len, long no, void *ctx)
         word_list(words, sizeof words, "not translated", &r, pick_uncovered);
         fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, words);
     }
+    if (run->rb.rb.model && !run->o->to.decode.n_best) {
+        rc = readback_run(&run->rb.rb, line, len, r.text, &r.read_back, err, sizeof err);
+        if (rc != TT_OK)
+            return line_error(run, line, len, no, status_exit_code(rc), err);
+        if (r.read_back.done && r.read_back.disagrees)
+            fprintf(stderr, "toytrans translate: %s %ld: reads back as \"%s\" (the input is "
+                            "%.1f nats less likely): the German may say something else\n",
+                    input_kind(run), no, r.read_back.text, r.read_back.margin);
+    }
     if (run->o->to.decode.n_best)
         return write_n_best(run, &r, no);
     if (run->o->json)
@@ -446,7 +473,10 @@ int cli_translate(int argc, char **argv)
     }
     code = cli_translator_init("translate", &run.tr, &m, &o.to);
     if (code == 0)
+        code = cli_read_back_open("translate", &run.rb, &o.read_back, &m, o.model_path);
+    if (code == 0)
         code = cli_for_each_input(argc - optind, argv + optind, translate_line, &run);
+    cli_read_back_close(&run.rb);
     translator_free(&run.tr);
     model_free(&m);
     return code;

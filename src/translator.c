@@ -12,6 +12,7 @@
 #include "json.h"
 #include "status.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ void translator_free(Translator *tr)
         return;
     free(tr->label_ptrs);
     free(tr->label_text);
+    free(tr->case_text);
     free(tr->text);
     tokenlist_free(&tr->surface);
     tokenlist_free(&tr->src);
@@ -54,7 +56,8 @@ void translator_free(Translator *tr)
 static int init_prefix(Translator *tr, const char *prefix, char *err, size_t errlen)
 {
     TokError te;
-    int rc = tokenize(&tr->prefix, prefix, strlen(prefix), TOK_TGT, &te);
+    int rc = tokenize(&tr->prefix, prefix, strlen(prefix),
+                      config_lang_rules(tr->model->config.tgt_lang), &te);
     if (rc == TT_EINPUT) {
         if (err && errlen > 0)
             snprintf(err, errlen, "prefix: %s", te.message);
@@ -227,14 +230,39 @@ static const char *const FUNCTION_WORDS[] = {
     "do", "does", "did", "not", "no", "to", "of", "in", "on", "at", "with", "for", "by",
 };
 
-int translator_is_function_word(const char *token)
+/* The same for a German source (a German→English model): articles, the forms of
+ * "sein", "nicht" and "kein" (English "not", "no" and "do" carry them), conjunctions and
+ * the common prepositions with their contractions. */
+static const char *const FUNCTION_WORDS_DE[] = {
+    "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer",
+    "eines", "kein", "keine", "keinen", "keinem", "keiner", "keines", "und", "oder", "aber",
+    "ist", "sind", "bin", "bist", "seid", "war", "waren", "sein", "nicht", "zu", "von",
+    "in", "im", "an", "am", "auf", "mit", "für", "bei", "Das", "Die", "Der", "Ein", "Eine",
+    "Kein", "Keine",
+};
+
+static int in_list(const char *token, const char *const *list, size_t n)
 {
-    if (tokenizer_is_punctuation(token))
-        return 1;
-    for (size_t i = 0; i < sizeof FUNCTION_WORDS / sizeof FUNCTION_WORDS[0]; i++)
-        if (strcmp(token, FUNCTION_WORDS[i]) == 0)
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(token, list[i]) == 0)
             return 1;
     return 0;
+}
+
+int translator_is_function_word(const char *token)
+{
+    return tokenizer_is_punctuation(token) ||
+           in_list(token, FUNCTION_WORDS, sizeof FUNCTION_WORDS / sizeof FUNCTION_WORDS[0]);
+}
+
+/* Whether source token of model m is a function word: translator_is_function_word for an
+ * English source, the German table for a German one. */
+static int source_function_word(const Model *m, const char *token)
+{
+    if (config_lang_rules(m->config.src_lang) == TOK_SRC)
+        return translator_is_function_word(token);
+    return tokenizer_is_punctuation(token) ||
+           in_list(token, FUNCTION_WORDS_DE, sizeof FUNCTION_WORDS_DE / sizeof FUNCTION_WORDS_DE[0]);
 }
 
 int translator_is_capitalised(const char *token)
@@ -338,7 +366,7 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
         tr->kind[j] = kind;
         tr->uncovered[j] = kind != TR_WORD_UNKNOWN && tr->coverage[j] < tr->coverage_min &&
                            tr->rolled[j] < TRANSLATOR_ROLLOUT_MIN &&
-                           !translator_is_function_word(tr->src.tok[j]);
+                           !source_function_word(tr->model, tr->src.tok[j]);
         out->n_unknown += kind == TR_WORD_UNKNOWN;
         out->n_names += kind == TR_WORD_NAME;
         out->n_uncovered += tr->uncovered[j];
@@ -424,7 +452,8 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     tr->n_hyp = 0;
 
     TokError te;
-    int rc = tokenize(&tr->src, text, len, TOK_SRC, &te);
+    const TokLang src_rules = config_lang_rules(m->config.src_lang);
+    int rc = tokenize(&tr->src, text, len, src_rules, &te);
     if (rc != TT_OK) {
         set_error(err, errlen, rc == TT_EINPUT ? te.message : status_message(rc));
         return rc;
@@ -444,7 +473,8 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     /* The case-kept spelling of each source token, for copying unknown words (names).
      * Case folding can change how a text splits; then the folded tokens stand in. Out
      * of memory fails the sentence: it must not change the words shown. */
-    rc = tokenize(&tr->surface, text, len, TOK_SRC_CASED, NULL);
+    rc = tokenize(&tr->surface, text, len, src_rules == TOK_SRC ? TOK_SRC_CASED : src_rules,
+                  NULL);
     if (rc == TT_ENOMEM) {
         set_error(err, errlen, status_message(rc));
         goto fail;
@@ -519,6 +549,60 @@ int translator_hypothesis(Translator *tr, int k, TranslatorResult *out, double *
     return finish_result(tr, out, err, errlen);
 }
 
+/* The spelling of a generated word w of an English target, whose vocabulary is folded:
+ * into dst (size bytes), the word as a sentence shows it. "i" is "I"; a word equal to the
+ * folded form of a capitalised source word takes its spelling (names: "anna" for
+ * "Anna"); the first word of the text is capitalised. Returns the bytes written. */
+static size_t cased_word(char *dst, size_t size, const char *w, int first,
+                         const TokenList *surface)
+{
+    if (strcmp(w, "i") == 0)
+        return (size_t)snprintf(dst, size, "I");
+    for (int j = 0; j < surface->n; j++) {
+        const char *src = surface->tok[j];
+        if (!translator_is_capitalised(src))
+            continue;
+        utf8proc_uint8_t *folded = NULL;
+        if (utf8proc_map((const utf8proc_uint8_t *)src, 0, &folded,
+                         UTF8PROC_NULLTERM | UTF8PROC_STABLE | UTF8PROC_COMPOSE |
+                             UTF8PROC_CASEFOLD) < 0)
+            continue;
+        const int same = strcmp((const char *)folded, w) == 0;
+        free(folded);
+        if (same)
+            return (size_t)snprintf(dst, size, "%s", src);
+    }
+    utf8proc_int32_t cp;
+    const utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)w, -1, &cp);
+    if (!first || n < 1)
+        return (size_t)snprintf(dst, size, "%s", w);
+    utf8proc_uint8_t up[4];
+    const utf8proc_ssize_t m = utf8proc_encode_char(utf8proc_toupper(cp), up);
+    return (size_t)snprintf(dst, size, "%.*s%s", (int)m, (const char *)up, w + n);
+}
+
+/* Gives the generated words of an English target their case (cased_word), in one buffer
+ * tr->case_text that tr->words then points into. The prefix stays as the user wrote it. */
+static int truecase(Translator *tr, const TokenList *surface, int n_text)
+{
+    const Translation *t = &tr->t;
+    size_t total = 1;
+    for (int i = t->n_forced; i < n_text; i++)
+        total += cased_word(NULL, 0, tr->words[i], i == 0, surface) + 1;
+    char *buf = malloc(total);
+    if (!buf)
+        return TT_ENOMEM;
+    size_t at = 0;
+    for (int i = t->n_forced; i < n_text; i++) {
+        const size_t n = cased_word(buf + at, total - at, tr->words[i], i == 0, surface);
+        tr->words[i] = buf + at;
+        at += n + 1;
+    }
+    free(tr->case_text);
+    tr->case_text = buf;
+    return TT_OK;
+}
+
 /* The result of the sentence tr->t holds: words, text and what deserves doubt. */
 static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_t errlen)
 {
@@ -529,6 +613,13 @@ static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_
         tr->words[i] = output_word(tr, surface, i);
     }
     const int n_text = text_tokens(t);
+    if (config_lang_rules(tr->model->config.tgt_lang) == TOK_SRC) {
+        const int rc = truecase(tr, surface, n_text);
+        if (rc != TT_OK) {
+            set_error(err, errlen, status_message(rc));
+            return rc;
+        }
+    }
     if (n_text > 0) {
         const int rc = detokenize(&tr->text, tr->words, n_text);
         if (rc != TT_OK) {
@@ -550,6 +641,10 @@ static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_
     out->rollout = tr->rolled;
     out->uncovered = tr->uncovered;
     out->cropped = tr->cropped;
+    out->min_prob = 1.0f;
+    for (int i = t->n_forced; i < t->n; i++)
+        if (expf(t->logprob[i]) < out->min_prob)
+            out->min_prob = expf(t->logprob[i]);
     const int rc = label_result(tr, out);
     if (rc != TT_OK) {
         set_error(err, errlen, status_message(rc));
@@ -600,6 +695,31 @@ int translator_write_json(FILE *out, const TranslatorResult *r, const char *line
             if (WORD_LISTS[k].kind < 0 ? r->uncovered[j] != 0 : r->kind[j] == WORD_LISTS[k].kind)
                 json_string(&w, r->surface->tok[j]);
         json_end_array(&w);
+    }
+    json_key(&w, "min_prob");
+    json_float(&w, r->min_prob);
+    if (r->read_back.why || r->read_back.done) {
+        const TranslatorReadBack *b = &r->read_back;
+        json_key(&w, "read_back");
+        json_begin_object(&w);
+        json_key(&w, "checked");
+        json_bool(&w, b->done);
+        if (b->done) {
+            json_key(&w, "text");
+            json_string(&w, b->text);
+            json_key(&w, "logprob");
+            json_float(&w, (float)b->best);
+            json_key(&w, "input_logprob");
+            json_float(&w, (float)b->input);
+            json_key(&w, "margin");
+            json_float(&w, (float)b->margin);
+            json_key(&w, "agrees");
+            json_bool(&w, !b->disagrees);
+        } else {
+            json_key(&w, "why");
+            json_string(&w, b->why);
+        }
+        json_end_object(&w);
     }
     json_key(&w, "coverage");
     json_float_array(&w, r->coverage, t->S);

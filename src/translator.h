@@ -50,6 +50,14 @@
  * (docs/honesty.md: a do-question's verb is read at "do"). */
 #define TRANSLATOR_ROLLOUT_MIN 0.4f
 
+/* Whether the source is a sentence of the grammar the model's corpus was made from. */
+typedef enum {
+    TR_GRAMMAR_UNCHECKED = 0, /* no check: the model records no corpus of this grammar,
+                                 or TranslatorOptions.grammar_check is off */
+    TR_GRAMMAR_IN = 1,        /* a sentence of the grammar */
+    TR_GRAMMAR_OUT = 2,       /* not: grammar_note says where it leaves it */
+} TranslatorGrammar;
+
 /* What a source token is to the model. */
 typedef enum {
     TR_WORD_KNOWN = 0,   /* in the source vocabulary */
@@ -79,6 +87,19 @@ typedef struct {
 /* decode_options_default's decoding (greedy, no prefix, the default limit), no
  * alternatives, <unk> replaced, no coverage report (coverage_min 0), no cropping. */
 TranslatorOptions translator_options_default(void);
+
+/* What reading a translation back through a model of the other direction found
+ * (readback.h fills it; the translator itself leaves it zeroed, done 0, why NULL). */
+typedef struct {
+    int done;            /* 1: checked; 0: not (why says why when a read-back was tried) */
+    const char *why;     /* when not done: the reason, static text, or NULL (no read-back) */
+    const char *text;    /* the reverse model's reading of the translation; a view into the
+                            ReadBack that made it, valid until its next run */
+    double best;         /* that reading's summed log-probability, </s> included */
+    double input;        /* the input's, forced through the reverse model, </s> included */
+    double margin;       /* best - input, in nats */
+    int disagrees;       /* 1: margin above the read-back's threshold */
+} TranslatorReadBack;
 
 /* One sentence's translation: views into the Translator, valid until its next
  * translator_run or translator_free. Nothing in it is owned by the caller. */
@@ -112,6 +133,13 @@ typedef struct {
     int n_uncovered;           /* nonzero entries of uncovered */
     int cropped;               /* source tokens cut off the end (TranslatorOptions.crop),
                                   0 when the whole source was translated */
+    int grammar;               /* TR_GRAMMAR_UNCHECKED, TR_GRAMMAR_IN or TR_GRAMMAR_OUT */
+    const char *grammar_note;  /* TR_GRAMMAR_OUT: where and why the source leaves the
+                                  grammar, 'at "not very old" (not inside a noun
+                                  phrase)'; NULL otherwise */
+    float min_prob;            /* the lowest probability of a generated token (</s>
+                                  included, the prefix not); 1 when none was generated */
+    TranslatorReadBack read_back; /* zeroed by the translator; readback_run fills it */
 } TranslatorResult;
 
 typedef struct {
@@ -141,6 +169,7 @@ typedef struct {
     TokenList surface;    /* the current sentence, target rules (case kept); owned */
     char *text;           /* the current translation; owned */
     char *label_text;     /* the current labels' characters; owned */
+    char *case_text;      /* an English target's words as shown (truecase); owned */
     const char **label_ptrs; /* (N + N) TranslatorResult.src_labels, then .labels */
 } Translator;
 
