@@ -345,6 +345,17 @@ int model_header_open(Store **out, ModelHeader *h, const char *path, char *err,
     return rc;
 }
 
+/* The lexicon checksum meta records (MODEL_LEXICON_KEY), or 0: absent, or not 16 hex
+ * digits. Informational, so a missing or odd value only means no grammar check. */
+static uint64_t read_lexicon_key(Store *s)
+{
+    char buf[32];
+    if (store_meta_get(s, MODEL_LEXICON_KEY, buf, sizeof buf, NULL, 0) != TT_OK ||
+        strlen(buf) != 16 || strspn(buf, "0123456789abcdef") != 16)
+        return 0;
+    return (uint64_t)strtoull(buf, NULL, 16);
+}
+
 /* Loads the weights of a model whose header h was read from s; h's vocabularies move
  * into m. */
 static int load_weights(Model *m, ModelHeader *h, Store *s, char *err, size_t errlen)
@@ -366,6 +377,8 @@ static int load_weights(Model *m, ModelHeader *h, Store *s, char *err, size_t er
     /* Last, so that a file broken in a way the checks above name gets that message. */
     if (rc == TT_OK)
         rc = store_verify_checksum(s, err, errlen);
+    if (rc == TT_OK)
+        m->lexicon_fnv1a64 = read_lexicon_key(s);
     if (rc != TT_OK)
         model_free(m);
     return rc;
@@ -448,6 +461,8 @@ static const ProvKey PROVENANCE[] = {
     {"train_corpus", "training corpus", PROV_TEXT, TRAINING},
     {"train_corpus_fnv1a64", "  fnv1a64", PROV_HEX64, TRAINING},
     {"train_valid", "validation corpus", PROV_TEXT, TRAINING},
+    {"train_lexicon", "lexicon", PROV_TEXT, TRAINING},
+    {MODEL_LEXICON_KEY, "  fnv1a64", PROV_HEX64, TRAINING},
     TRAIN_SETTINGS(PROV_SETTING_ROW) /* train_epochs .. train_seed */
     {"train_threads", "threads", PROV_TEXT, TRAINING},
     {"train_resumes", "resumed", PROV_LINES, TRAINING},

@@ -82,8 +82,15 @@ typedef struct {
     const float *gen_b;       /* (V_tgt) */
 } ModelWeights;
 
+/* The meta key of the lexicon the training corpus was generated from (train --lexicon):
+ * 16 hex digits of its FNV-1a 64. */
+#define MODEL_LEXICON_KEY "train_lexicon_fnv1a64"
+
 typedef struct {
     ModelConfig config;
+    uint64_t lexicon_fnv1a64; /* meta MODEL_LEXICON_KEY; 0 when absent or not 16 hex
+                                 digits (informational: it only enables the grammar
+                                 check, translator.h) */
     Vocab src_vocab;     /* owned */
     Vocab tgt_vocab;     /* owned */
     ParamSpec *specs;    /* n_specs entries, owned */

@@ -908,6 +908,29 @@ static int start_new(Run *r, char *err, size_t errlen)
     return TT_OK;
 }
 
+
+/* The FNV-1a 64 of a whole file's bytes, into *out. TT_OK, or TT_EIO with err naming it. */
+static int file_fnv1a64(const char *path, uint64_t *out, char *err, size_t errlen)
+{
+    *out = FNV1A64_OFFSET;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "--lexicon %s: %s", path, strerror(errno));
+        return TT_EIO;
+    }
+    unsigned char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        *out = fnv1a64_add(*out, chunk, n);
+    const int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        snprintf(err, errlen, "--lexicon %s: read error", path);
+        return TT_EIO;
+    }
+    return TT_OK;
+}
+
 /* Creates the file of a new run: called once every input has been read and checked, so
  * that a bad input never costs the file --force would replace. The file appears
  * complete or not at all; later checkpoints update it in place. */
@@ -943,6 +966,15 @@ static int new_file(Run *r, char *err, size_t errlen)
     snprintf(buf, sizeof buf, "%016llx", (unsigned long long)r->train.checksum);
     if (rc == TT_OK)
         rc = store_meta_set(s, "train_corpus_fnv1a64", buf, err, errlen);
+    if (rc == TT_OK && o->lexicon_path) {
+        uint64_t h;
+        rc = file_fnv1a64(o->lexicon_path, &h, err, errlen);
+        if (rc == TT_OK)
+            rc = store_meta_set(s, "train_lexicon", o->lexicon_path, err, errlen);
+        snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
+        if (rc == TT_OK)
+            rc = store_meta_set(s, MODEL_LEXICON_KEY, buf, err, errlen);
+    }
     /* The file is a checkpoint from the moment it appears (step 0, zero AdamW moments):
      * a run killed before its first checkpoint commits can still be resumed. */
     const int dims[1] = {(int)r->m.n_params};

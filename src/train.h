@@ -60,6 +60,9 @@ typedef struct {
                                  (meta train_corpus), and then valid_path NULL the run's
                                  too (train_valid) */
     const char *valid_path;   /* validation corpus, or NULL */
+    const char *lexicon_path; /* the lexicon the corpus was generated from, or NULL: its
+                                 FNV-1a 64 is recorded (train_lexicon_fnv1a64), which lets
+                                 the translator check the grammar (translator.h) */
     const char *out_path;     /* the model file */
     const char *command;      /* the command line, for provenance */
     const char *created_by;   /* the tool and its version, for provenance ("toytrans 0.1.0
