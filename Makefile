@@ -5,6 +5,8 @@
 #   make test       build and run the whole test suite
 #   make asan       the whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make valgrind   the whole test suite under valgrind (errors and leaks fail the run)
+#   make model      train both shipped models, models/en-de.db and models/de-en.db
+#   make honesty-measure  how often each warning fires on right and wrong translations
 #   make tsan       the threaded tests (pool, training on 1–8 threads) under ThreadSanitizer
 #   make bench      time toytrans beside PyTorch on the same model (bench/results.md)
 #   make torch-deps install Debian's python3-torch and python3-numpy (the PyTorch bridge)
@@ -150,7 +152,7 @@ CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all install uninstall FORCE deps bench bench-deps torch-deps check-torch coverage-measure demo corpus vocab model test check-unit check-cli asan tsan valgrind clean \
+.PHONY: all install uninstall FORCE deps bench bench-deps torch-deps check-torch coverage-measure honesty-measure demo corpus vocab model test check-unit check-cli asan tsan valgrind clean \
         fuzz fuzz-deps fuzz-replay \
         browser-deps test-browser lint crash-test
 .DEFAULT_GOAL := all
@@ -278,9 +280,12 @@ corpus: $(BIN)
 MODEL_SETTINGS = --epochs 7 --batch 32 --lr 0.001 --warmup 1000 --label-smoothing 0.02 \
                  --d-model 128 --heads 4 --enc-layers 2 --dec-layers 2 --d-ff 512 --max-len 40 \
                  --name-augment 0.3 --seed 1 --threads 2 --release
+# Both directions: en-de translates, de-en reads its translations back (docs/honesty.md).
 model: $(BIN)
-	./$(BIN) train --train data/train.tsv --valid data/valid.tsv --out models/en-de.db \
-	  --force $(MODEL_SETTINGS)
+	./$(BIN) train --train data/train.tsv --valid data/valid.tsv --lexicon data/lexicon.tsv \
+	  --out models/en-de.db --force $(MODEL_SETTINGS)
+	./$(BIN) train --direction de-en --train data/train.tsv --valid data/valid.tsv \
+	  --out models/de-en.db --force $(MODEL_SETTINGS)
 
 # The man page, made from the help texts themselves: `toytrans --help`, each command's
 # --help and the exit-code table, each a section of preformatted text.
@@ -303,10 +308,11 @@ install: $(BIN) $(B)/toytrans.1
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/toytrans
 	install -m 644 models/en-de.db $(DESTDIR)$(DATADIR)/en-de.db
+	if [ -f models/de-en.db ]; then install -m 644 models/de-en.db $(DESTDIR)$(DATADIR)/de-en.db; fi
 	install -m 644 $(B)/toytrans.1 $(DESTDIR)$(MANDIR)/toytrans.1
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/toytrans $(DESTDIR)$(DATADIR)/en-de.db $(DESTDIR)$(MANDIR)/toytrans.1
+	rm -f $(DESTDIR)$(BINDIR)/toytrans $(DESTDIR)$(DATADIR)/en-de.db $(DESTDIR)$(DATADIR)/de-en.db $(DESTDIR)$(MANDIR)/toytrans.1
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 
 # The committed vocabulary lists, from the committed corpus. The model file made on the
@@ -334,6 +340,12 @@ bench: $(BIN) $(BENCH) bench-deps
 # translations, per threshold (docs/honesty.md); not part of `make test`.
 coverage-measure: $(BIN)
 	@sh bench/coverage.sh ./$(BIN)
+
+# How often each of translate's warnings fires on right and on wrong translations of
+# data/honesty.tsv, data/test.tsv and an early checkpoint (docs/honesty.md, whose tables
+# it prints); not part of `make test`, which checks the targets (tests/test_honesty.sh).
+honesty-measure: $(BIN)
+	@sh bench/honesty.sh ./$(BIN)
 
 check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"

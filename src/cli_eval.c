@@ -265,6 +265,7 @@ static void print_constructions(const EvalSet *set, const long *counts, long exa
 typedef struct {
     const EvalSet *set;
     char **hyps; /* (set->n) each pair's translation ("" when it failed); owned */
+    unsigned char *same; /* (set->n) 1: pair i's translation is an exact match; owned */
 } EvalHyps;
 
 /* Pair i's translation; "" for one never reached (the run stopped before it). */
@@ -288,7 +289,7 @@ static void print_errors(const EvalOptions *o, const EvalHyps *h, long exact)
     const long missed = (long)h->set->n - exact;
     printf("missed exact match: %ld sentence%s\n", missed, missed == 1 ? "" : "s");
     for (size_t i = 0; i < h->set->n; i++) {
-        if (strcmp(hyp_at(h, i), h->set->tgt[i]) == 0)
+        if (h->same && h->same[i])
             continue;
         printf("  %s:%ld\n", o->test_path, h->set->line_no[i]);
         printf("    source       %s\n", h->set->src[i]);
@@ -303,7 +304,7 @@ static void json_errors(JsonWriter *w, const EvalHyps *h)
     json_key(w, "errors");
     json_begin_array(w);
     for (size_t i = 0; i < h->set->n; i++) {
-        if (strcmp(hyp_at(h, i), h->set->tgt[i]) == 0)
+        if (h->same && h->same[i])
             continue;
         json_begin_object(w);
         json_key(w, "line");
@@ -480,12 +481,13 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, Re
     long exact = 0, failed = 0;
     long *by_label = calloc(set->n_labels ? set->n_labels * 2 : 1, sizeof *by_label);
     WarnTally *tallies = calloc(set->n_labels + 1, sizeof *tallies);
-    EvalHyps h = {set, NULL};
+    EvalHyps h = {set, NULL, calloc(set->n ? set->n : 1, 1)};
     const int keep = o->hyp_out || o->errors;
     if (keep)
         h.hyps = calloc(set->n, sizeof *h.hyps);
-    if (!by_label || !tallies || (keep && !h.hyps)) {
+    if (!by_label || !tallies || !h.same || (keep && !h.hyps)) {
         fprintf(stderr, "toytrans eval: %s\n", status_message(TT_ENOMEM));
+        free(h.same);
         free(tallies);
         free(h.hyps);
         free(by_label);
@@ -523,6 +525,7 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, Re
             break;
         }
         exact += same;
+        h.same[i] = (unsigned char)same;
         if (o->warnings && rc == TT_OK) {
             if (rb && (rc = readback_run(rb, set->src[i], strlen(set->src[i]), hyp,
                                          &r.read_back, err, sizeof err)) != TT_OK) {
@@ -574,6 +577,7 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, Re
     for (size_t i = 0; h.hyps && i < set->n; i++)
         free(h.hyps[i]);
     free(h.hyps);
+    free(h.same);
     scores_free(&sc);
     free(tallies);
     free(by_label);

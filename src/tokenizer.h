@@ -87,8 +87,9 @@ size_t tokenizer_strip_bom(char *text, size_t len);
 /* Whether a translation hyp equals its reference ref (both NUL-terminated UTF-8) for exact
  * match in a target language tokenized by rules: byte for byte under the cased rules
  * (German: a translation is exact only when every letter and space is), and token for
- * token under the English rules, which fold case and expand contractions, so "I don't
- * see Anna." equals "i do not see anna ." (what a German→English model writes). *same
+ * token under the English rules, which fold case and expand contractions, and with its
+ * commas left out, as a corpus sentence's core is (docs/corpus.md): "I don't see Anna,"
+ * equals "i do not see anna" (what a German→English model writes). *same
  * is 1 or 0. Returns TT_OK, TT_EINPUT (either text not tokenizable) or TT_ENOMEM. */
 int tokenizer_text_equal(const char *hyp, const char *ref, TokLang rules, int *same);
 
