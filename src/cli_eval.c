@@ -49,6 +49,9 @@ typedef struct {
                           translations, per construction */
     double min_prob;   /* --min-prob X: the confidence row's threshold */
     CliReadBackOptions read_back; /* with --warnings: the read-back's flags */
+    const char *equivalent_by; /* --equivalent-by M: the model of the other direction
+                                  whose translation of a missed one back into the source
+                                  makes it an equivalent reading, or NULL */
 } EvalOptions;
 
 /* The warnings --warnings counts, as translate gives them (docs/honesty.md). */
@@ -103,6 +106,10 @@ static void eval_usage(FILE *out)
           "  --errors           after the report, every sentence whose translation missed\n"
           "                     exact match: its line, source, reference and translation\n"
           "                     (--json: \"errors\", a list of objects with those keys)\n"
+          "  --equivalent-by M  also count a translation that missed exact match but that\n"
+          "                     model M (the other direction) translates back into the\n"
+          "                     source exactly: another reading of an ambiguous source\n"
+          "                     (German ihr: her or their; sie: she, they, her, them)\n"
           "  --warnings         after the report, the warnings' tally (below)\n"
           "  --min-prob X       the confidence row's threshold (default 0.5)\n",
           out);
@@ -134,7 +141,7 @@ static void eval_usage(FILE *out)
 static int eval_parse(EvalOptions *o, int argc, char **argv)
 {
     enum { O_MODEL = 256, O_TEST, O_REF, O_SKIP, O_JSON, O_HYPOUT, O_FORCE, O_ERRORS,
-           O_WARNINGS, O_MIN_PROB };
+           O_WARNINGS, O_MIN_PROB, O_EQUIV };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"test", required_argument, NULL, O_TEST},
@@ -147,6 +154,7 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
         {"force", no_argument, NULL, O_FORCE},
         {"errors", no_argument, NULL, O_ERRORS},
         {"warnings", no_argument, NULL, O_WARNINGS},
+        {"equivalent-by", required_argument, NULL, O_EQUIV},
         {"min-prob", required_argument, NULL, O_MIN_PROB},
         CLI_READ_BACK_OPTIONS,
         {"help", no_argument, NULL, 'h'},
@@ -194,6 +202,9 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
             break;
         case O_WARNINGS:
             o->warnings = 1;
+            break;
+        case O_EQUIV:
+            o->equivalent_by = optarg;
             break;
         case O_MIN_PROB:
             if ((rc = cli_parse_double("eval", "--min-prob", optarg, 0.0, 1.0, &o->min_prob)))
@@ -425,8 +436,8 @@ static void json_warnings(JsonWriter *w, const EvalOptions *o, const EvalSet *se
 
 /* The whole report as one JSON object. */
 static void print_json(const EvalOptions *o, const EvalSet *set, const Scores *sc,
-                       const long *by_label, long exact, double secs, const EvalHyps *h,
-                       const WarnTally *tallies)
+                       const long *by_label, long exact, long equivalent, double secs,
+                       const EvalHyps *h, const WarnTally *tallies)
 {
     JsonWriter w;
     json_init(&w, stdout);
@@ -447,6 +458,10 @@ static void print_json(const EvalOptions *o, const EvalSet *set, const Scores *s
     json_key(&w, "percent");
     json_float(&w, 100.0 * (double)exact / (double)set->n);
     json_end_object(&w);
+    if (equivalent >= 0) {
+        json_key(&w, "exact_or_equivalent");
+        json_int(&w, equivalent);
+    }
     json_key(&w, "seconds");
     json_float(&w, secs);
     if (set->n_labels) {
@@ -474,11 +489,12 @@ static void print_json(const EvalOptions *o, const EvalSet *set, const Scores *s
 }
 
 /* Translates and scores every pair; prints the results. Returns the exit code. */
-static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, ReadBack *rb)
+static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, ReadBack *rb,
+                    Translator *back)
 {
     Scores sc;
     scores_init(&sc);
-    long exact = 0, failed = 0;
+    long exact = 0, failed = 0, equivalent = 0;
     long *by_label = calloc(set->n_labels ? set->n_labels * 2 : 1, sizeof *by_label);
     WarnTally *tallies = calloc(set->n_labels + 1, sizeof *tallies);
     EvalHyps h = {set, NULL, calloc(set->n ? set->n : 1, 1)};
@@ -526,6 +542,16 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, Re
         }
         exact += same;
         h.same[i] = (unsigned char)same;
+        if (back && !same && rc == TT_OK && hyp[0]) {
+            TranslatorResult br;
+            int again = 0;
+            if (translator_run(back, hyp, strlen(hyp), &br, err, sizeof err) == TT_OK &&
+                tokenizer_text_equal(br.text, set->src[i],
+                                     config_lang_rules(back->model->config.tgt_lang),
+                                     &again) == TT_OK)
+                equivalent += again;
+            rc = TT_OK; /* a reading the other model cannot take is simply not equivalent */
+        }
         if (o->warnings && rc == TT_OK) {
             if (rb && (rc = readback_run(rb, set->src[i], strlen(set->src[i]), hyp,
                                          &r.read_back, err, sizeof err)) != TT_OK) {
@@ -553,7 +579,8 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, Re
     if (code == 0 && o->hyp_out)
         code = cli_write_file("eval", o->hyp_out, write_hyps, &h);
     if (code == 0 && o->json) {
-        print_json(o, set, &sc, by_label, exact, secs, &h, tallies);
+        print_json(o, set, &sc, by_label, exact, back ? exact + equivalent : -1, secs, &h,
+                   tallies);
     } else if (code == 0) {
         const double n = (double)set->n;
         printf("test: %s, %zu sentence%s, %d reference set%s, beam %d\n", o->test_path,
@@ -561,6 +588,9 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, Re
                o->to.decode.beam);
         scores_write_text(stdout, &sc, EVAL_SIGNATURE_VERSION);
         printf("exact match: %ld/%zu = %.2f%%\n", exact, set->n, 100.0 * (double)exact / n);
+        if (back)
+            printf("exact match or an equivalent reading: %ld/%zu = %.2f%%\n", exact + equivalent,
+                   set->n, 100.0 * (double)(exact + equivalent) / n);
         printf("time: %.3f s, %.1f sentences/s\n", secs, secs > 0.0 ? n / secs : 0.0);
         if (set->n_labels)
             print_constructions(set, by_label, exact);
@@ -623,8 +653,30 @@ int cli_eval(int argc, char **argv)
     code = cli_translator_init("eval", &tr, &m, &o.to);
     if (code == 0 && o.warnings)
         code = cli_read_back_open("eval", &rb, &o.read_back, &m, o.model_path);
+    Model back_model;
+    Translator back = {0};
+    const int have_back = code == 0 && o.equivalent_by;
+    if (have_back) {
+        rc = model_load_file(&back_model, o.equivalent_by, err, sizeof err);
+        if (rc != TT_OK) {
+            fprintf(stderr, "toytrans eval: --equivalent-by: %s\n", err);
+            code = status_exit_code(rc);
+        } else if (!readback_fits(&m, &back_model)) {
+            code = cli_usage_error("eval", "--equivalent-by %s translates %s→%s, not back "
+                                   "from %s to %s", o.equivalent_by, back_model.config.src_lang,
+                                   back_model.config.tgt_lang, m.config.tgt_lang,
+                                   m.config.src_lang);
+        } else {
+            TranslatorOptions bo = translator_options_default();
+            code = cli_translator_init("eval", &back, &back_model, &bo);
+        }
+    }
     if (code == 0)
-        code = eval_run(&o, &set, &tr, rb.rb.model ? &rb.rb : NULL);
+        code = eval_run(&o, &set, &tr, rb.rb.model ? &rb.rb : NULL,
+                        have_back ? &back : NULL);
+    translator_free(&back);
+    if (have_back && rc == TT_OK)
+        model_free(&back_model);
     cli_read_back_close(&rb);
     translator_free(&tr);
     model_free(&m);
