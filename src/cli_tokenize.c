@@ -6,6 +6,7 @@
  * learner sees at once which words the model will not recognise.
  */
 #include "cli.h"
+#include "config.h"
 #include "status.h"
 #include "store.h"
 #include "tokenizer.h"
@@ -35,7 +36,9 @@ static void tokenize_usage(FILE *out)
           "we're and they're (with ' or \xe2\x80\x99) become two words: do not, does not, ...\n"
           "\n"
           "Options:\n"
-          "  --lang src|tgt   which side's rules and vocabulary (default: src)\n"
+          "  --lang src|tgt   which side's rules and vocabulary (default: src); with\n"
+          "                   --model, the rules of that side's language (English: folded,\n"
+          "                   contractions expanded; German: case kept)\n"
           "  --model M        also print each token's id in M's vocabulary as token:id;\n"
           "                   unknown tokens print as token:<unk>\n"
           "  -h, --help       show this help\n"
@@ -114,8 +117,14 @@ int cli_tokenize(int argc, char **argv)
         char err[512];
         Store *s = NULL;
         int rc = store_open(&s, model, STORE_READ, err, sizeof err);
+        const int src_side = ctx.lang == TOK_SRC;
         if (rc == TT_OK)
-            rc = store_vocab_read(s, ctx.lang == TOK_SRC ? "src" : "tgt", &vocab, err, sizeof err);
+            rc = store_vocab_read(s, src_side ? "src" : "tgt", &vocab, err, sizeof err);
+        /* The side's rules are its language's: a German→English model's source is
+         * German, tokenized with the cased rules. */
+        ModelConfig config;
+        if (rc == TT_OK && (rc = config_read(s, &config, err, sizeof err)) == TT_OK)
+            ctx.lang = config_lang_rules(src_side ? config.src_lang : config.tgt_lang);
         store_close(s, NULL, 0);
         if (rc != TT_OK) {
             fprintf(stderr, "toytrans tokenize: %s\n", err[0] ? err : status_message(rc));

@@ -140,7 +140,11 @@ def translate(model, sentence, beam=1, toytrans=None):
     vocabs = model.vocabularies
     if vocabs is None:
         raise ModelError("the model carries no vocabularies (use load())")
-    tokens = (tools.tokenize([sentence], "src", toytrans)[0] if isinstance(sentence, str)
+    # The tokenizer's rules by language: English's (folded, contractions expanded) are
+    # its "src" rules, any other language's (case kept) its "tgt" rules, so a
+    # German→English model's German source takes the "tgt" rules.
+    rules = "src" if model.config.get("src_lang", "en") == "en" else "tgt"
+    tokens = (tools.tokenize([sentence], rules, toytrans)[0] if isinstance(sentence, str)
               else list(sentence))
     index = {t: i for i, t in enumerate(vocabs.src)}
     src_ids = [index.get(t, UNK) for t in tokens] + [EOS]
