@@ -33,6 +33,7 @@
 #include "rng.h"
 #include "status.h"
 #include "train.h"
+#include "readback.h"
 #include "translator.h"
 
 #include <assert.h>
@@ -54,6 +55,7 @@
 typedef struct {
     const char *model, *sentences, *toytrans, *train, *json;
     int reps, train_steps;
+    const char *reverse; /* --reverse: the read-back's model, or NULL */
 } BenchOptions;
 
 static double now(void)
@@ -79,6 +81,7 @@ static double median(double *v, int n)
 
 typedef struct {
     const Model *model;
+    const Model *reverse;    /* read each translation back through it, or NULL */
     const EvalSet *set;
     int beam, first, stride; /* translates sentences first, first + stride, ... */
     long words;              /* output words, a check that the work was done */
@@ -90,29 +93,37 @@ static void *translate_job(void *arg)
 {
     TranslateJob *j = arg;
     Translator tr;
+    ReadBack rb = {0};
     TranslatorOptions o = {.decode = {.beam = j->beam}};
     j->words = 0;
     j->rc = translator_init(&tr, j->model, &o, j->err, sizeof j->err);
+    if (j->rc == TT_OK && j->reverse)
+        j->rc = readback_init(&rb, j->reverse, READBACK_MARGIN, j->err, sizeof j->err);
     for (size_t i = (size_t)j->first; j->rc == TT_OK && i < j->set->n; i += (size_t)j->stride) {
         TranslatorResult r;
         j->rc = translator_run(&tr, j->set->src[i], strlen(j->set->src[i]), &r, j->err,
                                sizeof j->err);
+        if (j->rc == TT_OK && j->reverse)
+            j->rc = readback_run(&rb, j->set->src[i], strlen(j->set->src[i]), r.text,
+                                 &r.read_back, j->err, sizeof j->err);
         if (j->rc == TT_OK)
             j->words += r.n_text;
     }
+    readback_free(&rb);
     translator_free(&tr);
     return NULL;
 }
 
 /* One pass over every sentence with `threads` threads; returns seconds, or -1. */
-static double translate_pass(const Model *m, const EvalSet *set, int beam, int threads)
+static double translate_pass(const Model *m, const Model *reverse, const EvalSet *set, int beam,
+                             int threads)
 {
     TranslateJob jobs[2];
     pthread_t tid[2];
     assert(threads >= 1 && threads <= 2);
     const double t0 = now();
     for (int k = 0; k < threads; k++) {
-        jobs[k] = (TranslateJob){m, set, beam, k, threads, 0, TT_OK, ""};
+        jobs[k] = (TranslateJob){m, reverse, set, beam, k, threads, 0, TT_OK, ""};
         if (k > 0 && pthread_create(&tid[k], NULL, translate_job, &jobs[k]) != 0) {
             fprintf(stderr, "toytrans-bench: cannot start a thread\n");
             return -1;
@@ -130,14 +141,14 @@ static double translate_pass(const Model *m, const EvalSet *set, int beam, int t
     return secs;
 }
 
-static int bench_translate(JsonWriter *w, const Model *m, const EvalSet *set, const char *key,
-                           int beam, int threads, int reps)
+static int bench_translate(JsonWriter *w, const Model *m, const Model *reverse,
+                           const EvalSet *set, const char *key, int beam, int threads, int reps)
 {
     double t[MAX_REPS];
-    if (translate_pass(m, set, beam, threads) < 0) /* warm-up */
+    if (translate_pass(m, reverse, set, beam, threads) < 0) /* warm-up */
         return 1;
     for (int r = 0; r < reps; r++)
-        if ((t[r] = translate_pass(m, set, beam, threads)) < 0)
+        if ((t[r] = translate_pass(m, reverse, set, beam, threads)) < 0)
             return 1;
     const double secs = median(t, reps);
     json_key(w, key);
@@ -153,8 +164,8 @@ static int bench_translate(JsonWriter *w, const Model *m, const EvalSet *set, co
     json_key(w, "ms_per_sentence");
     json_float(w, 1e3 * secs / (double)set->n);
     json_end_object(w);
-    fprintf(stderr, "  translate beam %d, %d thread(s): %.0f sentences/s\n", beam, threads,
-            (double)set->n / secs);
+    fprintf(stderr, "  translate beam %d, %d thread(s)%s: %.0f sentences/s\n", beam, threads,
+            reverse ? ", read back" : "", (double)set->n / secs);
     return 0;
 }
 
@@ -601,8 +612,10 @@ static void usage(FILE *f)
 {
     fputs("Usage: toytrans-bench --model M --sentences TSV --toytrans BIN [--train TSV]\n"
           "                      [--train-steps S] [--reps R] [--json OUT] [--only PART]\n"
+          "                      [--reverse M]\n"
           "\n"
-          "Times toytrans's library: translation (greedy with 1 and 2 threads, beam 4),\n"
+          "Times toytrans's library: translation (greedy with 1 and 2 threads, beam 4, and\n"
+          "with --reverse greedy read back through the reverse model M, 1 thread),\n"
           "load to first word, the translate command's peak memory, training tokens/s\n"
           "(batch 32 with 1 and 2 threads, batch 128 with 2) and the matrix-multiply kernel\n"
           "beside OpenBLAS. Writes one\n"
@@ -615,13 +628,14 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    BenchOptions o = {NULL, NULL, NULL, NULL, NULL, 5, 200};
+    BenchOptions o = {NULL, NULL, NULL, NULL, NULL, 5, 200, NULL};
     int parts = 0; /* bit 1 translate, 2 train, 4 matmul */
     static const struct option longopts[] = {
         {"model", required_argument, NULL, 'm'},   {"sentences", required_argument, NULL, 's'},
         {"toytrans", required_argument, NULL, 't'}, {"train", required_argument, NULL, 'T'},
         {"train-steps", required_argument, NULL, 'S'}, {"reps", required_argument, NULL, 'r'},
         {"json", required_argument, NULL, 'j'},    {"only", required_argument, NULL, 'o'},
+        {"reverse", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -643,6 +657,7 @@ int main(int argc, char **argv)
             }
             break;
         case 'j': o.json = optarg; break;
+        case 'R': o.reverse = optarg; break;
         case 'o':
             if (strcmp(optarg, "translate") == 0)
                 parts |= 1;
@@ -687,10 +702,21 @@ int main(int argc, char **argv)
             evalset_free(&set);
             return 3;
         }
-        rc = bench_translate(&w, &m, &set, "greedy_threads_1", 1, 1, o.reps) ||
-             bench_translate(&w, &m, &set, "greedy_threads_2", 1, 2, o.reps) ||
-             bench_translate(&w, &m, &set, "beam_4", 4, 1, o.reps) ||
+        Model rev;
+        if (o.reverse && model_load_file(&rev, o.reverse, err, sizeof err) != TT_OK) {
+            fprintf(stderr, "toytrans-bench: %s\n", err);
+            model_free(&m);
+            evalset_free(&set);
+            return 3;
+        }
+        rc = bench_translate(&w, &m, NULL, &set, "greedy_threads_1", 1, 1, o.reps) ||
+             bench_translate(&w, &m, NULL, &set, "greedy_threads_2", 1, 2, o.reps) ||
+             bench_translate(&w, &m, NULL, &set, "beam_4", 4, 1, o.reps) ||
+             (o.reverse && bench_translate(&w, &m, &rev, &set, "greedy_read_back_1", 1, 1,
+                                           o.reps)) ||
              bench_load(&w, o.model, &set, o.reps) || bench_rss(&w, o.toytrans, o.model, &set);
+        if (o.reverse)
+            model_free(&rev);
         model_free(&m);
         evalset_free(&set);
     }

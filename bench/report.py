@@ -85,6 +85,12 @@ def main():
         f"{fmt(t1.get('beam_sentences_per_s'), 1)} | {ratio(b4['sentences_per_s'], t1.get('beam_sentences_per_s'))} |")
     add(f"| beam 4, 1 thread: ms/sentence | {fmt(b4['ms_per_sentence'], 3)} | "
         f"{fmt(t1.get('beam_ms_per_sentence'), 2)} | |")
+    rb = tt.get("greedy_read_back_1")
+    if rb:
+        add(f"| greedy and read-back (de-en.db), 1 thread: sentences/s | "
+            f"{fmt(rb['sentences_per_s'], 0)} | | |")
+        add(f"| greedy and read-back, 1 thread: ms/sentence | {fmt(rb['ms_per_sentence'], 3)} "
+            f"| | {fmt(rb['ms_per_sentence'] / g1['ms_per_sentence'], 2)}× greedy's time |")
     add(f"| training, batch 32, 1 thread: target tokens/s | {fmt(tr1['tokens_per_s'], 0)} | "
         f"{fmt(t1['train_tokens_per_s'], 0)} | {ratio(tr1['tokens_per_s'], t1['train_tokens_per_s'])} |")
     add(f"| training, batch 32, 2 threads: target tokens/s | {fmt(tr2['tokens_per_s'], 0)} | "

@@ -78,8 +78,13 @@ echo "bench: using OpenBLAS setting '$best'" >&2
 
 # ---- the measurements ----
 echo "bench: toytrans ($REPS repetitions)" >&2
+reverse=""
+[ -f models/de-en.db ] && reverse="--reverse models/de-en.db"
+# $reverse is unquoted on purpose: empty, or an option and its value.
+# shellcheck disable=SC2086
 run_with "$best" "$BENCH" --model "$MODEL" --sentences "$SENTENCES" --toytrans "$TOYTRANS" \
-    --train data/train.tsv --train-steps "$STEPS" --reps "$REPS" --json "$OUT/toytrans.json"
+    --train data/train.tsv --train-steps "$STEPS" --reps "$REPS" $reverse \
+    --json "$OUT/toytrans.json"
 for t in 1 2; do
     echo "bench: PyTorch, $t thread(s)" >&2
     beam=4
