@@ -258,7 +258,8 @@ static int has_possessive_s(const char *token, size_t *stem_len)
 }
 
 /* Why token i, which is no word of the grammar, is refused. */
-static int lex_refuse(const char *const *tokens, int i, int flagged, int n, GrammarVerdict *v)
+static int lex_refuse(const char *const *tokens, int i, int flagged, int words_before, int n,
+                      GrammarVerdict *v)
 {
     const char *w = tokens[i];
     size_t stem_len;
@@ -272,6 +273,8 @@ static int lex_refuse(const char *const *tokens, int i, int flagged, int n, Gram
     }
     if (tokenizer_is_punctuation(w)) {
         if (strchr(".?!", w[0]) != NULL && w[1] == '\0') {
+            if (!words_before)
+                return verdict_fail(v, i, i + 1, i, "no words before \"%s\"", w);
             int j = i + 1;
             while (j < n && tokens[j][0] != '\0' && strchr(".?!", tokens[j][0]) != NULL &&
                    tokens[j][1] == '\0')
@@ -333,7 +336,7 @@ static int lex(const char *const *tokens, const unsigned char *flags, int names_
         size_t stem_len;
         if (!flagged || has_possessive_s(w, &stem_len))
             if (!grammar_is_word(w))
-                return lex_refuse(tokens, i, flagged, n, v);
+                return lex_refuse(tokens, i, flagged, lx->n > 0, n, v);
         int pairs_up = lx->n > 0 && contractible(lx->tok[lx->n - 1].w, w) &&
                        (lx->n < 2 || !contractible(lx->tok[lx->n - 2].w, lx->tok[lx->n - 1].w));
         /* A word that pairs up with the one before (greedily, left to right) adds none. */
@@ -359,9 +362,12 @@ static int lex(const char *const *tokens, const unsigned char *flags, int names_
         t->adj = grammar_find_adjective(w);
         t->verb = grammar_find_verb(w, &t->third);
     }
-    if (lx->n == 0)
-        return verdict_fail(v, 0, n > 0 ? n : 0, 0, n > 0 ? "no words, only punctuation"
-                                                          : "an empty sentence");
+    if (n == 0) {
+        verdict_fail(v, 0, 1, 0, "an empty sentence");
+        v->to = 0; /* no token to point at */
+        return -1;
+    }
+    assert(lx->n > 0); /* a mark before any word is refused above */
     return 0;
 }
 

@@ -1667,6 +1667,200 @@ static void test_grammar_rejects_every_english_one_word_change(void **state)
 }
 
 /* ---------------------------------------------------------------------------------------
+ * grammar_check: sentences as the translator's tokenizer makes them.
+ * ------------------------------------------------------------------------------------- */
+
+/* text tokenized as the translator does (TOK_SRC) into *tl, the tokens equal to name (if
+ * not NULL) flagged as names, and checked into *v. */
+static void check_text(const char *text, const char *name, TokenList *tl, GrammarVerdict *v)
+{
+    assert_int_equal(tokenize(tl, text, strlen(text), TOK_SRC, NULL), TT_OK);
+    unsigned char is_name[64] = {0};
+    assert_true(tl->n <= 64);
+    for (int i = 0; i < tl->n; i++)
+        is_name[i] = name != NULL && streq(tl->tok[i], name);
+    assert_int_equal(grammar_check(tl->tok, name != NULL ? is_name : NULL, tl->n, v), TT_OK);
+}
+
+/* 0 when the English en, tokenized as the translator does, is in the grammar; else -1
+ * and why says where not. */
+static int check_tokens(const char *en, char *why)
+{
+    TokenList tl;
+    GrammarVerdict v;
+    check_text(en, NULL, &tl, &v);
+    int rc = v.in_grammar ? 0 : FAIL(why, "English tokens: grammar_check refuses tokens %d..%d "
+                                     "(\"%s\"): %s", v.from, v.to,
+                                     v.from < tl.n ? tl.tok[v.from] : "", v.reason);
+    tokenlist_free(&tl);
+    return rc;
+}
+
+/* Sentences outside the grammar: the tokens [from, to) where each leaves it, as words,
+ * and a part of the reason. */
+static const struct {
+    const char *text;
+    const char *name; /* a token flagged as a name, or NULL */
+    int from;
+    const char *span; /* tokens [from, to) joined by spaces */
+    const char *why;
+} OUTSIDE[] = {
+    {"This is a not very old car.", NULL, 3, "not very old", "\"not\" inside a noun phrase"},
+    {"The small young cat is in the house.", NULL, 2, "young", "two adjectives before a noun"},
+    {"Where is the cat?", NULL, 0, "where", "a word the grammar does not have"},
+    {"Two girls read the book.", NULL, 0, "two", "a word the grammar does not have"},
+    {"Could you read the letter?", NULL, 0, "could", "a word the grammar does not have"},
+    {"What is this?", NULL, 0, "what", "a word the grammar does not have"},
+    {"Thanks!", NULL, 0, "thanks", "a word the grammar does not have"},
+    {"Hello", NULL, 0, "hello", "a word the grammar does not have"},
+    {"There is a dog in the garden.", NULL, 0, "there", "a word the grammar does not have"},
+    {"In the garden the dog eats bread.", NULL, 0, "in", "puts \"in …\" after the verb"},
+    {"Children, read the book!", NULL, 1, ",", "a comma only before the \"and\""},
+    {"The dog is very very big.", NULL, 4, "very", "\"very\" twice"},
+    {"I give the man a book.", NULL, 1, "give", "a word the grammar does not have"},
+    {"I see three dogs.", NULL, 2, "three", "a word the grammar does not have"},
+    {"Anna's dog is big.", "anna's", 0, "anna's", "no possessive 's"},
+    {"Anna's dog is big.", NULL, 0, "anna's", "no possessive 's"},
+    {"Zoe sees the dog", NULL, 0, "zoe", "a word the grammar does not have"},
+    {"I see the dog?", NULL, 4, "?", "a statement does not end in \"?\""},
+    {"Read the book?", NULL, 3, "?", "a command does not end in \"?\""},
+    {"I see the dog!!", NULL, 5, "!", "one punctuation mark at the end"},
+    {"I see the dog. You see the cat.", NULL, 4, ".", "only at the end"},
+    {"I see the dog; you see the cat", NULL, 4, ";", "a punctuation mark the grammar"},
+    {"I see the", NULL, 2, "the", "expected a noun at the end"},
+    {"I see the .", NULL, 3, ".", "expected a noun at the end"},
+    {"I see dog", NULL, 2, "dog", "a singular count noun needs a determiner"},
+    {"She see the dog", NULL, 1, "see", "want \"sees\""},
+    {"I see a old dog", NULL, 2, "a", "\"a\" before \"old\": want \"an\""},
+    {"These is my dog", NULL, 1, "is", "\"be\" does not agree"},
+    {"Need the book", NULL, 0, "need", "no imperative"},
+    {"I do not see the dog with Anna", NULL, 6, "with", "a negated clause takes no"},
+    {"I see the dog and the cat and the man and the woman", NULL, 12, "woman",
+     "expected a verb at the end"},
+    {"I see the dog the cat", NULL, 4, "the cat", "the sentence should have ended"},
+    {"The dog is big and the cat is small and I am old and you are young", NULL, 13,
+     "and you are young", "at most 3 clauses"},
+    {"I see the dog and the cat and the dog and the cat and the dog and the cat and the dog "
+     "and the cat and the dog and the cat", NULL, 30, "cat", "at most 30 words"},
+    {"", NULL, 0, "", "an empty sentence"},
+    {"?", NULL, 0, "?", "no words before \"?\""},
+    {"??", NULL, 0, "?", "no words before \"?\""},
+};
+
+/* Each sentence outside the grammar is refused, at the words where it leaves it, with a
+ * reason; the span is within the tokens. */
+static void test_grammar_check_refuses_outside_the_grammar(void **state)
+{
+    (void)state;
+    int failures = 0;
+    for (size_t i = 0; i < sizeof OUTSIDE / sizeof OUTSIDE[0]; i++) {
+        TokenList tl;
+        GrammarVerdict v;
+        check_text(OUTSIDE[i].text, OUTSIDE[i].name, &tl, &v);
+        char span[256] = "";
+        size_t used = 0;
+        for (int k = v.from; !v.in_grammar && k < v.to && k < tl.n; k++)
+            used += (size_t)snprintf(span + used, sizeof span - used, "%s%s", k > v.from ? " "
+                                     : "", tl.tok[k]);
+        int bad = v.in_grammar || v.from != OUTSIDE[i].from || !streq(span, OUTSIDE[i].span) ||
+                  strstr(v.reason, OUTSIDE[i].why) == NULL ||
+                  !(tl.n == 0 ? v.from == 0 && v.to == 0 : v.from < v.to && v.to <= tl.n) ||
+                  v.reached < 0 || v.reached > tl.n;
+        if (bad) {
+            print_error("\"%s\": %s at tokens %d..%d \"%s\" (%s); want refused at %d \"%s\" "
+                        "(…%s…)\n", OUTSIDE[i].text, v.in_grammar ? "accepted" : "refused",
+                        v.from, v.to, span, v.reason, OUTSIDE[i].from, OUTSIDE[i].span,
+                        OUTSIDE[i].why);
+            failures++;
+        }
+        tokenlist_free(&tl);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* Sentences of the grammar typed as a user might: the tokenizer folds case, expands
+ * contractions, takes ’ for ' and any spacing, so the check in token space accepts them. */
+static void test_grammar_check_accepts_typing_variants(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *name;
+    } IN[] = {
+        {"lisa reads the book", NULL},
+        {"I DON'T see the dog", NULL},
+        {"i  don\u2019t see the dog .", NULL},
+        {"Zoe sees the dog", "zoe"},
+        {"I see Zoe and Anna.", "zoe"},
+        {"Is not the dog big?", NULL},
+        {"Isn't the dog big?", NULL},
+        {"the dog is big , and the cat is small .", NULL},
+        {"THIS IS AN EXAMPLE", NULL},
+        {"Do you see the cat", NULL},
+        {"Don't buy a car!", NULL},
+        {"I see him and the man and the women see me", NULL},
+    };
+    int failures = 0;
+    for (size_t i = 0; i < sizeof IN / sizeof IN[0]; i++) {
+        TokenList tl;
+        GrammarVerdict v;
+        check_text(IN[i].text, IN[i].name, &tl, &v);
+        if (!v.in_grammar || v.reason[0] != '\0') {
+            print_error("\"%s\" refused at tokens %d..%d: %s\n", IN[i].text, v.from, v.to,
+                        v.reason);
+            failures++;
+        }
+        tokenlist_free(&tl);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* grammar_check refuses broken arguments with TT_EINVAL and takes no sentence as outside
+ * the grammar. */
+static void test_grammar_check_arguments(void **state)
+{
+    (void)state;
+    const char *const tokens[] = {"i", "see", "the", "dog"};
+    const char *const holes[] = {"i", NULL, "the", "dog"};
+    GrammarVerdict v;
+    GrammarSentence s;
+    int choices;
+    assert_int_equal(grammar_check(tokens, NULL, 4, &v), TT_OK);
+    assert_int_equal(v.in_grammar, 1);
+    assert_int_equal(grammar_check(tokens, NULL, -1, &v), TT_EINVAL);
+    assert_int_equal(grammar_check(tokens, NULL, 4, NULL), TT_EINVAL);
+    assert_int_equal(grammar_check(NULL, NULL, 4, &v), TT_EINVAL);
+    assert_int_equal(grammar_check(holes, NULL, 4, &v), TT_EINVAL);
+    assert_int_equal(grammar_parse(tokens, NULL, 4, 0, NULL, &choices, &v), TT_EINVAL);
+    assert_int_equal(grammar_parse(tokens, NULL, 4, 0, &s, NULL, &v), TT_EINVAL);
+    assert_int_equal(grammar_check(NULL, NULL, 0, &v), TT_OK);
+    assert_int_equal(v.in_grammar, 0);
+    assert_int_equal(v.from, 0);
+    assert_int_equal(v.to, 0);
+}
+
+/* grammar_lexicon_fnv1a64 is the checksum of data/lexicon.tsv: the tables were typed from
+ * this very file (test_grammar_lexicon_matches_tables compares them entry by entry). */
+static void test_grammar_lexicon_checksum(void **state)
+{
+    (void)state;
+    FILE *fp = fopen("data/lexicon.tsv", "rb");
+    if (fp == NULL)
+        fail_msg("data/lexicon.tsv: %s — run the test from the repository root",
+                 strerror(errno));
+    uint64_t h = FNV1A64_OFFSET;
+    unsigned char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
+        h = fnv1a64_add(h, buf, got);
+    assert_int_equal(ferror(fp), 0);
+    fclose(fp);
+    if (h != grammar_lexicon_fnv1a64())
+        fail_msg("data/lexicon.tsv has FNV-1a 64 0x%016llx, src/grammar.c says 0x%016llx: "
+                 "bring the tables up to date, then the constant", (unsigned long long)h,
+                 (unsigned long long)grammar_lexicon_fnv1a64());
+}
+
+/* ---------------------------------------------------------------------------------------
  * The tables against data/lexicon.tsv.
  * ------------------------------------------------------------------------------------- */
 
@@ -1823,7 +2017,8 @@ static int check_line(const Tables *tb, char *line, const DataFile *df, FileStat
         return FAIL(why, "%d TAB-separated fields, want %d", n, 2 + df->construction);
     Sentence s;
     int ambiguous;
-    if (grammar_check_pair_ex(tb, f[0], f[1], &s, why, &ambiguous) != 0)
+    if (grammar_check_pair_ex(tb, f[0], f[1], &s, why, &ambiguous) != 0 ||
+        check_tokens(f[0], why) != 0)
         return -1;
     if (ambiguous && st->ambiguous++ == 0)
         st->ambiguous_line = st->lines;
@@ -1956,7 +2151,11 @@ int main(void)
         cmocka_unit_test(test_grammar_checks_construction_names),
         cmocka_unit_test(test_grammar_rejects_every_german_one_word_change),
         cmocka_unit_test(test_grammar_rejects_every_english_one_word_change),
+        cmocka_unit_test(test_grammar_check_refuses_outside_the_grammar),
+        cmocka_unit_test(test_grammar_check_accepts_typing_variants),
+        cmocka_unit_test(test_grammar_check_arguments),
         cmocka_unit_test(test_grammar_lexicon_matches_tables),
+        cmocka_unit_test(test_grammar_lexicon_checksum),
         cmocka_unit_test(test_grammar_data_files),
     };
     return cmocka_run_group_tests(tests, tables_setup, tables_teardown);
