@@ -1044,7 +1044,7 @@ int grammar_check(const char *const *tokens, const unsigned char *is_name, int n
     GrammarSentence s;
     if (lex(tokens, is_name, 1, n, &lx, out) != 0)
         return TT_OK;
-    GrammarVerdict best, v;
+    GrammarVerdict best = {.reached = -1}, v;
     int choices = 0;
     for (unsigned r = 0; r < MAX_READINGS && (r == 0 || r < (1u << choices)); r++) {
         int more;
@@ -1054,7 +1054,7 @@ int grammar_check(const char *const *tokens, const unsigned char *is_name, int n
         }
         if (more > choices)
             choices = more;
-        if (r == 0 || v.reached > best.reached)
+        if (v.reached > best.reached)
             best = v;
     }
     *out = best;

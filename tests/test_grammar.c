@@ -562,7 +562,7 @@ static int en_parse_reading(const EnToks *t, unsigned reading, Sentence *s, int 
  * where the reading that read farthest failed. */
 static int en_parse(const EnToks *t, Sentence *s, char *why)
 {
-    GrammarVerdict v, best;
+    GrammarVerdict v, best = {.reached = -1};
     int choices = 0;
     for (unsigned r = 0; r < 256 && (r == 0 || r < (1u << choices)); r++) {
         int more;
@@ -570,7 +570,7 @@ static int en_parse(const EnToks *t, Sentence *s, char *why)
             return 0;
         if (more > choices)
             choices = more;
-        if (r == 0 || v.reached > best.reached)
+        if (v.reached > best.reached)
             best = v;
     }
     return en_why(t, &best, why);
@@ -1079,7 +1079,7 @@ static int grammar_check_pair_ex(const Tables *tb, const char *en, const char *d
     int choices = 0, parsed = 0, ok = 0;
     char reason[WHY_LEN] = "";
     Sentence reading;
-    GrammarVerdict v, best;
+    GrammarVerdict v, best = {.reached = -1};
     for (unsigned flip = 0; flip < 256; flip++) {
         if (flip > 0 && flip >= (1u << choices))
             break;
@@ -1089,7 +1089,7 @@ static int grammar_check_pair_ex(const Tables *tb, const char *en, const char *d
         if (flip == 0 || more > choices)
             choices = more;
         if (rc != 0) {
-            if (flip == 0 || v.reached > best.reached)
+            if (v.reached > best.reached)
                 best = v;
             continue;
         }
@@ -1844,9 +1844,11 @@ static void test_grammar_lexicon_checksum(void **state)
 {
     (void)state;
     FILE *fp = fopen("data/lexicon.tsv", "rb");
-    if (fp == NULL)
+    if (fp == NULL) {
         fail_msg("data/lexicon.tsv: %s — run the test from the repository root",
                  strerror(errno));
+        return;
+    }
     uint64_t h = FNV1A64_OFFSET;
     unsigned char buf[4096];
     size_t got;
