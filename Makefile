@@ -64,6 +64,7 @@ LIB_SRC = \
     src/kernel.c \
     src/rng.c \
     src/corpus.c \
+    src/grammar.c \
     src/attention.c \
     src/selfattn.c \
     src/matrix.c \

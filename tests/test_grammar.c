@@ -3,22 +3,25 @@
  *
  * docs/corpus.md specifies the corpus's language and src/corpus.c generates it. This
  * file re-derives the grammar from the specification alone and checks every pair of
- * data/{train,valid,test}.tsv. It never uses the generator's code or tables, and it does
- * not read data/lexicon.tsv either: it keeps its own copy of the few word tables (noun
- * genders, plurals and dative plurals; verb forms; adjectives; names), typed from the
- * lexicon and the spec, and test_grammar_lexicon_matches_tables compares that copy with
- * data/lexicon.tsv. Why a copy: a checker that took its forms from the file the generator
- * reads would accept a wrong dative plural typed into that file; two copies that must
- * agree catch it. A word added to the lexicon therefore has to be added here too (the
- * lexicon test says which).
+ * data/{train,valid,test}.tsv. It never uses the generator's code or tables, and neither
+ * it nor src/grammar.c (the English side: word tables, closed classes, the parser, which
+ * the translator shares) reads data/lexicon.tsv: they keep their own copy of the few word
+ * tables (noun genders, plurals and dative plurals; verb forms; adjectives; names), typed
+ * from the lexicon and the spec, and test_grammar_lexicon_matches_tables compares that
+ * copy with data/lexicon.tsv. Why a copy: a checker that took its forms from the file the
+ * generator reads would accept a wrong dative plural typed into that file; two copies
+ * that must agree catch it. A word added to the lexicon therefore has to be added to
+ * src/grammar.c too (the lexicon test says which), and grammar_lexicon_fnv1a64 updated.
  *
  * How a pair is checked:
  *   1. both sides are tokenised; every word must be known and capitalised as the spec
  *      says (first word, German nouns and names, English names and "I"; German pronouns
- *      lower case elsewhere); the German holds no comma and is NFC;
- *   2. the English is parsed by a recursive-descent parser of the spec's English: a/an,
- *      this/these, plural and mass nouns, am/is/are, do/does, the 3rd person -s,
- *      contractions, where "not" and commas may stand, the mood and its punctuation;
+ *      lower case elsewhere); the German holds no comma and is NFC (this strict layer
+ *      over the written text lives here: src/grammar.c reads case-folded tokens);
+ *   2. the English is parsed by src/grammar.c's recursive-descent parser of the spec's
+ *      English: a/an, this/these, plural and mass nouns, am/is/are, do/does, the 3rd
+ *      person -s, contractions, where "not" and commas may stand, the mood and its
+ *      punctuation;
  *   3. from the parse, the German is built with this file's declension and conjugation
  *      tables (the spec's article, possessive, adjective-ending and pronoun tables; "im"
  *      for in dem; the dative plural; kein for a negated a/an or bare noun; "nicht" at
@@ -68,139 +71,42 @@
 #include <sys/types.h>
 #include <utf8proc.h>
 
+#include "fnv.h"
+#include "grammar.h"
+#include "status.h"
+#include "tokenizer.h"
+
 enum {
     MAX_WORD = 32,   /* bytes of one word, NUL included */
     MAX_TOKENS = 48, /* words of one side (the spec: at most 30 English words) */
     WHY_LEN = 512,   /* bytes of a reason */
-    MAX_CLAUSES = 3, /* clauses of one statement */
-    EN_MAX_WORDS = 30, /* words of an English sentence (docs/corpus.md) */
 };
 
 /* ---------------------------------------------------------------------------------------
  * Word tables (docs/corpus.md and data/lexicon.tsv).
  * ------------------------------------------------------------------------------------- */
 
-/* Grammatical persons, in the order of the spec's conjugation tables. */
-typedef enum { P_1SG, P_2SG, P_3SG, P_1PL, P_3PL, PERSONS } Person;
-
 /* The column of the article and ending tables: a singular noun's gender, or plural. */
 typedef enum { S_MASC, S_FEM, S_NEUT, S_PLURAL, SLOTS } Slot;
+_Static_assert((int)S_MASC == (int)GRAMMAR_MASC && (int)S_FEM == (int)GRAMMAR_FEM &&
+               (int)S_NEUT == (int)GRAMMAR_NEUT, "a noun's gender is its slot");
 
 typedef enum { CASE_NOM, CASE_ACC, CASE_DAT, CASES } Case;
 
-typedef struct {
-    const char *en_sg, *en_pl;           /* English; en_pl NULL for a mass noun */
-    const char *de_sg, *de_pl, *de_dpl;  /* German singular, plural, dative plural */
-    Slot gender;                         /* S_MASC, S_FEM or S_NEUT */
-    int nopossessive;                    /* 1: never after my/your/his/... (lexicon tag) */
-} Noun;
+enum { VERB_SEIN = GRAMMAR_N_VERBS }; /* the lexeme number of sein in messages */
 
-static const Noun NOUNS[] = {
-    {"example", "examples", "Beispiel", "Beispiele", "Beispielen", S_NEUT, 0},
-    {"house", "houses", "Haus", "Häuser", "Häusern", S_NEUT, 0},
-    {"dog", "dogs", "Hund", "Hunde", "Hunden", S_MASC, 0},
-    {"cat", "cats", "Katze", "Katzen", "Katzen", S_FEM, 0},
-    {"book", "books", "Buch", "Bücher", "Büchern", S_NEUT, 0},
-    {"man", "men", "Mann", "Männer", "Männern", S_MASC, 1},
-    {"woman", "women", "Frau", "Frauen", "Frauen", S_FEM, 1},
-    {"child", "children", "Kind", "Kinder", "Kindern", S_NEUT, 0},
-    {"girl", "girls", "Mädchen", "Mädchen", "Mädchen", S_NEUT, 0},
-    {"car", "cars", "Auto", "Autos", "Autos", S_NEUT, 0},
-    {"apple", "apples", "Apfel", "Äpfel", "Äpfeln", S_MASC, 0},
-    {"table", "tables", "Tisch", "Tische", "Tischen", S_MASC, 0},
-    {"teacher", "teachers", "Lehrer", "Lehrer", "Lehrern", S_MASC, 0},
-    {"city", "cities", "Stadt", "Städte", "Städten", S_FEM, 0},
-    {"tree", "trees", "Baum", "Bäume", "Bäumen", S_MASC, 0},
-    {"letter", "letters", "Brief", "Briefe", "Briefen", S_MASC, 0},
-    {"garden", "gardens", "Garten", "Gärten", "Gärten", S_MASC, 0},
-    {"school", "schools", "Schule", "Schulen", "Schulen", S_FEM, 0},
-    {"bread", NULL, "Brot", NULL, NULL, S_NEUT, 0},
-    {"friend", "friends", "Freund", "Freunde", "Freunden", S_MASC, 0},
-    {"street", "streets", "Straße", "Straßen", "Straßen", S_FEM, 0},
-    {"door", "doors", "Tür", "Türen", "Türen", S_FEM, 0},
-};
-#define N_NOUNS ((int)(sizeof NOUNS / sizeof NOUNS[0]))
+static const char *const DE_BE[GRAMMAR_PERSONS] = {"bin", "bist", "ist", "sind", "sind"};
 
-typedef struct {
-    const char *en, *de;   /* the German is the undeclined (predicate) form */
-    const char *opp[2];    /* adjectives never coordinated with this one, or NULL */
-} Adjective;
-
-static const Adjective ADJECTIVES[] = {
-    {"big", "groß", {"small", NULL}},  {"small", "klein", {"big", NULL}},
-    {"old", "alt", {"new", "young"}},  {"new", "neu", {"old", NULL}},
-    {"good", "gut", {NULL, NULL}},     {"red", "rot", {NULL, NULL}},
-    {"beautiful", "schön", {NULL, NULL}}, {"young", "jung", {"old", NULL}},
-};
-#define N_ADJECTIVES ((int)(sizeof ADJECTIVES / sizeof ADJECTIVES[0]))
-
-typedef struct {
-    const char *en, *en_3sg;
-    const char *de[PERSONS]; /* ich, du, er/sie/es, wir, sie */
-    const char *imperative;  /* to du; NULL when the verb has none */
-} Verb;
-
-static const Verb VERBS[] = {
-    {"see", "sees", {"sehe", "siehst", "sieht", "sehen", "sehen"}, "sieh"},
-    {"have", "has", {"habe", "hast", "hat", "haben", "haben"}, NULL},
-    {"read", "reads", {"lese", "liest", "liest", "lesen", "lesen"}, "lies"},
-    {"write", "writes", {"schreibe", "schreibst", "schreibt", "schreiben", "schreiben"},
-     "schreib"},
-    {"buy", "buys", {"kaufe", "kaufst", "kauft", "kaufen", "kaufen"}, "kauf"},
-    {"eat", "eats", {"esse", "isst", "isst", "essen", "essen"}, "iss"},
-    {"find", "finds", {"finde", "findest", "findet", "finden", "finden"}, "finde"},
-    {"need", "needs", {"brauche", "brauchst", "braucht", "brauchen", "brauchen"}, NULL},
-    {"love", "loves", {"liebe", "liebst", "liebt", "lieben", "lieben"}, NULL},
-};
-#define N_VERBS ((int)(sizeof VERBS / sizeof VERBS[0]))
-enum { VERB_SEIN = N_VERBS }; /* the lexeme number of sein in messages */
-
-static const char *const EN_BE[PERSONS] = {"am", "are", "is", "are", "are"};
-static const char *const DE_BE[PERSONS] = {"bin", "bist", "ist", "sind", "sind"};
-
-static const char *const NAMES[] = {
-    "Anna", "Bob",    "Maria",  "Peter", "Lisa",  "Tom",    "Emma",    "Paul",
-    "Laura", "Max",   "Sarah",  "David", "Julia", "Daniel", "Sophie",  "Thomas",
-    "Lena", "Michael", "Clara", "Felix", "Nina",  "Jonas",  "Eva",     "Lukas",
-    "Mia",  "Leon",   "Hannah", "Ben",   "Lea",   "Jan",    "Sara",    "Simon",
-};
-#define N_NAMES ((int)(sizeof NAMES / sizeof NAMES[0]))
-
-typedef struct {
-    const char *subj, *obj, *with;      /* English; with NULL where there is none */
-    const char *nom, *acc, *dat;        /* German; dat NULL likewise */
-    Person person;
-} Pronoun;
-
-static const Pronoun PRONOUNS[] = {
-    {"I", "me", "me", "ich", "mich", "mir", P_1SG},
-    {"you", "you", "you", "du", "dich", "dir", P_2SG},
-    {"he", "him", "him", "er", "ihn", "ihm", P_3SG},
-    {"she", "her", "her", "sie", "sie", "ihr", P_3SG},
-    {"it", "it", NULL, "es", "es", NULL, P_3SG},
-    {"we", "us", "us", "wir", "uns", "uns", P_1PL},
-    {"they", "them", "them", "sie", "sie", "ihnen", P_3PL},
-};
-#define N_PRONOUNS ((int)(sizeof PRONOUNS / sizeof PRONOUNS[0]))
-
-/* Determiners as the English names them. */
-typedef enum {
-    DET_NONE, DET_THE, DET_THIS, DET_A, DET_NO,
-    DET_MY, DET_YOUR, DET_HIS, DET_HER, DET_OUR, DET_THEIR, DETS
-} Det;
-
-static const char *const DET_EN[DETS] = {"", "the", "this", "a", "no", "my",
-                                         "your", "his", "her", "our", "their"};
 /* The German lexeme: the stem the forms are named by in messages. */
-static const char *const DET_DE[DETS] = {"", "der", "dieser", "ein", "kein", "mein",
+static const char *const DET_DE[GRAMMAR_DETS] = {"", "der", "dieser", "ein", "kein", "mein",
                                          "dein", "sein", "ihr", "unser", "ihr"};
 
 typedef enum { DECL_WEAK, DECL_MIXED, DECL_STRONG } Decl;
 static const char *const DECL_NAMES[] = {"weak", "mixed", "strong"};
 
-static Decl det_decl(Det d)
+static Decl det_decl(GrammarDet d)
 {
-    return d == DET_NONE ? DECL_STRONG : d == DET_THE || d == DET_THIS ? DECL_WEAK : DECL_MIXED;
+    return d == GRAMMAR_DET_NONE ? DECL_STRONG : d == GRAMMAR_DET_THE || d == GRAMMAR_DET_THIS ? DECL_WEAK : DECL_MIXED;
 }
 
 static const char *const DER[CASES][SLOTS] = {
@@ -213,7 +119,7 @@ static const char *const EIN_END[CASES][SLOTS] = {
 static const char *const POSS_END[CASES][SLOTS] = {
     {"", "e", "", "e"}, {"en", "e", "", "e"}, {"em", "er", "em", "en"}};
 
-/* Adjective endings [declension][case][slot]. */
+/* GrammarAdjective endings [declension][case][slot]. */
 static const char *const ADJ_END[3][CASES][SLOTS] = {
     [DECL_WEAK] = {{"e", "e", "e", "en"}, {"en", "e", "e", "en"}, {"en", "en", "en", "en"}},
     [DECL_MIXED] = {{"er", "e", "es", "en"}, {"en", "e", "es", "en"}, {"en", "en", "en", "en"}},
@@ -224,20 +130,20 @@ static const char *const ALL_ENDINGS[] = {"", "e", "en", "er", "es", "em"};
 static const char *const SLOT_NAMES[SLOTS] = {"masculine singular", "feminine singular",
                                               "neuter singular", "plural"};
 static const char *const CASE_NAMES[CASES] = {"nominative", "accusative", "dative"};
-static const char *const PERSON_NAMES[PERSONS] = {
+static const char *const PERSON_NAMES[GRAMMAR_PERSONS] = {
     "1st person singular", "2nd person singular", "3rd person singular", "1st person plural",
     "3rd person plural"};
 
 /* The German article or possessive of d in case k and slot s into out (MAX_WORD); 0, or
  * -1 when the form does not exist (ein in the plural). */
-static int de_article(Det d, Case k, Slot s, char *out)
+static int de_article(GrammarDet d, Case k, Slot s, char *out)
 {
     const char *end;
     switch (d) {
-    case DET_NONE: return -1;
-    case DET_THE: snprintf(out, MAX_WORD, "%s", DER[k][s]); return 0;
-    case DET_THIS: end = DIES_END[k][s]; snprintf(out, MAX_WORD, "dies%s", end); return 0;
-    case DET_A: end = EIN_END[k][s]; break;
+    case GRAMMAR_DET_NONE: return -1;
+    case GRAMMAR_DET_THE: snprintf(out, MAX_WORD, "%s", DER[k][s]); return 0;
+    case GRAMMAR_DET_THIS: end = DIES_END[k][s]; snprintf(out, MAX_WORD, "dies%s", end); return 0;
+    case GRAMMAR_DET_A: end = EIN_END[k][s]; break;
     default: end = POSS_END[k][s]; break;
     }
     if (end == NULL)
@@ -299,7 +205,7 @@ static int starts_upper(const char *word)
 typedef enum { K_ART, K_ADJ, K_NOUN, K_VERB, K_PRON, K_NAME, K_DAS, K_NICHT, K_SEHR, K_UND,
                K_MIT, K_IN } Kind;
 
-/* The value of a content word (noun, adjective, name, verb) in DE_WORDS. */
+/* The value of a content word (noun, adjective, name, verb) in Tables.de. */
 #define CONTENT(kind, lex) ((int)(kind) * 256 + (lex))
 
 /* A set of words: open addressing over FNV-1a, filled once. */
@@ -359,149 +265,93 @@ static void set_add(WordSet *set, const char *w)
     set_add_value(set, w, -1);
 }
 
-/* Every English and German word form in its canonical spelling (German nouns and names
- * capitalised, English names and "I"; everything else lower case), and a list of the
- * German ones for the mutation test. */
-static WordSet EN_WORDS, DE_WORDS;
-static int words_ready;
+/* The word forms of both languages: every German form with what it is (for the German
+ * check and its mutations) and every English form in its written spelling (for the
+ * English mutations). Built once per run by the group setup and passed to every test. */
+typedef struct {
+    WordSet de; /* German forms; value CONTENT(kind, lexeme) for content words */
+    WordSet en; /* English forms as written: names and "I" capitalised */
+} Tables;
 
-static void words_build(void)
+static void tables_build(Tables *t)
 {
-    if (words_ready)
-        return;
     static const char *const EN_SMALL[] = {
         "the", "this", "these", "a", "an", "no", "my", "your", "his", "her", "our", "their",
         "very", "and", "not", "do", "does", "am", "is", "are", "with", "in"};
     static const char *const DE_SMALL[] = {"sehr", "und", "nicht", "mit", "in", "im", "das"};
     char w[MAX_WORD];
+    memset(t, 0, sizeof *t);
     for (size_t i = 0; i < sizeof EN_SMALL / sizeof EN_SMALL[0]; i++)
-        set_add(&EN_WORDS, EN_SMALL[i]);
+        set_add(&t->en, EN_SMALL[i]);
     for (size_t i = 0; i < sizeof DE_SMALL / sizeof DE_SMALL[0]; i++)
-        set_add(&DE_WORDS, DE_SMALL[i]);
-    for (int i = 0; i < N_NOUNS; i++) {
-        set_add(&EN_WORDS, NOUNS[i].en_sg);
-        set_add_value(&DE_WORDS, NOUNS[i].de_sg, CONTENT(K_NOUN, i));
-        if (NOUNS[i].en_pl != NULL) {
-            set_add(&EN_WORDS, NOUNS[i].en_pl);
-            set_add_value(&DE_WORDS, NOUNS[i].de_pl, CONTENT(K_NOUN, i));
-            set_add_value(&DE_WORDS, NOUNS[i].de_dpl, CONTENT(K_NOUN, i));
+        set_add(&t->de, DE_SMALL[i]);
+    for (int i = 0; i < GRAMMAR_N_NOUNS; i++) {
+        const GrammarNoun *n = &GRAMMAR_NOUNS[i];
+        set_add(&t->en, n->en_sg);
+        set_add_value(&t->de, n->de_sg, CONTENT(K_NOUN, i));
+        if (n->en_pl != NULL) {
+            set_add(&t->en, n->en_pl);
+            set_add_value(&t->de, n->de_pl, CONTENT(K_NOUN, i));
+            set_add_value(&t->de, n->de_dpl, CONTENT(K_NOUN, i));
         }
     }
-    for (int i = 0; i < N_ADJECTIVES; i++) {
-        set_add(&EN_WORDS, ADJECTIVES[i].en);
+    for (int i = 0; i < GRAMMAR_N_ADJECTIVES; i++) {
+        set_add(&t->en, GRAMMAR_ADJECTIVES[i].en);
         for (size_t e = 0; e < sizeof ALL_ENDINGS / sizeof ALL_ENDINGS[0]; e++) {
-            snprintf(w, sizeof w, "%s%s", ADJECTIVES[i].de, ALL_ENDINGS[e]);
-            set_add_value(&DE_WORDS, w, CONTENT(K_ADJ, i));
+            snprintf(w, sizeof w, "%s%s", GRAMMAR_ADJECTIVES[i].de, ALL_ENDINGS[e]);
+            set_add_value(&t->de, w, CONTENT(K_ADJ, i));
         }
     }
-    for (int i = 0; i < N_VERBS; i++) {
-        set_add(&EN_WORDS, VERBS[i].en);
-        set_add(&EN_WORDS, VERBS[i].en_3sg);
-        for (int p = 0; p < PERSONS; p++)
-            set_add_value(&DE_WORDS, VERBS[i].de[p], CONTENT(K_VERB, i));
-        if (VERBS[i].imperative != NULL)
-            set_add_value(&DE_WORDS, VERBS[i].imperative, CONTENT(K_VERB, i));
+    for (int i = 0; i < GRAMMAR_N_VERBS; i++) {
+        const GrammarVerb *v = &GRAMMAR_VERBS[i];
+        set_add(&t->en, v->en);
+        set_add(&t->en, v->en_3sg);
+        for (int p = 0; p < GRAMMAR_PERSONS; p++)
+            set_add_value(&t->de, v->de[p], CONTENT(K_VERB, i));
+        if (v->imperative != NULL)
+            set_add_value(&t->de, v->imperative, CONTENT(K_VERB, i));
     }
-    for (int p = 0; p < PERSONS; p++)
-        set_add_value(&DE_WORDS, DE_BE[p], CONTENT(K_VERB, VERB_SEIN));
-    for (int i = 0; i < N_NAMES; i++) {
-        set_add(&EN_WORDS, NAMES[i]);
-        set_add_value(&DE_WORDS, NAMES[i], CONTENT(K_NAME, i));
+    for (int p = 0; p < GRAMMAR_PERSONS; p++)
+        set_add_value(&t->de, DE_BE[p], CONTENT(K_VERB, VERB_SEIN));
+    for (int i = 0; i < GRAMMAR_N_NAMES; i++) {
+        set_add(&t->en, GRAMMAR_NAMES[i]);
+        set_add_value(&t->de, GRAMMAR_NAMES[i], CONTENT(K_NAME, i));
     }
-    for (int i = 0; i < N_PRONOUNS; i++) {
-        set_add(&EN_WORDS, PRONOUNS[i].subj);
-        set_add(&EN_WORDS, PRONOUNS[i].obj);
-        set_add(&DE_WORDS, PRONOUNS[i].nom);
-        set_add(&DE_WORDS, PRONOUNS[i].acc);
-        if (PRONOUNS[i].dat != NULL)
-            set_add(&DE_WORDS, PRONOUNS[i].dat);
+    for (int i = 0; i < GRAMMAR_N_PRONOUNS; i++) {
+        const GrammarPronoun *p = &GRAMMAR_PRONOUNS[i];
+        set_add(&t->en, streq(p->subj, "i") ? "I" : p->subj);
+        set_add(&t->en, p->obj);
+        set_add(&t->de, p->nom);
+        set_add(&t->de, p->acc);
+        if (p->dat != NULL)
+            set_add(&t->de, p->dat);
     }
-    for (int d = DET_THE; d < DETS; d++)
+    for (int d = GRAMMAR_DET_THE; d < GRAMMAR_DETS; d++)
         for (int k = 0; k < CASES; k++)
             for (int s = 0; s < SLOTS; s++)
-                if (de_article((Det)d, (Case)k, (Slot)s, w) == 0)
-                    set_add(&DE_WORDS, w);
-    words_ready = 1;
-}
-
-static int find_noun(const char *w, int *plural)
-{
-    for (int i = 0; i < N_NOUNS; i++) {
-        if (streq(w, NOUNS[i].en_sg)) {
-            *plural = 0;
-            return i;
-        }
-        if (streq(w, NOUNS[i].en_pl)) {
-            *plural = 1;
-            return i;
-        }
-    }
-    return -1;
-}
-
-static int find_adj(const char *w)
-{
-    for (int i = 0; i < N_ADJECTIVES; i++)
-        if (streq(w, ADJECTIVES[i].en))
-            return i;
-    return -1;
-}
-
-/* The verb of an English form; *third is 1 for the 3rd person singular form. */
-static int find_verb(const char *w, int *third)
-{
-    for (int i = 0; i < N_VERBS; i++) {
-        if (streq(w, VERBS[i].en)) {
-            *third = 0;
-            return i;
-        }
-        if (streq(w, VERBS[i].en_3sg)) {
-            *third = 1;
-            return i;
-        }
-    }
-    return -1;
-}
-
-static int find_name(const char *w)
-{
-    for (int i = 0; i < N_NAMES; i++)
-        if (streq(w, NAMES[i]))
-            return i;
-    return -1;
-}
-
-static int find_be(const char *w)
-{
-    return streq(w, "am") || streq(w, "is") || streq(w, "are");
-}
-
-static int find_det(const char *w, int *plural_only)
-{
-    *plural_only = streq(w, "these");
-    if (*plural_only || streq(w, "an"))
-        return *plural_only ? DET_THIS : DET_A;
-    for (int d = DET_THE; d < DETS; d++)
-        if (streq(w, DET_EN[d]))
-            return d;
-    return -1;
+                if (de_article((GrammarDet)d, (Case)k, (Slot)s, w) == 0)
+                    set_add(&t->de, w);
 }
 
 /* ---------------------------------------------------------------------------------------
- * English tokens.
+ * The English as written: the strict layer over src/grammar.h.
+ *
+ * grammar.h parses tokens as the translator's tokenizer makes them (case-folded, so
+ * lenient on case and on "n't" against "not"). The corpus files are checked as written:
+ * words split on single spaces, each known and capitalised where the spec says (the
+ * first word, names, "I"), contractions spelt as the spec lists them and "not" before a
+ * subject only as "n't"; then the tokens go to grammar_parse.
  * ------------------------------------------------------------------------------------- */
 
-typedef struct {
-    char w[MAX_WORD]; /* canonical spelling: lower case but names and "I" */
-    int src;          /* index of the word as written, for messages */
-    int comma;        /* 1: a comma follows the word */
-    int contracted;   /* 1: part of a contraction (don't → do + not) */
-} Tok;
+enum { EN_TOKENS = 2 * GRAMMAR_MAX_WORDS + GRAMMAR_MAX_WORDS + 1 }; /* words, commas, mark */
 
 typedef struct {
-    Tok tok[MAX_TOKENS];
+    char word[EN_TOKENS][MAX_WORD]; /* the tokens: lower case, "," and the final mark too */
+    const char *tok[EN_TOKENS];     /* pointers to word[] for grammar_parse */
+    unsigned char flags[EN_TOKENS]; /* GRAMMAR_TOKEN_WRITTEN_NOT */
+    int src[EN_TOKENS];             /* the written word of each token; -1 for the mark */
     int n;
-    char raw[MAX_TOKENS][MAX_WORD]; /* the words as written (commas removed) */
+    char raw[GRAMMAR_MAX_WORDS][MAX_WORD]; /* the words as written (commas removed) */
     int nraw;
     char punct;      /* final '.', '?', '!' or 0 */
     int contraction; /* 1: some word was a contraction */
@@ -511,10 +361,66 @@ static const struct {
     const char *word, *first, *second;
 } CONTRACTIONS[] = {
     {"don't", "do", "not"},   {"doesn't", "does", "not"}, {"isn't", "is", "not"},
-    {"aren't", "are", "not"}, {"I'm", "I", "am"},         {"you're", "you", "are"},
+    {"aren't", "are", "not"}, {"I'm", "i", "am"},         {"you're", "you", "are"},
     {"he's", "he", "is"},     {"she's", "she", "is"},     {"it's", "it", "is"},
     {"we're", "we", "are"},   {"they're", "they", "are"},
 };
+
+static void en_push(EnToks *t, const char *w, int src, unsigned char flags)
+{
+    assert(t->n < EN_TOKENS);
+    snprintf(t->word[t->n], MAX_WORD, "%s", w);
+    t->tok[t->n] = t->word[t->n];
+    t->flags[t->n] = flags;
+    t->src[t->n++] = src;
+}
+
+/* Checks one written word w (index i, comma removed) and pushes its tokens. */
+static int en_word(EnToks *t, int i, int comma, char *why)
+{
+    const char *raw = t->raw[i];
+    char low[MAX_WORD];
+    if (set_first_case(raw, 0, low) != 0)
+        return FAIL(why, "English word %d: not UTF-8", i + 1);
+    /* Names and "I" are written capitalised, everything else lower case. */
+    int name = grammar_find_name(raw), upper = 0;
+    if (name >= 0) {
+        if (!streq(raw, GRAMMAR_NAMES[name])) {
+            char cap[MAX_WORD];
+            if (set_first_case(raw, 1, cap) == 0 && streq(cap, GRAMMAR_NAMES[name]))
+                return FAIL(why, "English word %d \"%s\": a name is capitalised", i + 1, raw);
+            return FAIL(why, "English word %d \"%s\": unknown word", i + 1, raw);
+        }
+        upper = 1;
+        for (char *p = low; *p; p++)
+            *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    } else if (streq(low, "i") || streq(low, "i'm")) {
+        if (!streq(raw, "I") && !streq(raw, "I'm"))
+            return FAIL(why, "English word %d \"%s\": \"I\" is capitalised", i + 1, raw);
+        upper = 1;
+    }
+    int want_upper = i == 0 || upper;
+    const char *canon = upper && name < 0 ? raw : low;
+    int contraction = -1;
+    for (size_t c = 0; c < sizeof CONTRACTIONS / sizeof CONTRACTIONS[0]; c++)
+        if (streq(canon, CONTRACTIONS[c].word))
+            contraction = (int)c;
+    if (contraction >= 0) {
+        en_push(t, CONTRACTIONS[contraction].first, i, 0);
+        en_push(t, CONTRACTIONS[contraction].second, i, 0);
+        t->contraction = 1;
+    } else {
+        if (!grammar_is_word(low))
+            return FAIL(why, "English word %d \"%s\": unknown word", i + 1, raw);
+        en_push(t, low, i, streq(low, "not") ? GRAMMAR_TOKEN_WRITTEN_NOT : 0);
+    }
+    if (comma)
+        en_push(t, ",", i, 0);
+    if (starts_upper(raw) != want_upper)
+        return FAIL(why, "English word %d \"%s\": wrong capitalisation (%s)", i + 1, raw,
+                    want_upper ? "must be capitalised" : "must be lower case here");
+    return 0;
+}
 
 /* Splits s on single spaces, detaches one final punctuation mark and commas, expands
  * contractions, and checks every word is known and capitalised as the spec says. */
@@ -534,10 +440,10 @@ static int en_tokenize(const char *s, EnToks *t, char *why)
         size_t n = (size_t)(q - p);
         if (n == 0)
             return FAIL(why, "English: empty word (double, leading or trailing space)");
-        if (n >= MAX_WORD || t->nraw >= MAX_TOKENS - 1)
-            return FAIL(why, "English: word or sentence too long");
-        if (t->nraw == EN_MAX_WORDS)
-            return FAIL(why, "English: more than %d words", EN_MAX_WORDS);
+        if (n >= MAX_WORD)
+            return FAIL(why, "English: word too long");
+        if (t->nraw == GRAMMAR_MAX_WORDS)
+            return FAIL(why, "English: more than %d words", GRAMMAR_MAX_WORDS);
         int w = t->nraw++;
         memcpy(t->raw[w], p, n);
         t->raw[w][n] = '\0';
@@ -549,671 +455,125 @@ static int en_tokenize(const char *s, EnToks *t, char *why)
         if (n == 0 || strpbrk(t->raw[w], ".,?!;:") != NULL)
             return FAIL(why, "English word %d \"%s\": punctuation inside the sentence", w + 1,
                         t->raw[w]);
-        /* Canonical spelling: names and "I" as written, the rest with a lower-case first
-         * letter; the written capital must be where the spec puts it. */
-        char low[MAX_WORD];
-        if (set_first_case(t->raw[w], 0, low) != 0)
-            return FAIL(why, "English word %d: not UTF-8", w + 1);
-        const char *canon = low;
-        if (find_name(t->raw[w]) >= 0 || streq(t->raw[w], "I") || streq(t->raw[w], "I'm"))
-            canon = t->raw[w];
-        int want_upper = w == 0 || canon != low;
-        int is_contraction = 0;
-        for (size_t c = 0; c < sizeof CONTRACTIONS / sizeof CONTRACTIONS[0]; c++)
-            if (streq(canon, CONTRACTIONS[c].word)) {
-                is_contraction = 1;
-                if (t->n + 2 > MAX_TOKENS)
-                    return FAIL(why, "English: sentence too long");
-                Tok *a = &t->tok[t->n++], *b = &t->tok[t->n++];
-                snprintf(a->w, MAX_WORD, "%s", CONTRACTIONS[c].first);
-                snprintf(b->w, MAX_WORD, "%s", CONTRACTIONS[c].second);
-                a->src = b->src = w;
-                a->contracted = b->contracted = 1;
-                b->comma = comma;
-                t->contraction = 1;
-            }
-        if (!is_contraction) {
-            char name_cap[MAX_WORD];
-            if (!set_has(&EN_WORDS, canon)) {
-                if (set_first_case(low, 1, name_cap) == 0 && find_name(name_cap) >= 0)
-                    return FAIL(why, "English word %d \"%s\": a name is capitalised", w + 1,
-                                t->raw[w]);
-                if (streq(low, "i") || streq(low, "i'm"))
-                    return FAIL(why, "English word %d \"%s\": \"I\" is capitalised", w + 1,
-                                t->raw[w]);
-                return FAIL(why, "English word %d \"%s\": unknown word", w + 1, t->raw[w]);
-            }
-            Tok *a = &t->tok[t->n++];
-            snprintf(a->w, MAX_WORD, "%s", canon);
-            a->src = w;
-            a->comma = comma;
-        }
-        if (starts_upper(t->raw[w]) != want_upper)
-            return FAIL(why, "English word %d \"%s\": wrong capitalisation (%s)", w + 1, t->raw[w],
-                        want_upper ? "must be capitalised" : "must be lower case here");
+        if (en_word(t, w, comma, why) != 0)
+            return -1;
         p = q + 1;
     }
+    if (t->punct != 0) {
+        char mark[2] = {t->punct, '\0'};
+        en_push(t, mark, -1, 0);
+    }
     return 0;
 }
 
-/* ---------------------------------------------------------------------------------------
- * The parse of an English sentence.
- * ------------------------------------------------------------------------------------- */
+/* The reason of a failed parse, naming the written word. */
+static int en_why(const EnToks *t, const GrammarVerdict *v, char *why)
+{
+    int src = v->from < t->n ? t->src[v->from] : -1;
+    if (src < 0)
+        return FAIL(why, "English: %s", v->reason);
+    return FAIL(why, "English word %d \"%s\": %s", src + 1, t->raw[src], v->reason);
+}
 
-typedef enum { NP_NOUN, NP_PRONOUN, NP_NAME, NP_THIS } NpKind;
-
+/* A parse and the constructions of docs/corpus.md it shows. */
 typedef struct {
-    NpKind kind;
-    Det det;    /* NP_NOUN: its determiner */
-    int very;   /* 1: "very" before the adjective */
-    int adj;    /* adjective index or -1 */
-    int noun;   /* noun index (NP_NOUN) */
-    int plural; /* 1: plural (nouns, "these", "they") */
-    int index;  /* pronoun or name index */
-} Np;
-
-typedef struct {
-    Np np[2];
-    int n; /* 1, or 2 when coordinated with "and" */
-} NpList;
-
-typedef enum { ROLE_SUBJ, ROLE_OBJ, ROLE_WITH, ROLE_PRED, ROLE_IN } Role;
-
-typedef enum { CL_TRANSITIVE, CL_ADJ, CL_NOUN, CL_LOCATION } ClauseType;
-typedef enum { MOOD_STATEMENT, MOOD_BE_QUESTION, MOOD_DO_QUESTION, MOOD_IMPERATIVE } Mood;
-
-typedef struct {
-    ClauseType type;
-    NpList subj;      /* unused in imperatives */
-    Person person;    /* the subject's person */
-    int verb[2];      /* CL_TRANSITIVE: the verbs */
-    int nverbs;       /* 1 or 2 */
-    NpList obj;       /* CL_TRANSITIVE: the object; CL_NOUN: the predicate noun phrase;
-                         CL_LOCATION: the place */
-    int neg;          /* 1: the clause is negated with "not" */
-    int adjunct;      /* 0 none, 1 with, 2 in */
-    NpList adjunct_np;
-    int nadj;         /* CL_ADJ: predicate adjectives, 1 or 2 */
-    int adj[2], adj_very[2], adj_not[2];
-} Clause;
-
-typedef struct {
-    Mood mood;
-    Clause cl[MAX_CLAUSES];
-    int ncl;
-    char punct;
-    unsigned features; /* bit per Construction that the sentence shows */
+    GrammarSentence g;
+    unsigned features; /* bit per Construction */
 } Sentence;
 
-typedef struct {
-    const EnToks *t;
-    int p;         /* the cursor: index into t->tok */
-    char *why;     /* WHY_LEN bytes */
-    Sentence *s;
-    unsigned flip; /* bit d: take the other reading at coordination choice d */
-    int choices;   /* coordination choices met so far */
-} EnParser;
-
-static const char *en_at(const EnParser *ps, int off)
+static void np_features(const GrammarNp *np, int object, unsigned *f)
 {
-    int i = ps->p + off;
-    return i < ps->t->n ? ps->t->tok[i].w : "";
-}
-
-static int en_is(const EnParser *ps, const char *w)
-{
-    return streq(en_at(ps, 0), w);
-}
-
-static int en_is_at(const EnParser *ps, int off, const char *w)
-{
-    return streq(en_at(ps, off), w);
-}
-
-/* Formats a reason naming the word at the cursor; is -1. */
-static int en_fail(const EnParser *ps, const char *fmt, ...)
-{
-    char msg[WHY_LEN - 64];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (ps->p < ps->t->n) {
-        int src = ps->t->tok[ps->p].src;
-        snprintf(ps->why, WHY_LEN, "English word %d \"%s\": %s", src + 1, ps->t->raw[src], msg);
-    } else {
-        snprintf(ps->why, WHY_LEN, "English, at the end: %s", msg);
-    }
-    return -1;
-}
-
-/* 1 when w is a finite or base verb form (a lexical verb, be or do). */
-static int en_is_verbish(const char *w)
-{
-    int third;
-    return find_verb(w, &third) >= 0 || find_be(w) || streq(w, "do") || streq(w, "does");
-}
-
-/* 1 when the word at the cursor + off can start `[very] adjective noun` / a noun. */
-static int en_starts_nominal(const EnParser *ps, int off)
-{
-    int plural;
-    const char *w = en_at(ps, off);
-    return streq(w, "very") || find_adj(w) >= 0 || find_noun(w, &plural) >= 0;
-}
-
-static int is_vowel_letter(char c)
-{
-    return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
-}
-
-/* Parses one noun phrase in role: `determiner [[very] adjective] noun`, a pronoun, a
- * name or object "this"; checks a/an, this/these, mass and count nouns. */
-static int en_np(EnParser *ps, Role role, Np *np)
-{
-    memset(np, 0, sizeof *np);
-    np->adj = -1;
-    const char *w = en_at(ps, 0);
-    int name = find_name(w);
-    if (name >= 0) {
-        np->kind = NP_NAME;
-        np->index = name;
-        ps->p++;
-        return 0;
-    }
-    for (int i = 0; i < N_PRONOUNS; i++) {
-        const char *form = role == ROLE_SUBJ  ? PRONOUNS[i].subj
-                           : role == ROLE_OBJ ? PRONOUNS[i].obj
-                           : role == ROLE_WITH ? PRONOUNS[i].with
-                                               : NULL;
-        /* "her" before a noun is the possessive. */
-        if (streq(w, form) && !(streq(w, "her") && en_starts_nominal(ps, 1))) {
-            np->kind = NP_PRONOUN;
-            np->index = i;
-            np->plural = PRONOUNS[i].person >= P_1PL;
-            ps->p++;
-            return 0;
-        }
-    }
-    if (role == ROLE_OBJ && (streq(w, "this") || streq(w, "these")) &&
-        !en_starts_nominal(ps, 1)) {
-        np->kind = NP_THIS;
-        np->plural = streq(w, "these");
-        ps->p++;
-        return 0;
-    }
-    int plural_only = 0, d = find_det(w, &plural_only);
-    int det_at = ps->p;
-    np->kind = NP_NOUN;
-    np->det = d < 0 ? DET_NONE : (Det)d;
-    if (d >= 0)
-        ps->p++;
-    if (en_is(ps, "very")) {
-        np->very = 1;
-        ps->p++;
-        if (find_adj(en_at(ps, 0)) < 0)
-            return en_fail(ps, "\"very\" only before an adjective");
-    }
-    np->adj = find_adj(en_at(ps, 0));
-    int adj_at = ps->p;
-    if (np->adj >= 0)
-        ps->p++;
-    np->noun = find_noun(en_at(ps, 0), &np->plural);
-    if (np->noun < 0)
-        return en_fail(ps, "want a noun phrase here");
-    const Noun *n = &NOUNS[np->noun];
-    if (np->det == DET_A) {
-        int first = np->very ? adj_at - 1 : np->adj >= 0 ? adj_at : ps->p;
-        int an = is_vowel_letter(ps->t->tok[first].w[0]);
-        if (streq(ps->t->tok[det_at].w, an ? "a" : "an")) {
-            ps->p = det_at;
-            return en_fail(ps, "\"%s\" before \"%s\": want \"%s\"", an ? "a" : "an",
-                           ps->t->tok[first].w, an ? "an" : "a");
-        }
-        if (np->plural || n->en_pl == NULL)
-            return en_fail(ps, "no \"a\" before a %s", np->plural ? "plural" : "mass noun");
-    }
-    if (np->det == DET_THIS && np->plural != plural_only)
-        return en_fail(ps, "\"%s\" with a %s noun", plural_only ? "these" : "this",
-                       np->plural ? "plural" : "singular");
-    if (np->det == DET_NONE && !np->plural && n->en_pl != NULL)
-        return en_fail(ps, "a singular count noun needs a determiner");
-    if (np->det >= DET_MY && n->nopossessive)
-        return en_fail(ps, "no possessive before \"%s\" (nopossessive in the lexicon)", n->en_sg);
-    ps->p++;
-    return 0;
-}
-
-/* Parses a noun phrase or two joined by "and". A subject takes "and NP" always; after a
- * verb "and NP" is a choice: coordination, or the start of the next clause. The first
- * reading tried is coordination unless a verb follows; ps->flip turns choices over, so
- * that en_parse can try every reading. */
-static int en_np_list(EnParser *ps, Role role, NpList *l)
-{
-    l->n = 1;
-    if (en_np(ps, role, &l->np[0]) != 0)
-        return -1;
-    if (!en_is(ps, "and") || ps->t->tok[ps->p - 1].comma)
-        return 0;
-    int save = ps->p;
-    ps->p++;
-    Np second;
-    int take = 0;
-    if (en_np(ps, role, &second) == 0) {
-        take = role == ROLE_SUBJ || !en_is_verbish(en_at(ps, 0));
-        if (role != ROLE_SUBJ && ps->choices < 31 && ((ps->flip >> ps->choices++) & 1u))
-            take = !take;
-    }
-    if (take) {
-        l->np[1] = second;
-        l->n = 2;
-        return 0;
-    }
-    ps->p = save;
-    return 0;
-}
-
-static void np_features(const Np *np, Role role, unsigned *f)
-{
-    if (np->kind == NP_NAME)
+    if (np->kind == GRAMMAR_NP_NAME)
         *f |= 1u << CX_NAMES;
-    if (role == ROLE_OBJ && (np->kind == NP_PRONOUN || np->kind == NP_THIS))
+    if (object && (np->kind == GRAMMAR_NP_PRONOUN || np->kind == GRAMMAR_NP_THIS))
         *f |= 1u << CX_OBJ_PRONOUN;
-    if (np->kind == NP_NOUN && np->det >= DET_MY)
+    if (np->kind == GRAMMAR_NP_NOUN && np->det >= GRAMMAR_DET_MY)
         *f |= 1u << CX_POSSESSIVE;
-    if (np->kind == NP_NOUN && np->det == DET_NO)
+    if (np->kind == GRAMMAR_NP_NOUN && np->det == GRAMMAR_DET_NO)
         *f |= 1u << CX_NO;
-    if (np->kind == NP_NOUN && np->det == DET_NONE)
+    if (np->kind == GRAMMAR_NP_NOUN && np->det == GRAMMAR_DET_NONE)
         *f |= 1u << CX_BARE_PLURAL;
 }
 
-static void list_features(const NpList *l, Role role, unsigned *f)
+static void list_features(const GrammarNpList *l, int object, unsigned *f)
 {
     for (int i = 0; i < l->n; i++)
-        np_features(&l->np[i], role, f);
+        np_features(&l->np[i], object, f);
     if (l->n == 2)
         *f |= 1u << CX_COORD_NP;
 }
 
-/* The person of a subject: coordinated and plural subjects are 3rd plural. */
-static Person subject_person(const NpList *l)
+/* The constructions a parse shows; contraction: the English was written with one. */
+static unsigned sentence_features(const GrammarSentence *s, int contraction)
 {
-    if (l->n == 2)
-        return P_3PL;
-    const Np *np = &l->np[0];
-    if (np->kind == NP_PRONOUN)
-        return PRONOUNS[np->index].person;
-    return np->plural ? P_3PL : P_3SG;
-}
-
-/* Checks that the word at the cursor is forms[person]; advances. */
-static int en_agree(EnParser *ps, const char *const forms[PERSONS], Person person,
-                    const char *what)
-{
-    if (!en_is(ps, forms[person]))
-        return en_fail(ps, "%s does not agree with the %s subject: want \"%s\"", what,
-                       PERSON_NAMES[person], forms[person]);
-    ps->p++;
-    return 0;
-}
-
-/* "not" at the cursor: sets *neg, refusing a second one. */
-static int en_not(EnParser *ps, int *neg)
-{
-    if (!en_is(ps, "not"))
-        return 0;
-    if (*neg)
-        return en_fail(ps, "a second \"not\"");
-    *neg = 1;
-    ps->p++;
-    return 0;
-}
-
-/* After "be" (and its subject): [not] ADJ-predicate | [not] NP | [not] in NP. */
-static int en_be_rest(EnParser *ps, Clause *c, int this_subject)
-{
-    if (en_not(ps, &c->neg) != 0)
-        return -1;
-    int plural = c->subj.n == 2 || c->subj.np[0].plural;
-    if (en_is(ps, "in") && !this_subject) {
-        ps->p++;
-        c->type = CL_LOCATION;
-        c->obj.n = 1;
-        if (en_np(ps, ROLE_IN, &c->obj.np[0]) != 0)
-            return -1;
-        np_features(&c->obj.np[0], ROLE_IN, &ps->s->features);
-        ps->s->features |= 1u << CX_DATIVE;
-        return 0;
-    }
-    /* [very] ADJ not followed by a noun is the predicate adjective; "big dogs" a noun. */
-    int k = en_is(ps, "very"), plural_noun;
-    if (find_adj(en_at(ps, k)) >= 0 && find_noun(en_at(ps, k + 1), &plural_noun) < 0) {
-        c->type = CL_ADJ;
-        c->adj_not[0] = c->neg;
-        for (;;) {
-            int i = c->nadj;
-            if (i > 0 && en_not(ps, &c->adj_not[i]) != 0)
-                return -1;
-            if (en_is(ps, "very")) {
-                c->adj_very[i] = 1;
-                ps->p++;
+    static const unsigned MOOD_CX[] = {
+        [GRAMMAR_STATEMENT] = 0, [GRAMMAR_BE_QUESTION] = 1u << CX_BE_QUESTION,
+        [GRAMMAR_DO_QUESTION] = 1u << CX_DO_QUESTION, [GRAMMAR_IMPERATIVE] = 1u << CX_IMPERATIVE};
+    unsigned f = MOOD_CX[s->mood] | (contraction ? 1u << CX_CONTRACTION : 0);
+    if (s->ncl > 1)
+        f |= 1u << CX_COORD_CLAUSE;
+    for (int i = 0; i < s->ncl; i++) {
+        const GrammarClause *c = &s->cl[i];
+        int this_subject = s->mood != GRAMMAR_IMPERATIVE && c->subj.np[0].kind == GRAMMAR_NP_THIS;
+        if (this_subject)
+            f |= 1u << CX_THIS_IS;
+        else if (s->mood != GRAMMAR_IMPERATIVE)
+            list_features(&c->subj, 0, &f);
+        switch (c->type) {
+        case GRAMMAR_CL_TRANSITIVE:
+            f |= 1u << CX_TRANSITIVE;
+            if (c->nverbs == 2)
+                f |= 1u << CX_COORD_VERB;
+            list_features(&c->obj, 1, &f);
+            if (c->adjunct != GRAMMAR_ADJUNCT_NONE) {
+                list_features(&c->adjunct_np, 0, &f);
+                f |= 1u << CX_DATIVE;
             }
-            c->adj[i] = find_adj(en_at(ps, 0));
-            if (c->adj[i] < 0)
-                return en_fail(ps, "want an adjective");
-            if (i > 0) {
-                const Adjective *a = &ADJECTIVES[c->adj[0]];
-                if (c->adj[1] == c->adj[0] || streq(ADJECTIVES[c->adj[1]].en, a->opp[0]) ||
-                    streq(ADJECTIVES[c->adj[1]].en, a->opp[1]))
-                    return en_fail(ps, "the second adjective repeats or opposes \"%s\"", a->en);
-            }
-            ps->p++;
-            c->nadj++;
-            if (c->nadj == 2 || !en_is(ps, "and") || ps->t->tok[ps->p - 1].comma)
-                break;
-            /* "and [not] [very] ADJ" not followed by a noun goes on the predicate. */
-            int k2 = 1 + en_is_at(ps, 1, "not");
-            k2 += en_is_at(ps, k2, "very");
-            if (find_adj(en_at(ps, k2)) < 0 || find_noun(en_at(ps, k2 + 1), &plural_noun) >= 0)
-                break;
-            ps->p++;
-        }
-        ps->s->features |= 1u << (c->nadj == 2 ? CX_COORD_ADJ : CX_PREDICATE);
-        return 0;
-    }
-    c->type = CL_NOUN;
-    int at = ps->p;
-    if (en_np_list(ps, ROLE_PRED, &c->obj) != 0)
-        return -1;
-    int pred_plural = c->obj.n == 2 || c->obj.np[0].plural;
-    if (pred_plural != plural) {
-        ps->p = at;
-        return en_fail(ps, "the predicate noun must be %s like the subject",
-                       plural ? "plural" : "singular");
-    }
-    if (c->neg && c->obj.n == 2) {
-        ps->p = at;
-        return en_fail(ps, "a negated predicate has one noun phrase");
-    }
-    list_features(&c->obj, ROLE_PRED, &ps->s->features);
-    if (!this_subject)
-        ps->s->features |= 1u << CX_NOUN_PREDICATE;
-    return 0;
-}
-
-/* Verb [and verb] OBJECT [adjunct]. person: the subject's, or -1 in an imperative;
- * base: 1 after do-support and in imperatives (the verb takes no -s). */
-static int en_transitive(EnParser *ps, Clause *c, int person, int base)
-{
-    c->type = CL_TRANSITIVE;
-    for (;;) {
-        int third, v = find_verb(en_at(ps, 0), &third);
-        if (v < 0)
-            return en_fail(ps, "want a verb");
-        int want_third = person == P_3SG && !base;
-        if (third != want_third)
-            return en_fail(ps, "verb does not agree with the %s: want \"%s\"",
-                           person < 0 ? "imperative" : base ? "do-support" : PERSON_NAMES[person],
-                           want_third ? VERBS[v].en_3sg : VERBS[v].en);
-        if (person < 0 && VERBS[v].imperative == NULL)
-            return en_fail(ps, "\"%s\" has no imperative in the lexicon", VERBS[v].en);
-        if (c->nverbs == 1 && v == c->verb[0])
-            return en_fail(ps, "the same verb twice");
-        c->verb[c->nverbs++] = v;
-        ps->p++;
-        if (c->nverbs == 2 || !en_is(ps, "and") || c->neg || ps->s->mood == MOOD_DO_QUESTION)
             break;
-        int third2;
-        if (find_verb(en_at(ps, 1), &third2) < 0)
+        case GRAMMAR_CL_ADJ: f |= 1u << (c->nadj == 2 ? CX_COORD_ADJ : CX_PREDICATE); break;
+        case GRAMMAR_CL_NOUN:
+            list_features(&c->obj, 0, &f);
+            if (!this_subject)
+                f |= 1u << CX_NOUN_PREDICATE;
             break;
-        ps->p++;
-    }
-    if (c->nverbs == 2)
-        ps->s->features |= 1u << CX_COORD_VERB;
-    int at = ps->p;
-    if (en_np_list(ps, ROLE_OBJ, &c->obj) != 0)
-        return -1;
-    list_features(&c->obj, ROLE_OBJ, &ps->s->features);
-    ps->s->features |= 1u << CX_TRANSITIVE;
-    for (int i = 0; i < c->obj.n; i++)
-        if (c->obj.np[i].kind == NP_NOUN && c->obj.np[i].det == DET_NO && c->neg) {
-            ps->p = at;
-            return en_fail(ps, "\"no\" only in clauses without \"not\"");
+        case GRAMMAR_CL_LOCATION:
+            np_features(&c->obj.np[0], 0, &f);
+            f |= 1u << CX_DATIVE;
+            break;
         }
-    if (c->neg && c->obj.n == 2) {
-        ps->p = at;
-        return en_fail(ps, "a negated clause has one object");
     }
-    if (en_is(ps, "with") || en_is(ps, "in")) {
-        if (c->neg)
-            return en_fail(ps, "a negated clause has no adjunct");
-        c->adjunct = en_is(ps, "with") ? 1 : 2;
-        ps->p++;
-        if (en_np_list(ps, c->adjunct == 1 ? ROLE_WITH : ROLE_IN, &c->adjunct_np) != 0)
-            return -1;
-        if (c->adjunct == 2 && c->adjunct_np.n == 2)
-            return en_fail(ps, "one place after \"in\"");
-        list_features(&c->adjunct_np, ROLE_WITH, &ps->s->features);
-        ps->s->features |= 1u << CX_DATIVE;
-    }
+    return f;
+}
+
+/* One reading of the English tokens: 0 and *s, or -1 and *v the failure. *choices: the
+ * choice points of "and" met (grammar_parse). */
+static int en_parse_reading(const EnToks *t, unsigned reading, Sentence *s, int *choices,
+                            GrammarVerdict *v)
+{
+    int rc = grammar_parse(t->tok, t->flags, t->n, reading, &s->g, choices, v);
+    assert_int_equal(rc, TT_OK);
+    if (!v->in_grammar)
+        return -1;
+    s->features = sentence_features(&s->g, t->contraction);
     return 0;
 }
 
-/* One clause in statement order. */
-static int en_clause(EnParser *ps, Clause *c)
-{
-    memset(c, 0, sizeof *c);
-    int this_sg = en_is(ps, "this"), these = en_is(ps, "these");
-    if ((this_sg || these) && find_be(en_at(ps, 1))) {
-        c->subj.n = 1;
-        c->subj.np[0].kind = NP_THIS;
-        c->subj.np[0].plural = these;
-        c->person = these ? P_3PL : P_3SG;
-        ps->p++;
-        if (en_agree(ps, EN_BE, c->person, "\"be\"") != 0)
-            return -1;
-        ps->s->features |= 1u << CX_THIS_IS;
-        return en_be_rest(ps, c, 1);
-    }
-    if (en_np_list(ps, ROLE_SUBJ, &c->subj) != 0)
-        return -1;
-    list_features(&c->subj, ROLE_SUBJ, &ps->s->features);
-    c->person = subject_person(&c->subj);
-    if (find_be(en_at(ps, 0))) {
-        if (en_agree(ps, EN_BE, c->person, "\"be\"") != 0)
-            return -1;
-        return en_be_rest(ps, c, 0);
-    }
-    if (en_is(ps, "do") || en_is(ps, "does")) {
-        static const char *const DO[PERSONS] = {"do", "do", "does", "do", "do"};
-        if (en_agree(ps, DO, c->person, "\"do\"") != 0)
-            return -1;
-        if (!en_is(ps, "not"))
-            return en_fail(ps, "want \"not\" after do/does");
-        ps->p++;
-        c->neg = 1;
-    }
-    return en_transitive(ps, c, (int)c->person, c->neg);
-}
-
-/* The rest of a be-question after its subject: agreement with the "be" at be_at, then
- * the predicate. */
-static int be_question_rest(EnParser *ps, Clause *c, int be_at, int this_subject)
-{
-    int after = ps->p;
-    ps->p = be_at;
-    if (en_agree(ps, EN_BE, c->person, "\"be\"") != 0)
-        return -1;
-    ps->p = after;
-    ps->s->features |= 1u << CX_BE_QUESTION;
-    if (this_subject)
-        ps->s->features |= 1u << CX_THIS_IS;
-    else
-        list_features(&c->subj, ROLE_SUBJ, &ps->s->features);
-    return en_be_rest(ps, c, this_subject);
-}
-
-/* Is/Are/Am [n't] SUBJ [not] PREDICATE */
-static int en_be_question(EnParser *ps, Clause *c)
-{
-    memset(c, 0, sizeof *c);
-    int be_at = ps->p++;
-    if (en_is(ps, "not")) {
-        if (!ps->t->tok[ps->p].contracted)
-            return en_fail(ps, "\"not\" before the subject only as \"n't\"");
-        c->neg = 1;
-        ps->p++;
-    }
-    int this_subject = 0;
-    if ((en_is(ps, "this") || en_is(ps, "these")) && en_starts_nominal(ps, 1)) {
-        /* "Are these old dogs?" has "these" as subject; "Is this old dog big?" a noun
-         * phrase: try the noun phrase first, then "this"/"these" alone. */
-        EnParser try = *ps;
-        Sentence saved = *ps->s;
-        Clause tc = *c;
-        if (en_np_list(&try, ROLE_SUBJ, &tc.subj) == 0) {
-            tc.person = subject_person(&tc.subj);
-            try.s = ps->s;
-            if (be_question_rest(&try, &tc, be_at, 0) == 0) {
-                *c = tc;
-                ps->p = try.p;
-                return 0;
-            }
-        }
-        *ps->s = saved;
-    }
-    if (en_is(ps, "this") || en_is(ps, "these")) {
-        this_subject = 1;
-        c->subj.n = 1;
-        c->subj.np[0].kind = NP_THIS;
-        c->subj.np[0].plural = en_is(ps, "these");
-        ps->p++;
-    } else if (en_np_list(ps, ROLE_SUBJ, &c->subj) != 0) {
-        return -1;
-    }
-    c->person = subject_person(&c->subj);
-    return be_question_rest(ps, c, be_at, this_subject);
-}
-
-/* Do/Does [n't] SUBJ [not] VERB OBJ [adjunct] */
-static int en_do_question(EnParser *ps, Clause *c)
-{
-    static const char *const DO[PERSONS] = {"do", "do", "does", "do", "do"};
-    memset(c, 0, sizeof *c);
-    int do_at = ps->p++;
-    if (en_is(ps, "not")) {
-        if (!ps->t->tok[ps->p].contracted)
-            return en_fail(ps, "\"not\" before the subject only as \"n't\"");
-        c->neg = 1;
-        ps->p++;
-    }
-    if (en_np_list(ps, ROLE_SUBJ, &c->subj) != 0)
-        return -1;
-    list_features(&c->subj, ROLE_SUBJ, &ps->s->features);
-    c->person = subject_person(&c->subj);
-    int after = ps->p;
-    ps->p = do_at;
-    if (en_agree(ps, DO, c->person, "\"do\"") != 0)
-        return -1;
-    ps->p = after;
-    if (en_not(ps, &c->neg) != 0)
-        return -1;
-    ps->s->features |= 1u << CX_DO_QUESTION;
-    return en_transitive(ps, c, (int)c->person, 1);
-}
-
-static int en_parse_with(EnParser *ps);
-
-/* Parses the English tokens into s, with the coordination choices flip. */
-static int en_parse_once(const EnToks *t, Sentence *s, char *why, unsigned flip, int *choices)
-{
-    memset(s, 0, sizeof *s);
-    EnParser ps = {t, 0, why, s, flip, 0};
-    int rc = en_parse_with(&ps);
-    *choices = ps.choices;
-    return rc;
-}
-
-static int en_parse_with(EnParser *ps)
-{
-    const EnToks *t = ps->t;
-    Sentence *s = ps->s;
-    char *why = ps->why;
-    s->punct = t->punct;
-    int comma_ok[MAX_TOKENS] = {0};
-    const char *first = en_at(ps, 0);
-    int third;
-    if (find_be(first)) {
-        s->mood = MOOD_BE_QUESTION;
-        if (en_be_question(ps, &s->cl[0]) != 0)
-            return -1;
-        s->ncl = 1;
-    } else if ((streq(first, "do") || streq(first, "does")) &&
-               !(streq(en_at(ps, 1), "not") && find_verb(en_at(ps, 2), &third) >= 0)) {
-        s->mood = MOOD_DO_QUESTION;
-        if (en_do_question(ps, &s->cl[0]) != 0)
-            return -1;
-        s->ncl = 1;
-    } else if (streq(first, "do") || find_verb(first, &third) >= 0) {
-        s->mood = MOOD_IMPERATIVE;
-        Clause *c = &s->cl[0];
-        memset(c, 0, sizeof *c);
-        if (streq(first, "do")) {
-            ps->p += 2;
-            c->neg = 1;
-        }
-        s->features |= 1u << CX_IMPERATIVE;
-        if (en_transitive(ps, c, -1, 1) != 0)
-            return -1;
-        s->ncl = 1;
-    } else {
-        s->mood = MOOD_STATEMENT;
-        for (;;) {
-            if (en_clause(ps, &s->cl[s->ncl]) != 0)
-                return -1;
-            s->ncl++;
-            if (!en_is(ps, "and") || s->ncl == MAX_CLAUSES)
-                break;
-            comma_ok[ps->p - 1] = 1;
-            ps->p++;
-        }
-        if (s->ncl > 1)
-            s->features |= 1u << CX_COORD_CLAUSE;
-    }
-    if (ps->p < t->n)
-        return en_fail(ps, "unexpected word");
-    for (int i = 0; i < t->n; i++)
-        if (t->tok[i].comma && !comma_ok[i]) {
-            ps->p = i;
-            return en_fail(ps, "a comma only before the \"and\" that joins two clauses");
-        }
-    static const char *const PUNCTS[] = {".", "?", "?", ".!"};
-    if (s->punct != 0 && strchr(PUNCTS[s->mood], s->punct) == NULL)
-        return FAIL(why, "English: a %s does not end in \"%c\"",
-                    s->mood == MOOD_STATEMENT ? "statement"
-                    : s->mood == MOOD_IMPERATIVE ? "command" : "question",
-                    s->punct);
-    if (t->contraction)
-        s->features |= 1u << CX_CONTRACTION;
-    return 0;
-}
-
-/* Parses the English tokens into s, trying the readings of "and" until one parses; the
- * reason of the first reading is kept when none does. */
+/* The first reading of the English tokens that parses, into s; else -1 and why says
+ * where the reading that read farthest failed. */
 static int en_parse(const EnToks *t, Sentence *s, char *why)
 {
-    int choices;
-    if (en_parse_once(t, s, why, 0, &choices) == 0)
-        return 0;
-    char other[WHY_LEN];
-    for (unsigned flip = 1; flip < 256 && flip < (1u << choices); flip++) {
+    GrammarVerdict v, best = {.reached = -1};
+    int choices = 0;
+    for (unsigned r = 0; r < 256 && (r == 0 || r < (1u << choices)); r++) {
         int more;
-        if (en_parse_once(t, s, other, flip, &more) == 0)
+        if (en_parse_reading(t, r, s, &more, &v) == 0)
             return 0;
         if (more > choices)
             choices = more;
+        if (v.reached > best.reached)
+            best = v;
     }
-    return -1;
+    return en_why(t, &best, why);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1226,13 +586,14 @@ enum { MAX_DE = 64, ROLE_LEN = 128 };
 typedef struct {
     char w[MAX_WORD];   /* the word as it must be written */
     Kind kind;
-    int lex;            /* Det, adjective, noun, verb (VERB_SEIN), pronoun or name index */
+    int lex;            /* GrammarDet, adjective, noun, verb (VERB_SEIN), pronoun or name index */
     char role[ROLE_LEN]; /* what the word is there for, for messages */
 } DeWord;
 
 typedef struct {
     DeWord w[MAX_DE];
     int n;
+    const WordSet *words; /* every German form (Tables.de), for checking against */
 } German;
 
 static void de_push(German *g, Kind kind, int lex, const char *word, const char *fmt, ...)
@@ -1248,55 +609,55 @@ static void de_push(German *g, Kind kind, int lex, const char *word, const char 
     va_end(ap);
 }
 
-static Slot np_slot(const Np *np)
+static Slot np_slot(const GrammarNp *np)
 {
-    return np->plural ? S_PLURAL : NOUNS[np->noun].gender;
+    return np->plural ? S_PLURAL : (Slot)GRAMMAR_NOUNS[np->noun].gender;
 }
 
 /* kein in place of a negated a/an or determiner-less noun phrase. */
-static int wants_kein(const NpList *l, int neg)
+static int wants_kein(const GrammarNpList *l, int neg)
 {
-    const Np *np = &l->np[0];
-    return neg && l->n == 1 && np->kind == NP_NOUN && (np->det == DET_A || np->det == DET_NONE);
+    const GrammarNp *np = &l->np[0];
+    return neg && l->n == 1 && np->kind == GRAMMAR_NP_NOUN && (np->det == GRAMMAR_DET_A || np->det == GRAMMAR_DET_NONE);
 }
 
 /* Case k of one noun phrase; kein: the determiner becomes kein. */
-static void de_np(German *g, const Np *np, Case k, int kein)
+static void de_np(German *g, const GrammarNp *np, Case k, int kein)
 {
     char w[MAX_WORD];
     switch (np->kind) {
-    case NP_PRONOUN: {
-        const Pronoun *p = &PRONOUNS[np->index];
+    case GRAMMAR_NP_PRONOUN: {
+        const GrammarPronoun *p = &GRAMMAR_PRONOUNS[np->index];
         const char *form = k == CASE_NOM ? p->nom : k == CASE_ACC ? p->acc : p->dat;
         assert(form != NULL);
         de_push(g, K_PRON, np->index, form, "pronoun \"%s\" in the %s", p->subj, CASE_NAMES[k]);
         return;
     }
-    case NP_NAME: de_push(g, K_NAME, np->index, NAMES[np->index], "name"); return;
-    case NP_THIS:
+    case GRAMMAR_NP_NAME: de_push(g, K_NAME, np->index, GRAMMAR_NAMES[np->index], "name"); return;
+    case GRAMMAR_NP_THIS:
         if (np->plural)
             de_push(g, K_DAS, 0, "diese", "\"diese\" for \"these\"");
         else
             de_push(g, K_DAS, 0, "das", "\"das\" for \"this\"");
         return;
-    case NP_NOUN: break;
+    case GRAMMAR_NP_NOUN: break;
     }
-    Det d = kein ? DET_NO : np->det;
+    GrammarDet d = kein ? GRAMMAR_DET_NO : np->det;
     Slot s = np_slot(np);
     Decl decl = det_decl(d);
-    if (d != DET_NONE) {
+    if (d != GRAMMAR_DET_NONE) {
         int rc = de_article(d, k, s, w);
         assert(rc == 0);
         (void)rc;
         DeWord *prev = g->n > 0 ? &g->w[g->n - 1] : NULL;
-        if (d == DET_THE && k == CASE_DAT && (s == S_MASC || s == S_NEUT) && prev != NULL &&
+        if (d == GRAMMAR_DET_THE && k == CASE_DAT && (s == S_MASC || s == S_NEUT) && prev != NULL &&
             prev->kind == K_IN) {
             snprintf(prev->w, MAX_WORD, "im");
             snprintf(prev->role, ROLE_LEN, "\"im\" = in dem (dative %s)", SLOT_NAMES[s]);
         } else {
-            de_push(g, K_ART, d, w, "%s of \"%s\": %s %s%s", d == DET_THE ? "article" :
-                    d >= DET_MY ? "possessive" : "determiner", DET_DE[d], CASE_NAMES[k],
-                    SLOT_NAMES[s], kein && np->det != DET_NO ? ", kein for a negated "
+            de_push(g, K_ART, d, w, "%s of \"%s\": %s %s%s", d == GRAMMAR_DET_THE ? "article" :
+                    d >= GRAMMAR_DET_MY ? "possessive" : "determiner", DET_DE[d], CASE_NAMES[k],
+                    SLOT_NAMES[s], kein && np->det != GRAMMAR_DET_NO ? ", kein for a negated "
                     "a/an or bare noun" : "");
         }
     }
@@ -1304,12 +665,12 @@ static void de_np(German *g, const Np *np, Case k, int kein)
         de_push(g, K_SEHR, 0, "sehr", "\"sehr\" for \"very\"");
     if (np->adj >= 0) {
         const char *end = ADJ_END[decl][k][s];
-        snprintf(w, sizeof w, "%s%s", ADJECTIVES[np->adj].de, end);
+        snprintf(w, sizeof w, "%s%s", GRAMMAR_ADJECTIVES[np->adj].de, end);
         de_push(g, K_ADJ, np->adj, w, "adjective ending -%s: %s declension, %s %s, for "
                 "\"%s\"", end, DECL_NAMES[decl], CASE_NAMES[k], SLOT_NAMES[s],
-                ADJECTIVES[np->adj].en);
+                GRAMMAR_ADJECTIVES[np->adj].en);
     }
-    const Noun *n = &NOUNS[np->noun];
+    const GrammarNoun *n = &GRAMMAR_NOUNS[np->noun];
     if (!np->plural)
         de_push(g, K_NOUN, np->noun, n->de_sg, "noun, singular, for \"%s\"", n->en_sg);
     else if (k == CASE_DAT)
@@ -1318,7 +679,7 @@ static void de_np(German *g, const Np *np, Case k, int kein)
         de_push(g, K_NOUN, np->noun, n->de_pl, "noun, plural, for \"%s\"", n->en_pl);
 }
 
-static void de_np_list(German *g, const NpList *l, Case k, int kein)
+static void de_np_list(German *g, const GrammarNpList *l, Case k, int kein)
 {
     de_np(g, &l->np[0], k, kein);
     if (l->n == 2) {
@@ -1327,53 +688,53 @@ static void de_np_list(German *g, const NpList *l, Case k, int kein)
     }
 }
 
-static void de_subject(German *g, const Clause *c)
+static void de_subject(German *g, const GrammarClause *c)
 {
-    if (c->subj.np[0].kind == NP_THIS)
+    if (c->subj.np[0].kind == GRAMMAR_NP_THIS)
         de_push(g, K_DAS, 0, "das", "\"das\" for \"%s\"", c->subj.np[0].plural ? "these" : "this");
     else
         de_np_list(g, &c->subj, CASE_NOM, 0);
 }
 
-static void de_verbs(German *g, const Clause *c, int imperative)
+static void de_verbs(German *g, const GrammarClause *c, int imperative)
 {
     for (int i = 0; i < c->nverbs; i++) {
-        const Verb *v = &VERBS[c->verb[i]];
+        const GrammarVerb *v = &GRAMMAR_VERBS[c->verb[i]];
         if (i > 0)
             de_push(g, K_UND, 0, "und", "\"und\" joining verbs");
         if (imperative)
-            de_push(g, K_VERB, c->verb[i], v->imperative, "verb %s: imperative", v->de[P_1PL]);
+            de_push(g, K_VERB, c->verb[i], v->imperative, "verb %s: imperative", v->de[GRAMMAR_1PL]);
         else
-            de_push(g, K_VERB, c->verb[i], v->de[c->person], "verb %s: %s", v->de[P_1PL],
+            de_push(g, K_VERB, c->verb[i], v->de[c->person], "verb %s: %s", v->de[GRAMMAR_1PL],
                     PERSON_NAMES[c->person]);
     }
 }
 
-static void de_sein(German *g, const Clause *c)
+static void de_sein(German *g, const GrammarClause *c)
 {
     de_push(g, K_VERB, VERB_SEIN, DE_BE[c->person], "verb sein: %s", PERSON_NAMES[c->person]);
 }
 
 /* The object, "nicht" at the end of a negated clause (or kein), and the adjunct. */
-static void de_object_rest(German *g, const Clause *c)
+static void de_object_rest(German *g, const GrammarClause *c)
 {
     int kein = wants_kein(&c->obj, c->neg);
     de_np_list(g, &c->obj, CASE_ACC, kein);
     if (c->neg && !kein)
         de_push(g, K_NICHT, 0, "nicht", "\"nicht\" at the end of a negated clause");
-    if (c->adjunct == 1) {
+    if (c->adjunct == GRAMMAR_ADJUNCT_WITH) {
         de_push(g, K_MIT, 0, "mit", "\"mit\" for \"with\"");
         de_np_list(g, &c->adjunct_np, CASE_DAT, 0);
-    } else if (c->adjunct == 2) {
+    } else if (c->adjunct == GRAMMAR_ADJUNCT_IN) {
         de_push(g, K_IN, 0, "in", "\"in\" + dative");
         de_np_list(g, &c->adjunct_np, CASE_DAT, 0);
     }
 }
 
-static void de_predicate(German *g, const Clause *c)
+static void de_predicate(German *g, const GrammarClause *c)
 {
     switch (c->type) {
-    case CL_ADJ:
+    case GRAMMAR_CL_ADJ:
         for (int i = 0; i < c->nadj; i++) {
             if (i > 0)
                 de_push(g, K_UND, 0, "und", "\"und\" joining adjectives");
@@ -1381,40 +742,41 @@ static void de_predicate(German *g, const Clause *c)
                 de_push(g, K_NICHT, 0, "nicht", "\"nicht\" before the predicate adjective");
             if (c->adj_very[i])
                 de_push(g, K_SEHR, 0, "sehr", "\"sehr\" for \"very\"");
-            de_push(g, K_ADJ, c->adj[i], ADJECTIVES[c->adj[i]].de,
-                    "predicate adjective, undeclined, for \"%s\"", ADJECTIVES[c->adj[i]].en);
+            de_push(g, K_ADJ, c->adj[i], GRAMMAR_ADJECTIVES[c->adj[i]].de,
+                    "predicate adjective, undeclined, for \"%s\"", GRAMMAR_ADJECTIVES[c->adj[i]].en);
         }
         return;
-    case CL_NOUN: {
+    case GRAMMAR_CL_NOUN: {
         int kein = wants_kein(&c->obj, c->neg);
         if (c->neg && !kein)
             de_push(g, K_NICHT, 0, "nicht", "\"nicht\" before the predicate noun");
         de_np_list(g, &c->obj, CASE_NOM, kein);
         return;
     }
-    case CL_LOCATION:
+    case GRAMMAR_CL_LOCATION:
         if (c->neg)
             de_push(g, K_NICHT, 0, "nicht", "\"nicht\" before the \"in\" phrase");
         de_push(g, K_IN, 0, "in", "\"in\" + dative");
         de_np(g, &c->obj.np[0], CASE_DAT, 0);
         return;
-    case CL_TRANSITIVE: break;
+    case GRAMMAR_CL_TRANSITIVE: break;
     }
     assert(0);
 }
 
-/* The one German translation of the parse s. */
-static void de_generate(const Sentence *s, German *g)
+/* The one German translation of the parse s; words: every German form. */
+static void de_generate(const GrammarSentence *s, const WordSet *words, German *g)
 {
     g->n = 0;
+    g->words = words;
     for (int i = 0; i < s->ncl; i++) {
-        const Clause *c = &s->cl[i];
+        const GrammarClause *c = &s->cl[i];
         if (i > 0)
             de_push(g, K_UND, 0, "und", "\"und\" joining clauses (no comma)");
         switch (s->mood) {
-        case MOOD_STATEMENT:
+        case GRAMMAR_STATEMENT:
             de_subject(g, c);
-            if (c->type == CL_TRANSITIVE) {
+            if (c->type == GRAMMAR_CL_TRANSITIVE) {
                 de_verbs(g, c, 0);
                 de_object_rest(g, c);
             } else {
@@ -1422,17 +784,17 @@ static void de_generate(const Sentence *s, German *g)
                 de_predicate(g, c);
             }
             break;
-        case MOOD_BE_QUESTION:
+        case GRAMMAR_BE_QUESTION:
             de_sein(g, c);
             de_subject(g, c);
             de_predicate(g, c);
             break;
-        case MOOD_DO_QUESTION:
+        case GRAMMAR_DO_QUESTION:
             de_verbs(g, c, 0);
             de_subject(g, c);
             de_object_rest(g, c);
             break;
-        case MOOD_IMPERATIVE:
+        case GRAMMAR_IMPERATIVE:
             de_verbs(g, c, 1);
             de_object_rest(g, c);
             break;
@@ -1455,7 +817,7 @@ typedef struct {
 
 /* Splits the German on single spaces and detaches the final punctuation; every word must
  * be known and capitalised as the spec says. */
-static int de_tokenize(const char *s, DeToks *t, char *why)
+static int de_tokenize(const char *s, const WordSet *words, DeToks *t, char *why)
 {
     t->n = 0;
     t->punct = 0;
@@ -1484,7 +846,7 @@ static int de_tokenize(const char *s, DeToks *t, char *why)
         char flip[MAX_WORD];
         if (set_first_case(w, !starts_upper(w), flip) != 0)
             return FAIL(why, "German word %d: not UTF-8", i);
-        int known = set_has(&DE_WORDS, w), known_flip = set_has(&DE_WORDS, flip);
+        int known = set_has(words, w), known_flip = set_has(words, flip);
         if (!known && !known_flip)
             return FAIL(why, "German word %d \"%s\": unknown word", i, w);
         if (i == 1 && !starts_upper(w))
@@ -1514,28 +876,28 @@ static int is_form_of(const DeWord *d, const char *w)
     case K_ART:
         for (int k = 0; k < CASES; k++)
             for (int s = 0; s < SLOTS; s++)
-                if (de_article((Det)d->lex, (Case)k, (Slot)s, f) == 0 && same_but_case(f, w))
+                if (de_article((GrammarDet)d->lex, (Case)k, (Slot)s, f) == 0 && same_but_case(f, w))
                     return 1;
         return 0;
     case K_ADJ:
         for (size_t e = 0; e < sizeof ALL_ENDINGS / sizeof ALL_ENDINGS[0]; e++) {
-            snprintf(f, sizeof f, "%s%s", ADJECTIVES[d->lex].de, ALL_ENDINGS[e]);
+            snprintf(f, sizeof f, "%s%s", GRAMMAR_ADJECTIVES[d->lex].de, ALL_ENDINGS[e]);
             if (same_but_case(f, w))
                 return 1;
         }
         return 0;
     case K_NOUN: {
-        const Noun *n = &NOUNS[d->lex];
+        const GrammarNoun *n = &GRAMMAR_NOUNS[d->lex];
         return streq(w, n->de_sg) || streq(w, n->de_pl) || streq(w, n->de_dpl);
     }
     case K_VERB:
-        for (int p = 0; p < PERSONS; p++)
-            if (same_but_case(d->lex == VERB_SEIN ? DE_BE[p] : VERBS[d->lex].de[p], w))
+        for (int p = 0; p < GRAMMAR_PERSONS; p++)
+            if (same_but_case(d->lex == VERB_SEIN ? DE_BE[p] : GRAMMAR_VERBS[d->lex].de[p], w))
                 return 1;
-        return d->lex != VERB_SEIN && VERBS[d->lex].imperative != NULL &&
-               same_but_case(VERBS[d->lex].imperative, w);
+        return d->lex != VERB_SEIN && GRAMMAR_VERBS[d->lex].imperative != NULL &&
+               same_but_case(GRAMMAR_VERBS[d->lex].imperative, w);
     case K_PRON: {
-        const Pronoun *p = &PRONOUNS[d->lex];
+        const GrammarPronoun *p = &GRAMMAR_PRONOUNS[d->lex];
         return same_but_case(p->nom, w) || same_but_case(p->acc, w) ||
                (p->dat != NULL && same_but_case(p->dat, w));
     }
@@ -1545,7 +907,7 @@ static int is_form_of(const DeWord *d, const char *w)
 
 static int is_kein_form(const char *w)
 {
-    DeWord d = {.kind = K_ART, .lex = DET_NO};
+    DeWord d = {.kind = K_ART, .lex = GRAMMAR_DET_NO};
     return is_form_of(&d, w);
 }
 
@@ -1565,7 +927,7 @@ static int de_explain(const German *g, const DeToks *t, int i, char *why)
     const char *got = t->w[i];
     char head[96];
     snprintf(head, sizeof head, "German word %d \"%s\"", i + 1, got);
-    int want_kein = want->kind == K_ART && want->lex == DET_NO;
+    int want_kein = want->kind == K_ART && want->lex == GRAMMAR_DET_NO;
     if (want_kein && !is_kein_form(got))
         return FAIL(why, "%s: kein/nicht: want \"%s\" (%s)", head, want->w, want->role);
     if (is_kein_form(got) && !want_kein)
@@ -1596,16 +958,16 @@ static int de_explain(const German *g, const DeToks *t, int i, char *why)
 
 /* The content word (noun, adjective, name or verb) a German word is a form of: 1 and
  * *d set, or 0 for a function word. The first word of a sentence may be capitalised. */
-static int de_content(const char *w, DeWord *d)
+static int de_content(const WordSet *words, const char *w, DeWord *d)
 {
-    int at = set_find(&DE_WORDS, w);
+    int at = set_find(words, w);
     char low[MAX_WORD];
-    if ((at < 0 || DE_WORDS.value[at] < 0) && set_first_case(w, 0, low) == 0)
-        at = set_find(&DE_WORDS, low);
-    if (at < 0 || DE_WORDS.value[at] < 0)
+    if ((at < 0 || words->value[at] < 0) && set_first_case(w, 0, low) == 0)
+        at = set_find(words, low);
+    if (at < 0 || words->value[at] < 0)
         return 0;
-    d->kind = (Kind)(DE_WORDS.value[at] / 256);
-    d->lex = DE_WORDS.value[at] % 256;
+    d->kind = (Kind)(words->value[at] / 256);
+    d->lex = words->value[at] % 256;
     return 1;
 }
 
@@ -1623,13 +985,13 @@ static int de_check_content(const German *g, const DeToks *t, char *why)
     int j = 0;
     for (int i = 0; i < t->n; i++) {
         DeWord d;
-        if (!de_content(t->w[i], &d))
+        if (!de_content(g->words, t->w[i], &d))
             continue;
         if (d.kind == K_VERB) {
             if (verbs[d.lex]-- == 0)
                 return FAIL(why, "German word %d \"%s\": does not translate the English: "
                             "the English has no verb %s here", i + 1, t->w[i],
-                            d.lex == VERB_SEIN ? "sein" : VERBS[d.lex].de[P_1PL]);
+                            d.lex == VERB_SEIN ? "sein" : GRAMMAR_VERBS[d.lex].de[GRAMMAR_1PL]);
             continue;
         }
         if (j == nwant)
@@ -1646,7 +1008,7 @@ static int de_check_content(const German *g, const DeToks *t, char *why)
     for (int v = 0; v <= VERB_SEIN; v++)
         if (verbs[v] > 0)
             return FAIL(why, "German: does not translate the English: the verb %s missing",
-                        v == VERB_SEIN ? "sein" : VERBS[v].de[P_1PL]);
+                        v == VERB_SEIN ? "sein" : GRAMMAR_VERBS[v].de[GRAMMAR_1PL]);
     return 0;
 }
 
@@ -1659,7 +1021,7 @@ static const char *punct_name(char c)
 static int de_check(const German *g, char punct, const char *de, char *why)
 {
     DeToks t;
-    if (de_tokenize(de, &t, why) != 0 || de_check_content(g, &t, why) != 0)
+    if (de_tokenize(de, g->words, &t, why) != 0 || de_check_content(g, &t, why) != 0)
         return -1;
     int n = t.n < g->n ? t.n : g->n;
     for (int i = 0; i < n; i++)
@@ -1703,10 +1065,9 @@ static int german_equal(const German *a, const German *b)
  * the woman see me": him and the man, or the man and the woman); the German must be the
  * translation of one of them. If ambiguous is not NULL, *ambiguous is set to 1 when the
  * English has readings with different German. */
-static int grammar_check_pair_ex(const char *en, const char *de, Sentence *s, char *why,
-                                 int *ambiguous)
+static int grammar_check_pair_ex(const Tables *tb, const char *en, const char *de,
+                                 Sentence *s, char *why, int *ambiguous)
 {
-    words_build();
     EnToks et;
     German g, first;
     if (ambiguous != NULL)
@@ -1718,24 +1079,26 @@ static int grammar_check_pair_ex(const char *en, const char *de, Sentence *s, ch
     int choices = 0, parsed = 0, ok = 0;
     char reason[WHY_LEN] = "";
     Sentence reading;
+    GrammarVerdict v, best = {.reached = -1};
     for (unsigned flip = 0; flip < 256; flip++) {
         if (flip > 0 && flip >= (1u << choices))
             break;
         int more;
-        if (en_parse_once(&et, &reading, flip == 0 ? why : reason, flip, &more) != 0) {
-            /* The first parse counts its choice points; later ones may find more. */
-            if (flip == 0 || more > choices)
-                choices = more;
-            continue;
-        }
+        int rc = en_parse_reading(&et, flip, &reading, &more, &v);
+        /* The first parse counts its choice points; later ones may find more. */
         if (flip == 0 || more > choices)
             choices = more;
-        de_generate(&reading, &g);
+        if (rc != 0) {
+            if (v.reached > best.reached)
+                best = v;
+            continue;
+        }
+        de_generate(&reading.g, &tb->de, &g);
         if (!parsed)
             first = g;
         else if (ambiguous != NULL && !german_equal(&first, &g))
             *ambiguous = 1;
-        if (!ok && de_check(&g, reading.punct, de, parsed ? reason : why) == 0) {
+        if (!ok && de_check(&g, reading.g.punct, de, parsed ? reason : why) == 0) {
             ok = 1;
             *s = reading;
             if (ambiguous == NULL)
@@ -1743,12 +1106,15 @@ static int grammar_check_pair_ex(const char *en, const char *de, Sentence *s, ch
         }
         parsed = 1;
     }
+    if (!parsed)
+        return en_why(&et, &best, why);
     return ok ? 0 : -1;
 }
 
-static int grammar_check_pair(const char *en, const char *de, Sentence *s, char *why)
+static int grammar_check_pair(const Tables *tb, const char *en, const char *de, Sentence *s,
+                              char *why)
 {
-    return grammar_check_pair_ex(en, de, s, why, NULL);
+    return grammar_check_pair_ex(tb, en, de, s, why, NULL);
 }
 
 /* 0 when name is one of the 18 constructions and s shows what it exercises. */
@@ -1993,11 +1359,12 @@ static const BadPair BAD[] = {
     {"Read the book?", "Lies das Buch?", "a command does not end in"},
     {"I see, the dog", "Ich sehe den Hund", "a comma only before"},
     {"The dog is big and small", "Der Hund ist groß und klein", "repeats or opposes"},
-    {"I do not see the dog with Anna", "Ich sehe den Hund mit Anna nicht", "no adjunct"},
+    {"I do not see the dog with Anna", "Ich sehe den Hund mit Anna nicht",
+     "a negated clause takes no \"with\""},
     {"I do not see the dog and the cat", "Ich sehe den Hund und die Katze nicht",
      "one object"},
     {"Is not the dog big?", "Ist der Hund nicht groß?", "only as \"n't\""},
-    {"I see it with it", "Ich sehe es mit ihm", "want a noun phrase"},
+    {"I see it with it", "Ich sehe es mit ihm", "expected a noun phrase"},
     {"The dogs are a cat", "Die Hunde sind eine Katze", "must be plural"},
     {"I see my man", "Ich sehe meinen Mann", "no possessive before \"man\""},
     {"I see the dog and the cat and the dog and the cat and the dog and the cat and the dog "
@@ -2007,13 +1374,13 @@ static const BadPair BAD[] = {
 /* Every hand-written correct pair is accepted and shows its construction. */
 static void test_grammar_accepts_correct_examples(void **state)
 {
-    (void)state;
+    const Tables *tb = *state;
     int failures = 0;
     unsigned seen = 0;
     for (size_t i = 0; i < sizeof GOOD / sizeof GOOD[0]; i++) {
         char why[WHY_LEN];
         Sentence s;
-        if (grammar_check_pair(GOOD[i].en, GOOD[i].de, &s, why) != 0 ||
+        if (grammar_check_pair(tb, GOOD[i].en, GOOD[i].de, &s, why) != 0 ||
             check_construction(GOOD[i].construction, &s, why) != 0) {
             print_error("rejected \"%s\" → \"%s\": %s\n", GOOD[i].en, GOOD[i].de, why);
             failures++;
@@ -2029,12 +1396,12 @@ static void test_grammar_accepts_correct_examples(void **state)
 /* Every hand-written wrong pair is rejected, and for the stated reason. */
 static void test_grammar_rejects_wrong_examples(void **state)
 {
-    (void)state;
+    const Tables *tb = *state;
     int failures = 0;
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         char why[WHY_LEN];
         Sentence s;
-        if (grammar_check_pair(BAD[i].en, BAD[i].de, &s, why) == 0) {
+        if (grammar_check_pair(tb, BAD[i].en, BAD[i].de, &s, why) == 0) {
             print_error("accepted \"%s\" → \"%s\" (wrong: %s)\n", BAD[i].en, BAD[i].de,
                         BAD[i].why);
             failures++;
@@ -2051,7 +1418,7 @@ static void test_grammar_rejects_wrong_examples(void **state)
  * the German of either is accepted, and the checker says the English is ambiguous. */
 static void test_grammar_accepts_either_reading_of_and(void **state)
 {
-    (void)state;
+    const Tables *tb = *state;
     static const char EN[] = "I see him and the man and the women see me";
     static const char *const DE[] = {"Ich sehe ihn und den Mann und die Frauen sehen mich",
                                      "Ich sehe ihn und der Mann und die Frauen sehen mich"};
@@ -2059,28 +1426,28 @@ static void test_grammar_accepts_either_reading_of_and(void **state)
     Sentence s;
     int ambiguous;
     for (int i = 0; i < 2; i++) {
-        assert_int_equal(grammar_check_pair_ex(EN, DE[i], &s, why, &ambiguous), 0);
+        assert_int_equal(grammar_check_pair_ex(tb, EN, DE[i], &s, why, &ambiguous), 0);
         assert_int_equal(ambiguous, 1);
     }
     /* Neither reading. */
-    assert_int_equal(grammar_check_pair(EN, "Ich sehe ihn und dem Mann und die Frauen sehen "
+    assert_int_equal(grammar_check_pair(tb, EN, "Ich sehe ihn und dem Mann und die Frauen sehen "
                                         "mich", &s, why), -1);
     assert_non_null(strstr(why, "German word 5 \"dem\""));
     /* The comma marks where the clauses meet: one reading. */
-    assert_int_equal(grammar_check_pair_ex("I see him, and the man and the women see me", DE[1],
+    assert_int_equal(grammar_check_pair_ex(tb, "I see him, and the man and the women see me", DE[1],
                                            &s, why, &ambiguous), 0);
     assert_int_equal(ambiguous, 0);
-    assert_int_equal(grammar_check_pair("I see him, and the man and the women see me", DE[0],
+    assert_int_equal(grammar_check_pair(tb, "I see him, and the man and the women see me", DE[0],
                                         &s, why), -1);
 }
 
 /* The third column names one of the 18 constructions, and one the sentence shows. */
 static void test_grammar_checks_construction_names(void **state)
 {
-    (void)state;
+    const Tables *tb = *state;
     char why[WHY_LEN];
     Sentence s;
-    assert_int_equal(grammar_check_pair("I see the dog", "Ich sehe den Hund", &s, why), 0);
+    assert_int_equal(grammar_check_pair(tb, "I see the dog", "Ich sehe den Hund", &s, why), 0);
     assert_int_equal(check_construction("transitive", &s, why), 0);
     assert_int_equal(check_construction("dative", &s, why), -1);
     assert_non_null(strstr(why, "does not show it"));
@@ -2154,6 +1521,7 @@ static long data_stride(void)
 
 /* One side of a correct pair being mutated, and the tally of its variants. */
 typedef struct {
+    const Tables *tb;
     const Pair *pair;
     int german;        /* 1: the German side is mutated */
     const German *g;   /* the prescribed German of the pair's English */
@@ -2177,7 +1545,7 @@ static void mutation_try(Mutation *m, const Words *variant)
         ok = de_check(m->g, m->punct, text, why) == 0;
     } else {
         Sentence s;
-        ok = grammar_check_pair(text, m->pair->de, &s, why) == 0;
+        ok = grammar_check_pair(m->tb, text, m->pair->de, &s, why) == 0;
         for (size_t e = 0; ok && m->from != NULL &&
                            e < sizeof MUTATION_EXCEPTIONS / sizeof MUTATION_EXCEPTIONS[0]; e++)
             if (same_but_case(m->from, MUTATION_EXCEPTIONS[e].from) &&
@@ -2251,9 +1619,8 @@ static void mutation_run(Mutation *m, const WordSet *forms, const char *const *i
  * is rejected: the German of an English sentence is unique. */
 static void test_grammar_rejects_every_german_one_word_change(void **state)
 {
-    (void)state;
+    const Tables *tb = *state;
     static const char *const INSERTS[] = {"nicht", "sehr", "und", "die", "kein", "im", "das"};
-    words_build();
     long tried = 0, stride = data_stride();
     int accepted = 0;
     for (size_t i = 0; i < sizeof GOOD / sizeof GOOD[0]; i++) {
@@ -2266,12 +1633,12 @@ static void test_grammar_rejects_every_german_one_word_change(void **state)
         /* One reading only, so that the German is unique. */
         int ambiguous;
         Sentence unused;
-        assert_int_equal(grammar_check_pair_ex(GOOD[i].en, GOOD[i].de, &unused, why, &ambiguous), 0);
+        assert_int_equal(grammar_check_pair_ex(tb, GOOD[i].en, GOOD[i].de, &unused, why, &ambiguous), 0);
         assert_int_equal(ambiguous, 0);
-        de_generate(&s, &g);
-        Mutation m = {.pair = &GOOD[i], .german = 1, .g = &g, .punct = s.punct,
+        de_generate(&s.g, &tb->de, &g);
+        Mutation m = {.tb = tb, .pair = &GOOD[i], .german = 1, .g = &g, .punct = s.g.punct,
                       .stride = stride};
-        mutation_run(&m, &DE_WORDS, INSERTS, (int)(sizeof INSERTS / sizeof INSERTS[0]));
+        mutation_run(&m, &tb->de, INSERTS, (int)(sizeof INSERTS / sizeof INSERTS[0]));
         tried += m.tried;
         accepted += m.accepted;
     }
@@ -2284,20 +1651,215 @@ static void test_grammar_rejects_every_german_one_word_change(void **state)
  * documented exceptions (MUTATION_EXCEPTIONS), where German has one word for two. */
 static void test_grammar_rejects_every_english_one_word_change(void **state)
 {
-    (void)state;
+    const Tables *tb = *state;
     static const char *const INSERTS[] = {"not", "very", "and", "the", "a", "no", "do"};
-    words_build();
     long tried = 0, stride = data_stride();
     int accepted = 0;
     for (size_t i = 0; i < sizeof GOOD / sizeof GOOD[0]; i++) {
-        Mutation m = {.pair = &GOOD[i], .german = 0, .stride = stride};
-        mutation_run(&m, &EN_WORDS, INSERTS, (int)(sizeof INSERTS / sizeof INSERTS[0]));
+        Mutation m = {.tb = tb, .pair = &GOOD[i], .german = 0, .stride = stride};
+        mutation_run(&m, &tb->en, INSERTS, (int)(sizeof INSERTS / sizeof INSERTS[0]));
         tried += m.tried;
         accepted += m.accepted;
     }
     print_message("%ld English variants tried, %d accepted\n", tried, accepted);
     assert_int_equal(accepted, 0);
     assert_true(tried * stride > 50000);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * grammar_check: sentences as the translator's tokenizer makes them.
+ * ------------------------------------------------------------------------------------- */
+
+/* text tokenized as the translator does (TOK_SRC) into *tl, the tokens equal to name (if
+ * not NULL) flagged as names, and checked into *v. */
+static void check_text(const char *text, const char *name, TokenList *tl, GrammarVerdict *v)
+{
+    assert_int_equal(tokenize(tl, text, strlen(text), TOK_SRC, NULL), TT_OK);
+    unsigned char is_name[64] = {0};
+    assert_true(tl->n <= 64);
+    for (int i = 0; i < tl->n; i++)
+        is_name[i] = name != NULL && streq(tl->tok[i], name);
+    assert_int_equal(grammar_check(tl->tok, name != NULL ? is_name : NULL, tl->n, v), TT_OK);
+}
+
+/* 0 when the English en, tokenized as the translator does, is in the grammar; else -1
+ * and why says where not. */
+static int check_tokens(const char *en, char *why)
+{
+    TokenList tl;
+    GrammarVerdict v;
+    check_text(en, NULL, &tl, &v);
+    int rc = v.in_grammar ? 0 : FAIL(why, "English tokens: grammar_check refuses tokens %d..%d "
+                                     "(\"%s\"): %s", v.from, v.to,
+                                     v.from < tl.n ? tl.tok[v.from] : "", v.reason);
+    tokenlist_free(&tl);
+    return rc;
+}
+
+/* Sentences outside the grammar: the tokens [from, to) where each leaves it, as words,
+ * and a part of the reason. */
+static const struct {
+    const char *text;
+    const char *name; /* a token flagged as a name, or NULL */
+    int from;
+    const char *span; /* tokens [from, to) joined by spaces */
+    const char *why;
+} OUTSIDE[] = {
+    {"This is a not very old car.", NULL, 3, "not very old", "\"not\" inside a noun phrase"},
+    {"The small young cat is in the house.", NULL, 2, "young", "two adjectives before a noun"},
+    {"Where is the cat?", NULL, 0, "where", "a word the grammar does not have"},
+    {"Two girls read the book.", NULL, 0, "two", "a word the grammar does not have"},
+    {"Could you read the letter?", NULL, 0, "could", "a word the grammar does not have"},
+    {"What is this?", NULL, 0, "what", "a word the grammar does not have"},
+    {"Thanks!", NULL, 0, "thanks", "a word the grammar does not have"},
+    {"Hello", NULL, 0, "hello", "a word the grammar does not have"},
+    {"There is a dog in the garden.", NULL, 0, "there", "a word the grammar does not have"},
+    {"In the garden the dog eats bread.", NULL, 0, "in", "puts \"in …\" after the verb"},
+    {"Children, read the book!", NULL, 1, ",", "a comma only before the \"and\""},
+    {"The dog is very very big.", NULL, 4, "very", "\"very\" twice"},
+    {"I give the man a book.", NULL, 1, "give", "a word the grammar does not have"},
+    {"I see three dogs.", NULL, 2, "three", "a word the grammar does not have"},
+    {"Anna's dog is big.", "anna's", 0, "anna's", "no possessive 's"},
+    {"Anna's dog is big.", NULL, 0, "anna's", "no possessive 's"},
+    {"Zoe sees the dog", NULL, 0, "zoe", "a word the grammar does not have"},
+    {"I see the dog?", NULL, 4, "?", "a statement does not end in \"?\""},
+    {"Read the book?", NULL, 3, "?", "a command does not end in \"?\""},
+    {"I see the dog!!", NULL, 5, "!", "one punctuation mark at the end"},
+    {"I see the dog. You see the cat.", NULL, 4, ".", "only at the end"},
+    {"I see the dog; you see the cat", NULL, 4, ";", "a punctuation mark the grammar"},
+    {"I see the", NULL, 2, "the", "expected a noun at the end"},
+    {"I see the .", NULL, 3, ".", "expected a noun at the end"},
+    {"I see dog", NULL, 2, "dog", "a singular count noun needs a determiner"},
+    {"She see the dog", NULL, 1, "see", "want \"sees\""},
+    {"I see a old dog", NULL, 2, "a", "\"a\" before \"old\": want \"an\""},
+    {"These is my dog", NULL, 1, "is", "\"be\" does not agree"},
+    {"Need the book", NULL, 0, "need", "no imperative"},
+    {"I do not see the dog with Anna", NULL, 6, "with", "a negated clause takes no"},
+    {"I see the dog and the cat and the man and the woman", NULL, 12, "woman",
+     "expected a verb at the end"},
+    {"I see the dog the cat", NULL, 4, "the cat", "the sentence should have ended"},
+    {"The dog is big and the cat is small and I am old and you are young", NULL, 13,
+     "and you are young", "at most 3 clauses"},
+    {"I see the dog and the cat and the dog and the cat and the dog and the cat and the dog "
+     "and the cat and the dog and the cat", NULL, 30, "cat", "at most 30 words"},
+    {"", NULL, 0, "", "an empty sentence"},
+    {"?", NULL, 0, "?", "no words before \"?\""},
+    {"??", NULL, 0, "?", "no words before \"?\""},
+};
+
+/* Each sentence outside the grammar is refused, at the words where it leaves it, with a
+ * reason; the span is within the tokens. */
+static void test_grammar_check_refuses_outside_the_grammar(void **state)
+{
+    (void)state;
+    int failures = 0;
+    for (size_t i = 0; i < sizeof OUTSIDE / sizeof OUTSIDE[0]; i++) {
+        TokenList tl;
+        GrammarVerdict v;
+        check_text(OUTSIDE[i].text, OUTSIDE[i].name, &tl, &v);
+        char span[256] = "";
+        size_t used = 0;
+        for (int k = v.from; !v.in_grammar && k < v.to && k < tl.n; k++)
+            used += (size_t)snprintf(span + used, sizeof span - used, "%s%s", k > v.from ? " "
+                                     : "", tl.tok[k]);
+        int bad = v.in_grammar || v.from != OUTSIDE[i].from || !streq(span, OUTSIDE[i].span) ||
+                  strstr(v.reason, OUTSIDE[i].why) == NULL ||
+                  !(tl.n == 0 ? v.from == 0 && v.to == 0 : v.from < v.to && v.to <= tl.n) ||
+                  v.reached < 0 || v.reached > tl.n;
+        if (bad) {
+            print_error("\"%s\": %s at tokens %d..%d \"%s\" (%s); want refused at %d \"%s\" "
+                        "(…%s…)\n", OUTSIDE[i].text, v.in_grammar ? "accepted" : "refused",
+                        v.from, v.to, span, v.reason, OUTSIDE[i].from, OUTSIDE[i].span,
+                        OUTSIDE[i].why);
+            failures++;
+        }
+        tokenlist_free(&tl);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* Sentences of the grammar typed as a user might: the tokenizer folds case, expands
+ * contractions, takes ’ for ' and any spacing, so the check in token space accepts them. */
+static void test_grammar_check_accepts_typing_variants(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *name;
+    } IN[] = {
+        {"lisa reads the book", NULL},
+        {"I DON'T see the dog", NULL},
+        {"i  don\u2019t see the dog .", NULL},
+        {"Zoe sees the dog", "zoe"},
+        {"I see Zoe and Anna.", "zoe"},
+        {"Is not the dog big?", NULL},
+        {"Isn't the dog big?", NULL},
+        {"the dog is big , and the cat is small .", NULL},
+        {"THIS IS AN EXAMPLE", NULL},
+        {"Do you see the cat", NULL},
+        {"Don't buy a car!", NULL},
+        {"I see him and the man and the women see me", NULL},
+    };
+    int failures = 0;
+    for (size_t i = 0; i < sizeof IN / sizeof IN[0]; i++) {
+        TokenList tl;
+        GrammarVerdict v;
+        check_text(IN[i].text, IN[i].name, &tl, &v);
+        if (!v.in_grammar || v.reason[0] != '\0') {
+            print_error("\"%s\" refused at tokens %d..%d: %s\n", IN[i].text, v.from, v.to,
+                        v.reason);
+            failures++;
+        }
+        tokenlist_free(&tl);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* grammar_check refuses broken arguments with TT_EINVAL and takes no sentence as outside
+ * the grammar. */
+static void test_grammar_check_arguments(void **state)
+{
+    (void)state;
+    const char *const tokens[] = {"i", "see", "the", "dog"};
+    const char *const holes[] = {"i", NULL, "the", "dog"};
+    GrammarVerdict v;
+    GrammarSentence s;
+    int choices;
+    assert_int_equal(grammar_check(tokens, NULL, 4, &v), TT_OK);
+    assert_int_equal(v.in_grammar, 1);
+    assert_int_equal(grammar_check(tokens, NULL, -1, &v), TT_EINVAL);
+    assert_int_equal(grammar_check(tokens, NULL, 4, NULL), TT_EINVAL);
+    assert_int_equal(grammar_check(NULL, NULL, 4, &v), TT_EINVAL);
+    assert_int_equal(grammar_check(holes, NULL, 4, &v), TT_EINVAL);
+    assert_int_equal(grammar_parse(tokens, NULL, 4, 0, NULL, &choices, &v), TT_EINVAL);
+    assert_int_equal(grammar_parse(tokens, NULL, 4, 0, &s, NULL, &v), TT_EINVAL);
+    assert_int_equal(grammar_check(NULL, NULL, 0, &v), TT_OK);
+    assert_int_equal(v.in_grammar, 0);
+    assert_int_equal(v.from, 0);
+    assert_int_equal(v.to, 0);
+}
+
+/* grammar_lexicon_fnv1a64 is the checksum of data/lexicon.tsv: the tables were typed from
+ * this very file (test_grammar_lexicon_matches_tables compares them entry by entry). */
+static void test_grammar_lexicon_checksum(void **state)
+{
+    (void)state;
+    FILE *fp = fopen("data/lexicon.tsv", "rb");
+    if (fp == NULL) {
+        fail_msg("data/lexicon.tsv: %s — run the test from the repository root",
+                 strerror(errno));
+        return;
+    }
+    uint64_t h = FNV1A64_OFFSET;
+    unsigned char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
+        h = fnv1a64_add(h, buf, got);
+    assert_int_equal(ferror(fp), 0);
+    fclose(fp);
+    if (h != grammar_lexicon_fnv1a64())
+        fail_msg("data/lexicon.tsv has FNV-1a 64 0x%016llx, src/grammar.c says 0x%016llx: "
+                 "bring the tables up to date, then the constant", (unsigned long long)h,
+                 (unsigned long long)grammar_lexicon_fnv1a64());
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -2330,10 +1892,10 @@ static int lexicon_line_check(char **f, int n, int *seen_nouns, int *seen_adj, i
 {
     static const char GENDERS[] = "mfn";
     if (streq(f[0], "noun") && n >= 7) {
-        int plural, i = find_noun(f[1], &plural);
+        int plural, i = grammar_find_noun(f[1], &plural);
         if (i < 0 || plural)
             return FAIL(why, "noun \"%s\" is not in the checker's table", f[1]);
-        const Noun *x = &NOUNS[i];
+        const GrammarNoun *x = &GRAMMAR_NOUNS[i];
         int nopossessive = n >= 9 && strstr(f[8], "nopossessive") != NULL;
         if (!dash_eq(x->en_pl, f[2]) || !streq(x->de_sg, f[3]) || !dash_eq(x->de_pl, f[4]) ||
             !dash_eq(x->de_dpl, f[5]) || strlen(f[6]) != 1 || f[6][0] != GENDERS[x->gender] ||
@@ -2341,23 +1903,23 @@ static int lexicon_line_check(char **f, int n, int *seen_nouns, int *seen_adj, i
             return FAIL(why, "noun \"%s\": the lexicon and the checker differ", f[1]);
         seen_nouns[i] = 1;
     } else if (streq(f[0], "adj") && n >= 5) {
-        int i = find_adj(f[1]);
+        int i = grammar_find_adjective(f[1]);
         if (i < 0)
             return FAIL(why, "adjective \"%s\" is not in the checker's table", f[1]);
         char opp[64];
-        const Adjective *a = &ADJECTIVES[i];
+        const GrammarAdjective *a = &GRAMMAR_ADJECTIVES[i];
         snprintf(opp, sizeof opp, "%s%s%s", a->opp[0] ? a->opp[0] : "-", a->opp[1] ? "," : "",
                  a->opp[1] ? a->opp[1] : "");
         if (!streq(a->de, f[2]) || !streq(opp, f[4]))
             return FAIL(why, "adjective \"%s\": the lexicon and the checker differ", f[1]);
         seen_adj[i] = 1;
     } else if (streq(f[0], "verb") && n >= 9) {
-        int third, i = find_verb(f[1], &third);
+        int third, i = grammar_find_verb(f[1], &third);
         if (i < 0 || third)
             return FAIL(why, "verb \"%s\" is not in the checker's table", f[1]);
-        const Verb *v = &VERBS[i];
+        const GrammarVerb *v = &GRAMMAR_VERBS[i];
         int same = streq(v->en_3sg, f[2]) && dash_eq(v->imperative, f[8]);
-        for (int p = 0; p < PERSONS; p++)
+        for (int p = 0; p < GRAMMAR_PERSONS; p++)
             same = same && streq(v->de[p], f[3 + p]);
         if (!same)
             return FAIL(why, "verb \"%s\": the lexicon and the checker differ", f[1]);
@@ -2365,7 +1927,7 @@ static int lexicon_line_check(char **f, int n, int *seen_nouns, int *seen_adj, i
     } else if (streq(f[0], "class")) {
         /* What pronouns and names stand for: selection restrictions, out of scope here. */
     } else if (streq(f[0], "name") && n >= 2) {
-        int i = find_name(f[1]);
+        int i = grammar_find_name(f[1]);
         if (i < 0)
             return FAIL(why, "name \"%s\" is not in the checker's table", f[1]);
         seen_names[i] = 1;
@@ -2390,8 +1952,8 @@ static void test_grammar_lexicon_matches_tables(void **state)
     if (fp == NULL)
         fail_msg("data/lexicon.tsv: %s — run the test from the repository root",
                  strerror(errno));
-    int seen_nouns[N_NOUNS] = {0}, seen_adj[N_ADJECTIVES] = {0}, seen_verbs[N_VERBS] = {0},
-        seen_names[N_NAMES] = {0};
+    int seen_nouns[GRAMMAR_N_NOUNS] = {0}, seen_adj[GRAMMAR_N_ADJECTIVES] = {0}, seen_verbs[GRAMMAR_N_VERBS] = {0},
+        seen_names[GRAMMAR_N_NAMES] = {0};
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -2412,14 +1974,14 @@ static void test_grammar_lexicon_matches_tables(void **state)
     }
     free(line);
     fclose(fp);
-    for (int i = 0; i < N_NOUNS; i++)
-        bad += !seen_nouns[i] && print_error_missing("noun", NOUNS[i].en_sg);
-    for (int i = 0; i < N_ADJECTIVES; i++)
-        bad += !seen_adj[i] && print_error_missing("adjective", ADJECTIVES[i].en);
-    for (int i = 0; i < N_VERBS; i++)
-        bad += !seen_verbs[i] && print_error_missing("verb", VERBS[i].en);
-    for (int i = 0; i < N_NAMES; i++)
-        bad += !seen_names[i] && print_error_missing("name", NAMES[i]);
+    for (int i = 0; i < GRAMMAR_N_NOUNS; i++)
+        bad += !seen_nouns[i] && print_error_missing("noun", GRAMMAR_NOUNS[i].en_sg);
+    for (int i = 0; i < GRAMMAR_N_ADJECTIVES; i++)
+        bad += !seen_adj[i] && print_error_missing("adjective", GRAMMAR_ADJECTIVES[i].en);
+    for (int i = 0; i < GRAMMAR_N_VERBS; i++)
+        bad += !seen_verbs[i] && print_error_missing("verb", GRAMMAR_VERBS[i].en);
+    for (int i = 0; i < GRAMMAR_N_NAMES; i++)
+        bad += !seen_names[i] && print_error_missing("name", GRAMMAR_NAMES[i]);
     assert_int_equal(bad, 0);
 }
 
@@ -2446,7 +2008,8 @@ typedef struct {
 } FileStats;
 
 /* Checks one line (its LF removed); 0 if good, else -1 with why. */
-static int check_line(char *line, const DataFile *df, FileStats *st, char *why)
+static int check_line(const Tables *tb, char *line, const DataFile *df, FileStats *st,
+                      char *why)
 {
     if (strchr(line, '\r') != NULL)
         return FAIL(why, "the line contains a CR");
@@ -2456,7 +2019,8 @@ static int check_line(char *line, const DataFile *df, FileStats *st, char *why)
         return FAIL(why, "%d TAB-separated fields, want %d", n, 2 + df->construction);
     Sentence s;
     int ambiguous;
-    if (grammar_check_pair_ex(f[0], f[1], &s, why, &ambiguous) != 0)
+    if (grammar_check_pair_ex(tb, f[0], f[1], &s, why, &ambiguous) != 0 ||
+        check_tokens(f[0], why) != 0)
         return -1;
     if (ambiguous && st->ambiguous++ == 0)
         st->ambiguous_line = st->lines;
@@ -2471,7 +2035,7 @@ static int check_line(char *line, const DataFile *df, FileStats *st, char *why)
 
 /* Checks every stride-th line of df->path, printing the first MAX_REPORTED failures. 0 if
  * the file could be read (whatever its lines hold), -1 if not. */
-static int check_file(const DataFile *df, long stride, FileStats *st)
+static int check_file(const Tables *tb, const DataFile *df, long stride, FileStats *st)
 {
     memset(st, 0, sizeof *st);
     FILE *fp = fopen(df->path, "r");
@@ -2497,7 +2061,7 @@ static int check_file(const DataFile *df, long stride, FileStats *st)
             if ((st->lines - 1) % stride != 0)
                 continue;
             st->checked++;
-            rc = check_line(line, df, st, why);
+            rc = check_line(tb, line, df, st, why);
             if (rc != 0) /* split_tabs cut the line; put the TABs back for the message */
                 for (ssize_t i = 0; i < len - 1; i++)
                     line[i] = line[i] == '\0' ? '\t' : line[i];
@@ -2519,7 +2083,7 @@ static int check_file(const DataFile *df, long stride, FileStats *st)
  * each 100 times; the files have the default sizes; train.tsv starts with the example. */
 static void test_grammar_data_files(void **state)
 {
-    (void)state;
+    const Tables *tb = *state;
     static const DataFile FILES[] = {
         {"data/train.tsv", 150000, 0}, {"data/valid.tsv", 1000, 0}, {"data/test.tsv", 1800, 1}};
     long stride = data_stride();
@@ -2527,7 +2091,7 @@ static void test_grammar_data_files(void **state)
     for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++) {
         const DataFile *df = &FILES[i];
         FileStats st;
-        if (check_file(df, stride, &st) != 0) {
+        if (check_file(tb, df, stride, &st) != 0) {
             unreadable = 1;
             continue;
         }
@@ -2563,6 +2127,23 @@ static void test_grammar_data_files(void **state)
         fail_msg("the corpus does not follow docs/corpus.md (see above)");
 }
 
+/* The group's state: the word forms (Tables), built once for every test. */
+static int tables_setup(void **state)
+{
+    Tables *tb = malloc(sizeof *tb);
+    if (tb == NULL)
+        return -1;
+    tables_build(tb);
+    *state = tb;
+    return 0;
+}
+
+static int tables_teardown(void **state)
+{
+    free(*state);
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2572,8 +2153,12 @@ int main(void)
         cmocka_unit_test(test_grammar_checks_construction_names),
         cmocka_unit_test(test_grammar_rejects_every_german_one_word_change),
         cmocka_unit_test(test_grammar_rejects_every_english_one_word_change),
+        cmocka_unit_test(test_grammar_check_refuses_outside_the_grammar),
+        cmocka_unit_test(test_grammar_check_accepts_typing_variants),
+        cmocka_unit_test(test_grammar_check_arguments),
         cmocka_unit_test(test_grammar_lexicon_matches_tables),
+        cmocka_unit_test(test_grammar_lexicon_checksum),
         cmocka_unit_test(test_grammar_data_files),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, tables_setup, tables_teardown);
 }

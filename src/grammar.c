@@ -1,0 +1,1062 @@
+/*
+ * grammar.c — the English side of the corpus grammar: word tables and a recursive-descent
+ * parser of docs/corpus.md's English, over TOK_SRC tokens (grammar.h says why it is kept
+ * apart from the generator, src/corpus.c).
+ *
+ * A sentence is read in two steps. The lexer looks every token up once (which noun,
+ * adjective, verb or name it is), folds each comma into the word before it and takes the
+ * final punctuation mark off; it refuses words the grammar does not have, marks it does
+ * not have, a possessive 's and over-long sentences. The parser then follows the spec:
+ * the mood from the first word (be → question, do → question or negated command, a verb
+ * → command, else a statement of up to three clauses joined by "and"), then subjects,
+ * verbs, objects, predicates and adjuncts, checking agreement, a/an, this/these, mass
+ * and count nouns, and where "not", "no", "very" and commas may stand.
+ *
+ * "and" after an object may join a second noun phrase or start the next clause; the
+ * parser takes one choice per reading (grammar_parse's reading bits), and grammar_check
+ * tries the readings in turn. A failed reading records where it stopped; of several, the
+ * one that read farthest is the most useful to report (it got past everything the
+ * others stumbled on).
+ */
+#include "grammar.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "status.h"
+#include "tokenizer.h"
+
+/* ---------------------------------------------------------------------------------------
+ * Word tables, typed from data/lexicon.tsv (test_grammar_lexicon_matches_tables holds
+ * them to it).
+ * ------------------------------------------------------------------------------------- */
+
+/* FNV-1a 64 of data/lexicon.tsv as the tables were typed from it. */
+#define LEXICON_FNV1A64 UINT64_C(0xb758f9487cc0aaa5)
+
+const GrammarNoun GRAMMAR_NOUNS[] = {
+    {"example", "examples", "Beispiel", "Beispiele", "Beispielen", GRAMMAR_NEUT, 0},
+    {"house", "houses", "Haus", "Häuser", "Häusern", GRAMMAR_NEUT, 0},
+    {"dog", "dogs", "Hund", "Hunde", "Hunden", GRAMMAR_MASC, 0},
+    {"cat", "cats", "Katze", "Katzen", "Katzen", GRAMMAR_FEM, 0},
+    {"book", "books", "Buch", "Bücher", "Büchern", GRAMMAR_NEUT, 0},
+    {"man", "men", "Mann", "Männer", "Männern", GRAMMAR_MASC, 1},
+    {"woman", "women", "Frau", "Frauen", "Frauen", GRAMMAR_FEM, 1},
+    {"child", "children", "Kind", "Kinder", "Kindern", GRAMMAR_NEUT, 0},
+    {"girl", "girls", "Mädchen", "Mädchen", "Mädchen", GRAMMAR_NEUT, 0},
+    {"car", "cars", "Auto", "Autos", "Autos", GRAMMAR_NEUT, 0},
+    {"apple", "apples", "Apfel", "Äpfel", "Äpfeln", GRAMMAR_MASC, 0},
+    {"table", "tables", "Tisch", "Tische", "Tischen", GRAMMAR_MASC, 0},
+    {"teacher", "teachers", "Lehrer", "Lehrer", "Lehrern", GRAMMAR_MASC, 0},
+    {"city", "cities", "Stadt", "Städte", "Städten", GRAMMAR_FEM, 0},
+    {"tree", "trees", "Baum", "Bäume", "Bäumen", GRAMMAR_MASC, 0},
+    {"letter", "letters", "Brief", "Briefe", "Briefen", GRAMMAR_MASC, 0},
+    {"garden", "gardens", "Garten", "Gärten", "Gärten", GRAMMAR_MASC, 0},
+    {"school", "schools", "Schule", "Schulen", "Schulen", GRAMMAR_FEM, 0},
+    {"bread", NULL, "Brot", NULL, NULL, GRAMMAR_NEUT, 0},
+    {"friend", "friends", "Freund", "Freunde", "Freunden", GRAMMAR_MASC, 0},
+    {"street", "streets", "Straße", "Straßen", "Straßen", GRAMMAR_FEM, 0},
+    {"door", "doors", "Tür", "Türen", "Türen", GRAMMAR_FEM, 0},
+};
+_Static_assert(sizeof GRAMMAR_NOUNS / sizeof GRAMMAR_NOUNS[0] == GRAMMAR_N_NOUNS,
+               "GRAMMAR_N_NOUNS");
+
+const GrammarAdjective GRAMMAR_ADJECTIVES[] = {
+    {"big", "groß", {"small", NULL}},  {"small", "klein", {"big", NULL}},
+    {"old", "alt", {"new", "young"}},  {"new", "neu", {"old", NULL}},
+    {"good", "gut", {NULL, NULL}},     {"red", "rot", {NULL, NULL}},
+    {"beautiful", "schön", {NULL, NULL}}, {"young", "jung", {"old", NULL}},
+};
+_Static_assert(sizeof GRAMMAR_ADJECTIVES / sizeof GRAMMAR_ADJECTIVES[0] ==
+               GRAMMAR_N_ADJECTIVES, "GRAMMAR_N_ADJECTIVES");
+
+const GrammarVerb GRAMMAR_VERBS[] = {
+    {"see", "sees", {"sehe", "siehst", "sieht", "sehen", "sehen"}, "sieh"},
+    {"have", "has", {"habe", "hast", "hat", "haben", "haben"}, NULL},
+    {"read", "reads", {"lese", "liest", "liest", "lesen", "lesen"}, "lies"},
+    {"write", "writes", {"schreibe", "schreibst", "schreibt", "schreiben", "schreiben"},
+     "schreib"},
+    {"buy", "buys", {"kaufe", "kaufst", "kauft", "kaufen", "kaufen"}, "kauf"},
+    {"eat", "eats", {"esse", "isst", "isst", "essen", "essen"}, "iss"},
+    {"find", "finds", {"finde", "findest", "findet", "finden", "finden"}, "finde"},
+    {"need", "needs", {"brauche", "brauchst", "braucht", "brauchen", "brauchen"}, NULL},
+    {"love", "loves", {"liebe", "liebst", "liebt", "lieben", "lieben"}, NULL},
+};
+_Static_assert(sizeof GRAMMAR_VERBS / sizeof GRAMMAR_VERBS[0] == GRAMMAR_N_VERBS,
+               "GRAMMAR_N_VERBS");
+
+const char *const GRAMMAR_NAMES[] = {
+    "Anna", "Bob",    "Maria",  "Peter", "Lisa",  "Tom",    "Emma",    "Paul",
+    "Laura", "Max",   "Sarah",  "David", "Julia", "Daniel", "Sophie",  "Thomas",
+    "Lena", "Michael", "Clara", "Felix", "Nina",  "Jonas",  "Eva",     "Lukas",
+    "Mia",  "Leon",   "Hannah", "Ben",   "Lea",   "Jan",    "Sara",    "Simon",
+};
+_Static_assert(sizeof GRAMMAR_NAMES / sizeof GRAMMAR_NAMES[0] == GRAMMAR_N_NAMES,
+               "GRAMMAR_N_NAMES");
+
+const GrammarPronoun GRAMMAR_PRONOUNS[] = {
+    {"i", "me", "me", "ich", "mich", "mir", GRAMMAR_1SG},
+    {"you", "you", "you", "du", "dich", "dir", GRAMMAR_2SG},
+    {"he", "him", "him", "er", "ihn", "ihm", GRAMMAR_3SG},
+    {"she", "her", "her", "sie", "sie", "ihr", GRAMMAR_3SG},
+    {"it", "it", NULL, "es", "es", NULL, GRAMMAR_3SG},
+    {"we", "us", "us", "wir", "uns", "uns", GRAMMAR_1PL},
+    {"they", "them", "them", "sie", "sie", "ihnen", GRAMMAR_3PL},
+};
+_Static_assert(sizeof GRAMMAR_PRONOUNS / sizeof GRAMMAR_PRONOUNS[0] == GRAMMAR_N_PRONOUNS,
+               "GRAMMAR_N_PRONOUNS");
+
+const char *const GRAMMAR_BE[GRAMMAR_PERSONS] = {"am", "are", "is", "are", "are"};
+static const char *const DO_FORMS[GRAMMAR_PERSONS] = {"do", "do", "does", "do", "do"};
+
+const char *const GRAMMAR_DET_EN[GRAMMAR_DETS] = {"", "the", "this", "a", "no", "my",
+                                                  "your", "his", "her", "our", "their"};
+
+/* The closed-class words that are not pronouns or determiners. */
+static const char *const FUNCTION_WORDS[] = {"these", "an", "very", "and", "not", "do",
+                                             "does", "am", "is", "are", "with", "in"};
+
+static const char *const PERSON_NAMES[GRAMMAR_PERSONS] = {
+    "1st person singular", "2nd person singular", "3rd person singular",
+    "1st person plural", "3rd person plural"};
+
+uint64_t grammar_lexicon_fnv1a64(void)
+{
+    return LEXICON_FNV1A64;
+}
+
+static int streq(const char *a, const char *b)
+{
+    return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+int grammar_find_noun(const char *token, int *plural)
+{
+    for (int i = 0; i < GRAMMAR_N_NOUNS; i++) {
+        if (streq(token, GRAMMAR_NOUNS[i].en_sg) || streq(token, GRAMMAR_NOUNS[i].en_pl)) {
+            *plural = !streq(token, GRAMMAR_NOUNS[i].en_sg);
+            return i;
+        }
+    }
+    return -1;
+}
+
+int grammar_find_adjective(const char *token)
+{
+    for (int i = 0; i < GRAMMAR_N_ADJECTIVES; i++)
+        if (streq(token, GRAMMAR_ADJECTIVES[i].en))
+            return i;
+    return -1;
+}
+
+int grammar_find_verb(const char *token, int *third)
+{
+    for (int i = 0; i < GRAMMAR_N_VERBS; i++) {
+        if (streq(token, GRAMMAR_VERBS[i].en) || streq(token, GRAMMAR_VERBS[i].en_3sg)) {
+            *third = streq(token, GRAMMAR_VERBS[i].en_3sg);
+            return i;
+        }
+    }
+    return -1;
+}
+
+int grammar_find_name(const char *token)
+{
+    for (int i = 0; i < GRAMMAR_N_NAMES; i++)
+        if (token != NULL && strcasecmp(token, GRAMMAR_NAMES[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* 1 when w is a pronoun form, a determiner or another closed-class word. */
+static int is_closed_word(const char *w)
+{
+    for (int i = 0; i < GRAMMAR_N_PRONOUNS; i++)
+        if (streq(w, GRAMMAR_PRONOUNS[i].subj) || streq(w, GRAMMAR_PRONOUNS[i].obj))
+            return 1;
+    for (int d = GRAMMAR_DET_THE; d < GRAMMAR_DETS; d++)
+        if (streq(w, GRAMMAR_DET_EN[d]))
+            return 1;
+    for (size_t i = 0; i < sizeof FUNCTION_WORDS / sizeof FUNCTION_WORDS[0]; i++)
+        if (streq(w, FUNCTION_WORDS[i]))
+            return 1;
+    return 0;
+}
+
+int grammar_is_word(const char *token)
+{
+    int unused;
+    return token != NULL &&
+           (is_closed_word(token) || grammar_find_noun(token, &unused) >= 0 ||
+            grammar_find_adjective(token) >= 0 || grammar_find_verb(token, &unused) >= 0 ||
+            grammar_find_name(token) >= 0);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The lexer: every word looked up once, commas and the final mark taken off.
+ * ------------------------------------------------------------------------------------- */
+
+/* Word tokens one sentence may have: 30 written words, each of which may be a contraction
+ * the tokenizer expanded into two. Beyond that, a sentence is too long anyway. */
+enum { MAX_TOKS = 2 * GRAMMAR_MAX_WORDS };
+
+typedef struct {
+    const char *w;   /* the token */
+    int src;         /* its index in the caller's tokens */
+    int comma;       /* the index of a comma token right after it, or -1 */
+    int written_not; /* GRAMMAR_TOKEN_WRITTEN_NOT */
+    int is_name;     /* 1: a name (of the lexicon, or flagged) */
+    int name;        /* the name's index, or GRAMMAR_NAME_OTHER */
+    int noun, plural; /* noun index or -1; 1 for its plural form */
+    int adj;          /* adjective index or -1 */
+    int verb, third;  /* verb index or -1; 1 for the 3rd person singular form */
+} Tok;
+
+typedef struct {
+    Tok tok[MAX_TOKS];
+    int n;         /* word tokens */
+    int ntokens;   /* the caller's tokens, commas and the final mark included */
+    char punct;    /* the final '.', '?', '!' or 0 */
+    int punct_src; /* its index in the caller's tokens, or -1 */
+} Lexed;
+
+/* The token past the last word: no word at all. */
+static const Tok END_TOK = {"", -1, -1, 0, 0, GRAMMAR_NAME_OTHER, -1, 0, -1, -1, 0};
+
+/* Fills v as a failure over the caller's tokens [from, to); is -1. */
+static int verdict_fail(GrammarVerdict *v, int from, int to, int reached, const char *fmt,
+                        ...)
+{
+    v->in_grammar = 0;
+    v->from = from;
+    v->to = to > from ? to : from + 1;
+    v->reached = reached;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->reason, sizeof v->reason, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* 1 when token ends in a possessive 's (' or ’) after at least one letter; *stem_len is
+ * the length before it. */
+static int has_possessive_s(const char *token, size_t *stem_len)
+{
+    size_t n = strlen(token);
+    if (n >= 3 && strcmp(token + n - 2, "'s") == 0) {
+        *stem_len = n - 2;
+        return 1;
+    }
+    if (n >= 5 && strcmp(token + n - 4, "\xE2\x80\x99s") == 0) {
+        *stem_len = n - 4;
+        return 1;
+    }
+    return 0;
+}
+
+/* Why token i, which is no word of the grammar, is refused. */
+static int lex_refuse(const char *const *tokens, int i, int flagged, int words_before, int n,
+                      GrammarVerdict *v)
+{
+    const char *w = tokens[i];
+    size_t stem_len;
+    if (has_possessive_s(w, &stem_len)) {
+        char stem[64];
+        int unused;
+        snprintf(stem, sizeof stem, "%.*s", (int)stem_len, w);
+        if (flagged || grammar_find_name(stem) >= 0 || grammar_find_noun(stem, &unused) >= 0)
+            return verdict_fail(v, i, i + 1, i, "the grammar has no possessive 's (it says "
+                                "his, her, their …)");
+    }
+    if (tokenizer_is_punctuation(w)) {
+        if (strchr(".?!", w[0]) != NULL && w[1] == '\0') {
+            if (!words_before)
+                return verdict_fail(v, i, i + 1, i, "no words before \"%s\"", w);
+            int j = i + 1;
+            while (j < n && tokens[j][0] != '\0' && strchr(".?!", tokens[j][0]) != NULL &&
+                   tokens[j][1] == '\0')
+                j++;
+            if (j == n)
+                return verdict_fail(v, i + 1, n, i, "one punctuation mark at the end, not "
+                                    "several");
+            return verdict_fail(v, i, i + 1, i, "\"%s\" only at the end: one sentence at a "
+                                "time", w);
+        }
+        return verdict_fail(v, i, i + 1, i, "a punctuation mark the grammar does not have");
+    }
+    return verdict_fail(v, i, i + 1, i, "a word the grammar does not have");
+}
+
+/* The words an English spelling of the tokens needs at least: a contraction the tokenizer
+ * expanded ("do not" ← "don't") may have been one word. */
+static int contractible(const char *a, const char *b)
+{
+    static const char *const PAIRS[][2] = {
+        {"do", "not"}, {"does", "not"}, {"is", "not"}, {"are", "not"}, {"i", "am"},
+        {"you", "are"}, {"he", "is"}, {"she", "is"}, {"it", "is"}, {"we", "are"},
+        {"they", "are"}};
+    for (size_t i = 0; i < sizeof PAIRS / sizeof PAIRS[0]; i++)
+        if (streq(a, PAIRS[i][0]) && streq(b, PAIRS[i][1]))
+            return 1;
+    return 0;
+}
+
+/* Looks every token up; 0, or -1 with v filled. flags: GRAMMAR_TOKEN_* sets, or with
+ * names_only nonzero-is-a-name flags (grammar_check's is_name); NULL for none. */
+static int lex(const char *const *tokens, const unsigned char *flags, int names_only, int n,
+               Lexed *lx, GrammarVerdict *v)
+{
+    lx->n = 0;
+    lx->ntokens = n;
+    lx->punct = 0;
+    lx->punct_src = -1;
+    int words = 0; /* written words at least (contractions joined) */
+    for (int i = 0; i < n; i++) {
+        const char *w = tokens[i];
+        int flag = flags == NULL ? 0 : !names_only ? flags[i]
+                                       : flags[i] != 0 ? GRAMMAR_TOKEN_NAME : 0;
+        if (streq(w, ",")) {
+            Tok *prev = lx->n > 0 ? &lx->tok[lx->n - 1] : NULL;
+            if (prev == NULL || prev->comma >= 0 || (i + 1 < n && streq(tokens[i + 1], ",")))
+                return verdict_fail(v, i, i + 1, i, "a comma only before the \"and\" that "
+                                    "joins two clauses");
+            prev->comma = i;
+            continue;
+        }
+        if (i == n - 1 && lx->n > 0 && (streq(w, ".") || streq(w, "?") || streq(w, "!"))) {
+            lx->punct = w[0];
+            lx->punct_src = i;
+            continue;
+        }
+        int is_punct = tokenizer_is_punctuation(w);
+        int flagged = (flag & GRAMMAR_TOKEN_NAME) != 0 && !is_punct;
+        size_t stem_len;
+        if (!flagged || has_possessive_s(w, &stem_len))
+            if (!grammar_is_word(w))
+                return lex_refuse(tokens, i, flagged, lx->n > 0, n, v);
+        int pairs_up = lx->n > 0 && contractible(lx->tok[lx->n - 1].w, w) &&
+                       (lx->n < 2 || !contractible(lx->tok[lx->n - 2].w, lx->tok[lx->n - 1].w));
+        /* A word that pairs up with the one before (greedily, left to right) adds none. */
+        if (!pairs_up)
+            words++;
+        if (words > GRAMMAR_MAX_WORDS || lx->n == MAX_TOKS)
+            return verdict_fail(v, i, n, i, "longer than the grammar's sentences (at most "
+                                "%d words)", GRAMMAR_MAX_WORDS);
+        Tok *t = &lx->tok[lx->n++];
+        *t = END_TOK;
+        t->w = w;
+        t->src = i;
+        t->written_not = (flag & GRAMMAR_TOKEN_WRITTEN_NOT) != 0;
+        if (flagged) {
+            t->is_name = 1;
+            continue;
+        }
+        t->name = grammar_find_name(w);
+        t->is_name = t->name >= 0;
+        if (t->is_name)
+            continue;
+        t->noun = grammar_find_noun(w, &t->plural);
+        t->adj = grammar_find_adjective(w);
+        t->verb = grammar_find_verb(w, &t->third);
+    }
+    if (n == 0) {
+        verdict_fail(v, 0, 1, 0, "an empty sentence");
+        v->to = 0; /* no token to point at */
+        return -1;
+    }
+    assert(lx->n > 0); /* a mark before any word is refused above */
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The parser.
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum { ROLE_SUBJ, ROLE_OBJ, ROLE_WITH, ROLE_PRED, ROLE_IN } Role;
+
+typedef struct {
+    const Lexed *lx;
+    int p;              /* the cursor: index into lx->tok */
+    GrammarSentence *s;
+    unsigned flip;      /* bit d: take the other reading at coordination choice d */
+    int choices;        /* coordination choices met so far */
+    int failed;         /* 1: fail holds a failure */
+    int fail_reached;   /* fail's cursor, in lx->tok */
+    GrammarVerdict fail; /* the failure that read farthest (the first of equals) */
+} Parser;
+
+static const Tok *tok_at(const Parser *ps, int off)
+{
+    int i = ps->p + off;
+    return i >= 0 && i < ps->lx->n ? &ps->lx->tok[i] : &END_TOK;
+}
+
+static const char *en_at(const Parser *ps, int off)
+{
+    return tok_at(ps, off)->w;
+}
+
+static int en_is(const Parser *ps, const char *w)
+{
+    return streq(en_at(ps, 0), w);
+}
+
+static int en_is_at(const Parser *ps, int off, const char *w)
+{
+    return streq(en_at(ps, off), w);
+}
+
+static int is_be(const char *w)
+{
+    return streq(w, "am") || streq(w, "is") || streq(w, "are");
+}
+
+/* The caller's index of word token i; past the words, the final mark, and past that
+ * the caller's n. */
+static int src_of(const Lexed *lx, int i)
+{
+    if (i < lx->n)
+        return lx->tok[i].src;
+    return i == lx->n && lx->punct_src >= 0 ? lx->punct_src : lx->ntokens;
+}
+
+/* Records a failure over the caller's tokens [from, to), having read up to word token
+ * reached, unless an earlier failure read as far; is -1. */
+static int fail_record(Parser *ps, int reached, int from, int to, const char *fmt, va_list ap)
+{
+    if (ps->failed && ps->fail_reached >= reached)
+        return -1;
+    ps->failed = 1;
+    ps->fail_reached = reached;
+    ps->fail.in_grammar = 0;
+    ps->fail.from = from;
+    ps->fail.to = to > from ? to : from + 1;
+    ps->fail.reached = src_of(ps->lx, reached);
+    vsnprintf(ps->fail.reason, sizeof ps->fail.reason, fmt, ap);
+    return -1;
+}
+
+/* A failure over the word tokens [from, to) at the cursor (a failure at the end: the
+ * final mark, or the last word); is -1. */
+static int fail_words(Parser *ps, int from, int to, const char *fmt, ...)
+{
+    const Lexed *lx = ps->lx;
+    int a, b;
+    if (from >= lx->n) {
+        a = lx->punct_src >= 0 ? lx->punct_src : lx->tok[lx->n - 1].src;
+        b = a + 1;
+    } else {
+        a = lx->tok[from].src;
+        b = to > from ? src_of(lx, to - 1) + 1 : a + 1;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    fail_record(ps, ps->p, a, b, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* A failure of a reading that read all its words (a comma or the final mark out of
+ * place), over the caller's tokens [from, from + 1); is -1. */
+static int fail_after_words(Parser *ps, int from, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_record(ps, ps->lx->n + 1, from, from + 1, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* "expected WHAT here" at the cursor, or "at the end". */
+static int fail_want(Parser *ps, const char *what)
+{
+    if (ps->p >= ps->lx->n)
+        return fail_words(ps, ps->p, ps->p + 1, "expected %s at the end", what);
+    return fail_words(ps, ps->p, ps->p + 1, "expected %s here", what);
+}
+
+/* 1 when the word at the cursor + off is a verb form (a lexical verb, be or do). */
+static int en_is_verbish(const Parser *ps, int off)
+{
+    const char *w = en_at(ps, off);
+    return tok_at(ps, off)->verb >= 0 || is_be(w) || streq(w, "do") || streq(w, "does");
+}
+
+/* 1 when the word at the cursor + off can start `[very] adjective noun` / a noun. */
+static int en_starts_nominal(const Parser *ps, int off)
+{
+    const Tok *t = tok_at(ps, off);
+    return streq(t->w, "very") || t->adj >= 0 || t->noun >= 0;
+}
+
+static int is_vowel_letter(char c)
+{
+    return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
+}
+
+/* The determiner w is, or -1; *plural_only is 1 for "these". */
+static int find_det(const char *w, int *plural_only)
+{
+    *plural_only = streq(w, "these");
+    if (*plural_only)
+        return GRAMMAR_DET_THIS;
+    if (streq(w, "an"))
+        return GRAMMAR_DET_A;
+    for (int d = GRAMMAR_DET_THE; d < GRAMMAR_DETS; d++)
+        if (streq(w, GRAMMAR_DET_EN[d]))
+            return d;
+    return -1;
+}
+
+/* Why no noun is at the cursor of a noun phrase that began at start (a determiner,
+ * "very" or an adjective read when the cursor is past start). */
+static int np_missing(Parser *ps, Role role, const GrammarNp *np, int start)
+{
+    const Tok *t = tok_at(ps, 0);
+    int plural_only;
+    if (streq(t->w, "not") && ps->p > start) {
+        int end = ps->p + 1;
+        while (end < ps->lx->n && (streq(ps->lx->tok[end].w, "very") || ps->lx->tok[end].adj >= 0))
+            end++;
+        return fail_words(ps, ps->p, end, "\"not\" inside a noun phrase");
+    }
+    if (t->adj >= 0 && np->adj >= 0)
+        return fail_words(ps, ps->p, ps->p + 1, "two adjectives before a noun");
+    if (find_det(t->w, &plural_only) >= 0 && ps->p > start)
+        return fail_words(ps, ps->p, ps->p + 1, "two determiners before a noun");
+    if ((streq(t->w, "in") || streq(t->w, "with")) && role == ROLE_SUBJ && ps->p == start)
+        return fail_words(ps, ps->p, ps->p + 1, "the grammar puts \"%s …\" after the verb "
+                          "and its object, not first", t->w);
+    return fail_want(ps, ps->p > start ? "a noun" : "a noun phrase");
+}
+
+/* Parses one noun phrase in role: `determiner [[very] adjective] noun`, a pronoun, a
+ * name or object "this"; checks a/an, this/these, mass and count nouns. */
+static int en_np(Parser *ps, Role role, GrammarNp *np)
+{
+    memset(np, 0, sizeof *np);
+    np->adj = -1;
+    const Tok *t = tok_at(ps, 0);
+    if (t->is_name) {
+        np->kind = GRAMMAR_NP_NAME;
+        np->index = t->name;
+        ps->p++;
+        return 0;
+    }
+    for (int i = 0; i < GRAMMAR_N_PRONOUNS; i++) {
+        const GrammarPronoun *pr = &GRAMMAR_PRONOUNS[i];
+        const char *form = role == ROLE_SUBJ   ? pr->subj
+                           : role == ROLE_OBJ  ? pr->obj
+                           : role == ROLE_WITH ? pr->with
+                                               : NULL;
+        /* "her" before a noun is the possessive. */
+        if (streq(t->w, form) && !(streq(t->w, "her") && en_starts_nominal(ps, 1))) {
+            np->kind = GRAMMAR_NP_PRONOUN;
+            np->index = i;
+            np->plural = pr->person >= GRAMMAR_1PL;
+            ps->p++;
+            return 0;
+        }
+    }
+    if (role == ROLE_OBJ && (streq(t->w, "this") || streq(t->w, "these")) &&
+        !en_starts_nominal(ps, 1)) {
+        np->kind = GRAMMAR_NP_THIS;
+        np->plural = streq(t->w, "these");
+        ps->p++;
+        return 0;
+    }
+    int plural_only = 0, d = find_det(t->w, &plural_only);
+    int start = ps->p, det_at = ps->p;
+    np->kind = GRAMMAR_NP_NOUN;
+    np->det = d < 0 ? GRAMMAR_DET_NONE : (GrammarDet)d;
+    if (d >= 0)
+        ps->p++;
+    if (en_is(ps, "very")) {
+        np->very = 1;
+        ps->p++;
+        if (tok_at(ps, 0)->adj < 0) {
+            if (en_is(ps, "very"))
+                return fail_words(ps, ps->p, ps->p + 1, "\"very\" twice");
+            return fail_words(ps, ps->p - 1, ps->p, "\"very\" only before an adjective");
+        }
+    }
+    np->adj = tok_at(ps, 0)->adj;
+    int adj_at = ps->p;
+    if (np->adj >= 0)
+        ps->p++;
+    np->noun = tok_at(ps, 0)->noun;
+    np->plural = tok_at(ps, 0)->plural;
+    if (np->noun < 0)
+        return np_missing(ps, role, np, start);
+    const GrammarNoun *n = &GRAMMAR_NOUNS[np->noun];
+    const Lexed *lx = ps->lx;
+    if (np->det == GRAMMAR_DET_A) {
+        int first = np->very ? adj_at - 1 : np->adj >= 0 ? adj_at : ps->p;
+        int an = is_vowel_letter(lx->tok[first].w[0]);
+        if (streq(lx->tok[det_at].w, an ? "a" : "an")) {
+            ps->p = det_at;
+            return fail_words(ps, det_at, det_at + 1, "\"%s\" before \"%s\": want \"%s\"",
+                              an ? "a" : "an", lx->tok[first].w, an ? "an" : "a");
+        }
+        if (np->plural || n->en_pl == NULL)
+            return fail_words(ps, det_at, ps->p + 1, "no \"a\" before a %s",
+                              np->plural ? "plural" : "mass noun");
+    }
+    if (np->det == GRAMMAR_DET_THIS && np->plural != plural_only)
+        return fail_words(ps, det_at, ps->p + 1, "\"%s\" with a %s noun",
+                          plural_only ? "these" : "this", np->plural ? "plural" : "singular");
+    if (np->det == GRAMMAR_DET_NONE && !np->plural && n->en_pl != NULL)
+        return fail_words(ps, start, ps->p + 1, "a singular count noun needs a determiner "
+                          "(a, the, my …)");
+    if (np->det >= GRAMMAR_DET_MY && n->nopossessive)
+        return fail_words(ps, det_at, ps->p + 1, "no possessive before \"%s\" in this grammar",
+                          n->en_sg);
+    ps->p++;
+    return 0;
+}
+
+/* Parses a noun phrase or two joined by "and". A subject takes "and NP" always; after a
+ * verb "and NP" is a choice: coordination, or the start of the next clause. The first
+ * reading tried is coordination unless a verb follows; ps->flip turns choices over, so
+ * that every reading can be tried. */
+static int en_np_list(Parser *ps, Role role, GrammarNpList *l)
+{
+    l->n = 1;
+    if (en_np(ps, role, &l->np[0]) != 0)
+        return -1;
+    if (!en_is(ps, "and") || tok_at(ps, -1)->comma >= 0)
+        return 0;
+    int save = ps->p;
+    ps->p++;
+    GrammarNp second;
+    int take = 0;
+    if (en_np(ps, role, &second) == 0) {
+        take = role == ROLE_SUBJ || !en_is_verbish(ps, 0);
+        if (role != ROLE_SUBJ && ps->choices < 31 && ((ps->flip >> ps->choices++) & 1u))
+            take = !take;
+    }
+    if (take) {
+        l->np[1] = second;
+        l->n = 2;
+        return 0;
+    }
+    ps->p = save;
+    return 0;
+}
+
+/* The person of a subject: coordinated and plural subjects are 3rd plural. */
+static GrammarPerson subject_person(const GrammarNpList *l)
+{
+    if (l->n == 2)
+        return GRAMMAR_3PL;
+    const GrammarNp *np = &l->np[0];
+    if (np->kind == GRAMMAR_NP_PRONOUN)
+        return GRAMMAR_PRONOUNS[np->index].person;
+    return np->plural ? GRAMMAR_3PL : GRAMMAR_3SG;
+}
+
+/* Checks that the word at the cursor is forms[person]; advances. */
+static int en_agree(Parser *ps, const char *const forms[GRAMMAR_PERSONS], GrammarPerson person,
+                    const char *what)
+{
+    if (!en_is(ps, forms[person]))
+        return fail_words(ps, ps->p, ps->p + 1, "%s does not agree with the %s subject: want "
+                          "\"%s\"", what, PERSON_NAMES[person], forms[person]);
+    ps->p++;
+    return 0;
+}
+
+/* "not" at the cursor: sets *neg, refusing a second one. */
+static int en_not(Parser *ps, int *neg)
+{
+    if (!en_is(ps, "not"))
+        return 0;
+    if (*neg)
+        return fail_words(ps, ps->p, ps->p + 1, "a second \"not\"");
+    *neg = 1;
+    ps->p++;
+    return 0;
+}
+
+/* The predicate adjectives: [very] ADJ [and [not] [very] ADJ2]. */
+static int en_adj_predicate(Parser *ps, GrammarClause *c)
+{
+    c->type = GRAMMAR_CL_ADJ;
+    c->adj_not[0] = c->neg;
+    for (;;) {
+        int i = c->nadj;
+        if (i > 0 && en_not(ps, &c->adj_not[i]) != 0)
+            return -1;
+        if (en_is(ps, "very")) {
+            c->adj_very[i] = 1;
+            ps->p++;
+        }
+        c->adj[i] = tok_at(ps, 0)->adj;
+        if (c->adj[i] < 0) {
+            if (c->adj_very[i] && en_is(ps, "very"))
+                return fail_words(ps, ps->p, ps->p + 1, "\"very\" twice");
+            return fail_want(ps, "an adjective");
+        }
+        if (i > 0) {
+            const GrammarAdjective *a = &GRAMMAR_ADJECTIVES[c->adj[0]];
+            const char *second = GRAMMAR_ADJECTIVES[c->adj[1]].en;
+            if (c->adj[1] == c->adj[0] || streq(second, a->opp[0]) || streq(second, a->opp[1]))
+                return fail_words(ps, ps->p, ps->p + 1, "the second adjective repeats or "
+                                  "opposes \"%s\"", a->en);
+        }
+        ps->p++;
+        c->nadj++;
+        if (c->nadj == 2 || !en_is(ps, "and") || tok_at(ps, -1)->comma >= 0)
+            return 0;
+        /* "and [not] [very] ADJ" not followed by a noun goes on the predicate. */
+        int k = 1 + en_is_at(ps, 1, "not");
+        k += en_is_at(ps, k, "very");
+        if (tok_at(ps, k)->adj < 0 || tok_at(ps, k + 1)->noun >= 0)
+            return 0;
+        ps->p++;
+    }
+}
+
+/* After "be" (and its subject): [not] ADJ-predicate | [not] NP | [not] in NP. */
+static int en_be_rest(Parser *ps, GrammarClause *c, int this_subject)
+{
+    if (en_not(ps, &c->neg) != 0)
+        return -1;
+    int plural = c->subj.n == 2 || c->subj.np[0].plural;
+    if (en_is(ps, "in") && !this_subject) {
+        ps->p++;
+        c->type = GRAMMAR_CL_LOCATION;
+        c->obj.n = 1;
+        return en_np(ps, ROLE_IN, &c->obj.np[0]);
+    }
+    /* [very] ADJ not followed by a noun is the predicate adjective; "big dogs" a noun. */
+    int k = en_is(ps, "very");
+    if (tok_at(ps, k)->adj >= 0 && tok_at(ps, k + 1)->noun < 0)
+        return en_adj_predicate(ps, c);
+    if (k && en_is_at(ps, 1, "very"))
+        return fail_words(ps, ps->p + 1, ps->p + 2, "\"very\" twice");
+    c->type = GRAMMAR_CL_NOUN;
+    int at = ps->p;
+    if (en_np_list(ps, ROLE_PRED, &c->obj) != 0)
+        return -1;
+    int pred_plural = c->obj.n == 2 || c->obj.np[0].plural;
+    if (pred_plural != plural)
+        return fail_words(ps, at, ps->p, "the predicate noun must be %s like the subject",
+                          plural ? "plural" : "singular");
+    if (c->neg && c->obj.n == 2)
+        return fail_words(ps, at, ps->p, "a negated predicate has one noun phrase");
+    return 0;
+}
+
+/* Verb [and verb] OBJECT [adjunct]. person: the subject's, or -1 in an imperative;
+ * base: 1 after do-support and in imperatives (the verb takes no -s). */
+static int en_transitive(Parser *ps, GrammarClause *c, int person, int base)
+{
+    c->type = GRAMMAR_CL_TRANSITIVE;
+    for (;;) {
+        const Tok *t = tok_at(ps, 0);
+        int v = t->verb;
+        if (v < 0)
+            return fail_want(ps, "a verb");
+        int want_third = person == GRAMMAR_3SG && !base;
+        if (t->third != want_third)
+            return fail_words(ps, ps->p, ps->p + 1, "verb does not agree with the %s: want "
+                              "\"%s\"", person < 0 ? "imperative" : base ? "do-support"
+                              : PERSON_NAMES[person], want_third ? GRAMMAR_VERBS[v].en_3sg
+                              : GRAMMAR_VERBS[v].en);
+        if (person < 0 && GRAMMAR_VERBS[v].imperative == NULL)
+            return fail_words(ps, ps->p, ps->p + 1, "\"%s\" has no imperative in this grammar",
+                              GRAMMAR_VERBS[v].en);
+        if (c->nverbs == 1 && v == c->verb[0])
+            return fail_words(ps, ps->p, ps->p + 1, "the same verb twice");
+        c->verb[c->nverbs++] = v;
+        ps->p++;
+        if (c->nverbs == 2 || !en_is(ps, "and") || c->neg ||
+            ps->s->mood == GRAMMAR_DO_QUESTION)
+            break;
+        if (tok_at(ps, 1)->verb < 0)
+            break;
+        ps->p++;
+    }
+    int at = ps->p;
+    if (en_np_list(ps, ROLE_OBJ, &c->obj) != 0)
+        return -1;
+    for (int i = 0; i < c->obj.n; i++)
+        if (c->obj.np[i].kind == GRAMMAR_NP_NOUN && c->obj.np[i].det == GRAMMAR_DET_NO &&
+            c->neg)
+            return fail_words(ps, at, ps->p, "\"no\" only in clauses without \"not\"");
+    if (c->neg && c->obj.n == 2)
+        return fail_words(ps, at, ps->p, "a negated clause has one object");
+    if (en_is(ps, "with") || en_is(ps, "in")) {
+        if (c->neg)
+            return fail_words(ps, ps->p, ps->p + 1, "a negated clause takes no \"with\" or "
+                              "\"in\" phrase");
+        c->adjunct = en_is(ps, "with") ? GRAMMAR_ADJUNCT_WITH : GRAMMAR_ADJUNCT_IN;
+        ps->p++;
+        at = ps->p;
+        if (en_np_list(ps, c->adjunct == GRAMMAR_ADJUNCT_WITH ? ROLE_WITH : ROLE_IN,
+                       &c->adjunct_np) != 0)
+            return -1;
+        if (c->adjunct == GRAMMAR_ADJUNCT_IN && c->adjunct_np.n == 2)
+            return fail_words(ps, at, ps->p, "one place after \"in\"");
+    }
+    return 0;
+}
+
+/* One clause in statement order. */
+static int en_clause(Parser *ps, GrammarClause *c)
+{
+    memset(c, 0, sizeof *c);
+    int this_sg = en_is(ps, "this"), these = en_is(ps, "these");
+    if ((this_sg || these) && is_be(en_at(ps, 1))) {
+        c->subj.n = 1;
+        c->subj.np[0].kind = GRAMMAR_NP_THIS;
+        c->subj.np[0].plural = these;
+        c->person = these ? GRAMMAR_3PL : GRAMMAR_3SG;
+        ps->p++;
+        if (en_agree(ps, GRAMMAR_BE, c->person, "\"be\"") != 0)
+            return -1;
+        return en_be_rest(ps, c, 1);
+    }
+    if (en_np_list(ps, ROLE_SUBJ, &c->subj) != 0)
+        return -1;
+    c->person = subject_person(&c->subj);
+    if (is_be(en_at(ps, 0))) {
+        if (en_agree(ps, GRAMMAR_BE, c->person, "\"be\"") != 0)
+            return -1;
+        return en_be_rest(ps, c, 0);
+    }
+    if (en_is(ps, "do") || en_is(ps, "does")) {
+        if (en_agree(ps, DO_FORMS, c->person, "\"do\"") != 0)
+            return -1;
+        if (!en_is(ps, "not"))
+            return fail_words(ps, ps->p, ps->p + 1, "expected \"not\" after \"%s\"",
+                              en_at(ps, -1));
+        ps->p++;
+        c->neg = 1;
+    }
+    return en_transitive(ps, c, (int)c->person, c->neg);
+}
+
+/* "not" right after the be or do that opens a question: the corpus writes it only as
+ * "n't" (Isn't the dog big?); the tokens say so only when the caller flagged it. */
+static int en_question_not(Parser *ps, GrammarClause *c)
+{
+    if (!en_is(ps, "not"))
+        return 0;
+    if (tok_at(ps, 0)->written_not)
+        return fail_words(ps, ps->p, ps->p + 1, "\"not\" before the subject only as \"n't\"");
+    c->neg = 1;
+    ps->p++;
+    return 0;
+}
+
+/* The rest of a be-question after its subject: agreement with the "be" at be_at, then
+ * the predicate. */
+static int be_question_rest(Parser *ps, GrammarClause *c, int be_at, int this_subject)
+{
+    int after = ps->p;
+    ps->p = be_at;
+    if (en_agree(ps, GRAMMAR_BE, c->person, "\"be\"") != 0)
+        return -1;
+    ps->p = after;
+    return en_be_rest(ps, c, this_subject);
+}
+
+/* Is/Are/Am [n't] SUBJ [not] PREDICATE */
+static int en_be_question(Parser *ps, GrammarClause *c)
+{
+    memset(c, 0, sizeof *c);
+    int be_at = ps->p++;
+    if (en_question_not(ps, c) != 0)
+        return -1;
+    if ((en_is(ps, "this") || en_is(ps, "these")) && en_starts_nominal(ps, 1)) {
+        /* "Are these old dogs?" has "these" as subject; "Is this old dog big?" a noun
+         * phrase: try the noun phrase first, then "this"/"these" alone. */
+        int save = ps->p;
+        GrammarClause tc = *c;
+        if (en_np_list(ps, ROLE_SUBJ, &tc.subj) == 0) {
+            tc.person = subject_person(&tc.subj);
+            if (be_question_rest(ps, &tc, be_at, 0) == 0) {
+                *c = tc;
+                return 0;
+            }
+        }
+        ps->p = save;
+    }
+    int this_subject = 0;
+    if (en_is(ps, "this") || en_is(ps, "these")) {
+        this_subject = 1;
+        c->subj.n = 1;
+        c->subj.np[0].kind = GRAMMAR_NP_THIS;
+        c->subj.np[0].plural = en_is(ps, "these");
+        ps->p++;
+    } else if (en_np_list(ps, ROLE_SUBJ, &c->subj) != 0) {
+        return -1;
+    }
+    c->person = subject_person(&c->subj);
+    return be_question_rest(ps, c, be_at, this_subject);
+}
+
+/* Do/Does [n't] SUBJ [not] VERB OBJ [adjunct] */
+static int en_do_question(Parser *ps, GrammarClause *c)
+{
+    memset(c, 0, sizeof *c);
+    int do_at = ps->p++;
+    if (en_question_not(ps, c) != 0)
+        return -1;
+    if (en_np_list(ps, ROLE_SUBJ, &c->subj) != 0)
+        return -1;
+    c->person = subject_person(&c->subj);
+    int after = ps->p;
+    ps->p = do_at;
+    if (en_agree(ps, DO_FORMS, c->person, "\"do\"") != 0)
+        return -1;
+    ps->p = after;
+    if (en_not(ps, &c->neg) != 0)
+        return -1;
+    return en_transitive(ps, c, (int)c->person, 1);
+}
+
+/* The sentence: its mood from the first word, its clauses, then where commas and the
+ * final mark stand. */
+static int en_sentence(Parser *ps)
+{
+    const Lexed *lx = ps->lx;
+    GrammarSentence *s = ps->s;
+    s->punct = lx->punct;
+    int comma_ok[MAX_TOKS] = {0};
+    const char *first = en_at(ps, 0);
+    if (is_be(first)) {
+        s->mood = GRAMMAR_BE_QUESTION;
+        if (en_be_question(ps, &s->cl[0]) != 0)
+            return -1;
+        s->ncl = 1;
+    } else if ((streq(first, "do") || streq(first, "does")) &&
+               !(en_is_at(ps, 1, "not") && tok_at(ps, 2)->verb >= 0)) {
+        s->mood = GRAMMAR_DO_QUESTION;
+        if (en_do_question(ps, &s->cl[0]) != 0)
+            return -1;
+        s->ncl = 1;
+    } else if (streq(first, "do") || tok_at(ps, 0)->verb >= 0) {
+        s->mood = GRAMMAR_IMPERATIVE;
+        GrammarClause *c = &s->cl[0];
+        memset(c, 0, sizeof *c);
+        if (streq(first, "do")) {
+            ps->p += 2;
+            c->neg = 1;
+        }
+        if (en_transitive(ps, c, -1, 1) != 0)
+            return -1;
+        s->ncl = 1;
+    } else {
+        s->mood = GRAMMAR_STATEMENT;
+        for (;;) {
+            if (en_clause(ps, &s->cl[s->ncl]) != 0)
+                return -1;
+            s->ncl++;
+            if (!en_is(ps, "and") || s->ncl == GRAMMAR_MAX_CLAUSES)
+                break;
+            comma_ok[ps->p - 1] = 1;
+            ps->p++;
+        }
+    }
+    if (ps->p < lx->n) {
+        if (en_is(ps, "and") && s->ncl == GRAMMAR_MAX_CLAUSES)
+            return fail_words(ps, ps->p, lx->n, "at most %d clauses joined by \"and\"",
+                              GRAMMAR_MAX_CLAUSES);
+        return fail_words(ps, ps->p, lx->n, "the sentence should have ended before this");
+    }
+    for (int i = 0; i < lx->n; i++)
+        if (lx->tok[i].comma >= 0 && !comma_ok[i])
+            return fail_after_words(ps, lx->tok[i].comma, "a comma only before the \"and\" "
+                                    "that joins two clauses");
+    static const char *const PUNCTS[] = {".", "?", "?", ".!"};
+    if (s->punct != 0 && strchr(PUNCTS[s->mood], s->punct) == NULL)
+        return fail_after_words(ps, lx->punct_src, "a %s does not end in \"%c\"",
+                          s->mood == GRAMMAR_STATEMENT    ? "statement"
+                          : s->mood == GRAMMAR_IMPERATIVE ? "command"
+                                                          : "question",
+                          s->punct);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The API.
+ * ------------------------------------------------------------------------------------- */
+
+static int check_args(const char *const *tokens, int n, const GrammarVerdict *out)
+{
+    if (n < 0 || out == NULL || (n > 0 && tokens == NULL))
+        return TT_EINVAL;
+    for (int i = 0; i < n; i++)
+        if (tokens[i] == NULL)
+            return TT_EINVAL;
+    return TT_OK;
+}
+
+/* One reading of lexed tokens; 0 with *s the parse, or -1 with *out the failure. */
+static int parse_lexed(const Lexed *lx, unsigned reading, GrammarSentence *s, int *choices,
+                       GrammarVerdict *out)
+{
+    memset(s, 0, sizeof *s);
+    Parser ps = {.lx = lx, .s = s, .flip = reading};
+    int rc = en_sentence(&ps);
+    *choices = ps.choices;
+    if (rc == 0) {
+        memset(out, 0, sizeof *out);
+        out->in_grammar = 1;
+        return 0;
+    }
+    assert(ps.failed);
+    *out = ps.fail;
+    return -1;
+}
+
+int grammar_parse(const char *const *tokens, const unsigned char *flags, int n,
+                  unsigned reading, GrammarSentence *s, int *choices, GrammarVerdict *out)
+{
+    int rc = check_args(tokens, n, out);
+    if (rc != TT_OK || s == NULL || choices == NULL)
+        return rc != TT_OK ? rc : TT_EINVAL;
+    Lexed lx;
+    *choices = 0;
+    if (lex(tokens, flags, 0, n, &lx, out) != 0)
+        return TT_OK;
+    parse_lexed(&lx, reading, s, choices, out);
+    return TT_OK;
+}
+
+/* Readings grammar_check tries at most: 2^8, far more than the corpus's sentences have
+ * (three clauses, so at most a few "and"s after an object). */
+enum { MAX_READINGS = 256 };
+
+int grammar_check(const char *const *tokens, const unsigned char *is_name, int n,
+                  GrammarVerdict *out)
+{
+    int rc = check_args(tokens, n, out);
+    if (rc != TT_OK)
+        return rc;
+    Lexed lx;
+    GrammarSentence s;
+    if (lex(tokens, is_name, 1, n, &lx, out) != 0)
+        return TT_OK;
+    GrammarVerdict best = {.reached = -1}, v;
+    int choices = 0;
+    for (unsigned r = 0; r < MAX_READINGS && (r == 0 || r < (1u << choices)); r++) {
+        int more;
+        if (parse_lexed(&lx, r, &s, &more, &v) == 0) {
+            *out = v;
+            return TT_OK;
+        }
+        if (more > choices)
+            choices = more;
+        if (v.reached > best.reached)
+            best = v;
+    }
+    *out = best;
+    return TT_OK;
+}
