@@ -79,9 +79,11 @@ static void translate_usage(FILE *out)
           "  --max-length-crop  a line with more tokens than the model takes (its max_len,\n"
           "                     </s> included) is cut to the tokens that fit and\n"
           "                     translated, with a warning on stderr (default: refused)\n"
-          "  --strict           a line with a word not in the vocabulary (not a name) is an\n"
-          "                     error: an empty output line (--json: an \"error\" object),\n"
-          "                     exit 4 at the end; the other lines are still translated\n"
+          "  --strict           a line with a word not in the vocabulary (not a name), or\n"
+          "                     outside the grammar the model learned, is an error: an\n"
+          "                     empty output line (--json: an \"error\" object), exit 4 at\n"
+          "                     the end; the other lines are still translated\n"
+          "  --no-grammar-check do not check sentences against the corpus grammar\n"
           "  --coverage-min X   warn about a content word whose coverage is below X\n"
           "                     (default %.2f; 0: never)\n"
           "  --alignment hard|soft  after ' ||| ', word alignments read from cross-attention\n"
@@ -111,6 +113,11 @@ static void translate_usage(FILE *out)
           "     final </s> left out), is below --coverage-min, and whose coverage through\n"
           "     the encoder (\"coverage_rollout\": attention rollout) is below %.2f as well.\n"
           "     Only a warning, even with --strict: attention is evidence, not proof.\n"
+          "  line N: outside the grammar the model learned, at \"SPAN\" (WHY)   the model's\n"
+          "     file records the lexicon its corpus was made from, and the sentence is not\n"
+          "     one of that corpus's grammar (docs/corpus.md): the translation is a guess\n"
+          "     (in --json: \"in_grammar\", \"grammar_note\"; models trained on other data\n"
+          "     are not checked)\n"
           "  line N: reads back as \"TEXT\" ...   the reverse model reads the German as\n"
           "     TEXT, and the input scores more than --read-back-margin nats below that\n"
           "     reading: the German may not say what the input says (in --json:\n"
@@ -126,7 +133,7 @@ static void translate_usage(FILE *out)
 static int translate_parse(TranslateOptions *o, int argc, char **argv)
 {
     enum { O_MODEL = 256, O_JSON, O_SCORES, O_ALT, O_KEEP, O_ALIGN, O_LAYER, O_HEAD, O_STRICT,
-           O_COVMIN, O_CROP };
+           O_COVMIN, O_CROP, O_NO_GRAMMAR };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         CLI_DECODE_OPTION_PREFIX,
@@ -144,6 +151,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         CLI_DECODE_OPTION_N_BEST,
         {"coverage-min", required_argument, NULL, O_COVMIN},
         CLI_READ_BACK_OPTIONS,
+        {"no-grammar-check", no_argument, NULL, O_NO_GRAMMAR},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -190,6 +198,9 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             break;
         case O_CROP:
             o->to.crop = 1;
+            break;
+        case O_NO_GRAMMAR:
+            o->to.no_grammar_check = 1;
             break;
         case O_COVMIN:
             if ((rc = cli_parse_double("translate", "--coverage-min", optarg, 0.0, 1e6, &x)))
@@ -420,6 +431,13 @@ static int translate_line(const char *line, size_t len, long no, void *ctx)
     char words[1024];
     if (r.n_unknown) {
         word_list(words, sizeof words, "not in the vocabulary", &r, pick_unknown);
+        if (run->o->strict)
+            return line_error(run, line, len, no, TT_EXIT_INPUT, words);
+        fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, words);
+    }
+    if (r.grammar == TR_GRAMMAR_OUT) {
+        snprintf(words, sizeof words, "outside the grammar the model learned, %s",
+                 r.grammar_note);
         if (run->o->strict)
             return line_error(run, line, len, no, TT_EXIT_INPUT, words);
         fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, words);

@@ -8,6 +8,7 @@
  */
 #include "translator.h"
 
+#include "grammar.h"
 #include "heatmap.h"
 #include "json.h"
 #include "status.h"
@@ -109,6 +110,9 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
         return TT_EINVAL;
     }
     tr->model = m;
+    tr->grammar_check = !o->no_grammar_check &&
+                        config_lang_rules(m->config.src_lang) == TOK_SRC &&
+                        m->lexicon_fnv1a64 == grammar_lexicon_fnv1a64();
     tr->decode = *d;
     tr->decode.max_len = d->max_len < max_len ? d->max_len : max_len;
     tr->keep_unk = o->keep_unk != 0;
@@ -549,6 +553,37 @@ int translator_hypothesis(Translator *tr, int k, TranslatorResult *out, double *
     return finish_result(tr, out, err, errlen);
 }
 
+/* Checks the source against the corpus grammar (grammar.h), names as the kinds say, and
+ * fills out->grammar and its note. Returns TT_OK or TT_ENOMEM. */
+static int check_grammar(Translator *tr, const TokenList *surface, TranslatorResult *out)
+{
+    const int n = tr->src.n;
+    unsigned char *is_name = malloc((size_t)n);
+    if (!is_name)
+        return TT_ENOMEM;
+    for (int j = 0; j < n; j++)
+        is_name[j] = tr->kind[j] == TR_WORD_NAME;
+    GrammarVerdict v;
+    const int rc = grammar_check(tr->src.tok, is_name, n, &v);
+    free(is_name);
+    if (rc != TT_OK)
+        return rc;
+    out->grammar = v.in_grammar ? TR_GRAMMAR_IN : TR_GRAMMAR_OUT;
+    if (v.in_grammar)
+        return TT_OK;
+    /* The span as typed, its words joined by spaces; cut (with "...") if it is long. */
+    char span[160];
+    size_t used = 0;
+    for (int j = v.from; j < v.to && j < surface->n && used < sizeof span; j++)
+        used += (size_t)snprintf(span + used, sizeof span - used, "%s%s", j > v.from ? " " : "",
+                                 surface->tok[j]);
+    if (used >= sizeof span)
+        memcpy(span + sizeof span - 4, "...", 4);
+    snprintf(tr->grammar_note, sizeof tr->grammar_note, "at \"%s\" (%s)", span, v.reason);
+    out->grammar_note = tr->grammar_note;
+    return TT_OK;
+}
+
 /* The spelling of a generated word w of an English target, whose vocabulary is folded:
  * into dst (size bytes), the word as a sentence shows it. "i" is "I"; a word equal to the
  * folded form of a capitalised source word takes its spelling (names: "anna" for
@@ -637,6 +672,13 @@ static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_
     out->n_text = n_text;
     assess(tr, surface, n_text, out);
     out->kind = tr->kind;
+    if (tr->grammar_check && tr->src.n > 0) {
+        const int rc = check_grammar(tr, surface, out);
+        if (rc != TT_OK) {
+            set_error(err, errlen, status_message(rc));
+            return rc;
+        }
+    }
     out->coverage = tr->coverage;
     out->rollout = tr->rolled;
     out->uncovered = tr->uncovered;
@@ -696,6 +738,16 @@ int translator_write_json(FILE *out, const TranslatorResult *r, const char *line
                 json_string(&w, r->surface->tok[j]);
         json_end_array(&w);
     }
+    json_key(&w, "in_grammar");
+    if (r->grammar == TR_GRAMMAR_UNCHECKED)
+        json_null(&w);
+    else
+        json_bool(&w, r->grammar == TR_GRAMMAR_IN);
+    json_key(&w, "grammar_note");
+    if (r->grammar_note)
+        json_string(&w, r->grammar_note);
+    else
+        json_null(&w);
     json_key(&w, "min_prob");
     json_float(&w, r->min_prob);
     if (r->read_back.why || r->read_back.done) {

@@ -27,6 +27,11 @@
  *        word or a name, not punctuation and not in the function-word table of
  *        translator.c (the, a, and, is, do, not, ...) — whose coverage is below
  *        coverage_min is reported as not translated.
+ *      - the grammar: when the model records (meta train_lexicon_fnv1a64) that its corpus
+ *        was made from the lexicon grammar.h was written for, and the source is English,
+ *        the source tokens are checked against the corpus grammar (names as names); one
+ *        that is not a sentence of it is TR_GRAMMAR_OUT, with a note saying where and
+ *        why: 'at "not very old" ("not" inside a noun phrase)'.
  * The result is a set of views into the Translator, so a caller can print the text, the
  * scores, the alternatives or the full attention record without copying anything.
  *
@@ -49,6 +54,8 @@
  * reached it through the encoder, its rolled-out coverage, is at least this
  * (docs/honesty.md: a do-question's verb is read at "do"). */
 #define TRANSLATOR_ROLLOUT_MIN 0.4f
+/* Bytes of a grammar note, NUL included: 'at "SPAN" (REASON)'. */
+#define GRAMMAR_NOTE_LEN 336
 
 /* Whether the source is a sentence of the grammar the model's corpus was made from. */
 typedef enum {
@@ -79,6 +86,9 @@ typedef struct {
     float coverage_min; /* a content word attended less than this is reported as not
                            translated; 0 reports none (TRANSLATOR_COVERAGE_MIN is the
                            measured default, docs/honesty.md) */
+    int no_grammar_check; /* nonzero: never check the source against the corpus grammar
+                           (by default it is checked when the model records the lexicon
+                           this toytrans's grammar was written for: step 5) */
     int crop;           /* nonzero: a source with more tokens than the model takes is cut
                            to its first max_len - 1 tokens (Marian's --max-length-crop),
                            reported in TranslatorResult.cropped, instead of refused */
@@ -149,6 +159,8 @@ typedef struct {
     int cap;              /* entries the per-sentence buffers below hold (N), 0..max_len */
     int keep_unk;
     int crop;             /* TranslatorOptions.crop */
+    int grammar_check;    /* 1: check each source against the corpus grammar (grammar.h) */
+    char grammar_note[GRAMMAR_NOTE_LEN]; /* TranslatorResult.grammar_note's text */
     int n_hyp;            /* hypotheses the last sentence kept: translator_n_best */
     int cropped;          /* the last sentence's TranslatorResult.cropped */
     float coverage_min;   /* >= 0 */
