@@ -568,6 +568,8 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
     if (unknown)
         printf("        " INSPECT_UNKNOWN_MARK " " INSPECT_UNKNOWN_LEGEND "\n");
     printf("translation: %s\n", r.text);
+    if (r.grammar == TR_GRAMMAR_OUT)
+        printf("outside the grammar the model learned, %s\n", r.grammar_note);
     if (t->n == 0)
         return run->o->svg_path || run->o->html_path ? inspect_files(run, &r, text, len)
                                                      : TT_EXIT_OK;
