@@ -81,6 +81,7 @@ LIB_SRC = \
     src/decode.c \
     src/translator.c \
     src/readback.c \
+    src/wordlist.c \
     src/bleu.c \
     src/chrf.c \
     src/scores.c \
@@ -134,6 +135,7 @@ TESTS = \
     test_chrf \
     test_suggest \
     test_translator \
+    test_wordlist \
     test_grad \
     test_backprop \
     test_train \
@@ -148,7 +150,10 @@ TESTS = \
 # Helper programs the command-line tests use.
 TEST_TOOLS = jsonl_check
 
-LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o)
+# The list of common English words (src/wordlist.h) is a C source generated into the
+# build directory from data/common-words.txt (the rule is further down).
+WORDS_TXT = data/common-words.txt
+LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(B)/obj/common_words.o
 CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
@@ -230,6 +235,36 @@ $(B)/obj/cli.o: OBJ_CFLAGS = $(PATH_DEFS)
 $(B)/obj/cli.o: $(B)/paths.stamp
 
 $(B)/obj/%.o: src/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# data/common-words.txt as one sorted array of string literals (src/wordlist.h), for each
+# flavour (build/FLAVOUR/gen/) and for the fuzzers (build/fuzz/gen/). The file is checked
+# first: the lookup's bisection needs bytewise order without duplicates, and each line
+# must be a C string as it stands (not empty; no blank, quote, backslash or control
+# character). Written by sed alone, so the build needs nothing new. make lint leaves the
+# result out: it lints src/, and this is a table with no code to analyse, which exists
+# only in build/ once something is built.
+%/gen/common_words.c: $(WORDS_TXT)
+	@mkdir -p $(@D)
+	@LC_ALL=C sort -cu $(WORDS_TXT) || \
+	  { echo "$(WORDS_TXT): not sorted bytewise without duplicates (LC_ALL=C sort -u)" >&2; exit 1; }
+	@if LC_ALL=C grep -n -e '^$$' -e '[ "\[:cntrl:]]' $(WORDS_TXT) >&2; then \
+	  echo "$(WORDS_TXT): the lines above are empty or have a blank, a quote, a backslash or a control character" >&2; \
+	  exit 1; \
+	fi
+	@{ echo '/* Generated from $(WORDS_TXT) by the Makefile: edit that file, not this one. */'; \
+	   echo '#include "wordlist.h"'; echo; \
+	   echo 'static const char *const WORDS[] = {'; \
+	   sed 's/.*/    "&",/' $(WORDS_TXT); \
+	   echo '};'; echo; \
+	   echo 'size_t wordlist_count(void)'; echo '{'; \
+	   echo '    return sizeof WORDS / sizeof WORDS[0];'; echo '}'; echo; \
+	   echo 'const char *wordlist_word(size_t i)'; echo '{'; \
+	   echo '    return i < sizeof WORDS / sizeof WORDS[0] ? WORDS[i] : NULL;'; echo '}'; \
+	 } >$@.tmp && mv $@.tmp $@
+
+$(B)/obj/common_words.o: $(B)/gen/common_words.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -409,7 +444,7 @@ FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 # clang 14 gives target_clones functions no symbol under their own name, so the kernels
 # are built once, for the baseline (src/kernel.c, TOYTRANS_NO_CLONES).
 FUZZ_CFLAGS   = $(WARN) $(DEFS) -DTOYTRANS_NO_CLONES -g -O1 $(FUZZ_SAN) -Isrc $(PKG_CFLAGS) -MMD -MP
-FUZZ_LIB_OBJ  = $(LIB_SRC:src/%.c=$(FUZZ_B)/obj/%.o)
+FUZZ_LIB_OBJ  = $(LIB_SRC:src/%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/common_words.o
 FUZZ_BIN      = $(FUZZERS:%=$(FUZZ_B)/%)
 REPLAY_BIN    = $(FUZZERS:%=$(B)/fuzz/%)
 
@@ -432,6 +467,10 @@ fuzz-deps:
 	fi
 
 $(FUZZ_B)/obj/%.o: src/%.c | deps fuzz-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_B)/obj/common_words.o: $(FUZZ_B)/gen/common_words.c | deps fuzz-deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 

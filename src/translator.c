@@ -12,6 +12,7 @@
 #include "heatmap.h"
 #include "json.h"
 #include "status.h"
+#include "wordlist.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -363,8 +364,11 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
     }
     for (int j = 0; j < tr->src.n; j++) {
         int kind = TR_WORD_KNOWN;
+        /* A name: capitalised, not a common English word ("Where", "Thanks" are
+         * capitalised for standing first), and not first unless copied. */
         if (tr->src_ids[j] == VOCAB_UNK)
-            kind = translator_is_capitalised(surface->tok[j]) && (j != first || copied(tr, j))
+            kind = translator_is_capitalised(surface->tok[j]) &&
+                           !wordlist_is_common(tr->src.tok[j]) && (j != first || copied(tr, j))
                        ? TR_WORD_NAME
                        : TR_WORD_UNKNOWN;
         tr->kind[j] = kind;

@@ -18,9 +18,11 @@
  *      - unknown words: source tokens not in the source vocabulary. One counts as a
  *        name — the model was trained to copy those through <unk> — when it is written
  *        capitalised (first letter upper or title case, the rest empty or not all upper
- *        case: "Anna", not "NASA") and it is either not the sentence's first word (the
- *        first token that is not punctuation) or the translation copied it (a generated
- *        <unk> attended to it most). Every other unknown word is reported as unknown.
+ *        case: "Anna", not "NASA"), its folded form (without a final 's or ’s) is not a
+ *        common English word (wordlist_is_common: "Where", "Thanks", "Dog's" and also
+ *        "Rose" are), and it is either not the sentence's first word (the first token
+ *        that is not punctuation) or the translation copied it (a generated <unk>
+ *        attended to it most). Every other unknown word is reported as unknown.
  *      - coverage: for each source token (</s> included), the sum over the output
  *        tokens that make the text (the prefix included, a final </s> not) of the last
  *        decoder layer's cross-attention to it, heads averaged. A content word — a known

@@ -1587,11 +1587,67 @@ if [ -f models/en-de.db ]; then
     else
         fail "translate, unknown words: one output line per argument" "$(wc -l <"$OUT") lines"
     fi
+    # "Computer" (argument 4) is the first word, capitalised, and copied, but a common
+    # English word (data/common-words.txt): unknown, not a name.
     expect_file_eq "translate, unknown words: one warning per affected argument, named as errors are" \
         "$ERR" "toytrans translate: argument 2: not in the vocabulary: computer, broken
+toytrans translate: argument 4: not in the vocabulary: Computer
 toytrans translate: argument 5: not in the vocabulary: NASA"
-    # "Computer" (argument 4) is the first word, capitalised, and copied: a name.
-    expect_in "translate: a copied capitalised first word is a name" "$OUT" "Computer ist rot"
+    expect_in "translate: an unknown word is still copied through" "$OUT" "Computer ist rot"
+    # "Zoe" first, capitalised, copied and not a common word: a name.
+    run translate "Zoe is red"
+    expect_in "translate: a copied capitalised first word is a name" "$OUT" "Zoe ist rot"
+    expect_empty "translate: a copied first-word name, no warning" "$ERR"
+
+    # A capitalised common English word is not a name, first or not, copied or not:
+    # sentence-initial capitals, and a possessive of a common word.
+    run translate "Thanks!" "Where is the cat?" "Two girls read the book." \
+        "Could you read the letter?" "What is this?" "Hello" "I see Hello" "Dog's"
+    expect_code "translate, capitalised common words: still exit 0" 0
+    expect_file_eq "translate: a capitalised common word is an unknown word, not a name" \
+        "$ERR" "toytrans translate: argument 1: not in the vocabulary: Thanks
+toytrans translate: argument 2: not in the vocabulary: Where
+toytrans translate: argument 3: not in the vocabulary: Two
+toytrans translate: argument 4: not in the vocabulary: Could
+toytrans translate: argument 5: not in the vocabulary: What
+toytrans translate: argument 6: not in the vocabulary: Hello
+toytrans translate: argument 7: not in the vocabulary: Hello
+toytrans translate: argument 8: not in the vocabulary: Dog's"
+    printf 'I see the dog\nThanks!\nWhere is the cat?\nZoe sees the dog\nWhat is this?\n' >"$TMP/common.txt"
+    run_in "$TMP/common.txt" translate --strict
+    expect_code "translate --strict, a capitalised common word: exit 4" 4
+    if [ "$(wc -l <"$OUT")" -eq 5 ] && [ "$(sed -n 1p "$OUT")" = "Ich sehe den Hund" ] &&
+        [ "$(sed -n 4p "$OUT")" = "Zoe sieht den Hund" ] &&
+        [ -z "$(sed -n 2,3p "$OUT" | tr -d '\n')" ] && [ -z "$(sed -n 5p "$OUT")" ]; then
+        pass "translate --strict: common-word lines empty, the others translated"
+    else
+        fail "translate --strict: common-word lines empty, the others translated" "$(tr '\n' '|' <"$OUT")"
+    fi
+    expect_file_eq "translate --strict: each common word named with its line" "$ERR" \
+        "toytrans translate: line 2: not in the vocabulary: Thanks
+toytrans translate: line 3: not in the vocabulary: Where
+toytrans translate: line 5: not in the vocabulary: What"
+    # Names that are not common words stay names, first or not.
+    run translate --strict "Zoe sees the dog" "I see Greta" "Greta sees the dog"
+    expect_code "translate --strict: names that are not common words, exit 0" 0
+    expect_empty "translate: names that are not common words, no warning" "$ERR"
+    run translate "This is my friend McDonald"
+    expect_not_in "translate: McDonald is a name, not an unknown word" "$ERR" "not in the vocabulary"
+    # A name that is also a common word is taken for the word (docs/honesty.md), though
+    # still copied; the lexicon's names are in the vocabulary, words or not.
+    run translate "I see Rose" "I see Bob"
+    expect_file_eq "translate: a name that is also a common word is an unknown word" "$ERR" \
+        "toytrans translate: argument 1: not in the vocabulary: Rose"
+    expect_first_line "translate: a name that is also a common word is still copied" "$OUT" \
+        "Ich sehe Rose"
+    run translate --json "Where is the cat?" "This is my friend McDonald"
+    "$CHECK" --print unknown_words <"$OUT" >"$TMP/unk.json"
+    expect_file_eq "translate --json: a common word among unknown_words" "$TMP/unk.json" '["Where"]
+[]'
+    "$CHECK" --print names <"$OUT" >"$TMP/names.json"
+    expect_file_eq "translate --json: a name that is not a common word among names" \
+        "$TMP/names.json" '[]
+["McDonald"]'
     printf 'I see the dog\nthe computer is broken\n\nzorblax sees the dog\n' >"$TMP/unk.txt"
     run_in "$TMP/unk.txt" translate
     expect_file_eq "translate stdin: warnings name the input line" "$ERR" \

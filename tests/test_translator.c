@@ -350,6 +350,39 @@ static void test_translator_unknown_words_and_names(void **state)
     model_free(&m);
 }
 
+/* A capitalised common English word (src/wordlist.h) is unknown, not a name, wherever
+ * it stands and whether or not the translation copied it; so is a possessive of one. */
+static void test_translator_common_words_are_not_names(void **state)
+{
+    (void)state;
+    Model m;
+    build_model(&m, VOCAB_EOS); /* copies nothing */
+    Translator tr;
+    const TranslatorOptions o = {.decode = {.beam = 1}};
+    init_ok(&tr, &m, &o);
+    TranslatorResult r;
+    run_ok(&tr, "the dog is Where Berlin Thanks's Dog\xe2\x80\x99s", &r);
+    static const int WANT[] = {TR_WORD_KNOWN,   TR_WORD_KNOWN, TR_WORD_KNOWN,
+                               TR_WORD_UNKNOWN, TR_WORD_NAME,  TR_WORD_UNKNOWN,
+                               TR_WORD_UNKNOWN};
+    assert_int_equal(r.src->n, 7);
+    for (int j = 0; j < r.src->n; j++)
+        assert_int_equal(r.kind[j], WANT[j]);
+    assert_int_equal(r.n_unknown, 3);
+    assert_int_equal(r.n_names, 1);
+    translator_free(&tr);
+    model_free(&m);
+
+    /* Copied or not, a common first word is unknown; a name after it is still a name. */
+    build_model(&m, VOCAB_UNK);
+    init_ok(&tr, &m, &o);
+    run_ok(&tr, "Thanks Quux", &r);
+    assert_int_equal(r.kind[0], TR_WORD_UNKNOWN);
+    assert_int_equal(r.kind[1], TR_WORD_NAME);
+    translator_free(&tr);
+    model_free(&m);
+}
+
 /* Coverage sums each source token's attention over the words of the text: the tokens'
  * coverages add up to the number of words (each row of attention sums to 1), and are 0
  * when nothing is written. Content words below coverage_min are reported. */
@@ -487,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_translator_capitalised_table),
         cmocka_unit_test(test_translator_function_words),
         cmocka_unit_test(test_translator_unknown_words_and_names),
+        cmocka_unit_test(test_translator_common_words_are_not_names),
         cmocka_unit_test(test_translator_coverage),
         cmocka_unit_test(test_translator_n_best_first_is_the_beam_output),
     };
