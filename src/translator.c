@@ -362,12 +362,15 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
             sum += (double)tr->coverage[i] * (double)tr->roll_tmp[(size_t)i * (size_t)t->S + (size_t)j];
         tr->rolled[j] = (float)sum;
     }
+    const int english_source = config_lang_rules(tr->model->config.src_lang) == TOK_SRC;
     for (int j = 0; j < tr->src.n; j++) {
         int kind = TR_WORD_KNOWN;
         /* A name: capitalised, not a common English word ("Where", "Thanks" are
-         * capitalised for standing first), and not first unless copied. */
+         * capitalised for standing first), and not first unless copied. Only in an
+         * English source: German capitalises every noun, so there a capital says
+         * nothing, and an unknown word is always reported. */
         if (tr->src_ids[j] == VOCAB_UNK)
-            kind = translator_is_capitalised(surface->tok[j]) &&
+            kind = english_source && translator_is_capitalised(surface->tok[j]) &&
                            !wordlist_is_common(tr->src.tok[j]) && (j != first || copied(tr, j))
                        ? TR_WORD_NAME
                        : TR_WORD_UNKNOWN;
