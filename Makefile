@@ -387,6 +387,7 @@ check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_matrix_cli.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_readme.sh ./$(BIN) "$(RUNNER)"
+	@sh tests/test_honesty.sh ./$(BIN) "$(RUNNER)"
 
 # The PyTorch bridge, both directions (tests/test_torch.sh, about a minute or two):
 # installs python3-torch first where it can (as root); where it cannot, the script says
