@@ -16,6 +16,7 @@
 #   make deps       install the Debian packages the build needs (apt-get, as root)
 #   make install    the binary, the shipped model and a man page under PREFIX
 #                   (default /usr/local; DESTDIR stages them); make uninstall removes them
+#                   and the directories install made that are left empty
 #   make clean      remove build/
 #
 # Every flavour builds into its own directory under build/, so a release build and a
@@ -299,14 +300,21 @@ man_text = { printf '.nf\n'; sed -e 's/\\/\\e/g' -e 's/^\([.'"'"']\)/\\\&\1/'; p
 
 install: $(BIN) $(B)/toytrans.1
 	@if [ ! -f models/en-de.db ]; then echo "install: no models/en-de.db (make model trains it)" >&2; exit 1; fi
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)
-	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/toytrans
-	install -m 644 models/en-de.db $(DESTDIR)$(DATADIR)/en-de.db
-	install -m 644 $(B)/toytrans.1 $(DESTDIR)$(MANDIR)/toytrans.1
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DATADIR)" "$(DESTDIR)$(MANDIR)"
+	install -m 755 "$(BIN)" "$(DESTDIR)$(BINDIR)/toytrans"
+	install -m 644 models/en-de.db "$(DESTDIR)$(DATADIR)/en-de.db"
+	install -m 644 "$(B)/toytrans.1" "$(DESTDIR)$(MANDIR)/toytrans.1"
 
+# Removes the three files, then the directories install made on the way, each only when
+# empty (rmdir refuses a directory with anything else in it), deepest first. Every path
+# is quoted: DESTDIR or PREFIX may hold blanks.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/toytrans $(DESTDIR)$(DATADIR)/en-de.db $(DESTDIR)$(MANDIR)/toytrans.1
-	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+	rm -f "$(DESTDIR)$(BINDIR)/toytrans" "$(DESTDIR)$(DATADIR)/en-de.db" \
+	  "$(DESTDIR)$(MANDIR)/toytrans.1"
+	@for d in "$(DESTDIR)$(DATADIR)" "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(PREFIX)/share/man" \
+	  "$(DESTDIR)$(PREFIX)/share" "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(PREFIX)"; do \
+	  if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || true; fi; \
+	done
 
 # The committed vocabulary lists, from the committed corpus. The model file made on the
 # way is only a by-product here (the trained model comes from `make model`).
@@ -338,6 +346,7 @@ check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_matrix_cli.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_readme.sh ./$(BIN) "$(RUNNER)"
+	@if [ -z "$(RUNNER)" ]; then sh tests/test_install.sh ./$(BIN); fi
 
 # The PyTorch bridge, both directions (tests/test_torch.sh, about a minute or two):
 # installs python3-torch first where it can (as root); where it cannot, the script says
