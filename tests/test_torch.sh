@@ -171,6 +171,41 @@ else
     show "$ERR"
 fi
 
+# Small hostile files, huge work: a header of 3.8 billion parameters (each field in its
+# range) is refused by the 2^28 cap; the same with generated columns, whose values SQLite
+# computes at each read (a 70 KB file, 7 GB of blobs), by the schema check before any
+# value is read. Both as toytrans refuses them, exit 3. The memory limit keeps a reader
+# that tries from taking the machine with it.
+for kind in huge generated; do
+    py "$ROOT/tests/torch_hostile.py" $kind "$ROOT/tests/fixtures/tiny.db" "$TMP/$kind.db"
+    run info --model "$TMP/$kind.db"
+    expect_code "toytrans info on the $kind file: exit 3" 3
+    cp "$ERR" "$TMP/$kind.c-err"
+    (ulimit -v 4000000 && py -m toytrans_torch.verify --model "$TMP/$kind.db" \
+        --sentences "$ROOT/data/test.tsv" --limit 1 && exit "$CODE")
+    CODE=$?
+    expect_code "toytrans_torch.verify on the $kind file: exit 3, no traceback" 3
+    if grep -q Traceback "$ERR"; then
+        fail "toytrans_torch on the $kind file: a message, not a traceback" "$(tail -n 1 "$ERR")"
+    else
+        pass "toytrans_torch on the $kind file: a message, not a traceback"
+    fi
+done
+expect_in "the huge file, in PyTorch: the cap named" "$ERR" "a model may have"
+py "$ROOT/tests/torch_hostile.py" huge "$ROOT/tests/fixtures/tiny.db" "$TMP/huge.db"
+py -m toytrans_torch.verify --model "$TMP/huge.db" --sentences "$ROOT/data/test.tsv" --limit 1
+expect_in "the huge file, in PyTorch: 3.8 billion parameters, more than 2^28" "$ERR" \
+    "needs 3759042575 parameters, more than the 268435456 (1 GiB of floats) a model may have"
+expect_in "the huge file, in toytrans: the same cap" "$TMP/huge.c-err" \
+    "more than the 268435456 (1 GiB of floats) a model may have"
+py "$ROOT/tests/torch_hostile.py" generated "$ROOT/tests/fixtures/tiny.db" "$TMP/generated.db"
+py -m toytrans_torch.verify --model "$TMP/generated.db" --sentences "$ROOT/data/test.tsv" --limit 1
+expect_in "the generated file, in PyTorch: the generated column named" "$ERR" \
+    "table 'embedding' column 'vector' is a generated or hidden column"
+expect_in "the generated file, in toytrans: the generated column named" "$TMP/generated.c-err" \
+    "table 'embedding' column 'vector' is a generated or hidden column"
+rm -f "$TMP/huge.db" "$TMP/generated.db"
+
 # The other direction: a model trained by `toytrans train` (the shipped one) decodes in
 # PyTorch as in toytrans.
 py -m toytrans_torch.verify --model "$ROOT/models/en-de.db" --sentences "$ROOT/data/test.tsv" \

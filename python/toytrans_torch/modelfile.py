@@ -28,6 +28,25 @@ INT_LIMITS = {"d_model": (1, 4096), "n_heads": (1, 4096), "n_encoder_layers": (1
               "qkv_bias": (0, 1)}
 MAX_FF_WEIGHT = 67_108_864      # d_ff · d_model: one feed-forward weight, 256 MiB of floats
 MAX_ATTENTION = 1 << 28         # n_heads · max_len² · (enc + 2·dec + 1)
+MAX_PARAMS = 1 << 28            # all parameters of a model: 1 GiB of floats (src/config.h)
+MAX_BLOB = 256 * 1024 * 1024    # bytes one blob may hold (src/store.h STORE_MAX_BLOB)
+MAX_TENSOR_FLOATS = MAX_BLOB // 4
+MAX_VOCAB = 1_000_000           # ids a vocabulary may hold (src/vocab.h)
+UNCHECKED_BYTES = 16 * 1024 * 1024  # parameters this small need not fit the file (src/model.c)
+
+# The four tables' columns as PRAGMA table_xinfo reports them for the documented schema:
+# (name, declared type, not null, default, position in the primary key). A file whose
+# tables differ is refused before any value is read, a generated column above all: it is
+# computed at each read, so a small file could make the reader hold gigabytes.
+COLUMNS = {
+    "meta": [("key", "TEXT", 0, None, 1), ("value", "TEXT", 1, None, 0)],
+    "vocab": [("lang", "TEXT", 1, None, 1), ("id", "INTEGER", 1, None, 2),
+              ("token", "TEXT", 1, None, 0), ("count", "INTEGER", 1, "0", 0)],
+    "embedding": [("lang", "TEXT", 1, None, 1), ("id", "INTEGER", 1, None, 2),
+                  ("vector", "BLOB", 1, None, 0)],
+    "tensor": [("name", "TEXT", 0, None, 1), ("shape", "TEXT", 1, None, 0),
+               ("data", "BLOB", 1, None, 0)],
+}
 
 
 class ModelError(Exception):
@@ -102,6 +121,29 @@ def read_config(meta):
     cfg["tgt_lang"] = meta.get("tgt_lang", "")
     check_config(cfg)
     return cfg
+
+
+def parameter_count(cfg, v_src, v_tgt):
+    """Every float the model holds: the tensors of expected_shapes and both embeddings."""
+    return (sum(math.prod(shape) for shape in expected_shapes(cfg, v_tgt).values())
+            + (v_src + v_tgt) * cfg["d_model"])
+
+
+def check_size(cfg, v_src, v_tgt, file_bytes=None):
+    """Refuses, as toytrans does before it allocates anything, a model of more than
+    MAX_PARAMS parameters, a tensor over one blob, and (file_bytes given) a model of more
+    than 16 MiB of floats that the file is too small to hold."""
+    total = parameter_count(cfg, v_src, v_tgt)
+    if total > MAX_PARAMS:
+        raise ModelError(f"the configuration needs {total} parameters, more than the "
+                         f"{MAX_PARAMS} (1 GiB of floats) a model may have")
+    if v_tgt * cfg["d_model"] > MAX_TENSOR_FLOATS:
+        raise ModelError(f"tensor generator.weight would hold {v_tgt * cfg['d_model']} floats, "
+                         f"more than the {MAX_TENSOR_FLOATS} (256 MiB) one tensor may hold")
+    need = 4 * total
+    if file_bytes is not None and need > UNCHECKED_BYTES and need > file_bytes:
+        raise ModelError(f"the configuration needs {total} parameters ({need} bytes), more "
+                         f"than the whole file holds ({file_bytes} bytes)")
 
 
 def config_meta(cfg):
@@ -232,14 +274,53 @@ def f32_blob(blob, count, what):
     return a.astype(np.float32)
 
 
+def check_schema(db):
+    """Raises ModelError unless the four tables exist as ordinary tables with exactly the
+    documented columns (COLUMNS), none of them generated."""
+    for table, want in COLUMNS.items():
+        row = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                         (table,)).fetchone()
+        if row is None:
+            raise ModelError(f"table '{table}' is missing")
+        if (row[0] or "").lstrip().upper().startswith("CREATE VIRTUAL"):
+            raise ModelError(f"table '{table}' is a virtual table, not the documented table")
+        got = db.execute(f"PRAGMA table_xinfo('{table}')").fetchall()
+        for i, (_, name, type_, notnull, dflt, pk, hidden) in enumerate(got):
+            if hidden:
+                raise ModelError(f"table '{table}' column '{name}' is a generated or hidden "
+                                 f"column; the format stores every value")
+            if i >= len(want):
+                raise ModelError(f"table '{table}' has a column '{name}' the format does not "
+                                 f"have")
+            w = want[i]
+            if (name.lower(), (type_ or "").upper(), notnull, dflt, pk) != \
+                    (w[0], w[1], w[2], w[3], w[4]):
+                raise ModelError(f"table '{table}' column {i + 1} is '{name} {type_}', not "
+                                 f"the documented '{w[0]} {w[1]}' (with its constraints)")
+        if len(got) < len(want):
+            raise ModelError(f"table '{table}' lacks the column '{want[len(got)][0]}'")
+
+
+def vocab_size(db, lang):
+    """The number of lang's vocabulary rows, refused above MAX_VOCAB (or below 4)."""
+    n = db.execute("SELECT count(*) FROM vocab WHERE lang = ?", (lang,)).fetchone()[0]
+    if not 4 <= n <= MAX_VOCAB:
+        raise ModelError(f"vocab '{lang}' has {n} entries (needs 4 to {MAX_VOCAB})")
+    return n
+
+
 def read_vocab(db, lang):
+    vocab_size(db, lang)
     rows = db.execute("SELECT id, token, count FROM vocab WHERE lang = ? ORDER BY id",
                       (lang,)).fetchall()
     if [r[0] for r in rows] != list(range(len(rows))):
         raise ModelError(f"{lang} vocabulary ids are not dense from 0")
+    for i, _, count in rows:
+        if not isinstance(count, int):
+            raise ModelError(f"vocab '{lang}' id {i}: the count is not an integer")
     tokens = [r[1] for r in rows]
     check_vocab(lang, tokens)
-    return tokens, [int(r[2]) for r in rows]
+    return tokens, [r[2] for r in rows]
 
 
 def open_readonly(path):
@@ -248,7 +329,12 @@ def open_readonly(path):
     if os.path.getsize(path) == 0:
         raise ModelError("empty file")
     uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
-    return sqlite3.connect(uri, uri=True)
+    db = sqlite3.connect(uri, uri=True)
+    # As toytrans's loader bounds it: no value longer than one tensor's blob, no attached
+    # databases.
+    db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_BLOB)
+    db.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    return db
 
 
 def read_model_file(path, verify_checksum=True):
@@ -271,13 +357,13 @@ def read_model_file(path, verify_checksum=True):
         ok = db.execute("PRAGMA integrity_check").fetchone()[0]
         if ok != "ok":
             raise ModelError(f"integrity_check: {ok}")
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        for t in ("meta", "vocab", "embedding", "tensor"):
-            if t not in tables:
-                raise ModelError(f"no table {t}")
+        check_schema(db)
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         cfg = read_config(meta)
         D = cfg["d_model"]
+        page_count = db.execute("PRAGMA page_count").fetchone()[0]
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        check_size(cfg, vocab_size(db, "src"), vocab_size(db, "tgt"), page_count * page_size)
         src, src_counts = read_vocab(db, "src")
         tgt, tgt_counts = read_vocab(db, "tgt")
         vocabs = Vocabularies(src, tgt, src_counts, tgt_counts)
@@ -290,15 +376,21 @@ def read_model_file(path, verify_checksum=True):
             weights[f"embedding.{lang}"] = np.stack(
                 [f32_blob(v, D, f"{lang} embedding {i}") for i, v in rows])
         want = expected_shapes(cfg, len(tgt))
-        # Other tensors (toytrans's optimiser moments, optim.m and optim.v) are ignored.
-        for name, shape, blob in db.execute("SELECT name, shape, data FROM tensor"):
-            if name not in want:
+        # Read by name: other tensors (toytrans's optimiser moments, optim.m and optim.v,
+        # or a resumable run's) are neither read nor needed.
+        for name, shape in want.items():
+            row = db.execute("SELECT shape, length(data) FROM tensor WHERE name = ?",
+                             (name,)).fetchone()
+            if row is None:
                 continue
-            if shape != ",".join(str(s) for s in want[name]):
-                raise ModelError(f"tensor {name} has shape {shape}, expected "
-                                 f"{','.join(str(s) for s in want[name])}")
-            weights[name] = f32_blob(blob, math.prod(want[name]),
-                                     f"tensor {name}").reshape(want[name])
+            if row[0] != ",".join(str(s) for s in shape):
+                raise ModelError(f"tensor {name} has shape {row[0]}, expected "
+                                 f"{','.join(str(s) for s in shape)}")
+            if row[1] != 4 * math.prod(shape):
+                raise ModelError(f"tensor {name}: {row[1]} bytes, expected "
+                                 f"{4 * math.prod(shape)}")
+            blob = db.execute("SELECT data FROM tensor WHERE name = ?", (name,)).fetchone()[0]
+            weights[name] = f32_blob(blob, math.prod(shape), f"tensor {name}").reshape(shape)
         missing = sorted(set(want) - set(weights))
         if missing:
             raise ModelError(f"tensor {missing[0]} is missing ({len(missing)} in all)")
@@ -364,6 +456,7 @@ def write_model_file(path, cfg, vocabs, weights, provenance, history=None, extra
         check_vocab(lang, tokens)
         if counts and len(counts) != len(tokens):
             raise ModelError(f"{lang}: {len(counts)} counts for {len(tokens)} tokens")
+    check_size(cfg, len(vocabs.src), len(vocabs.tgt))
     D = cfg["d_model"]
     want = expected_shapes(cfg, len(vocabs.tgt))
     want["embedding.src"] = (len(vocabs.src), D)

@@ -44,7 +44,8 @@ from . import tools
 from .data import augment_names, batch_tensors, lr_factor, make_batches
 from .decode import causal_masks, greedy, output_limit
 from .model import Translator, init_like_toytrans, save, state_dict_from_weights
-from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_vocab,
+from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_config, check_size,
+                        check_vocab,
                         fnv1a64_update, read_model_file, read_table_blob)
 
 PROG = "toytrans_torch.train"
@@ -391,7 +392,15 @@ def train(args, group):
                "n_encoder_layers": args.enc_layers, "n_decoder_layers": args.dec_layers,
                "d_ff": args.d_ff, "max_len": args.max_len, "qkv_bias": int(args.qkv_bias),
                "layer_norm_eps": 1e-5, "src_lang": "en", "tgt_lang": "de"}
+        try:
+            check_config(cfg)
+        except ModelError as e:
+            raise TrainError(f"the model's shape: {e}", EXIT_USAGE) from None
         vocabs = read_vocab_file(args.vocab) if args.vocab else make_vocab(args)
+        try:
+            check_size(cfg, len(vocabs.src), len(vocabs.tgt))
+        except ModelError as e:
+            raise TrainError(f"the model's shape: {e}", EXIT_USAGE) from None
         weights, saved, history = None, None, ([], [])
     digests = group.gather(vocab_digest(vocabs))
     if len(set(digests)) != 1:
