@@ -11,14 +11,18 @@ copies the model file SOURCE to OUT and makes it hostile. KIND:
   generated   the same, with the embedding vectors and the tensors turned into SQLite
               generated columns (zeroblobs of the sizes the header promises): a 70 KB file
               whose reading would take 7 GB
-  scriptmodule  ARG is a marker path: SOURCE's resume state gets a TorchScript archive
-              whose __setstate__ creates ARG (torch.load(weights_only=True) of PyTorch
-              1.13 hands such an archive to torch.jit.load, which runs it; CVE-2025-32434),
-              in every row a resume could read: the torch_checkpoint table of older
-              files, and each tensor of the resume state (needs torch)
+  scriptmodule  ARG is a marker path: a TorchScript archive whose __setstate__ creates ARG
+              (torch.load(weights_only=True) of PyTorch 1.13 hands such an archive to
+              torch.jit.load, which runs it: CVE-2025-32434) as the optimiser state of
+              the torch_checkpoint table earlier versions kept their resume state in (the
+              table made if SOURCE has none, and the current resume state removed; needs
+              torch)
+  scriptmodule-tensors  ARG as above: the archive as every tensor of the current resume
+              state, and the content checksum brought up to date, as a careful attacker
+              would
 
-The content checksum is left as it was (stale), as an attacker who does not care would
-leave it: the reader must refuse the file before it gets that far.
+Except where said, the content checksum is left as it was (stale), as an attacker who does
+not care would leave it: the reader must refuse the file before it gets that far.
 """
 import io
 import shutil
@@ -62,7 +66,7 @@ def make_generated(db):
     db.executemany("INSERT INTO tensor(name, shape, n) VALUES(?, ?, ?)", rows)
 
 
-def make_scriptmodule(db, marker):
+def scriptmodule(marker):
     from typing import Tuple
     import torch
 
@@ -88,12 +92,28 @@ def make_scriptmodule(db, marker):
 
     buf = io.BytesIO()
     torch.jit.save(torch.jit.script(Payload(marker)), buf)
-    payload = buf.getvalue()
+    return buf.getvalue()
+
+
+def put_in_old_table(db, payload):
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "torch_checkpoint" in tables:
-        db.execute("UPDATE torch_checkpoint SET value = ? WHERE key = 'optimizer_state'",
-                   (payload,))
-    db.execute("UPDATE tensor SET data = ? WHERE name LIKE 'torch_adamw.%'", (payload,))
+    if "torch_checkpoint" not in tables:
+        db.execute("CREATE TABLE torch_checkpoint(key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+        db.executemany("INSERT INTO torch_checkpoint(key, value) VALUES(?, '{}')",
+                       [(k,) for k in ("position", "args", "scheduler", "optimizer_groups",
+                                       "optimizer_state")])
+        db.execute("DELETE FROM meta WHERE key = 'torch_resume'")
+    db.execute("UPDATE torch_checkpoint SET value = ? WHERE key = 'optimizer_state'",
+               (payload,))
+
+
+def put_in_tensors(db, payload):
+    from toytrans_torch.modelfile import CHECKSUM_KEY, content_checksum
+    n = db.execute("UPDATE tensor SET data = ? WHERE name LIKE 'torch\\_adamw.%' ESCAPE '\\'",
+                   (payload,)).rowcount
+    if n == 0:
+        sys.exit("torch_hostile.py: the file has no resume state tensors")
+    db.execute("UPDATE meta SET value = ? WHERE key = ?", (content_checksum(db), CHECKSUM_KEY))
 
 
 def main():
@@ -107,7 +127,9 @@ def main():
             set_huge(db)
             make_generated(db)
         elif kind == "scriptmodule":
-            make_scriptmodule(db, sys.argv[4])
+            put_in_old_table(db, scriptmodule(sys.argv[4]))
+        elif kind == "scriptmodule-tensors":
+            put_in_tensors(db, scriptmodule(sys.argv[4]))
         else:
             sys.exit(f"torch_hostile.py: unknown kind {kind!r}")
     db.close()

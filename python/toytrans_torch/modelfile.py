@@ -323,6 +323,25 @@ def read_vocab(db, lang):
     return tokens, [r[2] for r in rows]
 
 
+def read_tensor(db, name, shape, missing_ok=False):
+    """Tensor name of the tensor table as a float32 array of shape, its stored shape and
+    size checked before the blob is read; None if there is none and missing_ok."""
+    want = ",".join(str(n) for n in shape)
+    row = db.execute("SELECT shape, typeof(data), length(data) FROM tensor WHERE name = ?",
+                     (name,)).fetchone()
+    if row is None:
+        if missing_ok:
+            return None
+        raise ModelError(f"tensor {name} is missing")
+    if row[0] != want:
+        raise ModelError(f"tensor {name} has shape {row[0]}, expected {want}")
+    if row[1] != "blob" or row[2] != 4 * math.prod(shape):
+        raise ModelError(f"tensor {name}: {row[2]} bytes of {row[1]}, expected "
+                         f"{4 * math.prod(shape)} bytes of blob")
+    blob = db.execute("SELECT data FROM tensor WHERE name = ?", (name,)).fetchone()[0]
+    return f32_blob(blob, math.prod(shape), f"tensor {name}").reshape(shape)
+
+
 def open_readonly(path):
     if os.path.islink(path) or not os.path.isfile(path):
         raise ModelError("not an existing regular file (or a symbolic link)")
@@ -337,10 +356,15 @@ def open_readonly(path):
     return db
 
 
-def read_model_file(path, verify_checksum=True):
+def read_model_file(path, verify_checksum=True, extra_shapes=None):
     """The model file -> (cfg, vocabularies, weights, meta): weights maps toytrans's tensor
     names (plus 'embedding.src' / 'embedding.tgt') to float32 arrays; meta is the whole
-    meta table. Checks what toytrans's loader checks, in its order; raises ModelError."""
+    meta table. Checks what toytrans's loader checks, in its order; raises ModelError.
+
+    extra_shapes, when given, is called as extra_shapes(cfg, vocabularies) -> {name:
+    shape} of more tensors to read (a resumable run's optimiser state): each must be in the
+    tensor table with that shape, is checked as the weights are, and is returned in
+    weights; all is read in one transaction, so the content checksum covers it."""
     db = open_readonly(path)
     try:
         try:
@@ -379,21 +403,14 @@ def read_model_file(path, verify_checksum=True):
         # Read by name: other tensors (toytrans's optimiser moments, optim.m and optim.v,
         # or a resumable run's) are neither read nor needed.
         for name, shape in want.items():
-            row = db.execute("SELECT shape, length(data) FROM tensor WHERE name = ?",
-                             (name,)).fetchone()
-            if row is None:
-                continue
-            if row[0] != ",".join(str(s) for s in shape):
-                raise ModelError(f"tensor {name} has shape {row[0]}, expected "
-                                 f"{','.join(str(s) for s in shape)}")
-            if row[1] != 4 * math.prod(shape):
-                raise ModelError(f"tensor {name}: {row[1]} bytes, expected "
-                                 f"{4 * math.prod(shape)}")
-            blob = db.execute("SELECT data FROM tensor WHERE name = ?", (name,)).fetchone()[0]
-            weights[name] = f32_blob(blob, math.prod(shape), f"tensor {name}").reshape(shape)
+            a = read_tensor(db, name, shape, missing_ok=True)
+            if a is not None:
+                weights[name] = a
         missing = sorted(set(want) - set(weights))
         if missing:
             raise ModelError(f"tensor {missing[0]} is missing ({len(missing)} in all)")
+        for name, shape in (extra_shapes(cfg, vocabs) if extra_shapes else {}).items():
+            weights[name] = read_tensor(db, name, shape)
         if verify_checksum and CHECKSUM_KEY in meta:
             got = content_checksum(db)
             if got != meta[CHECKSUM_KEY]:
@@ -401,19 +418,6 @@ def read_model_file(path, verify_checksum=True):
                                  f"{CHECKSUM_KEY} {meta[CHECKSUM_KEY]}: the file was damaged "
                                  f"or edited after it was written")
         return cfg, vocabs, weights, meta
-    finally:
-        db.close()
-
-
-def read_table_blob(path, table, key):
-    """The value of row key in a (key, value) table of the file, or None."""
-    db = open_readonly(path)
-    try:
-        if not db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
-                          (table,)).fetchone():
-            return None
-        row = db.execute(f"SELECT value FROM {table} WHERE key = ?", (key,)).fetchone()
-        return None if row is None else row[0]
     finally:
         db.close()
 
@@ -440,7 +444,8 @@ OWN_KEYS = set(INT_LIMITS) | {"format", "format_version", "activation", "norm",
                               "layer_norm_eps", "src_lang", "tgt_lang", CHECKSUM_KEY}
 
 
-def write_model_file(path, cfg, vocabs, weights, provenance, history=None, extra=None):
+def write_model_file(path, cfg, vocabs, weights, provenance, history=None,
+                     extra_tensors=None):
     """Writes a complete model file to path, atomically: built under PATH.PID.tmp beside
     it, committed in one transaction, switched back to one self-contained file and renamed
     over path only then, so a reader (or a crash) sees the old file or the new one.
@@ -448,8 +453,10 @@ def write_model_file(path, cfg, vocabs, weights, provenance, history=None, extra
     cfg: the configuration dict; vocabs: Vocabularies; weights: toytrans tensor name ->
     float32 array, as read_model_file returns; provenance: meta key -> text (keys of the
     configuration and format are refused); history: (train_log rows, valid_log rows) or
-    None; extra: {table name: {key: bytes}} written as (key TEXT, value BLOB) tables that
-    readers ignore (a resumable run's state). The content checksum is written last."""
+    None; extra_tensors: {name: float32 array} written to the tensor table beside the
+    weights, under names of their own (a resumable run's optimiser state: toytrans's
+    readers ignore tensors they do not need). The content checksum, written last, covers
+    every tensor and meta key."""
     check_config(cfg)
     for lang in ("src", "tgt"):
         tokens, counts = vocabs.side(lang)
@@ -468,6 +475,13 @@ def write_model_file(path, cfg, vocabs, weights, provenance, history=None, extra
         a = np.ascontiguousarray(np.asarray(weights[name], dtype="<f4"))
         if a.shape != shape:
             raise ModelError(f"tensor {name} has shape {a.shape}, expected {shape}")
+        if not np.all(np.isfinite(a)):
+            raise ModelError(f"tensor {name} holds NaN or Inf")
+        arrays[name] = a
+    for name, value in (extra_tensors or {}).items():
+        a = np.ascontiguousarray(np.asarray(value, dtype="<f4"))
+        if name in arrays or not name or a.ndim not in (1, 2) or a.size > MAX_TENSOR_FLOATS:
+            raise ModelError(f"extra tensor {name!r} of shape {a.shape} is not allowed")
         if not np.all(np.isfinite(a)):
             raise ModelError(f"tensor {name} holds NaN or Inf")
         arrays[name] = a
@@ -512,12 +526,6 @@ def write_model_file(path, cfg, vocabs, weights, provenance, history=None, extra
                            "VALUES(?, ?, ?, ?, ?, ?)", steps)
             db.executemany("INSERT INTO valid_log(epoch, step, loss, exact_match, seconds) "
                            "VALUES(?, ?, ?, ?, ?)", epochs)
-        for table, rows in (extra or {}).items():
-            if not table.isidentifier() or table in ("meta", "vocab", "embedding", "tensor",
-                                                      "train_log", "valid_log"):
-                raise ModelError(f"extra table name {table!r} is not allowed")
-            db.execute(f"CREATE TABLE {table}(key TEXT PRIMARY KEY, value BLOB NOT NULL)")
-            db.executemany(f"INSERT INTO {table}(key, value) VALUES(?, ?)", rows.items())
         db.execute("INSERT INTO meta(key, value) VALUES(?, ?)",
                    (CHECKSUM_KEY, content_checksum(db)))
         db.execute("COMMIT")

@@ -20,12 +20,13 @@ the whole batch's mean loss per token, whatever W is (tests/test_torch.sh checks
 
 Rank 0 alone writes the model file, atomically (toytrans_torch.save: a temporary file
 renamed into place), every --checkpoint-every steps and after every epoch; the file holds
-the optimiser state and the run's position in a table of its own, so that --resume
-continues the run, with any number of processes.
+the optimiser state and the run's position as float32 tensors and a JSON meta value
+(docs/model-format.md, "A resumable PyTorch run"), under the content checksum, so that
+--resume continues the run, with any number of processes; nothing in a file is ever
+unpickled or handed to torch.load.
 """
 import argparse
 import hashlib
-import io
 import json
 import math
 import os
@@ -35,6 +36,7 @@ import sys
 import tempfile
 import time
 
+import numpy as np
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
@@ -45,11 +47,19 @@ from .data import augment_names, batch_tensors, lr_factor, make_batches
 from .decode import causal_masks, greedy, output_limit
 from .model import Translator, init_like_toytrans, save, state_dict_from_weights
 from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_config, check_size,
-                        check_vocab,
-                        fnv1a64_update, read_model_file, read_table_blob)
+                        check_vocab, fnv1a64_update, open_readonly, read_model_file)
 
 PROG = "toytrans_torch.train"
-CHECKPOINT_TABLE = "torch_checkpoint"   # ignored by toytrans's readers (docs/model-format.md)
+# The resume state (docs/model-format.md, "A resumable PyTorch run"): AdamW's two moments
+# of every trainable parameter as float32 tensors of the tensor table, named
+# RESUME_TENSOR + "exp_avg." / "exp_avg_sq." + the parameter's PyTorch name, and the rest
+# as JSON text in meta RESUME_KEY. Both under the content checksum; nothing in the file is
+# ever unpickled or handed to torch.load.
+RESUME_TENSOR = "torch_adamw."
+RESUME_KEY = "torch_resume"
+RESUME_FORMAT = 1
+# Where files of earlier versions kept their resume state, a pickle among others: refused.
+OLD_CHECKPOINT_TABLE = "torch_checkpoint"
 EXIT_USAGE, EXIT_MODEL, EXIT_INPUT, EXIT_IO, EXIT_DIVERGED = 2, 3, 4, 5, 6
 
 # The settings that define a run, with their defaults. A new run takes the default of one
@@ -61,6 +71,38 @@ RUN_DEFAULTS = {"epochs": 10, "batch": 32, "lr": 1e-3, "warmup": 400, "label_smo
                 "valid_exact": 200}
 # AdamW's betas and epsilon: toytrans train's defaults, recorded in meta as toytrans
 # records its own (train_adam_beta1, train_adam_beta2, train_adam_eps).
+# Each setting's type and range, for the command line and for a resumed file alike:
+# (type, test, what the test asks).
+SETTING_RULES = {
+    "epochs": (int, lambda v: v >= 1, "at least 1"),
+    "batch": (int, lambda v: v >= 1, "at least 1"),
+    "warmup": (int, lambda v: v >= 0, "at least 0"),
+    "seed": (int, lambda v: 0 <= v < 2 ** 63, "from 0 to 2^63 - 1"),
+    "limit": (int, lambda v: v >= 1, "at least 1"),
+    "valid_exact": (int, lambda v: v >= 1, "at least 1"),
+    "lr": (float, lambda v: 0 < v < math.inf, "above 0"),
+    "label_smoothing": (float, lambda v: 0 <= v < 1, "from 0 to below 1"),
+    "weight_decay": (float, lambda v: 0 <= v < math.inf, "at least 0"),
+    "adam_beta1": (float, lambda v: 0 <= v < 1, "from 0 to below 1"),
+    "adam_beta2": (float, lambda v: 0 <= v < 1, "from 0 to below 1"),
+    "adam_eps": (float, lambda v: 0 < v < math.inf, "above 0"),
+    "clip": (float, lambda v: 0 <= v < math.inf, "at least 0"),
+    "dropout": (float, lambda v: 0 <= v < 1, "from 0 to below 1"),
+    "name_augment": (float, lambda v: 0 <= v <= 1, "from 0 to 1"),
+}
+
+
+def setting_fault(key, value):
+    """Why value cannot be setting key (SETTING_RULES), or None. None is allowed for
+    --limit only (no limit)."""
+    kind, test, what = SETTING_RULES[key]
+    if value is None and key == "limit":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
+        return f"is {value!r}, not {'a number' if kind is float else 'an integer'}"
+    if not test(value):
+        return f"must be {what}"
+    return None
 
 
 class TrainError(Exception):
@@ -279,70 +321,163 @@ def provenance(args, group, corpus_hash, seconds, step, epoch):
     }
 
 
-def write_checkpoint(args, group, model, vocabs, opt, sched, state, history, corpus_hash):
-    """Rank 0: the model file with the optimiser state and the run's position.
-
-    The state is stored as JSON text plus one blob of tensors (torch.save of a flat
-    name -> tensor dict), so that a resume reads it with torch.load(weights_only=True):
-    a file cannot make the reader unpickle arbitrary objects."""
-    opt_sd = opt.state_dict()
-    tensors = {f"{index}.{key}": value for index, slots in opt_sd["state"].items()
-               for key, value in slots.items()}
-    buf = io.BytesIO()
-    torch.save(tensors, buf)
-    rows = {"position": json.dumps(state), "args": json.dumps(vars(args)),
-            "scheduler": json.dumps(sched.state_dict()),
-            "optimizer_groups": json.dumps(opt_sd["param_groups"]),
-            "optimizer_state": buf.getvalue()}
+def trainable(model):
+    """The parameters AdamW updates, (PyTorch name, parameter) in the model's order."""
     inner = getattr(model, "module", model)
-    save(args.out, inner, vocabs, inner.config,
-         provenance(args, group, corpus_hash, state["seconds"], state["step"], state["epoch"]),
-         history=history, extra={CHECKPOINT_TABLE: rows})
+    return [(name, p) for name, p in inner.named_parameters() if p.requires_grad]
 
 
-def optimizer_state(groups, tensors):
-    """The optimiser's state_dict from write_checkpoint's rows."""
-    state = {}
-    for name, value in tensors.items():
-        index, key = name.split(".", 1)
-        state.setdefault(int(index), {})[key] = value
-    for g in groups:
-        if "betas" in g:
-            g["betas"] = tuple(g["betas"])
-    return {"state": state, "param_groups": groups}
+def resume_shapes(cfg, vocabs):
+    """The resume state's tensors of a model of cfg and vocabs: name -> shape."""
+    model = Translator(cfg, len(vocabs.src), len(vocabs.tgt))
+    return {f"{RESUME_TENSOR}{slot}.{name}": tuple(p.shape)
+            for name, p in trainable(model) for slot in ("exp_avg", "exp_avg_sq")}
+
+
+def write_checkpoint(args, group, model, vocabs, opt, state, history, corpus_hash):
+    """Rank 0: the model file with the optimiser state and the run's position, stored as
+    the weights are (resume state, RESUME_TENSOR and RESUME_KEY)."""
+    tensors, steps = {}, {}
+    for name, p in trainable(model):
+        slots = opt.state.get(p, {})
+        for slot in ("exp_avg", "exp_avg_sq"):
+            t = slots.get(slot)
+            tensors[f"{RESUME_TENSOR}{slot}.{name}"] = (
+                t.detach().cpu().numpy() if t is not None else np.zeros(tuple(p.shape),
+                                                                         np.float32))
+        steps[name] = int(slots["step"].item()) if "step" in slots else 0
+    resume = {"format": RESUME_FORMAT, "position": dict(state),
+              "settings": {key: getattr(args, key) for key in RUN_DEFAULTS},
+              "corpora": {"train": args.train, "valid": args.valid},
+              "adamw_steps": steps}
+    prov = provenance(args, group, corpus_hash, state["seconds"], state["step"], state["epoch"])
+    prov[RESUME_KEY] = json.dumps(resume, sort_keys=True)
+    inner = getattr(model, "module", model)
+    save(args.out, inner, vocabs, inner.config, prov, history=history, extra_tensors=tensors)
+
+
+def checked_resume(text, names):
+    """meta RESUME_KEY's JSON, every value checked -> the dict; raises ModelError."""
+    try:
+        r = json.loads(text, parse_constant=lambda c: None)
+    except ValueError as e:
+        raise ModelError(f"meta {RESUME_KEY} is not JSON ({e})") from None
+    if not isinstance(r, dict) or r.get("format") != RESUME_FORMAT:
+        raise ModelError(f"meta {RESUME_KEY} is not resume state format {RESUME_FORMAT}")
+    pos, settings, corpora, steps = (r.get(k) for k in ("position", "settings", "corpora",
+                                                         "adamw_steps"))
+    if not all(isinstance(x, dict) for x in (pos, settings, corpora, steps)):
+        raise ModelError(f"meta {RESUME_KEY} lacks position, settings, corpora or adamw_steps")
+    for key in ("step", "epoch", "batch"):
+        v = pos.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2 ** 53:
+            raise ModelError(f"meta {RESUME_KEY} position {key} is {v!r}, not a count")
+    v = pos.get("seconds")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < math.inf:
+        raise ModelError(f"meta {RESUME_KEY} position seconds is {v!r}, not a time")
+    pos["seconds"] = float(v)
+    for key in RUN_DEFAULTS:
+        if key not in settings:
+            raise ModelError(f"meta {RESUME_KEY} has no setting {key}")
+        why = setting_fault(key, settings[key])
+        if why:
+            raise ModelError(f"meta {RESUME_KEY} setting {key} {why}")
+        if SETTING_RULES[key][0] is float:
+            settings[key] = float(settings[key])
+    if not isinstance(corpora.get("train"), str) or not corpora["train"] or \
+            not isinstance(corpora.get("valid"), (str, type(None))):
+        raise ModelError(f"meta {RESUME_KEY} corpora are not file names")
+    if sorted(steps) != sorted(names):
+        raise ModelError(f"meta {RESUME_KEY} adamw_steps does not name the model's "
+                         f"{len(names)} trainable parameters")
+    for name, v in steps.items():
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= pos["step"]:
+            raise ModelError(f"meta {RESUME_KEY} adamw_steps {name} is {v!r}, not a step "
+                             f"count up to {pos['step']}")
+    return r
+
+
+def read_history(path):
+    """train_log and valid_log rows of the file, for the resumed run to go on with."""
+    queries = {"train_log": ("SELECT step, epoch, loss, lr, tokens, seconds FROM train_log "
+                             "ORDER BY step", (int, int, float, float, int, float)),
+               "valid_log": ("SELECT epoch, step, loss, exact_match, seconds FROM valid_log "
+                             "ORDER BY epoch", (int, int, float, float, float))}
+    db = open_readonly(path)
+    try:
+        out = []
+        for table, (sql, kinds) in queries.items():
+            if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                              (table,)).fetchone():
+                out.append([])
+                continue
+            if any(row[6] for row in db.execute(f"PRAGMA table_xinfo('{table}')")):
+                raise ModelError(f"table '{table}' has a generated or hidden column")
+            rows = []
+            for row in db.execute(sql):
+                for value, kind in zip(row, kinds):
+                    if isinstance(value, bool) or not isinstance(value, (int, float) if
+                                                                 kind is float else int) \
+                            or not math.isfinite(value):
+                        raise ModelError(f"table '{table}' holds {value!r} where a "
+                                         f"{kind.__name__} belongs")
+                rows.append(tuple(kind(v) for v, kind in zip(row, kinds)))
+            out.append(rows)
+        return out[0], out[1]
+    finally:
+        db.close()
 
 
 def read_checkpoint(path):
-    """Rank 0 of a resumed run: (cfg, vocabularies, weights, run state, history)."""
+    """Rank 0 of a resumed run: (cfg, vocabularies, weights, resume state, history), the
+    resume state with its AdamW moments under "moments" (name -> array). Raises TrainError
+    (exit 3) for a file that has none, or one that is not exactly what write_checkpoint
+    writes."""
     try:
-        cfg, vocabs, weights, _ = read_model_file(path)
-        rows = {key: read_table_blob(path, CHECKPOINT_TABLE, key)
-                for key in ("position", "args", "scheduler", "optimizer_groups",
-                            "optimizer_state")}
-        db = sqlite3.connect("file:" + os.path.abspath(path) + "?mode=ro", uri=True)
+        db = open_readonly(path)
         try:
-            steps = [tuple(r) for r in db.execute(
-                "SELECT step, epoch, loss, lr, tokens, seconds FROM train_log ORDER BY step")]
-            epochs = [tuple(r) for r in db.execute(
-                "SELECT epoch, step, loss, exact_match, seconds FROM valid_log ORDER BY epoch")]
+            old = db.execute("SELECT 1 FROM sqlite_master WHERE name = ?",
+                             (OLD_CHECKPOINT_TABLE,)).fetchone()
+            has = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                             "name = 'meta'").fetchone() and \
+                db.execute("SELECT 1 FROM meta WHERE key = ?", (RESUME_KEY,)).fetchone()
         finally:
             db.close()
-    except (ModelError, sqlite3.Error) as e:
+        if not has:
+            if old:
+                raise ModelError(f"its resume state is in a {OLD_CHECKPOINT_TABLE} table, "
+                                 f"which this version does not read (it held a pickle, "
+                                 f"which a file must not be able to hand a reader); resume "
+                                 f"it with the version that wrote it, or train anew")
+            raise ModelError(f"no resume state (meta {RESUME_KEY}): the file was not "
+                             f"written by {PROG}")
+        cfg, vocabs, weights, meta = read_model_file(path, extra_shapes=resume_shapes)
+        names = [name for name, _ in trainable(Translator(cfg, len(vocabs.src),
+                                                          len(vocabs.tgt)))]
+        resume = checked_resume(meta[RESUME_KEY], names)
+        moments = {name: weights.pop(name) for name in list(weights)
+                   if name.startswith(RESUME_TENSOR)}
+        for name, a in moments.items():
+            if name.startswith(RESUME_TENSOR + "exp_avg_sq.") and (a < 0).any():
+                raise ModelError(f"tensor {name} has a negative value")
+        resume["moments"] = moments
+        history = read_history(path)
+    except ModelError as e:
         raise TrainError(f"{path}: cannot resume: {e}", EXIT_MODEL) from None
-    missing = [key for key, value in rows.items() if value is None]
-    if missing:
-        raise TrainError(f"{path}: cannot resume: no {CHECKPOINT_TABLE} {missing[0]} (the "
-                         f"file was not written by {PROG})", EXIT_MODEL)
-    try:
-        tensors = torch.load(io.BytesIO(rows["optimizer_state"]), map_location="cpu",
-                             weights_only=True)
-        state = {"position": json.loads(rows["position"]), "args": json.loads(rows["args"]),
-                 "scheduler": json.loads(rows["scheduler"]),
-                 "optimizer": optimizer_state(json.loads(rows["optimizer_groups"]), tensors)}
-    except Exception as e:  # noqa: BLE001 - torch and json raise several kinds
-        raise TrainError(f"{path}: cannot resume: the {CHECKPOINT_TABLE} state is unreadable "
-                         f"({e})", EXIT_MODEL) from None
-    return cfg, vocabs, weights, state, (steps, epochs)
+    except sqlite3.Error as e:
+        raise TrainError(f"{path}: cannot resume: {e}", EXIT_MODEL) from None
+    return cfg, vocabs, weights, resume, history
+
+
+def restore_optimizer(opt, model, resume, device):
+    """AdamW's state of every trainable parameter, from the checked resume state."""
+    for name, p in trainable(model):
+        opt.state[p] = {
+            "step": torch.tensor(float(resume["adamw_steps"][name])),
+            "exp_avg": torch.from_numpy(resume["moments"][f"{RESUME_TENSOR}exp_avg.{name}"])
+                            .to(device),
+            "exp_avg_sq": torch.from_numpy(
+                resume["moments"][f"{RESUME_TENSOR}exp_avg_sq.{name}"]).to(device)}
 
 
 # ------------------------------------------------------------------------------------------
@@ -363,11 +498,21 @@ def run(args):
         group.close()
 
 
-def resume_settings(args, saved):
-    """A resumed run's settings: the checkpoint's (RUN_DEFAULTS' for a key it lacks); one
-    given must equal it, except the epochs. The corpora are the checkpoint's too."""
-    for key, default in RUN_DEFAULTS.items():
-        recorded, given = saved.get(key, default), getattr(args, key)
+def same_file(a, b):
+    """Whether paths a and b name one file (or, when either is missing, are one text)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a == b
+
+
+def resume_settings(args, resume):
+    """A resumed run's settings: the checkpoint's; one given must equal it, except the
+    epochs. So are its corpora: --train and --valid may be left out, and one given must
+    name the run's file."""
+    saved = resume["settings"]
+    for key in RUN_DEFAULTS:
+        recorded, given = saved[key], getattr(args, key)
         if given is not None and given != recorded and key != "epochs":
             option = "--" + key.replace("_", "-")
             raise TrainError(f"{args.out}: {option} {given} differs from the run's "
@@ -375,7 +520,12 @@ def resume_settings(args, saved):
                              f"train a new model", EXIT_USAGE)
         setattr(args, key, recorded if given is None else given)
     for key in ("train", "valid"):
-        setattr(args, key, saved[key])
+        recorded, given = resume["corpora"][key], getattr(args, key)
+        if given is not None and (recorded is None or not same_file(given, recorded)):
+            raise TrainError(f"{args.out}: --{key} {given} is not the run's "
+                             f"({recorded or 'none'}); a resumed run keeps its corpora: "
+                             f"leave --{key} out, or train a new model", EXIT_USAGE)
+        setattr(args, key, recorded)
 
 
 def train(args, group):
@@ -383,7 +533,7 @@ def train(args, group):
     if args.resume:
         ckpt = group.broadcast(read_checkpoint(args.out) if group.rank == 0 else None)
         cfg, vocabs, weights, saved, history = ckpt
-        resume_settings(args, saved["args"])
+        resume_settings(args, saved)
     else:
         if os.path.lexists(args.out) and not args.force:
             raise TrainError(f"{args.out} exists (--force replaces it, --resume continues it)",
@@ -439,13 +589,14 @@ def train(args, group):
                              {"params": no_decay, "weight_decay": 0.0}],
                             lr=args.lr, betas=(args.adam_beta1, args.adam_beta2), eps=args.adam_eps)
     total_steps = args.epochs * len(batches)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda k: lr_factor(k + 1, total_steps, args.warmup))
     state = {"step": 0, "epoch": 0, "batch": 0, "seconds": 0.0}
     if saved is not None:
-        opt.load_state_dict(saved["optimizer"])
-        sched.load_state_dict(saved["scheduler"])
-        state = saved["position"]
+        restore_optimizer(opt, model, saved, group.device)
+        state = dict(saved["position"])
+        if state["batch"] > len(batches):
+            raise TrainError(f"{args.out}: cannot resume: its position, batch "
+                             f"{state['batch']}, is past the epoch's {len(batches)} batches",
+                             EXIT_MODEL)
     steps_log, epochs_log = (list(history[0]), list(history[1]))
     seconds0 = state["seconds"]
     who = (f"{group.world} process(es), {group.backend} backend, {group.device}"
@@ -464,7 +615,7 @@ def train(args, group):
         saved_at[0] = (state["step"], state["epoch"])
         state["seconds"] = seconds0 + time.perf_counter() - t_start
         if group.rank == 0:
-            write_checkpoint(args, group, ddp, vocabs, opt, sched, state,
+            write_checkpoint(args, group, ddp, vocabs, opt, state,
                              (steps_log, epochs_log), corpus_hash)
 
     steps_this_run = 0
@@ -482,9 +633,12 @@ def train(args, group):
             loss.backward()
             if args.clip > 0:
                 torch.nn.utils.clip_grad_norm_(params, args.clip)
-            lr = opt.param_groups[0]["lr"]
+            # The schedule of the step about to be taken, from 1: a function of the
+            # position alone, so that a resumed run needs no scheduler state.
+            lr = args.lr * lr_factor(state["step"] + 1, total_steps, args.warmup)
+            for g in opt.param_groups:
+                g["lr"] = lr
             opt.step()
-            sched.step()
             total = group.sum([total])[0]
             tokens = batch_target_tokens(b, tgt_ids)
             mean = total / tokens
@@ -567,7 +721,8 @@ def parse_args(argv=None):
                     "CPUs, nccl on GPUs) and writes it as a toytrans model file.",
         epilog="Exit status: 0 ok, 2 bad command line, 3 unusable model or vocabulary file, "
                "4 malformed corpus, 5 I/O error, 6 training diverged.")
-    p.add_argument("--train", required=True, help="training corpus (source TAB target)")
+    p.add_argument("--train", help="training corpus (source TAB target); a resumed run "
+                                   "takes the run's own")
     p.add_argument("--valid", help="validation corpus: loss and exact match after each epoch")
     p.add_argument("--out", required=True, help="the model file to write")
     p.add_argument("--vocab", help="take the vocabulary from this file (made by `toytrans "
@@ -633,6 +788,8 @@ def parse_args(argv=None):
             p.error(f"--{name.replace('_', '-')} must be from 0 to {top}")
     if a.adam_eps is not None and not a.adam_eps > 0:
         p.error("--adam-eps must be above 0")
+    if not a.resume and a.train is None:
+        p.error("--train is required (except with --resume, which takes the run's)")
     if not a.resume:
         for key, default in RUN_DEFAULTS.items():
             if getattr(a, key) is None:
