@@ -50,6 +50,15 @@ py() {
     CODE=$?
 }
 
+# expect_no_traceback DESC: the last run's stderr holds a message, not a Python traceback.
+expect_no_traceback() {
+    if grep -q "^Traceback" "$ERR"; then
+        fail "$1: a message, not a traceback" "$(tail -n 1 "$ERR")"
+    else
+        pass "$1: a message, not a traceback"
+    fi
+}
+
 if [ ! -x "$PY" ]; then
     echo "# SKIP: no $PY: the PyTorch bridge is not tested (make torch-deps installs it)"
     echo "0 passed, 0 failed"
@@ -184,12 +193,8 @@ for kind in huge generated; do
     (ulimit -v 4000000 && py -m toytrans_torch.verify --model "$TMP/$kind.db" \
         --sentences "$ROOT/data/test.tsv" --limit 1 && exit "$CODE")
     CODE=$?
-    expect_code "toytrans_torch.verify on the $kind file: exit 3, no traceback" 3
-    if grep -q Traceback "$ERR"; then
-        fail "toytrans_torch on the $kind file: a message, not a traceback" "$(tail -n 1 "$ERR")"
-    else
-        pass "toytrans_torch on the $kind file: a message, not a traceback"
-    fi
+    expect_code "toytrans_torch.verify on the $kind file: exit 3" 3
+    expect_no_traceback "toytrans_torch on the $kind file"
 done
 py "$ROOT/tests/torch_hostile.py" huge "$ROOT/tests/fixtures/tiny.db" "$TMP/huge.db"
 py -m toytrans_torch.verify --model "$TMP/huge.db" --sentences "$ROOT/data/test.tsv" --limit 1
@@ -204,6 +209,37 @@ expect_in "the generated file, in PyTorch: the generated column named" "$ERR" \
 expect_in "the generated file, in toytrans: the generated column named" "$TMP/generated.c-err" \
     "table 'embedding' column 'vector' is a generated or hidden column"
 rm -f "$TMP/huge.db" "$TMP/generated.db"
+
+# One error type and toytrans's exit codes, never a traceback: a damaged page of the
+# schema (SQLite's "malformed"), a d_model with a blank before it (toytrans refuses it), a
+# vocabulary count 'abc': exit 3, as toytrans.
+cp "$ROOT/tests/fixtures/tiny.db" "$TMP/malformed.db"
+"$PY" - "$TMP/malformed.db" <<'EOF'
+import sys
+path = sys.argv[1]
+data = bytearray(open(path, "rb").read())
+data[100:140] = b"\xff" * 40      # the b-tree page header of sqlite_schema, on page 1
+open(path, "wb").write(data)
+EOF
+cp "$ROOT/tests/fixtures/tiny.db" "$TMP/blank.db"
+"$PY" - "$TMP/blank.db" "$TMP/count.db" <<'EOF'
+import shutil, sqlite3, sys
+shutil.copyfile(sys.argv[1], sys.argv[2])
+for path, sql in ((sys.argv[1], "UPDATE meta SET value = ' 16' WHERE key = 'd_model'"),
+                  (sys.argv[2], "UPDATE vocab SET count = 'abc' WHERE lang = 'tgt' AND id = 5")):
+    db = sqlite3.connect(path)
+    with db:
+        db.execute(sql)
+    db.close()
+EOF
+for case in malformed blank count; do
+    run info --model "$TMP/$case.db"
+    expect_code "toytrans info on the $case file: exit 3" 3
+    py -m toytrans_torch.verify --model "$TMP/$case.db" --sentences "$ROOT/data/test.tsv" --limit 1
+    expect_code "toytrans_torch on the $case file: exit 3" 3
+    expect_no_traceback "toytrans_torch on the $case file"
+done
+expect_in "toytrans_torch: the count 'abc' named" "$ERR" "vocab 'tgt' id 5: the count is not an integer"
 
 # The other direction: a model trained by `toytrans train` (the shipped one) decodes in
 # PyTorch as in toytrans.
@@ -341,6 +377,43 @@ expect_in "--resume with a moment changed: the content checksum says so" "$ERR" 
 run info --model "$TMP/hostile.db"
 expect_code "toytrans too refuses the file whose resume state changed (exit 3)" 3
 rm -f "$TMP/hostile.db"
+# A resume state changed with its checksum brought up to date: each value is checked, so
+# a step that is text is refused (exit 3), not a TypeError.
+"$PY" - "$TMP/resumed.db" "$TMP/hostile.db" <<'EOF'
+import json, shutil, sqlite3, sys
+shutil.copyfile(sys.argv[1], sys.argv[2])
+db = sqlite3.connect(sys.argv[2])
+with db:
+    r = json.loads(db.execute("SELECT value FROM meta WHERE key = 'torch_resume'").fetchone()[0])
+    r["position"]["step"] = "100"
+    db.execute("UPDATE meta SET value = ? WHERE key = 'torch_resume'", (json.dumps(r),))
+EOF
+"$PY" "$ROOT/tests/fixtures/content_checksum.py" "$TMP/hostile.db" --write >/dev/null
+py -m toytrans_torch.train --out "$TMP/hostile.db" --resume
+expect_code "--resume with a step that is text (checksum updated): exit 3" 3
+expect_in "--resume with a step that is text: names it" "$ERR" \
+    "meta torch_resume position step is '100', not a count"
+expect_no_traceback "--resume with a step that is text"
+rm -f "$TMP/hostile.db"
+# --train may be left out of --resume (the run's corpus is kept); another one is refused.
+cp "$TMP/resumed.db" "$TMP/other.db"
+py -m toytrans_torch.train --out "$TMP/other.db" --resume --train "$ROOT/data/valid.tsv"
+expect_code "--resume --train with another corpus than the run's: exit 2" 2
+expect_in "--resume --train with another corpus: says so" "$ERR" "is not the run's"
+# A disk that fills up (a file size limit; Python ignores SIGXFSZ, so writes fail with
+# EFBIG): SQLite's error is an I/O error, exit 5, and no temporary file is left.
+mkdir -p "$TMP/full"
+(ulimit -f 64 && py -m toytrans_torch.train --train "$ROOT/data/train.tsv" --limit 200 \
+    --epochs 1 --d-model 16 --heads 2 --d-ff 32 --max-len 40 --vocab "$TMP/resumed.db" \
+    --out "$TMP/full/m.db" --stop-after 1 && exit "$CODE")
+CODE=$?
+expect_code "a disk that fills up while the model is written: exit 5" 5
+expect_no_traceback "a disk that fills up"
+if [ -n "$(ls "$TMP/full")" ]; then
+    fail "a disk that fills up: nothing left behind" "$(ls "$TMP/full")"
+else
+    pass "a disk that fills up: nothing left behind"
+fi
 if [ -n "$(ls "$TMP"/*.tmp "$TMP"/*-journal "$TMP"/*-wal 2>/dev/null)" ]; then
     fail "checkpoints leave no temporary file" "$(ls "$TMP"/*.tmp "$TMP"/*-journal "$TMP"/*-wal)"
 else

@@ -9,6 +9,7 @@ module writes is one toytrans loads with every check on, content checksum includ
 """
 import math
 import os
+import re
 import sqlite3
 import unicodedata
 import urllib.parse
@@ -49,8 +50,39 @@ COLUMNS = {
 }
 
 
+EXIT_MODEL, EXIT_IO = 3, 5     # toytrans's exit codes: model unusable, I/O error
+
+
 class ModelError(Exception):
-    """The model file, or what is to be written as one, breaks the contract."""
+    """The model file, or what is to be written as one, breaks the contract (status
+    EXIT_MODEL); or it cannot be read or written at all (status EXIT_IO: a full or
+    read-only disk, a lock held too long). The one error this package's file functions
+    raise; status is the exit code a command reports it with."""
+
+    def __init__(self, message, status=EXIT_MODEL):
+        super().__init__(message)
+        self.status = status
+
+
+# SQLite's primary result codes that say the disk, not the file's content, failed.
+SQLITE_IO_CODES = {5: "busy", 6: "locked", 8: "read-only", 10: "I/O error", 13: "full",
+                   14: "cannot open", 3: "permission denied"}
+
+
+def sqlite_error(e, what):
+    """sqlite3's exception e, met while doing what, as a ModelError with its status:
+    EXIT_IO for the disk (SQLITE_IO_CODES), EXIT_MODEL for the content (a damaged page, not
+    a database, anything else)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in SQLITE_IO_CODES:
+        return ModelError(f"{what}: {e}", EXIT_IO)
+    return ModelError(f"{what}: the database is damaged or not a model ({e})", EXIT_MODEL)
+
+
+# A whole number as toytrans reads one (strtol with nothing else around it), and a real
+# number as its strtod does (leading blanks allowed, nothing after it).
+PLAIN_INT = re.compile(r"-?[0-9]+")
+PLAIN_REAL = re.compile(r"[ \t\n\v\f\r]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 @dataclass
@@ -105,18 +137,17 @@ def read_config(meta):
         text = meta.get(key)
         if text is None:
             raise ModelError(f"meta has no {key}")
-        try:
-            cfg[key] = int(text)
-        except ValueError:
-            raise ModelError(f"meta {key} is {text!r}, not an integer") from None
+        if not isinstance(text, str) or not PLAIN_INT.fullmatch(text):
+            raise ModelError(f"meta {key} is {text!r}, not a whole number")
+        cfg[key] = int(text)
     if meta.get("activation") != "relu":
         raise ModelError(f"activation {meta.get('activation')!r} is not supported (relu only)")
     if meta.get("norm") != "pre":
         raise ModelError(f"norm {meta.get('norm')!r} is not supported (pre only)")
-    try:
-        cfg["layer_norm_eps"] = float(meta.get("layer_norm_eps", ""))
-    except ValueError:
-        cfg["layer_norm_eps"] = float("nan")
+    eps = meta.get("layer_norm_eps", "")
+    if not isinstance(eps, str) or not PLAIN_REAL.fullmatch(eps):
+        raise ModelError(f"meta layer_norm_eps is {eps!r}, not a number")
+    cfg["layer_norm_eps"] = float(eps)
     cfg["src_lang"] = meta.get("src_lang", "")
     cfg["tgt_lang"] = meta.get("tgt_lang", "")
     check_config(cfg)
@@ -348,7 +379,10 @@ def open_readonly(path):
     if os.path.getsize(path) == 0:
         raise ModelError("empty file")
     uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
-    db = sqlite3.connect(uri, uri=True)
+    try:
+        db = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as e:
+        raise sqlite_error(e, "opening") from None
     # As toytrans's loader bounds it: no value longer than one tensor's blob, no attached
     # databases.
     db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_BLOB)
@@ -365,11 +399,20 @@ def read_model_file(path, verify_checksum=True, extra_shapes=None):
     shape} of more tensors to read (a resumable run's optimiser state): each must be in the
     tensor table with that shape, is checked as the weights are, and is returned in
     weights; all is read in one transaction, so the content checksum covers it."""
+    try:
+        return _read_model_file(path, verify_checksum, extra_shapes)
+    except sqlite3.Error as e:
+        raise sqlite_error(e, "reading") from None
+
+
+def _read_model_file(path, verify_checksum, extra_shapes):
     db = open_readonly(path)
     try:
         try:
             app = db.execute("PRAGMA application_id").fetchone()[0]
         except sqlite3.DatabaseError as e:
+            if getattr(e, "sqlite_errorcode", 0) & 0xFF in SQLITE_IO_CODES:
+                raise
             raise ModelError(f"not an SQLite database ({e})") from None
         if app != APPLICATION_ID:
             raise ModelError(f"application_id is {app}, not {APPLICATION_ID}: not a toytrans model")
@@ -380,9 +423,14 @@ def read_model_file(path, verify_checksum=True, extra_shapes=None):
                              + (" (a newer format)" if version > FORMAT_VERSION else ""))
         ok = db.execute("PRAGMA integrity_check").fetchone()[0]
         if ok != "ok":
-            raise ModelError(f"integrity_check: {ok}")
+            lines = str(ok).splitlines()
+            raise ModelError(f"the database is damaged (integrity_check: "
+                             f"{' '.join(lines[:3])}{' ...' if len(lines) > 3 else ''})")
         check_schema(db)
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        for key, value in meta.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise ModelError(f"meta {key!r} is {type(value).__name__}, not text")
         cfg = read_config(meta)
         D = cfg["d_model"]
         page_count = db.execute("PRAGMA page_count").fetchone()[0]
@@ -444,6 +492,51 @@ OWN_KEYS = set(INT_LIMITS) | {"format", "format_version", "activation", "norm",
                               "layer_norm_eps", "src_lang", "tgt_lang", CHECKSUM_KEY}
 
 
+def _write_tmp(tmp, meta, vocabs, arrays, history):
+    """The new file under its temporary name, committed in one transaction and switched
+    back to one self-contained file; removed again (with its journals) on any failure."""
+    db = None
+    try:
+        db = sqlite3.connect(tmp, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("BEGIN")
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.executemany("INSERT INTO meta(key, value) VALUES(?, ?)", sorted(meta.items()))
+        for lang in ("src", "tgt"):
+            tokens, counts = vocabs.side(lang)
+            db.executemany("INSERT INTO vocab(lang, id, token, count) VALUES(?, ?, ?, ?)",
+                           [(lang, i, t, int(counts[i]) if counts else 0)
+                            for i, t in enumerate(tokens)])
+            emb = arrays[f"embedding.{lang}"]
+            db.executemany("INSERT INTO embedding(lang, id, vector) VALUES(?, ?, ?)",
+                           [(lang, i, emb[i].tobytes()) for i in range(len(tokens))])
+        db.executemany("INSERT INTO tensor(name, shape, data) VALUES(?, ?, ?)",
+                       [(name, ",".join(str(s) for s in a.shape), a.tobytes())
+                        for name, a in arrays.items() if not name.startswith("embedding.")])
+        if history:
+            steps, epochs = history
+            db.executemany("INSERT INTO train_log(step, epoch, loss, lr, tokens, seconds) "
+                           "VALUES(?, ?, ?, ?, ?, ?)", steps)
+            db.executemany("INSERT INTO valid_log(epoch, step, loss, exact_match, seconds) "
+                           "VALUES(?, ?, ?, ?, ?)", epochs)
+        db.execute("INSERT INTO meta(key, value) VALUES(?, ?)",
+                   (CHECKSUM_KEY, content_checksum(db)))
+        db.execute("COMMIT")
+        db.execute("PRAGMA journal_mode=DELETE")
+    except BaseException:
+        if db is not None:
+            db.close()
+        for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
+            if os.path.lexists(leftover):
+                os.unlink(leftover)
+        raise
+    db.close()
+
+
 def write_model_file(path, cfg, vocabs, weights, provenance, history=None,
                      extra_tensors=None):
     """Writes a complete model file to path, atomically: built under PATH.PID.tmp beside
@@ -499,44 +592,10 @@ def write_model_file(path, cfg, vocabs, weights, provenance, history=None,
     for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
         if os.path.lexists(leftover):
             os.unlink(leftover)
-    db = sqlite3.connect(tmp, isolation_level=None)
     try:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("BEGIN")
-        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
-        for statement in SCHEMA.split(";"):
-            if statement.strip():
-                db.execute(statement)
-        db.executemany("INSERT INTO meta(key, value) VALUES(?, ?)", sorted(meta.items()))
-        for lang in ("src", "tgt"):
-            tokens, counts = vocabs.side(lang)
-            db.executemany("INSERT INTO vocab(lang, id, token, count) VALUES(?, ?, ?, ?)",
-                           [(lang, i, t, int(counts[i]) if counts else 0)
-                            for i, t in enumerate(tokens)])
-            emb = arrays[f"embedding.{lang}"]
-            db.executemany("INSERT INTO embedding(lang, id, vector) VALUES(?, ?, ?)",
-                           [(lang, i, emb[i].tobytes()) for i in range(len(tokens))])
-        db.executemany("INSERT INTO tensor(name, shape, data) VALUES(?, ?, ?)",
-                       [(name, ",".join(str(s) for s in a.shape), a.tobytes())
-                        for name, a in arrays.items() if not name.startswith("embedding.")])
-        if history:
-            steps, epochs = history
-            db.executemany("INSERT INTO train_log(step, epoch, loss, lr, tokens, seconds) "
-                           "VALUES(?, ?, ?, ?, ?, ?)", steps)
-            db.executemany("INSERT INTO valid_log(epoch, step, loss, exact_match, seconds) "
-                           "VALUES(?, ?, ?, ?, ?)", epochs)
-        db.execute("INSERT INTO meta(key, value) VALUES(?, ?)",
-                   (CHECKSUM_KEY, content_checksum(db)))
-        db.execute("COMMIT")
-        db.execute("PRAGMA journal_mode=DELETE")
-    except BaseException:
-        db.close()
-        for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
-            if os.path.lexists(leftover):
-                os.unlink(leftover)
-        raise
-    db.close()
+        _write_tmp(tmp, meta, vocabs, arrays, history)
+    except sqlite3.Error as e:
+        raise sqlite_error(e, f"writing {tmp}") from None
     fd = os.open(tmp, os.O_RDONLY)
     try:
         os.fsync(fd)

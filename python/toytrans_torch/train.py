@@ -46,8 +46,9 @@ from . import tools
 from .data import augment_names, batch_tensors, lr_factor, make_batches
 from .decode import causal_masks, greedy, output_limit
 from .model import Translator, init_like_toytrans, save, state_dict_from_weights
-from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_config, check_size,
-                        check_vocab, fnv1a64_update, open_readonly, read_model_file)
+from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_config, check_schema,
+                        check_size, fnv1a64_update, open_readonly, read_model_file,
+                        read_vocab, sqlite_error)
 
 PROG = "toytrans_torch.train"
 # The resume state (docs/model-format.md, "A resumable PyTorch run"): AdamW's two moments
@@ -218,23 +219,19 @@ def corpus_fnv1a64(pairs):
 def read_vocab_file(path):
     """Both vocabularies of a file `toytrans vocab` (or init, or train) made."""
     try:
-        db = sqlite3.connect("file:" + os.path.abspath(path) + "?mode=ro", uri=True)
+        db = open_readonly(path)
         try:
-            sides = []
-            for lang in ("src", "tgt"):
-                rows = db.execute("SELECT id, token, count FROM vocab WHERE lang = ? "
-                                  "ORDER BY id", (lang,)).fetchall()
-                if [r[0] for r in rows] != list(range(len(rows))):
-                    raise ModelError(f"{lang} vocabulary ids are not dense from 0")
-                check_vocab(lang, [r[1] for r in rows])
-                sides.append(([r[1] for r in rows], [int(r[2]) for r in rows]))
+            check_schema(db)
+            src, src_counts = read_vocab(db, "src")
+            tgt, tgt_counts = read_vocab(db, "tgt")
         finally:
             db.close()
     except sqlite3.Error as e:
-        raise TrainError(f"{path}: cannot read a vocabulary: {e}", EXIT_MODEL) from None
+        raise TrainError(f"{path}: cannot read a vocabulary: {sqlite_error(e, 'reading')}",
+                         sqlite_error(e, "").status) from None
     except ModelError as e:
-        raise TrainError(f"{path}: {e}", EXIT_MODEL) from None
-    return Vocabularies(sides[0][0], sides[1][0], sides[0][1], sides[1][1])
+        raise TrainError(f"{path}: {e}", e.status) from None
+    return Vocabularies(src, tgt, src_counts, tgt_counts)
 
 
 def make_vocab(args):
@@ -463,9 +460,10 @@ def read_checkpoint(path):
         resume["moments"] = moments
         history = read_history(path)
     except ModelError as e:
-        raise TrainError(f"{path}: cannot resume: {e}", EXIT_MODEL) from None
+        raise TrainError(f"{path}: cannot resume: {e}", e.status) from None
     except sqlite3.Error as e:
-        raise TrainError(f"{path}: cannot resume: {e}", EXIT_MODEL) from None
+        e = sqlite_error(e, "reading")
+        raise TrainError(f"{path}: cannot resume: {e}", e.status) from None
     return cfg, vocabs, weights, resume, history
 
 
@@ -777,17 +775,13 @@ def parse_args(argv=None):
     for name in ("threads", "log_every", "regression_count"):
         if getattr(a, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
-    for name in ("epochs", "batch", "valid_exact", "limit", "stop_after"):
-        if getattr(a, name) is not None and getattr(a, name) < 1:
-            p.error(f"--{name.replace('_', '-')} must be at least 1")
-    for name, top in (("label_smoothing", "below 1"), ("dropout", "below 1"),
-                      ("name_augment", "at most 1"), ("adam_beta1", "below 1"),
-                      ("adam_beta2", "below 1")):
-        v = getattr(a, name)
-        if v is not None and not (0 <= v < 1 if top == "below 1" else 0 <= v <= 1):
-            p.error(f"--{name.replace('_', '-')} must be from 0 to {top}")
-    if a.adam_eps is not None and not a.adam_eps > 0:
-        p.error("--adam-eps must be above 0")
+    if a.stop_after is not None and a.stop_after < 1:
+        p.error("--stop-after must be at least 1")
+    for key in RUN_DEFAULTS:
+        value = getattr(a, key)
+        why = setting_fault(key, value) if value is not None else None
+        if why:
+            p.error(f"--{key.replace('_', '-')} {why}")
     if not a.resume and a.train is None:
         p.error("--train is required (except with --resume, which takes the run's)")
     if not a.resume:
@@ -809,9 +803,16 @@ def main(argv=None):
         return EXIT_INPUT
     except ModelError as e:
         print(f"{PROG}: {args.out}: {e}", file=sys.stderr)
-        return EXIT_MODEL
+        return e.status
+    except sqlite3.Error as e:
+        e = sqlite_error(e, "SQLite")
+        print(f"{PROG}: {args.out}: {e}", file=sys.stderr)
+        return e.status
     except OSError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
+        return EXIT_IO
+    except MemoryError:
+        print(f"{PROG}: out of memory", file=sys.stderr)
         return EXIT_IO
 
 
