@@ -50,6 +50,15 @@ py() {
     CODE=$?
 }
 
+# expect_same DESC A B: files A and B are byte-identical.
+expect_same() {
+    if cmp -s "$2" "$3"; then
+        pass "$1"
+    else
+        fail "$1" "$(basename "$2") and $(basename "$3") differ"
+    fi
+}
+
 # expect_no_traceback DESC: the last run's stderr holds a message, not a Python traceback.
 expect_no_traceback() {
     if grep -q "^Traceback" "$ERR"; then
@@ -400,6 +409,41 @@ cp "$TMP/resumed.db" "$TMP/other.db"
 py -m toytrans_torch.train --out "$TMP/other.db" --resume --train "$ROOT/data/valid.tsv"
 expect_code "--resume --train with another corpus than the run's: exit 2" 2
 expect_in "--resume --train with another corpus: says so" "$ERR" "is not the run's"
+# No output over an input, as toytrans train: --out over the corpus even with --force,
+# --regression over the validation corpus, or over a model without --force: exit 2, and
+# the file is as it was.
+head -n 300 "$ROOT/data/train.tsv" >"$TMP/c.tsv"
+cp "$TMP/c.tsv" "$TMP/c0.tsv"
+head -n 20 "$ROOT/data/valid.tsv" >"$TMP/v.tsv"
+cp "$TMP/v.tsv" "$TMP/v0.tsv"
+cp "$TMP/resumed.db" "$TMP/m.db"
+cp "$TMP/m.db" "$TMP/m0.db"
+SMALL="--limit 200 --epochs 1 --d-model 16 --heads 2 --d-ff 32 --max-len 40 --stop-after 1"
+# shellcheck disable=SC2086
+py -m toytrans_torch.train --train "$TMP/c.tsv" --out "$TMP/c.tsv" --force $SMALL
+expect_code "--train c.tsv --out c.tsv --force: exit 2" 2
+expect_in "--out over --train: says so" "$ERR" "is the same file as --train"
+expect_same "--out over --train: the corpus is unchanged" "$TMP/c.tsv" "$TMP/c0.tsv"
+# shellcheck disable=SC2086
+py -m toytrans_torch.train --train "$TMP/c.tsv" --valid "$TMP/v.tsv" --out "$TMP/n.db" \
+    --regression "$TMP/v.tsv" --force $SMALL
+expect_code "--valid v.tsv --regression v.tsv --force: exit 2" 2
+expect_same "--regression over --valid: the corpus is unchanged" "$TMP/v.tsv" "$TMP/v0.tsv"
+# shellcheck disable=SC2086
+py -m toytrans_torch.train --train "$TMP/c.tsv" --out "$TMP/n.db" --regression "$TMP/m.db" \
+    $SMALL
+expect_code "--regression over a model, without --force: exit 2" 2
+expect_in "--regression over a model: says so" "$ERR" "is an SQLite database (a model?)"
+expect_same "--regression over a model: the model is unchanged" "$TMP/m.db" "$TMP/m0.db"
+if [ -e "$TMP/n.db" ]; then
+    fail "refused runs write no model" "$TMP/n.db exists"
+else
+    pass "refused runs write no model"
+fi
+py -m toytrans_torch.train --out "$TMP/m.db" --resume --regression "$TMP/m.db" --force
+expect_code "--resume --regression over its own --out, even with --force: exit 2" 2
+expect_same "--resume --regression over --out: the model is unchanged" "$TMP/m.db" "$TMP/m0.db"
+rm -f "$TMP/m.db" "$TMP/m0.db" "$TMP/c.tsv" "$TMP/c0.tsv" "$TMP/v.tsv" "$TMP/v0.tsv"
 # A disk that fills up (a file size limit; Python ignores SIGXFSZ, so writes fail with
 # EFBIG): SQLite's error is an I/O error, exit 5, and no temporary file is left.
 mkdir -p "$TMP/full"

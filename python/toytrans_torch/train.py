@@ -526,16 +526,72 @@ def resume_settings(args, resume):
         setattr(args, key, recorded)
 
 
+def is_sqlite_file(path):
+    """Whether path is a regular file that starts with SQLite's header string."""
+    try:
+        with open(path, "rb") as f:
+            return os.path.isfile(path) and f.read(16) == b"SQLite format 3\0"
+    except OSError:
+        return False
+
+
+def check_output(option, path, text, inputs, force):
+    """Refuses (usage error) to write output `option path`, as toytrans refuses it
+    (src/cli.c, cli_check_output): never over a file read as an input (the same device and
+    inode), whatever --force says; never over a directory, or a model with text (text:
+    the output is a text file) or through a symbolic link, without --force. inputs:
+    (option, path) pairs, path None for one not given."""
+    if path is None:
+        return
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is not None:
+        for in_option, in_path in inputs:
+            try:
+                ist = os.stat(in_path) if in_path else None
+            except OSError:
+                ist = None
+            if ist is not None and (ist.st_dev, ist.st_ino) == (st.st_dev, st.st_ino):
+                raise TrainError(f"{option} {path} is the same file as {in_option} {in_path}: "
+                                 f"writing it would destroy what is read; nothing written",
+                                 EXIT_USAGE)
+        if os.path.isdir(path):
+            raise TrainError(f"{option} {path} is a directory; name a file", EXIT_USAGE)
+        if not os.path.isfile(path) and not text:
+            raise TrainError(f"{option} {path} is not a regular file: a model database is "
+                             f"written only to a regular file", EXIT_USAGE)
+    if os.path.islink(path) and not force:
+        raise TrainError(f"{option} {path} is a symbolic link; not replaced (--force "
+                         f"replaces the link with the new file)", EXIT_USAGE)
+    if st is not None and text and not force and is_sqlite_file(path):
+        raise TrainError(f"{option} {path} is an SQLite database (a model?); not replaced "
+                         f"(--force replaces it)", EXIT_USAGE)
+
+
+def check_outputs(args):
+    """--out and --regression against every input of the run (the corpora, --vocab) and
+    each other; for a resumed run, --out is its own input and is not compared with
+    itself."""
+    inputs = [("--train", args.train), ("--valid", args.valid), ("--vocab", args.vocab)]
+    check_output("--out", args.out, False, inputs, args.force or args.resume)
+    check_output("--regression", args.regression, True, inputs + [("--out", args.out)],
+                 args.force)
+
+
 def train(args, group):
     t_start = time.perf_counter()
     if args.resume:
         ckpt = group.broadcast(read_checkpoint(args.out) if group.rank == 0 else None)
         cfg, vocabs, weights, saved, history = ckpt
         resume_settings(args, saved)
+        check_outputs(args)
     else:
         if os.path.lexists(args.out) and not args.force:
             raise TrainError(f"{args.out} exists (--force replaces it, --resume continues it)",
                              EXIT_USAGE)
+        check_outputs(args)
         cfg = {"d_model": args.d_model, "n_heads": args.heads,
                "n_encoder_layers": args.enc_layers, "n_decoder_layers": args.dec_layers,
                "d_ff": args.d_ff, "max_len": args.max_len, "qkv_bias": int(args.qkv_bias),
