@@ -250,6 +250,33 @@ for case in malformed blank count; do
 done
 expect_in "toytrans_torch: the count 'abc' named" "$ERR" "vocab 'tgt' id 5: the count is not an integer"
 
+# A writer killed with kill -9 leaves PATH.PID.tmp and its journals; the next save
+# removes those of a dead process (older than a minute, and not locked), and keeps a live
+# writer's.
+DEAD=999999999
+for f in "" -wal -journal; do
+    : >"$TMP/st.db.$DEAD.tmp$f"
+    touch -d '2 minutes ago' "$TMP/st.db.$DEAD.tmp$f"
+done
+: >"$TMP/st.db.$$.tmp"
+touch -d '2 minutes ago' "$TMP/st.db.$$.tmp"
+py -c 'import sys, toytrans_torch as tt
+model, vocabularies, config = tt.load(sys.argv[1])
+tt.save(sys.argv[2], model, vocabularies, config, {})' "$ROOT/tests/fixtures/tiny.db" "$TMP/st.db"
+expect_code "save beside a dead writer's temporaries: exit 0" 0
+if [ -n "$(ls "$TMP/st.db.$DEAD".tmp* 2>/dev/null)" ]; then
+    fail "save removes a dead writer's PATH.PID.tmp, -wal and -journal" \
+        "$(ls "$TMP/st.db.$DEAD".tmp*)"
+else
+    pass "save removes a dead writer's PATH.PID.tmp, -wal and -journal"
+fi
+if [ -e "$TMP/st.db.$$.tmp" ]; then
+    pass "save keeps a living process's temporary"
+else
+    fail "save keeps a living process's temporary" "it was removed"
+fi
+rm -f "$TMP"/st.db*
+
 # The other direction: a model trained by `toytrans train` (the shipped one) decodes in
 # PyTorch as in toytrans.
 py -m toytrans_torch.verify --model "$ROOT/models/en-de.db" --sentences "$ROOT/data/test.tsv" \

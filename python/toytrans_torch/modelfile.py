@@ -7,10 +7,13 @@ nothing about PyTorch: read_model_file gives numpy arrays by toytrans's tensor n
 write_model_file takes them. Both check what toytrans's loader checks, so a file this
 module writes is one toytrans loads with every check on, content checksum included.
 """
+import fcntl
 import math
 import os
 import re
 import sqlite3
+import stat
+import time
 import unicodedata
 import urllib.parse
 from dataclasses import dataclass, field
@@ -492,9 +495,59 @@ OWN_KEYS = set(INT_LIMITS) | {"format", "format_version", "activation", "norm",
                               "layer_norm_eps", "src_lang", "tgt_lang", CHECKSUM_KEY}
 
 
+TEMP_SUFFIXES = ("", "-wal", "-shm", "-journal")
+STALE_SECONDS = 60      # a younger temporary may be a writer's between create and lock
+
+
+def pid_alive(pid):
+    """Whether a process pid exists on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True     # another user's process: alive
+    return True
+
+
+def remove_stale_temps(path):
+    """Removes the temporaries (PATH.PID.tmp and their -wal, -shm, -journal) that writers
+    killed before they finished left beside path, as toytrans does (src/store.c): a file
+    goes only when no writer holds its lock (each writer, toytrans's and this package's,
+    holds flock on its PATH.PID.tmp while it writes), its process is gone from this
+    machine, and it is older than a minute. Best effort: nothing here fails the write."""
+    directory = os.path.dirname(os.path.abspath(path))
+    pattern = re.compile(re.escape(os.path.basename(path)) +
+                         r"\.([0-9]+)\.tmp(-wal|-shm|-journal)?")
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        m = pattern.fullmatch(name)
+        if not m or pid_alive(int(m.group(1))):
+            continue
+        stale = os.path.join(directory, name)
+        main = stale[:len(stale) - len(m.group(2) or "")]
+        try:
+            fd = os.open(main if os.path.lexists(main) else stale,
+                         os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and st.st_mtime < time.time() - STALE_SECONDS:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                os.unlink(stale)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
 def _write_tmp(tmp, meta, vocabs, arrays, history):
-    """The new file under its temporary name, committed in one transaction and switched
-    back to one self-contained file; removed again (with its journals) on any failure."""
+    """The new file under its temporary name (created empty and locked by the caller),
+    committed in one transaction and switched back to one self-contained file."""
     db = None
     try:
         db = sqlite3.connect(tmp, isolation_level=None)
@@ -530,9 +583,6 @@ def _write_tmp(tmp, meta, vocabs, arrays, history):
     except BaseException:
         if db is not None:
             db.close()
-        for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
-            if os.path.lexists(leftover):
-                os.unlink(leftover)
         raise
     db.close()
 
@@ -589,19 +639,28 @@ def write_model_file(path, cfg, vocabs, weights, provenance, history=None,
     meta.update(format="toytrans-model", format_version=str(FORMAT_VERSION))
 
     tmp = f"{path}.{os.getpid()}.tmp"
-    for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
+    for leftover in (tmp + suffix for suffix in TEMP_SUFFIXES):
         if os.path.lexists(leftover):
             os.unlink(leftover)
+    remove_stale_temps(path)
+    # Locked from its creation to its rename, so that no other writer's clean-up (this
+    # package's or toytrans's) takes it for a dead run's.
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
     try:
-        _write_tmp(tmp, meta, vocabs, arrays, history)
-    except sqlite3.Error as e:
-        raise sqlite_error(e, f"writing {tmp}") from None
-    fd = os.open(tmp, os.O_RDONLY)
-    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        try:
+            _write_tmp(tmp, meta, vocabs, arrays, history)
+        except sqlite3.Error as e:
+            raise sqlite_error(e, f"writing {tmp}") from None
         os.fsync(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        for leftover in (tmp + suffix for suffix in TEMP_SUFFIXES):
+            if os.path.lexists(leftover):
+                os.unlink(leftover)
+        raise
     finally:
         os.close(fd)
-    os.replace(tmp, path)
     dfd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
     try:
         os.fsync(dfd)
