@@ -116,6 +116,11 @@ sys.exit(Std.from_str("0") is None)' 2>/dev/null; then
 fi
 echo "# launcher: $TORCHRUN"
 
+# One machine, its rendezvous on a port the system picks: --standalone of PyTorch 1.13
+# listens on the fixed port 29400, so two test runs at once collide (one of them even
+# joins the other's store).
+LOCAL="--nnodes=1 --rdzv_backend=c10d --rdzv_endpoint=localhost:0 --rdzv_id=toytrans-test-$$"
+
 # torchrun_py ARGS...: torchrun with the package importable; a run that hangs (a
 # process waiting for a peer that died) is ended after 5 minutes.
 torchrun_py() {
@@ -292,7 +297,7 @@ TRAIN="--train $ROOT/data/train.tsv --valid $ROOT/data/valid.tsv --limit 4800 --
        --batch 32 --lr 0.005 --warmup 20 --d-model 32 --heads 4 --d-ff 64 --max-len 40
        --valid-exact 20 --log-every 50 --checkpoint-every 40"
 # shellcheck disable=SC2086
-torchrun_py --standalone --nproc_per_node=2 -m toytrans_torch.train $TRAIN \
+torchrun_py $LOCAL --nproc_per_node=2 -m toytrans_torch.train $TRAIN \
     --out "$TMP/ddp.db" --regression "$TMP/ddp.regression.tsv"
 expect_code "torchrun --nproc_per_node=2 -m toytrans_torch.train: exit 0" 0
 sed -n 's/^\(\[default0\]:\)\{0,1\}/# /p' "$ERR" | grep "toytrans_torch.train"
@@ -326,12 +331,13 @@ sed 's/^/# /' "$OUT"
 # Resume: stopped after 100 steps and resumed, the run ends with the same weights
 
 # shellcheck disable=SC2086
-torchrun_py --standalone --nproc_per_node=2 -m toytrans_torch.train $TRAIN \
+torchrun_py $LOCAL --nproc_per_node=2 -m toytrans_torch.train $TRAIN \
     --out "$TMP/resumed.db" --stop-after 100
 expect_code "a run stopped after 100 steps: exit 0" 0
 run info --model "$TMP/resumed.db"
 expect_in "the stopped run's checkpoint: 100 steps done" "$OUT" "  steps done          100"
-torchrun_py --standalone --nproc_per_node=2 -m toytrans_torch.train \
+# shellcheck disable=SC2086
+torchrun_py $LOCAL --nproc_per_node=2 -m toytrans_torch.train \
     --train "$ROOT/data/train.tsv" --out "$TMP/resumed.db" --resume
 expect_code "--resume: exit 0" 0
 expect_in "--resume starts where the run stopped" "$ERR" "resuming at step 100"
@@ -494,7 +500,8 @@ fi
 # ---------------------------------------------------------------------------------------
 # DDP's promise, on the training loss itself
 
-torchrun_py --standalone --nproc_per_node=2 "$ROOT/tests/torch_ddp_grad.py"
+# shellcheck disable=SC2086
+torchrun_py $LOCAL --nproc_per_node=2 "$ROOT/tests/torch_ddp_grad.py"
 expect_code "gradients averaged over 2 processes equal one process's on the whole batch" 0
 grep -h "gradients over\|FAIL" "$ERR" | sed 's/^\(\[default0\]:\)\{0,1\}/# /'
 
