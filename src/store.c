@@ -220,6 +220,124 @@ static int harden(Store *s, char *err, size_t errlen)
     return TT_OK;
 }
 
+/* The columns of the four tables as SCHEMA creates them, as PRAGMA table_xinfo reports
+ * them: a file whose tables differ (a generated column, another type, a column more or
+ * less, a key elsewhere) is not the documented format. A generated column is refused
+ * above all: its values are computed at each read, so a small file could make a reader
+ * hold gigabytes (a zeroblob the size of a tensor). */
+typedef struct {
+    const char *table;
+    const char *name; /* the column, in order; NULL ends a table's list */
+    const char *type; /* declared type, compared without regard to case */
+    int notnull;      /* 0 or 1 */
+    const char *dflt; /* the default's SQL text, or NULL for none */
+    int pk;           /* position in the primary key from 1, 0 outside it */
+} SchemaColumn;
+
+static const SchemaColumn COLUMNS[] = {
+    {"meta", "key", "TEXT", 0, NULL, 1},
+    {"meta", "value", "TEXT", 1, NULL, 0},
+    {"meta", NULL, NULL, 0, NULL, 0},
+    {"vocab", "lang", "TEXT", 1, NULL, 1},
+    {"vocab", "id", "INTEGER", 1, NULL, 2},
+    {"vocab", "token", "TEXT", 1, NULL, 0},
+    {"vocab", "count", "INTEGER", 1, "0", 0},
+    {"vocab", NULL, NULL, 0, NULL, 0},
+    {"embedding", "lang", "TEXT", 1, NULL, 1},
+    {"embedding", "id", "INTEGER", 1, NULL, 2},
+    {"embedding", "vector", "BLOB", 1, NULL, 0},
+    {"embedding", NULL, NULL, 0, NULL, 0},
+    {"tensor", "name", "TEXT", 0, NULL, 1},
+    {"tensor", "shape", "TEXT", 1, NULL, 0},
+    {"tensor", "data", "BLOB", 1, NULL, 0},
+    {"tensor", NULL, NULL, 0, NULL, 0},
+};
+
+/* Whether two texts are equal, both NULL included, ignoring ASCII case. */
+static int same_text(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    while (*a && *b) {
+        char x = *a++, y = *b++;
+        if (x >= 'A' && x <= 'Z')
+            x = (char)(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z')
+            y = (char)(y - 'A' + 'a');
+        if (x != y)
+            return 0;
+    }
+    return *a == *b;
+}
+
+/* Compares one table's columns (PRAGMA table_xinfo) with want, which ends at a NULL name,
+ * and refuses a virtual table. */
+static int check_columns(Store *s, const SchemaColumn *want, char *err, size_t errlen)
+{
+    char sql[160];
+    long long v;
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+                              "name = '%s' AND sql LIKE 'CREATE VIRTUAL%%'", want->table);
+    int rc = query_int(s, sql, &v, err, errlen);
+    if (rc != TT_OK)
+        return rc;
+    if (v != 0) {
+        set_err(err, errlen, "%s: table '%s' is a virtual table, not the documented table",
+                s->path, want->table);
+        return TT_EMODEL;
+    }
+    snprintf(sql, sizeof sql, "PRAGMA table_xinfo('%s')", want->table);
+    sqlite3_stmt *st = NULL;
+    int sqlrc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    int i = 0;
+    while (rc == TT_OK && sqlrc == SQLITE_OK && (sqlrc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        const char *type = (const char *)sqlite3_column_text(st, 2);
+        const char *dflt = (const char *)sqlite3_column_text(st, 4);
+        const int hidden = sqlite3_column_int(st, 6);
+        const SchemaColumn *c = &want[i];
+        if (hidden != 0) {
+            set_err(err, errlen, "%s: table '%s' column '%s' is a generated or hidden column; "
+                                 "the format stores every value", s->path, want->table,
+                    name ? name : "");
+            rc = TT_EMODEL;
+        } else if (!c->name) {
+            set_err(err, errlen, "%s: table '%s' has a column '%s' the format does not have",
+                    s->path, want->table, name ? name : "");
+            rc = TT_EMODEL;
+        } else if (!same_text(name, c->name) || !same_text(type, c->type) ||
+                   sqlite3_column_int(st, 3) != c->notnull || !same_text(dflt, c->dflt) ||
+                   sqlite3_column_int(st, 5) != c->pk) {
+            set_err(err, errlen, "%s: table '%s' column %d is '%s %s', not the documented "
+                                 "'%s %s' (with its constraints)", s->path, c->table, i + 1,
+                    name ? name : "", type ? type : "", c->name, c->type);
+            rc = TT_EMODEL;
+        }
+        i++;
+        sqlrc = SQLITE_OK;
+    }
+    if (rc == TT_OK && sqlrc != SQLITE_DONE)
+        rc = sql_fail(s, sqlrc, "reading the table's columns", err, errlen);
+    sqlite3_finalize(st);
+    if (rc == TT_OK && want[i].name) {
+        set_err(err, errlen, "%s: table '%s' lacks the column '%s'", s->path, want->table,
+                want[i].name);
+        rc = TT_EMODEL;
+    }
+    return rc;
+}
+
+/* Every one of the four tables with exactly the documented columns. */
+static int check_schema(Store *s, char *err, size_t errlen)
+{
+    int rc = TT_OK;
+    const size_t n = sizeof COLUMNS / sizeof COLUMNS[0];
+    for (size_t i = 0; rc == TT_OK && i < n; i++)
+        if (i == 0 || !COLUMNS[i - 1].name)
+            rc = check_columns(s, &COLUMNS[i], err, errlen);
+    return rc;
+}
+
 /* Checks an existing file against the contract, cheapest and most telling checks first. */
 static int validate(Store *s, char *err, size_t errlen)
 {
@@ -297,6 +415,8 @@ static int validate(Store *s, char *err, size_t errlen)
             return TT_EMODEL;
         }
     }
+    if ((rc = check_schema(s, err, errlen)) != TT_OK)
+        return rc;
     char buf[64];
     if ((rc = store_meta_get(s, "format", buf, sizeof buf, err, errlen)) != TT_OK)
         return rc;
@@ -1136,6 +1256,12 @@ int store_vocab_read(Store *s, const char *lang, Vocab *out, char *err, size_t e
         if (strlen(tokens[i]) != (size_t)sqlite3_column_bytes(st, 1)) {
             set_err(err, errlen, "%s: vocab '%s': id %lld, a token with a NUL byte at byte %zu",
                     s->path, lang, i, strlen(tokens[i]));
+            rc = TT_EMODEL;
+            goto done;
+        }
+        if (sqlite3_column_type(st, 2) != SQLITE_INTEGER) {
+            set_err(err, errlen, "%s: vocab '%s' id %lld: the count is not an integer",
+                    s->path, lang, i);
             rc = TT_EMODEL;
             goto done;
         }

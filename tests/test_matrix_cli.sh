@@ -593,8 +593,26 @@ section_models() {
         run train --train "$TMP/tr.tsv" --out "$RO" --epochs 4 $TINY --resume
         expect_code "read-only model: train --resume fails with exit 5" 5
         expect_in "read-only model: train --resume names the file" "$ERR" "$RO"
+    elif command -v unshare >/dev/null 2>&1 &&
+        unshare -m sh -c 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1"' sh "$TMP" \
+            2>/dev/null; then
+        # Root may write a 0444 file: the file's directory is made read-only instead, by a
+        # read-only bind mount over itself in a private mount namespace (the rest of the
+        # system never sees it).
+        mkdir -p "$TMP/rores"
+        cp "$RO" "$TMP/rores/ro.db"
+        # shellcheck disable=SC2016,SC2086
+        R=$RUNNER unshare -m sh -c 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" &&
+            shift && exec $R "$@"' sh "$TMP/rores" "$BIN" train --train "$TMP/tr.tsv" \
+            --out "$TMP/rores/ro.db" --epochs 4 $TINY --resume >"$OUT" 2>"$ERR"
+        CODE=$?
+        expect_code "read-only model (root: a read-only bind mount): train --resume fails with exit 5" 5
+        expect_in "read-only model (root: a read-only bind mount): train --resume names the file" \
+            "$ERR" "$TMP/rores/ro.db"
+        expect_same "read-only model (root): the file is unchanged" "$TMP/rores/ro.db" "$TMP/ro0.db"
     else
-        echo "# skipped: train --resume on a read-only file (root may write it)"
+        echo "# skipped: train --resume on a read-only file (root may write it, and no" \
+             "unshare -m here to make a read-only bind mount)"
     fi
 
     # A WAL-mode model on a read-only file system (a read-only bind mount: root only).

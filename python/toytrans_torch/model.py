@@ -170,11 +170,12 @@ def load(path):
     return model, vocabs, cfg
 
 
-def save(path, model, vocabularies, config, provenance, history=None, extra=None):
+def save(path, model, vocabularies, config, provenance, history=None, extra_tensors=None):
     """Writes model (a Translator, or a DistributedDataParallel around one) as a toytrans
     model file: the header, the meta keys (config and provenance, a dict of text), vocab
     and embedding tables, the tensors by name and shape, and the content checksum, in one
-    atomic replace (write_model_file). history and extra as write_model_file takes them."""
+    atomic replace (write_model_file). history and extra_tensors as write_model_file takes
+    them."""
     inner = getattr(model, "module", model)
     if inner.config != dict(config):
         raise ModelError("the configuration given is not the model's")
@@ -182,7 +183,7 @@ def save(path, model, vocabularies, config, provenance, history=None, extra=None
             len(vocabularies.tgt) != inner.tgt_emb.num_embeddings:
         raise ModelError("the vocabularies' sizes are not the model's embedding rows")
     write_model_file(path, config, vocabularies, weights_from_module(inner), provenance,
-                     history, extra)
+                     history, extra_tensors)
 
 
 __all__ = ["Translator", "Vocabularies", "expected_shapes", "load", "save",

@@ -7,9 +7,13 @@ nothing about PyTorch: read_model_file gives numpy arrays by toytrans's tensor n
 write_model_file takes them. Both check what toytrans's loader checks, so a file this
 module writes is one toytrans loads with every check on, content checksum included.
 """
+import fcntl
 import math
 import os
+import re
 import sqlite3
+import stat
+import time
 import unicodedata
 import urllib.parse
 from dataclasses import dataclass, field
@@ -28,10 +32,60 @@ INT_LIMITS = {"d_model": (1, 4096), "n_heads": (1, 4096), "n_encoder_layers": (1
               "qkv_bias": (0, 1)}
 MAX_FF_WEIGHT = 67_108_864      # d_ff · d_model: one feed-forward weight, 256 MiB of floats
 MAX_ATTENTION = 1 << 28         # n_heads · max_len² · (enc + 2·dec + 1)
+MAX_PARAMS = 1 << 28            # all parameters of a model: 1 GiB of floats (src/config.h)
+MAX_BLOB = 256 * 1024 * 1024    # bytes one blob may hold (src/store.h STORE_MAX_BLOB)
+MAX_TENSOR_FLOATS = MAX_BLOB // 4
+MAX_VOCAB = 1_000_000           # ids a vocabulary may hold (src/vocab.h)
+UNCHECKED_BYTES = 16 * 1024 * 1024  # parameters this small need not fit the file (src/model.c)
+
+# The four tables' columns as PRAGMA table_xinfo reports them for the documented schema:
+# (name, declared type, not null, default, position in the primary key). A file whose
+# tables differ is refused before any value is read, a generated column above all: it is
+# computed at each read, so a small file could make the reader hold gigabytes.
+COLUMNS = {
+    "meta": [("key", "TEXT", 0, None, 1), ("value", "TEXT", 1, None, 0)],
+    "vocab": [("lang", "TEXT", 1, None, 1), ("id", "INTEGER", 1, None, 2),
+              ("token", "TEXT", 1, None, 0), ("count", "INTEGER", 1, "0", 0)],
+    "embedding": [("lang", "TEXT", 1, None, 1), ("id", "INTEGER", 1, None, 2),
+                  ("vector", "BLOB", 1, None, 0)],
+    "tensor": [("name", "TEXT", 0, None, 1), ("shape", "TEXT", 1, None, 0),
+               ("data", "BLOB", 1, None, 0)],
+}
+
+
+EXIT_MODEL, EXIT_IO = 3, 5     # toytrans's exit codes: model unusable, I/O error
 
 
 class ModelError(Exception):
-    """The model file, or what is to be written as one, breaks the contract."""
+    """The model file, or what is to be written as one, breaks the contract (status
+    EXIT_MODEL); or it cannot be read or written at all (status EXIT_IO: a full or
+    read-only disk, a lock held too long). The one error this package's file functions
+    raise; status is the exit code a command reports it with."""
+
+    def __init__(self, message, status=EXIT_MODEL):
+        super().__init__(message)
+        self.status = status
+
+
+# SQLite's primary result codes that say the disk, not the file's content, failed.
+SQLITE_IO_CODES = {5: "busy", 6: "locked", 8: "read-only", 10: "I/O error", 13: "full",
+                   14: "cannot open", 3: "permission denied"}
+
+
+def sqlite_error(e, what):
+    """sqlite3's exception e, met while doing what, as a ModelError with its status:
+    EXIT_IO for the disk (SQLITE_IO_CODES), EXIT_MODEL for the content (a damaged page, not
+    a database, anything else)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in SQLITE_IO_CODES:
+        return ModelError(f"{what}: {e}", EXIT_IO)
+    return ModelError(f"{what}: the database is damaged or not a model ({e})", EXIT_MODEL)
+
+
+# A whole number as toytrans reads one (strtol with nothing else around it), and a real
+# number as its strtod does (leading blanks allowed, nothing after it).
+PLAIN_INT = re.compile(r"-?[0-9]+")
+PLAIN_REAL = re.compile(r"[ \t\n\v\f\r]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 @dataclass
@@ -86,22 +140,44 @@ def read_config(meta):
         text = meta.get(key)
         if text is None:
             raise ModelError(f"meta has no {key}")
-        try:
-            cfg[key] = int(text)
-        except ValueError:
-            raise ModelError(f"meta {key} is {text!r}, not an integer") from None
+        if not isinstance(text, str) or not PLAIN_INT.fullmatch(text):
+            raise ModelError(f"meta {key} is {text!r}, not a whole number")
+        cfg[key] = int(text)
     if meta.get("activation") != "relu":
         raise ModelError(f"activation {meta.get('activation')!r} is not supported (relu only)")
     if meta.get("norm") != "pre":
         raise ModelError(f"norm {meta.get('norm')!r} is not supported (pre only)")
-    try:
-        cfg["layer_norm_eps"] = float(meta.get("layer_norm_eps", ""))
-    except ValueError:
-        cfg["layer_norm_eps"] = float("nan")
+    eps = meta.get("layer_norm_eps", "")
+    if not isinstance(eps, str) or not PLAIN_REAL.fullmatch(eps):
+        raise ModelError(f"meta layer_norm_eps is {eps!r}, not a number")
+    cfg["layer_norm_eps"] = float(eps)
     cfg["src_lang"] = meta.get("src_lang", "")
     cfg["tgt_lang"] = meta.get("tgt_lang", "")
     check_config(cfg)
     return cfg
+
+
+def parameter_count(cfg, v_src, v_tgt):
+    """Every float the model holds: the tensors of expected_shapes and both embeddings."""
+    return (sum(math.prod(shape) for shape in expected_shapes(cfg, v_tgt).values())
+            + (v_src + v_tgt) * cfg["d_model"])
+
+
+def check_size(cfg, v_src, v_tgt, file_bytes=None):
+    """Refuses, as toytrans does before it allocates anything, a model of more than
+    MAX_PARAMS parameters, a tensor over one blob, and (file_bytes given) a model of more
+    than 16 MiB of floats that the file is too small to hold."""
+    total = parameter_count(cfg, v_src, v_tgt)
+    if total > MAX_PARAMS:
+        raise ModelError(f"the configuration needs {total} parameters, more than the "
+                         f"{MAX_PARAMS} (1 GiB of floats) a model may have")
+    if v_tgt * cfg["d_model"] > MAX_TENSOR_FLOATS:
+        raise ModelError(f"tensor generator.weight would hold {v_tgt * cfg['d_model']} floats, "
+                         f"more than the {MAX_TENSOR_FLOATS} (256 MiB) one tensor may hold")
+    need = 4 * total
+    if file_bytes is not None and need > UNCHECKED_BYTES and need > file_bytes:
+        raise ModelError(f"the configuration needs {total} parameters ({need} bytes), more "
+                         f"than the whole file holds ({file_bytes} bytes)")
 
 
 def config_meta(cfg):
@@ -232,14 +308,72 @@ def f32_blob(blob, count, what):
     return a.astype(np.float32)
 
 
+def check_schema(db):
+    """Raises ModelError unless the four tables exist as ordinary tables with exactly the
+    documented columns (COLUMNS), none of them generated."""
+    for table, want in COLUMNS.items():
+        row = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                         (table,)).fetchone()
+        if row is None:
+            raise ModelError(f"table '{table}' is missing")
+        if (row[0] or "").lstrip().upper().startswith("CREATE VIRTUAL"):
+            raise ModelError(f"table '{table}' is a virtual table, not the documented table")
+        got = db.execute(f"PRAGMA table_xinfo('{table}')").fetchall()
+        for i, (_, name, type_, notnull, dflt, pk, hidden) in enumerate(got):
+            if hidden:
+                raise ModelError(f"table '{table}' column '{name}' is a generated or hidden "
+                                 f"column; the format stores every value")
+            if i >= len(want):
+                raise ModelError(f"table '{table}' has a column '{name}' the format does not "
+                                 f"have")
+            w = want[i]
+            if (name.lower(), (type_ or "").upper(), notnull, dflt, pk) != \
+                    (w[0], w[1], w[2], w[3], w[4]):
+                raise ModelError(f"table '{table}' column {i + 1} is '{name} {type_}', not "
+                                 f"the documented '{w[0]} {w[1]}' (with its constraints)")
+        if len(got) < len(want):
+            raise ModelError(f"table '{table}' lacks the column '{want[len(got)][0]}'")
+
+
+def vocab_size(db, lang):
+    """The number of lang's vocabulary rows, refused above MAX_VOCAB (or below 4)."""
+    n = db.execute("SELECT count(*) FROM vocab WHERE lang = ?", (lang,)).fetchone()[0]
+    if not 4 <= n <= MAX_VOCAB:
+        raise ModelError(f"vocab '{lang}' has {n} entries (needs 4 to {MAX_VOCAB})")
+    return n
+
+
 def read_vocab(db, lang):
+    vocab_size(db, lang)
     rows = db.execute("SELECT id, token, count FROM vocab WHERE lang = ? ORDER BY id",
                       (lang,)).fetchall()
     if [r[0] for r in rows] != list(range(len(rows))):
         raise ModelError(f"{lang} vocabulary ids are not dense from 0")
+    for i, _, count in rows:
+        if not isinstance(count, int):
+            raise ModelError(f"vocab '{lang}' id {i}: the count is not an integer")
     tokens = [r[1] for r in rows]
     check_vocab(lang, tokens)
-    return tokens, [int(r[2]) for r in rows]
+    return tokens, [r[2] for r in rows]
+
+
+def read_tensor(db, name, shape, missing_ok=False):
+    """Tensor name of the tensor table as a float32 array of shape, its stored shape and
+    size checked before the blob is read; None if there is none and missing_ok."""
+    want = ",".join(str(n) for n in shape)
+    row = db.execute("SELECT shape, typeof(data), length(data) FROM tensor WHERE name = ?",
+                     (name,)).fetchone()
+    if row is None:
+        if missing_ok:
+            return None
+        raise ModelError(f"tensor {name} is missing")
+    if row[0] != want:
+        raise ModelError(f"tensor {name} has shape {row[0]}, expected {want}")
+    if row[1] != "blob" or row[2] != 4 * math.prod(shape):
+        raise ModelError(f"tensor {name}: {row[2]} bytes of {row[1]}, expected "
+                         f"{4 * math.prod(shape)} bytes of blob")
+    blob = db.execute("SELECT data FROM tensor WHERE name = ?", (name,)).fetchone()[0]
+    return f32_blob(blob, math.prod(shape), f"tensor {name}").reshape(shape)
 
 
 def open_readonly(path):
@@ -248,18 +382,40 @@ def open_readonly(path):
     if os.path.getsize(path) == 0:
         raise ModelError("empty file")
     uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
-    return sqlite3.connect(uri, uri=True)
+    try:
+        db = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as e:
+        raise sqlite_error(e, "opening") from None
+    # As toytrans's loader bounds it: no value longer than one tensor's blob, no attached
+    # databases.
+    db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_BLOB)
+    db.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    return db
 
 
-def read_model_file(path, verify_checksum=True):
+def read_model_file(path, verify_checksum=True, extra_shapes=None):
     """The model file -> (cfg, vocabularies, weights, meta): weights maps toytrans's tensor
     names (plus 'embedding.src' / 'embedding.tgt') to float32 arrays; meta is the whole
-    meta table. Checks what toytrans's loader checks, in its order; raises ModelError."""
+    meta table. Checks what toytrans's loader checks, in its order; raises ModelError.
+
+    extra_shapes, when given, is called as extra_shapes(cfg, vocabularies) -> {name:
+    shape} of more tensors to read (a resumable run's optimiser state): each must be in the
+    tensor table with that shape, is checked as the weights are, and is returned in
+    weights; all is read in one transaction, so the content checksum covers it."""
+    try:
+        return _read_model_file(path, verify_checksum, extra_shapes)
+    except sqlite3.Error as e:
+        raise sqlite_error(e, "reading") from None
+
+
+def _read_model_file(path, verify_checksum, extra_shapes):
     db = open_readonly(path)
     try:
         try:
             app = db.execute("PRAGMA application_id").fetchone()[0]
         except sqlite3.DatabaseError as e:
+            if getattr(e, "sqlite_errorcode", 0) & 0xFF in SQLITE_IO_CODES:
+                raise
             raise ModelError(f"not an SQLite database ({e})") from None
         if app != APPLICATION_ID:
             raise ModelError(f"application_id is {app}, not {APPLICATION_ID}: not a toytrans model")
@@ -270,14 +426,19 @@ def read_model_file(path, verify_checksum=True):
                              + (" (a newer format)" if version > FORMAT_VERSION else ""))
         ok = db.execute("PRAGMA integrity_check").fetchone()[0]
         if ok != "ok":
-            raise ModelError(f"integrity_check: {ok}")
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        for t in ("meta", "vocab", "embedding", "tensor"):
-            if t not in tables:
-                raise ModelError(f"no table {t}")
+            lines = str(ok).splitlines()
+            raise ModelError(f"the database is damaged (integrity_check: "
+                             f"{' '.join(lines[:3])}{' ...' if len(lines) > 3 else ''})")
+        check_schema(db)
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        for key, value in meta.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise ModelError(f"meta {key!r} is {type(value).__name__}, not text")
         cfg = read_config(meta)
         D = cfg["d_model"]
+        page_count = db.execute("PRAGMA page_count").fetchone()[0]
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        check_size(cfg, vocab_size(db, "src"), vocab_size(db, "tgt"), page_count * page_size)
         src, src_counts = read_vocab(db, "src")
         tgt, tgt_counts = read_vocab(db, "tgt")
         vocabs = Vocabularies(src, tgt, src_counts, tgt_counts)
@@ -290,18 +451,17 @@ def read_model_file(path, verify_checksum=True):
             weights[f"embedding.{lang}"] = np.stack(
                 [f32_blob(v, D, f"{lang} embedding {i}") for i, v in rows])
         want = expected_shapes(cfg, len(tgt))
-        # Other tensors (toytrans's optimiser moments, optim.m and optim.v) are ignored.
-        for name, shape, blob in db.execute("SELECT name, shape, data FROM tensor"):
-            if name not in want:
-                continue
-            if shape != ",".join(str(s) for s in want[name]):
-                raise ModelError(f"tensor {name} has shape {shape}, expected "
-                                 f"{','.join(str(s) for s in want[name])}")
-            weights[name] = f32_blob(blob, math.prod(want[name]),
-                                     f"tensor {name}").reshape(want[name])
+        # Read by name: other tensors (toytrans's optimiser moments, optim.m and optim.v,
+        # or a resumable run's) are neither read nor needed.
+        for name, shape in want.items():
+            a = read_tensor(db, name, shape, missing_ok=True)
+            if a is not None:
+                weights[name] = a
         missing = sorted(set(want) - set(weights))
         if missing:
             raise ModelError(f"tensor {missing[0]} is missing ({len(missing)} in all)")
+        for name, shape in (extra_shapes(cfg, vocabs) if extra_shapes else {}).items():
+            weights[name] = read_tensor(db, name, shape)
         if verify_checksum and CHECKSUM_KEY in meta:
             got = content_checksum(db)
             if got != meta[CHECKSUM_KEY]:
@@ -309,19 +469,6 @@ def read_model_file(path, verify_checksum=True):
                                  f"{CHECKSUM_KEY} {meta[CHECKSUM_KEY]}: the file was damaged "
                                  f"or edited after it was written")
         return cfg, vocabs, weights, meta
-    finally:
-        db.close()
-
-
-def read_table_blob(path, table, key):
-    """The value of row key in a (key, value) table of the file, or None."""
-    db = open_readonly(path)
-    try:
-        if not db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
-                          (table,)).fetchone():
-            return None
-        row = db.execute(f"SELECT value FROM {table} WHERE key = ?", (key,)).fetchone()
-        return None if row is None else row[0]
     finally:
         db.close()
 
@@ -348,52 +495,62 @@ OWN_KEYS = set(INT_LIMITS) | {"format", "format_version", "activation", "norm",
                               "layer_norm_eps", "src_lang", "tgt_lang", CHECKSUM_KEY}
 
 
-def write_model_file(path, cfg, vocabs, weights, provenance, history=None, extra=None):
-    """Writes a complete model file to path, atomically: built under PATH.PID.tmp beside
-    it, committed in one transaction, switched back to one self-contained file and renamed
-    over path only then, so a reader (or a crash) sees the old file or the new one.
+TEMP_SUFFIXES = ("", "-wal", "-shm", "-journal")
+STALE_SECONDS = 60      # a younger temporary may be a writer's between create and lock
 
-    cfg: the configuration dict; vocabs: Vocabularies; weights: toytrans tensor name ->
-    float32 array, as read_model_file returns; provenance: meta key -> text (keys of the
-    configuration and format are refused); history: (train_log rows, valid_log rows) or
-    None; extra: {table name: {key: bytes}} written as (key TEXT, value BLOB) tables that
-    readers ignore (a resumable run's state). The content checksum is written last."""
-    check_config(cfg)
-    for lang in ("src", "tgt"):
-        tokens, counts = vocabs.side(lang)
-        check_vocab(lang, tokens)
-        if counts and len(counts) != len(tokens):
-            raise ModelError(f"{lang}: {len(counts)} counts for {len(tokens)} tokens")
-    D = cfg["d_model"]
-    want = expected_shapes(cfg, len(vocabs.tgt))
-    want["embedding.src"] = (len(vocabs.src), D)
-    want["embedding.tgt"] = (len(vocabs.tgt), D)
-    arrays = {}
-    for name, shape in want.items():
-        if name not in weights:
-            raise ModelError(f"tensor {name} is missing")
-        a = np.ascontiguousarray(np.asarray(weights[name], dtype="<f4"))
-        if a.shape != shape:
-            raise ModelError(f"tensor {name} has shape {a.shape}, expected {shape}")
-        if not np.all(np.isfinite(a)):
-            raise ModelError(f"tensor {name} holds NaN or Inf")
-        arrays[name] = a
-    meta = {}
-    for key, value in provenance.items():
-        if key in OWN_KEYS:
-            raise ModelError(f"provenance may not set meta {key}")
-        if not isinstance(value, str):
-            raise ModelError(f"provenance {key} is {value!r}, not text")
-        meta[key] = value
-    meta.update(config_meta(cfg))
-    meta.update(format="toytrans-model", format_version=str(FORMAT_VERSION))
 
-    tmp = f"{path}.{os.getpid()}.tmp"
-    for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
-        if os.path.lexists(leftover):
-            os.unlink(leftover)
-    db = sqlite3.connect(tmp, isolation_level=None)
+def pid_alive(pid):
+    """Whether a process pid exists on this machine."""
     try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True     # another user's process: alive
+    return True
+
+
+def remove_stale_temps(path):
+    """Removes the temporaries (PATH.PID.tmp and their -wal, -shm, -journal) that writers
+    killed before they finished left beside path, as toytrans does (src/store.c): a file
+    goes only when no writer holds its lock (each writer, toytrans's and this package's,
+    holds flock on its PATH.PID.tmp while it writes), its process is gone from this
+    machine, and it is older than a minute. Best effort: nothing here fails the write."""
+    directory = os.path.dirname(os.path.abspath(path))
+    pattern = re.compile(re.escape(os.path.basename(path)) +
+                         r"\.([0-9]+)\.tmp(-wal|-shm|-journal)?")
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        m = pattern.fullmatch(name)
+        if not m or pid_alive(int(m.group(1))):
+            continue
+        stale = os.path.join(directory, name)
+        main = stale[:len(stale) - len(m.group(2) or "")]
+        try:
+            fd = os.open(main if os.path.lexists(main) else stale,
+                         os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and st.st_mtime < time.time() - STALE_SECONDS:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                os.unlink(stale)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+def _write_tmp(tmp, meta, vocabs, arrays, history):
+    """The new file under its temporary name (created empty and locked by the caller),
+    committed in one transaction and switched back to one self-contained file."""
+    db = None
+    try:
+        db = sqlite3.connect(tmp, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("BEGIN")
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -419,29 +576,91 @@ def write_model_file(path, cfg, vocabs, weights, provenance, history=None, extra
                            "VALUES(?, ?, ?, ?, ?, ?)", steps)
             db.executemany("INSERT INTO valid_log(epoch, step, loss, exact_match, seconds) "
                            "VALUES(?, ?, ?, ?, ?)", epochs)
-        for table, rows in (extra or {}).items():
-            if not table.isidentifier() or table in ("meta", "vocab", "embedding", "tensor",
-                                                      "train_log", "valid_log"):
-                raise ModelError(f"extra table name {table!r} is not allowed")
-            db.execute(f"CREATE TABLE {table}(key TEXT PRIMARY KEY, value BLOB NOT NULL)")
-            db.executemany(f"INSERT INTO {table}(key, value) VALUES(?, ?)", rows.items())
         db.execute("INSERT INTO meta(key, value) VALUES(?, ?)",
                    (CHECKSUM_KEY, content_checksum(db)))
         db.execute("COMMIT")
         db.execute("PRAGMA journal_mode=DELETE")
     except BaseException:
-        db.close()
-        for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
+        if db is not None:
+            db.close()
+        raise
+    db.close()
+
+
+def write_model_file(path, cfg, vocabs, weights, provenance, history=None,
+                     extra_tensors=None):
+    """Writes a complete model file to path, atomically: built under PATH.PID.tmp beside
+    it, committed in one transaction, switched back to one self-contained file and renamed
+    over path only then, so a reader (or a crash) sees the old file or the new one.
+
+    cfg: the configuration dict; vocabs: Vocabularies; weights: toytrans tensor name ->
+    float32 array, as read_model_file returns; provenance: meta key -> text (keys of the
+    configuration and format are refused); history: (train_log rows, valid_log rows) or
+    None; extra_tensors: {name: float32 array} written to the tensor table beside the
+    weights, under names of their own (a resumable run's optimiser state: toytrans's
+    readers ignore tensors they do not need). The content checksum, written last, covers
+    every tensor and meta key."""
+    check_config(cfg)
+    for lang in ("src", "tgt"):
+        tokens, counts = vocabs.side(lang)
+        check_vocab(lang, tokens)
+        if counts and len(counts) != len(tokens):
+            raise ModelError(f"{lang}: {len(counts)} counts for {len(tokens)} tokens")
+    check_size(cfg, len(vocabs.src), len(vocabs.tgt))
+    D = cfg["d_model"]
+    want = expected_shapes(cfg, len(vocabs.tgt))
+    want["embedding.src"] = (len(vocabs.src), D)
+    want["embedding.tgt"] = (len(vocabs.tgt), D)
+    arrays = {}
+    for name, shape in want.items():
+        if name not in weights:
+            raise ModelError(f"tensor {name} is missing")
+        a = np.ascontiguousarray(np.asarray(weights[name], dtype="<f4"))
+        if a.shape != shape:
+            raise ModelError(f"tensor {name} has shape {a.shape}, expected {shape}")
+        if not np.all(np.isfinite(a)):
+            raise ModelError(f"tensor {name} holds NaN or Inf")
+        arrays[name] = a
+    for name, value in (extra_tensors or {}).items():
+        a = np.ascontiguousarray(np.asarray(value, dtype="<f4"))
+        if name in arrays or not name or a.ndim not in (1, 2) or a.size > MAX_TENSOR_FLOATS:
+            raise ModelError(f"extra tensor {name!r} of shape {a.shape} is not allowed")
+        if not np.all(np.isfinite(a)):
+            raise ModelError(f"tensor {name} holds NaN or Inf")
+        arrays[name] = a
+    meta = {}
+    for key, value in provenance.items():
+        if key in OWN_KEYS:
+            raise ModelError(f"provenance may not set meta {key}")
+        if not isinstance(value, str):
+            raise ModelError(f"provenance {key} is {value!r}, not text")
+        meta[key] = value
+    meta.update(config_meta(cfg))
+    meta.update(format="toytrans-model", format_version=str(FORMAT_VERSION))
+
+    tmp = f"{path}.{os.getpid()}.tmp"
+    for leftover in (tmp + suffix for suffix in TEMP_SUFFIXES):
+        if os.path.lexists(leftover):
+            os.unlink(leftover)
+    remove_stale_temps(path)
+    # Locked from its creation to its rename, so that no other writer's clean-up (this
+    # package's or toytrans's) takes it for a dead run's.
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        try:
+            _write_tmp(tmp, meta, vocabs, arrays, history)
+        except sqlite3.Error as e:
+            raise sqlite_error(e, f"writing {tmp}") from None
+        os.fsync(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        for leftover in (tmp + suffix for suffix in TEMP_SUFFIXES):
             if os.path.lexists(leftover):
                 os.unlink(leftover)
         raise
-    db.close()
-    fd = os.open(tmp, os.O_RDONLY)
-    try:
-        os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(tmp, path)
     dfd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
     try:
         os.fsync(dfd)

@@ -20,12 +20,13 @@ the whole batch's mean loss per token, whatever W is (tests/test_torch.sh checks
 
 Rank 0 alone writes the model file, atomically (toytrans_torch.save: a temporary file
 renamed into place), every --checkpoint-every steps and after every epoch; the file holds
-the optimiser state and the run's position in a table of its own, so that --resume
-continues the run, with any number of processes.
+the optimiser state and the run's position as float32 tensors and a JSON meta value
+(docs/model-format.md, "A resumable PyTorch run"), under the content checksum, so that
+--resume continues the run, with any number of processes; nothing in a file is ever
+unpickled or handed to torch.load.
 """
 import argparse
 import hashlib
-import io
 import json
 import math
 import os
@@ -35,6 +36,7 @@ import sys
 import tempfile
 import time
 
+import numpy as np
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
@@ -44,11 +46,21 @@ from . import tools
 from .data import augment_names, batch_tensors, lr_factor, make_batches
 from .decode import causal_masks, greedy, output_limit
 from .model import Translator, init_like_toytrans, save, state_dict_from_weights
-from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_vocab,
-                        fnv1a64_update, read_model_file, read_table_blob)
+from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_config, check_schema,
+                        check_size, fnv1a64_update, open_readonly, read_model_file,
+                        read_vocab, sqlite_error)
 
 PROG = "toytrans_torch.train"
-CHECKPOINT_TABLE = "torch_checkpoint"   # ignored by toytrans's readers (docs/model-format.md)
+# The resume state (docs/model-format.md, "A resumable PyTorch run"): AdamW's two moments
+# of every trainable parameter as float32 tensors of the tensor table, named
+# RESUME_TENSOR + "exp_avg." / "exp_avg_sq." + the parameter's PyTorch name, and the rest
+# as JSON text in meta RESUME_KEY. Both under the content checksum; nothing in the file is
+# ever unpickled or handed to torch.load.
+RESUME_TENSOR = "torch_adamw."
+RESUME_KEY = "torch_resume"
+RESUME_FORMAT = 1
+# Where files of earlier versions kept their resume state, a pickle among others: refused.
+OLD_CHECKPOINT_TABLE = "torch_checkpoint"
 EXIT_USAGE, EXIT_MODEL, EXIT_INPUT, EXIT_IO, EXIT_DIVERGED = 2, 3, 4, 5, 6
 
 # The settings that define a run, with their defaults. A new run takes the default of one
@@ -60,6 +72,38 @@ RUN_DEFAULTS = {"epochs": 10, "batch": 32, "lr": 1e-3, "warmup": 400, "label_smo
                 "valid_exact": 200}
 # AdamW's betas and epsilon: toytrans train's defaults, recorded in meta as toytrans
 # records its own (train_adam_beta1, train_adam_beta2, train_adam_eps).
+# Each setting's type and range, for the command line and for a resumed file alike:
+# (type, test, what the test asks).
+SETTING_RULES = {
+    "epochs": (int, lambda v: v >= 1, "at least 1"),
+    "batch": (int, lambda v: v >= 1, "at least 1"),
+    "warmup": (int, lambda v: v >= 0, "at least 0"),
+    "seed": (int, lambda v: 0 <= v < 2 ** 63, "from 0 to 2^63 - 1"),
+    "limit": (int, lambda v: v >= 1, "at least 1"),
+    "valid_exact": (int, lambda v: v >= 1, "at least 1"),
+    "lr": (float, lambda v: 0 < v < math.inf, "above 0"),
+    "label_smoothing": (float, lambda v: 0 <= v < 1, "from 0 to below 1"),
+    "weight_decay": (float, lambda v: 0 <= v < math.inf, "at least 0"),
+    "adam_beta1": (float, lambda v: 0 <= v < 1, "from 0 to below 1"),
+    "adam_beta2": (float, lambda v: 0 <= v < 1, "from 0 to below 1"),
+    "adam_eps": (float, lambda v: 0 < v < math.inf, "above 0"),
+    "clip": (float, lambda v: 0 <= v < math.inf, "at least 0"),
+    "dropout": (float, lambda v: 0 <= v < 1, "from 0 to below 1"),
+    "name_augment": (float, lambda v: 0 <= v <= 1, "from 0 to 1"),
+}
+
+
+def setting_fault(key, value):
+    """Why value cannot be setting key (SETTING_RULES), or None. None is allowed for
+    --limit only (no limit)."""
+    kind, test, what = SETTING_RULES[key]
+    if value is None and key == "limit":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
+        return f"is {value!r}, not {'a number' if kind is float else 'an integer'}"
+    if not test(value):
+        return f"must be {what}"
+    return None
 
 
 class TrainError(Exception):
@@ -175,23 +219,19 @@ def corpus_fnv1a64(pairs):
 def read_vocab_file(path):
     """Both vocabularies of a file `toytrans vocab` (or init, or train) made."""
     try:
-        db = sqlite3.connect("file:" + os.path.abspath(path) + "?mode=ro", uri=True)
+        db = open_readonly(path)
         try:
-            sides = []
-            for lang in ("src", "tgt"):
-                rows = db.execute("SELECT id, token, count FROM vocab WHERE lang = ? "
-                                  "ORDER BY id", (lang,)).fetchall()
-                if [r[0] for r in rows] != list(range(len(rows))):
-                    raise ModelError(f"{lang} vocabulary ids are not dense from 0")
-                check_vocab(lang, [r[1] for r in rows])
-                sides.append(([r[1] for r in rows], [int(r[2]) for r in rows]))
+            check_schema(db)
+            src, src_counts = read_vocab(db, "src")
+            tgt, tgt_counts = read_vocab(db, "tgt")
         finally:
             db.close()
     except sqlite3.Error as e:
-        raise TrainError(f"{path}: cannot read a vocabulary: {e}", EXIT_MODEL) from None
+        raise TrainError(f"{path}: cannot read a vocabulary: {sqlite_error(e, 'reading')}",
+                         sqlite_error(e, "").status) from None
     except ModelError as e:
-        raise TrainError(f"{path}: {e}", EXIT_MODEL) from None
-    return Vocabularies(sides[0][0], sides[1][0], sides[0][1], sides[1][1])
+        raise TrainError(f"{path}: {e}", e.status) from None
+    return Vocabularies(src, tgt, src_counts, tgt_counts)
 
 
 def make_vocab(args):
@@ -278,70 +318,164 @@ def provenance(args, group, corpus_hash, seconds, step, epoch):
     }
 
 
-def write_checkpoint(args, group, model, vocabs, opt, sched, state, history, corpus_hash):
-    """Rank 0: the model file with the optimiser state and the run's position.
-
-    The state is stored as JSON text plus one blob of tensors (torch.save of a flat
-    name -> tensor dict), so that a resume reads it with torch.load(weights_only=True):
-    a file cannot make the reader unpickle arbitrary objects."""
-    opt_sd = opt.state_dict()
-    tensors = {f"{index}.{key}": value for index, slots in opt_sd["state"].items()
-               for key, value in slots.items()}
-    buf = io.BytesIO()
-    torch.save(tensors, buf)
-    rows = {"position": json.dumps(state), "args": json.dumps(vars(args)),
-            "scheduler": json.dumps(sched.state_dict()),
-            "optimizer_groups": json.dumps(opt_sd["param_groups"]),
-            "optimizer_state": buf.getvalue()}
+def trainable(model):
+    """The parameters AdamW updates, (PyTorch name, parameter) in the model's order."""
     inner = getattr(model, "module", model)
-    save(args.out, inner, vocabs, inner.config,
-         provenance(args, group, corpus_hash, state["seconds"], state["step"], state["epoch"]),
-         history=history, extra={CHECKPOINT_TABLE: rows})
+    return [(name, p) for name, p in inner.named_parameters() if p.requires_grad]
 
 
-def optimizer_state(groups, tensors):
-    """The optimiser's state_dict from write_checkpoint's rows."""
-    state = {}
-    for name, value in tensors.items():
-        index, key = name.split(".", 1)
-        state.setdefault(int(index), {})[key] = value
-    for g in groups:
-        if "betas" in g:
-            g["betas"] = tuple(g["betas"])
-    return {"state": state, "param_groups": groups}
+def resume_shapes(cfg, vocabs):
+    """The resume state's tensors of a model of cfg and vocabs: name -> shape."""
+    model = Translator(cfg, len(vocabs.src), len(vocabs.tgt))
+    return {f"{RESUME_TENSOR}{slot}.{name}": tuple(p.shape)
+            for name, p in trainable(model) for slot in ("exp_avg", "exp_avg_sq")}
+
+
+def write_checkpoint(args, group, model, vocabs, opt, state, history, corpus_hash):
+    """Rank 0: the model file with the optimiser state and the run's position, stored as
+    the weights are (resume state, RESUME_TENSOR and RESUME_KEY)."""
+    tensors, steps = {}, {}
+    for name, p in trainable(model):
+        slots = opt.state.get(p, {})
+        for slot in ("exp_avg", "exp_avg_sq"):
+            t = slots.get(slot)
+            tensors[f"{RESUME_TENSOR}{slot}.{name}"] = (
+                t.detach().cpu().numpy() if t is not None else np.zeros(tuple(p.shape),
+                                                                         np.float32))
+        steps[name] = int(slots["step"].item()) if "step" in slots else 0
+    resume = {"format": RESUME_FORMAT, "position": dict(state),
+              "settings": {key: getattr(args, key) for key in RUN_DEFAULTS},
+              "corpora": {"train": args.train, "valid": args.valid},
+              "adamw_steps": steps}
+    prov = provenance(args, group, corpus_hash, state["seconds"], state["step"], state["epoch"])
+    prov[RESUME_KEY] = json.dumps(resume, sort_keys=True)
+    inner = getattr(model, "module", model)
+    save(args.out, inner, vocabs, inner.config, prov, history=history, extra_tensors=tensors)
+
+
+def checked_resume(text, names):
+    """meta RESUME_KEY's JSON, every value checked -> the dict; raises ModelError."""
+    try:
+        r = json.loads(text, parse_constant=lambda c: None)
+    except ValueError as e:
+        raise ModelError(f"meta {RESUME_KEY} is not JSON ({e})") from None
+    if not isinstance(r, dict) or r.get("format") != RESUME_FORMAT:
+        raise ModelError(f"meta {RESUME_KEY} is not resume state format {RESUME_FORMAT}")
+    pos, settings, corpora, steps = (r.get(k) for k in ("position", "settings", "corpora",
+                                                         "adamw_steps"))
+    if not all(isinstance(x, dict) for x in (pos, settings, corpora, steps)):
+        raise ModelError(f"meta {RESUME_KEY} lacks position, settings, corpora or adamw_steps")
+    for key in ("step", "epoch", "batch"):
+        v = pos.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2 ** 53:
+            raise ModelError(f"meta {RESUME_KEY} position {key} is {v!r}, not a count")
+    v = pos.get("seconds")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < math.inf:
+        raise ModelError(f"meta {RESUME_KEY} position seconds is {v!r}, not a time")
+    pos["seconds"] = float(v)
+    for key in RUN_DEFAULTS:
+        if key not in settings:
+            raise ModelError(f"meta {RESUME_KEY} has no setting {key}")
+        why = setting_fault(key, settings[key])
+        if why:
+            raise ModelError(f"meta {RESUME_KEY} setting {key} {why}")
+        if SETTING_RULES[key][0] is float:
+            settings[key] = float(settings[key])
+    if not isinstance(corpora.get("train"), str) or not corpora["train"] or \
+            not isinstance(corpora.get("valid"), (str, type(None))):
+        raise ModelError(f"meta {RESUME_KEY} corpora are not file names")
+    if sorted(steps) != sorted(names):
+        raise ModelError(f"meta {RESUME_KEY} adamw_steps does not name the model's "
+                         f"{len(names)} trainable parameters")
+    for name, v in steps.items():
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= pos["step"]:
+            raise ModelError(f"meta {RESUME_KEY} adamw_steps {name} is {v!r}, not a step "
+                             f"count up to {pos['step']}")
+    return r
+
+
+def read_history(path):
+    """train_log and valid_log rows of the file, for the resumed run to go on with."""
+    queries = {"train_log": ("SELECT step, epoch, loss, lr, tokens, seconds FROM train_log "
+                             "ORDER BY step", (int, int, float, float, int, float)),
+               "valid_log": ("SELECT epoch, step, loss, exact_match, seconds FROM valid_log "
+                             "ORDER BY epoch", (int, int, float, float, float))}
+    db = open_readonly(path)
+    try:
+        out = []
+        for table, (sql, kinds) in queries.items():
+            if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                              (table,)).fetchone():
+                out.append([])
+                continue
+            if any(row[6] for row in db.execute(f"PRAGMA table_xinfo('{table}')")):
+                raise ModelError(f"table '{table}' has a generated or hidden column")
+            rows = []
+            for row in db.execute(sql):
+                for value, kind in zip(row, kinds):
+                    if isinstance(value, bool) or not isinstance(value, (int, float) if
+                                                                 kind is float else int) \
+                            or not math.isfinite(value):
+                        raise ModelError(f"table '{table}' holds {value!r} where a "
+                                         f"{kind.__name__} belongs")
+                rows.append(tuple(kind(v) for v, kind in zip(row, kinds)))
+            out.append(rows)
+        return out[0], out[1]
+    finally:
+        db.close()
 
 
 def read_checkpoint(path):
-    """Rank 0 of a resumed run: (cfg, vocabularies, weights, run state, history)."""
+    """Rank 0 of a resumed run: (cfg, vocabularies, weights, resume state, history), the
+    resume state with its AdamW moments under "moments" (name -> array). Raises TrainError
+    (exit 3) for a file that has none, or one that is not exactly what write_checkpoint
+    writes."""
     try:
-        cfg, vocabs, weights, _ = read_model_file(path)
-        rows = {key: read_table_blob(path, CHECKPOINT_TABLE, key)
-                for key in ("position", "args", "scheduler", "optimizer_groups",
-                            "optimizer_state")}
-        db = sqlite3.connect("file:" + os.path.abspath(path) + "?mode=ro", uri=True)
+        db = open_readonly(path)
         try:
-            steps = [tuple(r) for r in db.execute(
-                "SELECT step, epoch, loss, lr, tokens, seconds FROM train_log ORDER BY step")]
-            epochs = [tuple(r) for r in db.execute(
-                "SELECT epoch, step, loss, exact_match, seconds FROM valid_log ORDER BY epoch")]
+            old = db.execute("SELECT 1 FROM sqlite_master WHERE name = ?",
+                             (OLD_CHECKPOINT_TABLE,)).fetchone()
+            has = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                             "name = 'meta'").fetchone() and \
+                db.execute("SELECT 1 FROM meta WHERE key = ?", (RESUME_KEY,)).fetchone()
         finally:
             db.close()
-    except (ModelError, sqlite3.Error) as e:
-        raise TrainError(f"{path}: cannot resume: {e}", EXIT_MODEL) from None
-    missing = [key for key, value in rows.items() if value is None]
-    if missing:
-        raise TrainError(f"{path}: cannot resume: no {CHECKPOINT_TABLE} {missing[0]} (the "
-                         f"file was not written by {PROG})", EXIT_MODEL)
-    try:
-        tensors = torch.load(io.BytesIO(rows["optimizer_state"]), map_location="cpu",
-                             weights_only=True)
-        state = {"position": json.loads(rows["position"]), "args": json.loads(rows["args"]),
-                 "scheduler": json.loads(rows["scheduler"]),
-                 "optimizer": optimizer_state(json.loads(rows["optimizer_groups"]), tensors)}
-    except Exception as e:  # noqa: BLE001 - torch and json raise several kinds
-        raise TrainError(f"{path}: cannot resume: the {CHECKPOINT_TABLE} state is unreadable "
-                         f"({e})", EXIT_MODEL) from None
-    return cfg, vocabs, weights, state, (steps, epochs)
+        if not has:
+            if old:
+                raise ModelError(f"its resume state is in a {OLD_CHECKPOINT_TABLE} table, "
+                                 f"which this version does not read (it held a pickle, "
+                                 f"which a file must not be able to hand a reader); resume "
+                                 f"it with the version that wrote it, or train anew")
+            raise ModelError(f"no resume state (meta {RESUME_KEY}): the file was not "
+                             f"written by {PROG}")
+        cfg, vocabs, weights, meta = read_model_file(path, extra_shapes=resume_shapes)
+        names = [name for name, _ in trainable(Translator(cfg, len(vocabs.src),
+                                                          len(vocabs.tgt)))]
+        resume = checked_resume(meta[RESUME_KEY], names)
+        moments = {name: weights.pop(name) for name in list(weights)
+                   if name.startswith(RESUME_TENSOR)}
+        for name, a in moments.items():
+            if name.startswith(RESUME_TENSOR + "exp_avg_sq.") and (a < 0).any():
+                raise ModelError(f"tensor {name} has a negative value")
+        resume["moments"] = moments
+        history = read_history(path)
+    except ModelError as e:
+        raise TrainError(f"{path}: cannot resume: {e}", e.status) from None
+    except sqlite3.Error as e:
+        e = sqlite_error(e, "reading")
+        raise TrainError(f"{path}: cannot resume: {e}", e.status) from None
+    return cfg, vocabs, weights, resume, history
+
+
+def restore_optimizer(opt, model, resume, device):
+    """AdamW's state of every trainable parameter, from the checked resume state."""
+    for name, p in trainable(model):
+        opt.state[p] = {
+            "step": torch.tensor(float(resume["adamw_steps"][name])),
+            "exp_avg": torch.from_numpy(resume["moments"][f"{RESUME_TENSOR}exp_avg.{name}"])
+                            .to(device),
+            "exp_avg_sq": torch.from_numpy(
+                resume["moments"][f"{RESUME_TENSOR}exp_avg_sq.{name}"]).to(device)}
 
 
 # ------------------------------------------------------------------------------------------
@@ -362,11 +496,21 @@ def run(args):
         group.close()
 
 
-def resume_settings(args, saved):
-    """A resumed run's settings: the checkpoint's (RUN_DEFAULTS' for a key it lacks); one
-    given must equal it, except the epochs. The corpora are the checkpoint's too."""
-    for key, default in RUN_DEFAULTS.items():
-        recorded, given = saved.get(key, default), getattr(args, key)
+def same_file(a, b):
+    """Whether paths a and b name one file (or, when either is missing, are one text)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a == b
+
+
+def resume_settings(args, resume):
+    """A resumed run's settings: the checkpoint's; one given must equal it, except the
+    epochs. So are its corpora: --train and --valid may be left out, and one given must
+    name the run's file."""
+    saved = resume["settings"]
+    for key in RUN_DEFAULTS:
+        recorded, given = saved[key], getattr(args, key)
         if given is not None and given != recorded and key != "epochs":
             option = "--" + key.replace("_", "-")
             raise TrainError(f"{args.out}: {option} {given} differs from the run's "
@@ -374,7 +518,66 @@ def resume_settings(args, saved):
                              f"train a new model", EXIT_USAGE)
         setattr(args, key, recorded if given is None else given)
     for key in ("train", "valid"):
-        setattr(args, key, saved[key])
+        recorded, given = resume["corpora"][key], getattr(args, key)
+        if given is not None and (recorded is None or not same_file(given, recorded)):
+            raise TrainError(f"{args.out}: --{key} {given} is not the run's "
+                             f"({recorded or 'none'}); a resumed run keeps its corpora: "
+                             f"leave --{key} out, or train a new model", EXIT_USAGE)
+        setattr(args, key, recorded)
+
+
+def is_sqlite_file(path):
+    """Whether path is a regular file that starts with SQLite's header string."""
+    try:
+        with open(path, "rb") as f:
+            return os.path.isfile(path) and f.read(16) == b"SQLite format 3\0"
+    except OSError:
+        return False
+
+
+def check_output(option, path, text, inputs, force):
+    """Refuses (usage error) to write output `option path`, as toytrans refuses it
+    (src/cli.c, cli_check_output): never over a file read as an input (the same device and
+    inode), whatever --force says; never over a directory, or a model with text (text:
+    the output is a text file) or through a symbolic link, without --force. inputs:
+    (option, path) pairs, path None for one not given."""
+    if path is None:
+        return
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is not None:
+        for in_option, in_path in inputs:
+            try:
+                ist = os.stat(in_path) if in_path else None
+            except OSError:
+                ist = None
+            if ist is not None and (ist.st_dev, ist.st_ino) == (st.st_dev, st.st_ino):
+                raise TrainError(f"{option} {path} is the same file as {in_option} {in_path}: "
+                                 f"writing it would destroy what is read; nothing written",
+                                 EXIT_USAGE)
+        if os.path.isdir(path):
+            raise TrainError(f"{option} {path} is a directory; name a file", EXIT_USAGE)
+        if not os.path.isfile(path) and not text:
+            raise TrainError(f"{option} {path} is not a regular file: a model database is "
+                             f"written only to a regular file", EXIT_USAGE)
+    if os.path.islink(path) and not force:
+        raise TrainError(f"{option} {path} is a symbolic link; not replaced (--force "
+                         f"replaces the link with the new file)", EXIT_USAGE)
+    if st is not None and text and not force and is_sqlite_file(path):
+        raise TrainError(f"{option} {path} is an SQLite database (a model?); not replaced "
+                         f"(--force replaces it)", EXIT_USAGE)
+
+
+def check_outputs(args):
+    """--out and --regression against every input of the run (the corpora, --vocab) and
+    each other; for a resumed run, --out is its own input and is not compared with
+    itself."""
+    inputs = [("--train", args.train), ("--valid", args.valid), ("--vocab", args.vocab)]
+    check_output("--out", args.out, False, inputs, args.force or args.resume)
+    check_output("--regression", args.regression, True, inputs + [("--out", args.out)],
+                 args.force)
 
 
 def train(args, group):
@@ -382,16 +585,26 @@ def train(args, group):
     if args.resume:
         ckpt = group.broadcast(read_checkpoint(args.out) if group.rank == 0 else None)
         cfg, vocabs, weights, saved, history = ckpt
-        resume_settings(args, saved["args"])
+        resume_settings(args, saved)
+        check_outputs(args)
     else:
         if os.path.lexists(args.out) and not args.force:
             raise TrainError(f"{args.out} exists (--force replaces it, --resume continues it)",
                              EXIT_USAGE)
+        check_outputs(args)
         cfg = {"d_model": args.d_model, "n_heads": args.heads,
                "n_encoder_layers": args.enc_layers, "n_decoder_layers": args.dec_layers,
                "d_ff": args.d_ff, "max_len": args.max_len, "qkv_bias": int(args.qkv_bias),
                "layer_norm_eps": 1e-5, "src_lang": "en", "tgt_lang": "de"}
+        try:
+            check_config(cfg)
+        except ModelError as e:
+            raise TrainError(f"the model's shape: {e}", EXIT_USAGE) from None
         vocabs = read_vocab_file(args.vocab) if args.vocab else make_vocab(args)
+        try:
+            check_size(cfg, len(vocabs.src), len(vocabs.tgt))
+        except ModelError as e:
+            raise TrainError(f"the model's shape: {e}", EXIT_USAGE) from None
         weights, saved, history = None, None, ([], [])
     digests = group.gather(vocab_digest(vocabs))
     if len(set(digests)) != 1:
@@ -430,13 +643,14 @@ def train(args, group):
                              {"params": no_decay, "weight_decay": 0.0}],
                             lr=args.lr, betas=(args.adam_beta1, args.adam_beta2), eps=args.adam_eps)
     total_steps = args.epochs * len(batches)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda k: lr_factor(k + 1, total_steps, args.warmup))
     state = {"step": 0, "epoch": 0, "batch": 0, "seconds": 0.0}
     if saved is not None:
-        opt.load_state_dict(saved["optimizer"])
-        sched.load_state_dict(saved["scheduler"])
-        state = saved["position"]
+        restore_optimizer(opt, model, saved, group.device)
+        state = dict(saved["position"])
+        if state["batch"] > len(batches):
+            raise TrainError(f"{args.out}: cannot resume: its position, batch "
+                             f"{state['batch']}, is past the epoch's {len(batches)} batches",
+                             EXIT_MODEL)
     steps_log, epochs_log = (list(history[0]), list(history[1]))
     seconds0 = state["seconds"]
     who = (f"{group.world} process(es), {group.backend} backend, {group.device}"
@@ -455,7 +669,7 @@ def train(args, group):
         saved_at[0] = (state["step"], state["epoch"])
         state["seconds"] = seconds0 + time.perf_counter() - t_start
         if group.rank == 0:
-            write_checkpoint(args, group, ddp, vocabs, opt, sched, state,
+            write_checkpoint(args, group, ddp, vocabs, opt, state,
                              (steps_log, epochs_log), corpus_hash)
 
     steps_this_run = 0
@@ -473,9 +687,12 @@ def train(args, group):
             loss.backward()
             if args.clip > 0:
                 torch.nn.utils.clip_grad_norm_(params, args.clip)
-            lr = opt.param_groups[0]["lr"]
+            # The schedule of the step about to be taken, from 1: a function of the
+            # position alone, so that a resumed run needs no scheduler state.
+            lr = args.lr * lr_factor(state["step"] + 1, total_steps, args.warmup)
+            for g in opt.param_groups:
+                g["lr"] = lr
             opt.step()
-            sched.step()
             total = group.sum([total])[0]
             tokens = batch_target_tokens(b, tgt_ids)
             mean = total / tokens
@@ -558,7 +775,8 @@ def parse_args(argv=None):
                     "CPUs, nccl on GPUs) and writes it as a toytrans model file.",
         epilog="Exit status: 0 ok, 2 bad command line, 3 unusable model or vocabulary file, "
                "4 malformed corpus, 5 I/O error, 6 training diverged.")
-    p.add_argument("--train", required=True, help="training corpus (source TAB target)")
+    p.add_argument("--train", help="training corpus (source TAB target); a resumed run "
+                                   "takes the run's own")
     p.add_argument("--valid", help="validation corpus: loss and exact match after each epoch")
     p.add_argument("--out", required=True, help="the model file to write")
     p.add_argument("--vocab", help="take the vocabulary from this file (made by `toytrans "
@@ -613,17 +831,15 @@ def parse_args(argv=None):
     for name in ("threads", "log_every", "regression_count"):
         if getattr(a, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
-    for name in ("epochs", "batch", "valid_exact", "limit", "stop_after"):
-        if getattr(a, name) is not None and getattr(a, name) < 1:
-            p.error(f"--{name.replace('_', '-')} must be at least 1")
-    for name, top in (("label_smoothing", "below 1"), ("dropout", "below 1"),
-                      ("name_augment", "at most 1"), ("adam_beta1", "below 1"),
-                      ("adam_beta2", "below 1")):
-        v = getattr(a, name)
-        if v is not None and not (0 <= v < 1 if top == "below 1" else 0 <= v <= 1):
-            p.error(f"--{name.replace('_', '-')} must be from 0 to {top}")
-    if a.adam_eps is not None and not a.adam_eps > 0:
-        p.error("--adam-eps must be above 0")
+    if a.stop_after is not None and a.stop_after < 1:
+        p.error("--stop-after must be at least 1")
+    for key in RUN_DEFAULTS:
+        value = getattr(a, key)
+        why = setting_fault(key, value) if value is not None else None
+        if why:
+            p.error(f"--{key.replace('_', '-')} {why}")
+    if not a.resume and a.train is None:
+        p.error("--train is required (except with --resume, which takes the run's)")
     if not a.resume:
         for key, default in RUN_DEFAULTS.items():
             if getattr(a, key) is None:
@@ -643,9 +859,16 @@ def main(argv=None):
         return EXIT_INPUT
     except ModelError as e:
         print(f"{PROG}: {args.out}: {e}", file=sys.stderr)
-        return EXIT_MODEL
+        return e.status
+    except sqlite3.Error as e:
+        e = sqlite_error(e, "SQLite")
+        print(f"{PROG}: {args.out}: {e}", file=sys.stderr)
+        return e.status
     except OSError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
+        return EXIT_IO
+    except MemoryError:
+        print(f"{PROG}: out of memory", file=sys.stderr)
         return EXIT_IO
 
 

@@ -8,7 +8,8 @@ Greedy: PyTorch's output tokens (toytrans_torch.greedy) against `toytrans transl
 --json --keep-unk`, token for token, and each step's log-probability against toytrans's,
 within --tolerance (default 1e-4). With --beam N, beam search's outputs too. Prints the
 figures; exit status 0 when everything agrees, 1 when something differs, 2 for a bad
-command line or input, 3 for a model file PyTorch's loader refuses.
+command line or input, 3 for a model file PyTorch's loader refuses, 5 for one it cannot
+read at all (an I/O error).
 """
 import argparse
 import sys
@@ -87,7 +88,7 @@ def main(argv=None):
         ok, _ = compare(a.model, texts, a.beam, a.tolerance, a.toytrans)
     except ModelError as e:
         print(f"{PROG}: {a.model}: model file unusable: {e}", file=sys.stderr)
-        return 3
+        return e.status
     except (tools.ToolError, OSError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
