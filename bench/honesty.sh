@@ -10,13 +10,13 @@
 #       warning here is a false alarm unless the translation is wrong;
 #   (c) an under-trained checkpoint of the shipped configuration (HONESTY_STEPS steps,
 #       default 600, one thread) over data/test.tsv, read back by the shipped de-en model;
-#   (d) the read-back alone at several margins (HONESTY_MARGINS), over (a) and (b): what
-#       chose READBACK_MARGIN.
+#   (d) the read-back alone at several margins (HONESTY_MARGINS), over (a), (b) and (c):
+#       what chose READBACK_MARGIN.
 #
 #   sh bench/honesty.sh [BIN]        (or: make honesty-measure)
 #
 # Environment: HONESTY_MODEL (models/en-de.db), HONESTY_REVERSE (models/de-en.db),
-# HONESTY_STEPS (600), HONESTY_MARGINS ("2 3 4 5 6 8"), HONESTY_DIR (build/honesty).
+# HONESTY_STEPS (600), HONESTY_MARGINS ("3 4 4.5 5 6 8"), HONESTY_DIR (build/honesty).
 # Prints Markdown to stdout.
 set -eu
 
@@ -24,7 +24,7 @@ BIN=${1:-build/release/toytrans}
 MODEL=${HONESTY_MODEL:-models/en-de.db}
 REVERSE=${HONESTY_REVERSE:-models/de-en.db}
 STEPS=${HONESTY_STEPS:-600}
-MARGINS=${HONESTY_MARGINS:-2 3 4 5 6 8}
+MARGINS=${HONESTY_MARGINS:-3 4 4.5 5 6 8}
 DIR=${HONESTY_DIR:-build/honesty}
 mkdir -p "$DIR"
 
@@ -98,14 +98,16 @@ rows "$DIR/c.txt" "(c) $STEPS steps, data/test.tsv" | tail -n 1
 echo
 echo "The read-back alone, by margin (nats): wrong translations flagged / right ones flagged."
 echo
-echo "| margin | (a) in-grammar | (a) near-grammar | (a) other-words | (a) all | (b) data/test.tsv |"
-echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| margin | (a) in-grammar | (a) near-grammar | (a) other-words | (a) all | (b) data/test.tsv | (c) $STEPS steps, data/test.tsv |"
+echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+# readback_cells REPORT [all]: the read-back column, every row or the "all" row only.
+readback_cells() {
+    awk -v only="${2-}" '/^each warning/ { on = 1; getline; next }
+        on && NF == 16 && (only == "" || $1 == only) { printf "%s | ", $11 "/" $13 }' "$1"
+}
 for m in $MARGINS; do
     eval_warnings "$DIR/a-$m.txt" "$MODEL" data/honesty.tsv --read-back-margin "$m"
     eval_warnings "$DIR/b-$m.txt" "$MODEL" data/test.tsv --read-back-margin "$m"
-    cells=$(awk '/^each warning/ { on = 1; getline; next }
-                 on && NF == 16 { printf "%s | ", $11 "/" $13 }' "$DIR/a-$m.txt")
-    testcell=$(awk '/^each warning/ { on = 1; getline; next }
-                    on && NF == 16 && $1 == "all" { printf "%s", $11 "/" $13 }' "$DIR/b-$m.txt")
-    echo "| $m | $cells$testcell |"
+    eval_warnings "$DIR/c-$m.txt" "$UNDER" data/test.tsv --read-back-margin "$m"
+    echo "| $m | $(readback_cells "$DIR/a-$m.txt")$(readback_cells "$DIR/b-$m.txt" all)$(readback_cells "$DIR/c-$m.txt" all)"
 done

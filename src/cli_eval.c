@@ -163,6 +163,7 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
     memset(o, 0, sizeof *o);
     cli_decode_begin(&o->to);
     cli_read_back_begin(&o->read_back);
+    o->to.coverage_min = TRANSLATOR_COVERAGE_MIN; /* as translate warns */
     o->min_prob = 0.5;
     optind = 1;
     opterr = 0;

@@ -32,8 +32,8 @@
 #include <stddef.h>
 
 /* The default threshold, in nats (docs/honesty.md, "Read-back"). */
-#define READBACK_MARGIN 4.0
-#define READBACK_MARGIN_TEXT "4.0" /* the same, for help texts */
+#define READBACK_MARGIN 5.0
+#define READBACK_MARGIN_TEXT "5.0" /* the same, for help texts */
 
 typedef struct {
     const Model *model; /* the reverse model; not owned, must outlive the ReadBack */
