@@ -411,6 +411,13 @@ int model_load_file(Model *m, const char *path, char *err, size_t errlen)
 int model_save(const Model *m, Store *s, char *err, size_t errlen)
 {
     int rc = config_write(s, &m->config, err, errlen);
+    /* What the weights were trained on stays with them: a saved copy keeps its grammar
+     * check. */
+    if (rc == TT_OK && m->lexicon_fnv1a64) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%016llx", (unsigned long long)m->lexicon_fnv1a64);
+        rc = store_meta_set(s, MODEL_LEXICON_KEY, buf, err, errlen);
+    }
     if (rc == TT_OK)
         rc = store_vocab_write(s, "src", &m->src_vocab, err, errlen);
     if (rc == TT_OK)

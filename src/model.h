@@ -148,7 +148,7 @@ int model_load(Model *m, Store *s, char *err, size_t errlen);
 int model_load_file(Model *m, const char *path, char *err, size_t errlen);
 
 /* Writes config, vocabularies, embeddings and tensors into s, inside the caller's
- * transaction. */
+ * transaction, and the lexicon checksum (MODEL_LEXICON_KEY) when m has one. */
 int model_save(const Model *m, Store *s, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------------------------------
