@@ -501,7 +501,7 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, Re
     EvalHyps h = {set, NULL, calloc(set->n ? set->n : 1, 1)};
     const int keep = o->hyp_out || o->errors;
     if (keep)
-        h.hyps = calloc(set->n, sizeof *h.hyps);
+        h.hyps = calloc(set->n ? set->n : 1, sizeof *h.hyps);
     if (!by_label || !tallies || !h.same || (keep && !h.hyps)) {
         fprintf(stderr, "toytrans eval: %s\n", status_message(TT_ENOMEM));
         free(h.same);

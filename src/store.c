@@ -229,28 +229,28 @@ typedef struct {
     const char *table;
     const char *name; /* the column, in order; NULL ends a table's list */
     const char *type; /* declared type, compared without regard to case */
-    int notnull;      /* 0 or 1 */
     const char *dflt; /* the default's SQL text, or NULL for none */
+    int notnull;      /* 0 or 1 */
     int pk;           /* position in the primary key from 1, 0 outside it */
 } SchemaColumn;
 
 static const SchemaColumn COLUMNS[] = {
-    {"meta", "key", "TEXT", 0, NULL, 1},
-    {"meta", "value", "TEXT", 1, NULL, 0},
-    {"meta", NULL, NULL, 0, NULL, 0},
-    {"vocab", "lang", "TEXT", 1, NULL, 1},
-    {"vocab", "id", "INTEGER", 1, NULL, 2},
-    {"vocab", "token", "TEXT", 1, NULL, 0},
-    {"vocab", "count", "INTEGER", 1, "0", 0},
-    {"vocab", NULL, NULL, 0, NULL, 0},
-    {"embedding", "lang", "TEXT", 1, NULL, 1},
-    {"embedding", "id", "INTEGER", 1, NULL, 2},
-    {"embedding", "vector", "BLOB", 1, NULL, 0},
-    {"embedding", NULL, NULL, 0, NULL, 0},
-    {"tensor", "name", "TEXT", 0, NULL, 1},
-    {"tensor", "shape", "TEXT", 1, NULL, 0},
-    {"tensor", "data", "BLOB", 1, NULL, 0},
-    {"tensor", NULL, NULL, 0, NULL, 0},
+    {"meta", "key", "TEXT", NULL, 0, 1},
+    {"meta", "value", "TEXT", NULL, 1, 0},
+    {"meta", NULL, NULL, NULL, 0, 0},
+    {"vocab", "lang", "TEXT", NULL, 1, 1},
+    {"vocab", "id", "INTEGER", NULL, 1, 2},
+    {"vocab", "token", "TEXT", NULL, 1, 0},
+    {"vocab", "count", "INTEGER", "0", 1, 0},
+    {"vocab", NULL, NULL, NULL, 0, 0},
+    {"embedding", "lang", "TEXT", NULL, 1, 1},
+    {"embedding", "id", "INTEGER", NULL, 1, 2},
+    {"embedding", "vector", "BLOB", NULL, 1, 0},
+    {"embedding", NULL, NULL, NULL, 0, 0},
+    {"tensor", "name", "TEXT", NULL, 0, 1},
+    {"tensor", "shape", "TEXT", NULL, 1, 0},
+    {"tensor", "data", "BLOB", NULL, 1, 0},
+    {"tensor", NULL, NULL, NULL, 0, 0},
 };
 
 /* Whether two texts are equal, both NULL included, ignoring ASCII case. */
