@@ -143,6 +143,7 @@ TESTS = \
     test_train \
     test_history \
     test_transformer \
+    test_decode \
     test_check \
     test_heatmap \
     test_xml \
