@@ -143,6 +143,7 @@ TESTS = \
     test_train \
     test_history \
     test_transformer \
+    test_decode \
     test_check \
     test_heatmap \
     test_xml \
@@ -295,6 +296,8 @@ $(B)/tests/test_faults: private ALL_LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,-
 valgrind: export TOYTRANS_FAULT_STRIDE ?= 8
 # test_grammar under valgrind checks every 8th corpus line and mutation variant.
 valgrind: export TOYTRANS_GRAMMAR_STRIDE ?= 8
+# test_decode under valgrind decodes every 20th sentence of data/test.tsv.
+valgrind: export TOYTRANS_DECODE_STRIDE ?= 20
 
 demo: $(BIN)
 	@if [ -f models/en-de.db ]; then \

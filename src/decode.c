@@ -176,7 +176,7 @@ int decoder_init(Decoder *d, const Model *m, int beam)
         d->hyp_score = malloc(sizeof(double) * 2 * B);
         d->fin_len = malloc(sizeof(int) * B);
         d->fin_score = malloc(sizeof(double) * B);
-        d->cand = malloc(sizeof(BeamCandidate) * B * B);
+        d->cand = malloc(sizeof(BeamCandidate) * B * (B + 1));
         d->taken = calloc(V, 1);
         if (!d->lp || !d->hyp_len || !d->hyp_score || !d->fin_len || !d->fin_score ||
             !d->cand || !d->taken)
@@ -219,9 +219,10 @@ int decoder_reserve(Decoder *d, int n)
  */
 
 /* Runs the cached decoder over forced[0..n_forced) and, if greedy, on by arg-max until
- * </s> or the limit, recording every step into out. */
+ * </s> or the limit, recording every step into out; *sum gets the sum of the output's
+ * log-probabilities in double. */
 static int decode_record(Decoder *d, Translation *out, const int *forced, int n_forced,
-                         int n_prefix, int greedy, int limit)
+                         int n_prefix, int greedy, int limit, double *sum)
 {
     const Model *m = d->model;
     const ModelConfig *c = &m->config;
@@ -234,6 +235,7 @@ static int decode_record(Decoder *d, Translation *out, const int *forced, int n_
     out->S = d->enc.S;
     out->n = 0;
     out->n_forced = n_prefix;
+    *sum = 0.0;
     int token = VOCAB_BOS;
     while (out->n < limit) {
         int rc = decoder_step(&d->step, cache, &d->enc, token);
@@ -255,6 +257,7 @@ static int decode_record(Decoder *d, Translation *out, const int *forced, int n_
         }
         out->ids[i] = chosen;
         out->logprob[i] = (float)lp[chosen];
+        *sum += lp[chosen];
         /* The step's records and out's rows both hold (L, H) rows of keys; their
          * strides may differ when one grew for an earlier, longer sentence. */
         for (size_t lh = 0; lh < LH; lh++) {
@@ -291,14 +294,79 @@ static int cand_cmp(const void *pa, const void *pb)
     return a->id < b->id ? -1 : (a->id > b->id);
 }
 
-/* Finds the output tokens by beam search into d->fin_*; returns the index of the best
- * finished hypothesis, or a negative code. */
-static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int limit)
+/* Keeps a finished hypothesis, ids[0..len) with summed log-probability sum, if it is
+ * among the beam best finished so far by length-normalised score: while fewer than B have
+ * finished it takes a free slot, else it replaces the worst kept one if it scores
+ * strictly better (so of equal scores the one finished first stays). seq orders the
+ * finished ones by when they finished. */
+static void finished_keep(Decoder *d, int B, const int *ids, int len, double sum, long seq)
 {
+    const double score = sum / len;
+    int f = d->n_fin;
+    if (f == B) {
+        f = 0;
+        for (int g = 1; g < B; g++)
+            if (d->fin_score[g] < d->fin_score[f] ||
+                (d->fin_score[g] == d->fin_score[f] && d->fin_seq[g] > d->fin_seq[f]))
+                f = g;
+        if (!(score > d->fin_score[f]))
+            return;
+    } else {
+        d->n_fin++;
+    }
+    memcpy(d->fin_ids + (size_t)f * d->cap, ids, sizeof(int) * (size_t)len);
+    d->fin_len[f] = len;
+    d->fin_sum[f] = sum;
+    d->fin_score[f] = score;
+    d->fin_seq[f] = seq;
+}
+
+/* Sorts the finished hypotheses into d->fin_rank: best score first, of equal scores the
+ * one finished first. */
+static void finished_rank(Decoder *d)
+{
+    for (int f = 0; f < d->n_fin; f++) {
+        int j = f;
+        while (j > 0 && (d->fin_score[d->fin_rank[j - 1]] < d->fin_score[f] ||
+                         (d->fin_score[d->fin_rank[j - 1]] == d->fin_score[f] &&
+                          d->fin_seq[d->fin_rank[j - 1]] > d->fin_seq[f]))) {
+            d->fin_rank[j] = d->fin_rank[j - 1];
+            j--;
+        }
+        d->fin_rank[j] = f;
+    }
+}
+
+/* Whether the search may stop: at least `need` hypotheses have finished, and no live one
+ * can still score above the need-th best of them. A live hypothesis has the summed
+ * log-probability s <= 0 and the length n < limit (all live ones have the same n); see
+ * decode.h for why s / limit bounds the score of everything it can still become. */
+static int search_done(Decoder *d, int need, int cur, int alive, int limit)
+{
+    if (alive == 0)
+        return 1;
+    if (d->n_fin < need)
+        return 0;
+    double s = d->hyp_score[cur];
+    for (int a = 1; a < alive; a++)
+        if (d->hyp_score[cur + a] > s)
+            s = d->hyp_score[cur + a];
+    finished_rank(d);
+    return d->fin_score[d->fin_rank[need - 1]] >= s / limit;
+}
+
+/* Finds the output tokens by beam search of width B >= 2 into d->fin_* (the B best
+ * finished hypotheses), searching until the need best of them (1..B) cannot change;
+ * returns the index of the best finished hypothesis, or a negative code. */
+static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int need, int limit)
+{
+    assert(B >= 2 && need >= 1 && need <= B);
     const Model *m = d->model;
     const int V = m->tgt_vocab.size, N = d->cap;
     int cur = 0, nxt = B; /* the generations live in slots [cur, cur+B) and [nxt, nxt+B) */
-    int alive = 1, n_fin = 0;
+    int alive = 1;
+    long seq = 0;
+    d->n_fin = 0;
 
     /* One hypothesis through <s> and the forced prefix. */
     DecoderCache *c0 = &d->caches[cur];
@@ -317,46 +385,49 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int l
     if (rc != TT_OK)
         return rc;
     if (d->hyp_len[cur] >= limit) {
-        memcpy(d->fin_ids, d->hyp_ids + (size_t)cur * N, sizeof(int) * (size_t)limit);
-        d->fin_len[0] = limit;
-        d->fin_sum[0] = d->hyp_score[cur];
-        d->fin_score[0] = d->hyp_score[cur] / limit;
-        d->fin_rank[0] = 0;
-        d->n_fin = 1;
-        return 0;
+        finished_keep(d, B, d->hyp_ids + (size_t)cur * N, limit, d->hyp_score[cur], seq++);
+        finished_rank(d);
+        return d->fin_rank[0];
     }
     if ((rc = log_softmax_checked(d->lp + (size_t)cur * V, d->step.logits, V)) != TT_OK)
         return rc;
 
-    int top[DECODE_MAX_BEAM];
-    while (alive > 0 && n_fin < B) {
+    int top[DECODE_MAX_BEAM + 1];
+    while (!search_done(d, need, cur, alive, limit)) {
+        /* No empty output: </s> cannot be the first token unless a prefix precedes it. */
+        const int no_eos = d->hyp_len[cur] == 0;
+        const int n_choices = V - (d->words_only ? 2 : 0) - no_eos;
+        /* B + 1 offers per hypothesis: at least B of them are not </s>, enough to refill
+         * every slot from this hypothesis alone. */
+        const int k = B + 1 < n_choices ? B + 1 : n_choices;
         int n_cand = 0;
         for (int a = 0; a < alive; a++) {
             const int h = cur + a;
             const double *lp = d->lp + (size_t)h * V;
-            const int n_choices = d->words_only ? V - 2 : V;
-            const int k = B < n_choices ? B : n_choices;
             if (d->words_only)
                 d->taken[VOCAB_PAD] = d->taken[VOCAB_BOS] = 1;
+            if (no_eos)
+                d->taken[VOCAB_EOS] = 1;
             top_k(top, k, lp, V, d->taken);
-            d->taken[VOCAB_PAD] = d->taken[VOCAB_BOS] = 0;
+            d->taken[VOCAB_PAD] = d->taken[VOCAB_BOS] = d->taken[VOCAB_EOS] = 0;
             for (int j = 0; j < k; j++)
                 d->cand[n_cand++] = (BeamCandidate){d->hyp_score[h] + lp[top[j]], a, top[j]};
         }
         qsort(d->cand, (size_t)n_cand, sizeof *d->cand, cand_cmp);
-        int next_alive = 0;
-        for (int j = 0; j < n_cand && j < B && n_fin < B; j++) {
+        /* Best first until B candidates that do not end in </s> are taken: a </s> on the
+         * way finishes its hypothesis, which leaves the beam, and the next candidate
+         * takes its slot. At the limit the B taken finish as they are. */
+        int next_alive = 0, taken = 0;
+        for (int j = 0; j < n_cand && taken < B; j++) {
             const BeamCandidate *cd = &d->cand[j];
             const int from = cur + cd->hyp, len = d->hyp_len[from] + 1;
-            int *ids = cd->id == VOCAB_EOS || len >= limit ? d->fin_ids + (size_t)n_fin * N
-                                                           : d->hyp_ids + (size_t)(nxt + next_alive) * N;
+            int *ids = d->hyp_ids + (size_t)(nxt + next_alive) * N;
             memcpy(ids, d->hyp_ids + (size_t)from * N, sizeof(int) * (size_t)(len - 1));
             ids[len - 1] = cd->id;
+            if (cd->id != VOCAB_EOS)
+                taken++;
             if (cd->id == VOCAB_EOS || len >= limit) {
-                d->fin_len[n_fin] = len;
-                d->fin_sum[n_fin] = cd->score;
-                d->fin_score[n_fin] = cd->score / len;
-                n_fin++;
+                finished_keep(d, B, ids, len, cd->score, seq++);
                 continue;
             }
             const int to = nxt + next_alive;
@@ -375,17 +446,9 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int l
         cur = nxt;
         nxt = tmp;
     }
-    /* Best first; a stable insertion sort, so ties keep the order they finished in. */
-    for (int f = 0; f < n_fin; f++) {
-        int j = f;
-        while (j > 0 && d->fin_score[d->fin_rank[j - 1]] < d->fin_score[f]) {
-            d->fin_rank[j] = d->fin_rank[j - 1];
-            j--;
-        }
-        d->fin_rank[j] = f;
-    }
-    d->n_fin = n_fin;
-    return n_fin > 0 ? d->fin_rank[0] : 0;
+    finished_rank(d);
+    assert(d->n_fin > 0);
+    return d->fin_rank[0];
 }
 
 DecodeOptions decode_options_default(void)
@@ -427,15 +490,23 @@ int decode_run(Decoder *d, Translation *out, const int *src, int S, const Decode
     d->n_fin = 0;
     d->last_n_prefix = n_prefix;
     d->last_limit = limit;
-    if (beam == 1 && !o->n_best)
-        return decode_record(d, out, prefix, n_prefix, n_prefix, 1, limit);
-    int best = beam_search(d, prefix, n_prefix, beam, limit);
+    double sum;
+    if (beam == 1) {
+        /* Beam 1 is greedy; an n-best list then holds greedy's output alone. */
+        rc = decode_record(d, out, prefix, n_prefix, n_prefix, 1, limit, &sum);
+        if (rc == TT_OK && o->n_best) {
+            finished_keep(d, 1, out->ids, out->n, sum, 0);
+            finished_rank(d);
+        }
+        return rc;
+    }
+    int best = beam_search(d, prefix, n_prefix, beam, o->n_best ? o->n_best : 1, limit);
     if (best < 0)
         return best;
     /* The hypotheses' slots are reused by the recorded pass: copy the winner first. */
     int *ids = out->ids;
     memcpy(ids, d->fin_ids + (size_t)best * N, sizeof(int) * (size_t)d->fin_len[best]);
-    return decode_record(d, out, ids, d->fin_len[best], n_prefix, 0, limit);
+    return decode_record(d, out, ids, d->fin_len[best], n_prefix, 0, limit, &sum);
 }
 
 int decode_n_best(const Decoder *d)
@@ -462,7 +533,9 @@ int decode_record_hypothesis(Decoder *d, Translation *out, int k)
     /* The recorded pass reuses nothing of the finished list, so each can be recorded
      * in turn; the encoder still holds the sentence. */
     memcpy(out->ids, d->fin_ids + (size_t)f * (size_t)d->cap, sizeof(int) * (size_t)d->fin_len[f]);
-    return decode_record(d, out, out->ids, d->fin_len[f], d->last_n_prefix, 0, d->last_limit);
+    double sum;
+    return decode_record(d, out, out->ids, d->fin_len[f], d->last_n_prefix, 0, d->last_limit,
+                         &sum);
 }
 
 int translation_most_attended(const Translation *t, const Model *m, int step)

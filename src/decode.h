@@ -12,11 +12,33 @@
  *   - Generation stops after </s>, or when the output — prefix and </s> included —
  *     reaches the length limit (DecodeOptions.max_len, by default DECODE_LIMIT(S, prefix)
  *     capped at the model's max_len; decode_limit says which).
- *   - Beam search keeps the `beam` best partial outputs by summed log-probability
- *     (ties: earlier hypothesis, then lower id) and returns the finished output with the
- *     best length-normalised score, log-probability sum / number of tokens; beam 1 is
- *     exactly greedy. The finished outputs, ranked by that score, are the n-best list
+ *   - Beam 1 is greedy (an n-best list then holds greedy's output alone). Beam search
+ *     (beam B >= 2) keeps B live hypotheses, all of the same length n, each with its
+ *     summed log-probability s. At every step each live hypothesis offers its B + 1 most
+ *     probable next tokens (ties: lower id); the offers are sorted by s + log p (ties:
+ *     earlier hypothesis, then lower id) and taken best first until B offers that are
+ *     not </s> have been taken: an offer of </s> on the way finishes its hypothesis, which
+ *     leaves the beam (its slot goes to the next offer); the B others are the next live
+ *     hypotheses, or finish as they are when they reach the length limit. (B + 1 offers
+ *     each are enough: B of them are not </s>.)
+ *   - No empty output: when nothing precedes it (no forced prefix), </s> is not offered
+ *     at the first generated step (log-probabilities are not renormalised). After a
+ *     non-empty prefix </s> may come at once: the output is the prefix.
+ *   - A finished hypothesis of L tokens (prefix and </s> included) ranks by its score
+ *     s / L; of equal scores the one finished first ranks higher. The B best finished
+ *     ones are kept; the best is the output, and they are the n-best list
  *     (decode_n_best, decode_hypothesis).
+ *   - The search stops when no hypothesis is live, or when K have finished (K = n_best,
+ *     or 1 without an n-best list) and the K-th best score f satisfies f >= s_max / limit,
+ *     s_max the largest s of the live hypotheses. Why that bound is safe: a live
+ *     hypothesis (s <= 0, since every log-probability is <= 0; length n < limit) can only
+ *     become outputs of s' = s + (further log-probabilities) <= s and L' tokens, n < L' <=
+ *     limit, so s' / L' <= s / L' <= s / limit (s <= 0, and L' <= limit). The same holds
+ *     in floating point: adding a value <= 0 never rounds up, and correctly rounded
+ *     division is monotone. Every later hypothesis descends from a live one, so none
+ *     can score above f, and one that ties f ranks after it. So the best output (and the
+ *     K best) are the ones a search run on to the limit would give; K only decides how
+ *     long the rest of the list is searched for, never the best output.
  * Whatever chose the tokens, the result is recorded by one teacher-forced pass through
  * the cached decoder, so the log-probabilities and attention weights it holds are exactly
  * the ones that pass computed.
@@ -45,9 +67,10 @@ typedef struct {
                           DECODE_LIMIT(S, n_prefix) capped at the model's max_len, else
                           2..the model's max_len (decode_limit) */
     int n_best;        /* 0, or the length of the n-best list wanted, 1..beam: nonzero
-                          decodes by beam search even for beam 1, so that the finished
-                          hypotheses are kept (decode_n_best holds up to beam of them;
-                          the caller shows the first n_best) */
+                          keeps the finished hypotheses (decode_n_best holds up to beam
+                          of them, at least n_best when the search can finish that many;
+                          the caller shows the first n_best) and searches until the
+                          n_best best cannot change; beam 1 lists greedy's output */
     const int *prefix; /* (n_prefix) target ids forced at the start of the output, or
                           NULL when n_prefix is 0; not owned */
     int n_prefix;      /* 0..limit-1: at least one token is always generated */
@@ -105,11 +128,12 @@ typedef struct {
     int *fin_len;        /* (beam) */
     double *fin_score;   /* (beam) length-normalised score */
     double fin_sum[DECODE_MAX_BEAM]; /* summed log-probability of each finished one */
+    long fin_seq[DECODE_MAX_BEAM];   /* when each finished: 0 first, then 1, 2, ... */
     int fin_rank[DECODE_MAX_BEAM];   /* the finished ones best first: indices into fin_* */
-    int n_fin;           /* finished hypotheses of the last search, 0..beam; 0 after a
-                            greedy decode */
+    int n_fin;           /* finished hypotheses kept by the last search, 0..beam; 0 after
+                            a greedy decode without n_best */
     int last_n_prefix, last_limit; /* the last sentence's prefix length and limit */
-    BeamCandidate *cand; /* (beam * beam) */
+    BeamCandidate *cand; /* (beam * (beam + 1)) */
     unsigned char *taken; /* (V_tgt) marks for the top-k selection */
 } Decoder;
 
@@ -133,18 +157,18 @@ int translation_reserve(Translation *t, const Model *m, int n);
 const float *translation_cross(const Translation *t, int i, int l, int h);
 const float *translation_self(const Translation *t, int i, int l, int h);
 
-/* Decodes source ids (S, </s> included) as o says: greedy for beam 1 (unless
- * o->n_best), else beam search. Grows d's and out's buffers to max(S, limit) positions
+/* Decodes source ids (S, </s> included) as o says: greedy for beam 1, else beam
+ * search. Grows d's and out's buffers to max(S, limit) positions
  * first. Returns TT_OK, TT_EINVAL (o out of range or beyond the beam given to
  * decoder_init, source too long, ids out of range, prefix >= limit), TT_ENOMEM, or
  * TT_EMODEL when the model computes a logit that is NaN or infinite (finite weights too
- * large for float arithmetic): nothing it would output could be trusted. Greedy and
- * beam search with beam 1 agree to the bit, which tests check. */
+ * large for float arithmetic): nothing it would output could be trusted. Beam 1 is
+ * greedy to the bit, with or without o->n_best, which tests check. */
 int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o);
 
-/* The n-best list of the sentence last decoded by beam search (decode_run with beam > 1
- * or n_best): how many finished hypotheses there are, at
- * most the beam; 0 after greedy decoding. They are ranked best first by their
+/* The n-best list of the sentence last decoded (decode_run with beam > 1 or n_best): how
+ * many finished hypotheses were kept, at most the beam (1 for beam 1: greedy's output);
+ * 0 after greedy decoding without n_best. They are ranked best first by their
  * length-normalised score (ties: the one finished first), so hypothesis 0 is the one
  * decoded into the Translation. */
 int decode_n_best(const Decoder *d);

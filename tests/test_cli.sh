@@ -1224,6 +1224,11 @@ if [ -f models/en-de.db ]; then
 "Das ist ein Beispiel
 Das ist ein Beispiel
 Das ist ein Beispiel."
+    # Beam search once ended before its best hypothesis had finished, and chose "Meine
+    # sehe und lieben den roten Apfel." at -1.017 per token over greedy's -0.020.
+    run translate --beam 4 "My cats eat and love the red apple."
+    expect_file_eq "shipped model: --beam 4 gives greedy's right German" "$OUT" \
+"Meine Katzen essen und lieben den roten Apfel."
     run translate --prefix "Das ist ein" --json "This is an example"
     "$CHECK" --print steps <"$OUT" >"$TMP/steps.txt"
     # log-probability above ln 0.9 = -0.105: -0.0…, or a tiny value in exponent form
@@ -1255,6 +1260,26 @@ Das ist ein Beispiel."
             pass "shipped model: every one of the 18 constructions >= 97% exact"
         else
             fail "shipped model: every construction >= 97% exact" "$low"
+        fi
+        # Beam search never loses to greedy: beam 4 matches at least as many references.
+        greedy=$(sed -n 's/^exact match: \([0-9]*\)\/.*/\1/p' "$OUT")
+        run eval --beam 4 --test data/test.tsv
+        expect_code "shipped model: eval --beam 4 on data/test.tsv" 0
+        beam=$(sed -n 's/^exact match: \([0-9]*\)\/.*/\1/p' "$OUT")
+        if [ -n "$greedy" ] && [ -n "$beam" ] && [ "$beam" -ge "$greedy" ]; then
+            pass "shipped model: exact match with --beam 4 >= greedy's ($beam >= $greedy)"
+        else
+            fail "shipped model: exact match with --beam 4 >= greedy's" "beam '$beam', greedy '$greedy'"
+        fi
+        # --n-best lists no empty translation: every line has a word.
+        cut -f1 data/test.tsv >"$TMP/test-src.txt"
+        run_in "$TMP/test-src.txt" translate --n-best 4
+        expect_code "shipped model: translate --n-best 4 of data/test.tsv" 0
+        if [ "$(wc -l <"$OUT")" -eq 7200 ] && ! grep -E '^[0-9]+ \|\|\|  \|\|\|' "$OUT" >/dev/null; then
+            pass "shipped model: --n-best 4 of data/test.tsv, 4 lines each, none empty"
+        else
+            fail "shipped model: --n-best 4 of data/test.tsv, 4 lines each, none empty" \
+                "$(wc -l <"$OUT") lines; $(grep -c -E '^[0-9]+ \|\|\|  \|\|\|' "$OUT") empty"
         fi
     else
         awk 'NR % 20 == 1' data/test.tsv >"$TMP/test-sub.tsv"

@@ -291,6 +291,29 @@ py -m toytrans_torch.verify --model "$ROOT/models/en-de.db" --sentences "$ROOT/d
 expect_code "the shipped model in PyTorch: 50 test sentences decode alike (greedy, beam 4, log-probabilities within 1e-4)" 0
 sed 's/^/# /' "$OUT"
 
+# Beam search's rules (docs/model.md, "Decoding"): a finished hypothesis's slot is
+# refilled, the output is never empty, the search stops on the bound. The ten test
+# sentences on which beam 4 once stopped before its best hypothesis had finished ...
+awk -F '\t' 'BEGIN {
+    n = split("This girl loves and eats the very good bread|My beautiful dogs do not eat their apple|" \
+              "We are in his small house.|My cats eat and love the red apple.|" \
+              "The girl needs and eats your very good apple|My teachers and this woman buy your table|" \
+              "My young cats find your very good teacher.|We read and write your beautiful letter.|" \
+              "We write my book and the new letter|We write and read the book", s, "|")
+    for (i = 1; i <= n; i++) want[s[i]] = 1
+} $1 in want' "$ROOT/data/test.tsv" >"$TMP/beam.tsv"
+py -m toytrans_torch.verify --model "$ROOT/models/en-de.db" --sentences "$TMP/beam.tsv" --beam 4
+expect_code "beam 4 where it once lost to greedy: PyTorch and toytrans decode alike" 0
+expect_in "beam 4 where it once lost to greedy: all 10 sentences compared" "$OUT" \
+    "beam 4: 10/10 sentences equal token for token"
+# ... and a random model whose greedy output of "the a the the" is </s> alone, which
+# beam search may not output.
+printf 'the a the the\tx\nthe the\tx\na the a\tx\n' >"$TMP/eos.tsv"
+py -m toytrans_torch.verify --model "$ROOT/tests/fixtures/tiny_bias.db" --sentences "$TMP/eos.tsv" --beam 4
+expect_code "beam 4 where greedy says </s> at once: PyTorch and toytrans decode alike" 0
+expect_in "beam 4 where greedy says </s> at once: all 3 sentences compared" "$OUT" \
+    "beam 4: 3/3 sentences equal token for token"
+
 # ---------------------------------------------------------------------------------------
 # Two processes, DDP on gloo: a tiny model, 152 steps on a slice of the corpus (4,800 pairs
 # and 61 copies with names as <unk>)

@@ -65,59 +65,70 @@ def greedy(model, src_ids, limit, masks=None):
     return out, lps
 
 
-def top_k_ids(lp, k):
+def top_k_ids(lp, k, no_eos=False):
     """The k best ids of lp (float64) that can be words, best first, ties to the lower id
-    (top_k in src/decode.c): a stable sort of -lp keeps equal values in id order."""
+    (top_k in src/decode.c): a stable sort of -lp keeps equal values in id order. With
+    no_eos, </s> is passed over too."""
     order = np.argsort(-lp, kind="stable")
-    return [int(i) for i in order if i != PAD and i != BOS][:k]
+    return [int(i) for i in order
+            if i != PAD and i != BOS and not (no_eos and i == EOS)][:k]
 
 
 def beam_search(model, src_ids, beam, limit, masks=None):
-    """Beam search mirroring src/decode.c's beam_search (without a forced prefix) ->
-    output ids, </s> included.
+    """Beam search mirroring src/decode.c's beam_search (beam >= 2, without a forced
+    prefix) -> output ids, </s> included. The rules are docs/model.md's ("Decoding").
 
-    Hypotheses are scored by their summed log-probabilities. At every step each live
-    hypothesis offers its min(beam, V) best extensions; all offers are sorted by score
-    (ties: the earlier hypothesis, then the lower id) and the first `beam` are taken in
-    that order: one ending in </s> or reaching `limit` tokens is finished, with its score
-    divided by its length (</s> counted), the others are the next step's hypotheses.
-    Search stops when no hypothesis is live or `beam` are finished; the finished one with
-    the best normalised score wins (ties: the first finished). The live hypotheses all
-    have the same length, so each step is one decoder call on a batch of them."""
+    Live hypotheses carry their summed log-probabilities s and all have the same length.
+    At every step each offers its min(beam + 1, choices) best next tokens, </s> not among
+    them at the first step (no empty output); all offers are sorted by score (ties: the
+    earlier hypothesis, then the lower id) and taken in that order until `beam` offers
+    other than </s> are taken. A </s> on the way finishes its hypothesis, with score
+    s / len (</s> counted), and its slot goes to the next offer; the others are the next
+    step's hypotheses, or finish as they are on reaching `limit` tokens. The search stops
+    when none is live or the best finished score f >= max(s) / limit: a live hypothesis
+    can only end with a score <= s / limit (decode.h proves it). The best finished one
+    wins (ties: the first finished). Each step is one decoder call on a batch of the live
+    hypotheses."""
+    if beam < 2:
+        raise ValueError("beam_search needs a beam of 2 or more (beam 1 is greedy)")
     masks = masks or causal_masks(limit)
     dev = model.generator.weight.device
     memory = model.encode(torch.tensor([src_ids], device=dev))
-    k = min(beam, model.generator.out_features - 2)
+    words = model.generator.out_features - 2          # every id but <pad> and <s>
 
     def log_probs(hyps):
         tgt = torch.tensor([[BOS] + h for h in hyps], device=dev)
         h = model.decode(tgt, memory.expand(len(hyps), -1, -1), masks[tgt.shape[1]].to(dev))
         return _log_probs(model.generator(h[:, -1]))
 
-    hyps, scores, finished = [[]], [0.0], []
+    hyps, scores = [[]], [0.0]
+    best_ids, best_score = None, None
     lp = log_probs(hyps)
-    while hyps and len(finished) < beam:
+    while hyps:
+        if best_ids is not None and best_score >= max(scores) / limit:
+            break
+        no_eos = len(hyps[0]) == 0
+        k = min(beam + 1, words - no_eos)
         cands = [(scores[a] + float(lp[a, tok]), a, tok)
-                 for a in range(len(hyps)) for tok in top_k_ids(lp[a], k)]
+                 for a in range(len(hyps)) for tok in top_k_ids(lp[a], k, no_eos)]
         cands.sort(key=lambda c: (-c[0], c[1], c[2]))
-        next_hyps, next_scores = [], []
-        for score, a, tok in cands[:beam]:
-            if len(finished) >= beam:
+        next_hyps, next_scores, taken = [], [], 0
+        for score, a, tok in cands:
+            if taken >= beam:
                 break
             ids = hyps[a] + [tok]
+            if tok != EOS:
+                taken += 1
             if tok == EOS or len(ids) >= limit:
-                finished.append((ids, score / len(ids)))
+                if best_ids is None or score / len(ids) > best_score:
+                    best_ids, best_score = ids, score / len(ids)
             else:
                 next_hyps.append(ids)
                 next_scores.append(score)
         hyps, scores = next_hyps, next_scores
         if hyps:
             lp = log_probs(hyps)
-    best = 0
-    for f in range(1, len(finished)):
-        if finished[f][1] > finished[best][1]:
-            best = f
-    return finished[best][0]
+    return best_ids
 
 
 @dataclass

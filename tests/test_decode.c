@@ -1,0 +1,347 @@
+/*
+ * test_decode.c — the beam search's rules (docs/model.md, "Decoding"): it never outputs
+ * an empty translation, it keeps `beam` hypotheses live when some finish, and on the
+ * shipped model it never chooses a translation that scores worse than greedy's, so it
+ * does not lose exact matches that greedy gets.
+ *
+ * The rule tests use a tiny random model built in memory whose generator bias makes one
+ * token far more probable than the others; the rest run on models/en-de.db over every
+ * sentence of data/test.tsv.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "decode.h"
+#include "model.h"
+#include "rng.h"
+#include "status.h"
+#include "translator.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MODEL "models/en-de.db"
+#define TEST_SET "data/test.tsv"
+#define TINY_MAX_LEN 8
+
+/* ---------------------------------------------------------------------------------------
+ * A tiny model whose favourite token is known
+ */
+
+/* A random model (max_len 8) whose generator prefers token `favourite` by 100 nats. */
+static void build_tiny(Model *m, int favourite)
+{
+    static const char *const SRC[] = {"<pad>", "<unk>", "<s>", "</s>", "the", "dog"};
+    static const char *const TGT[] = {"<pad>", "<unk>", "<s>", "</s>", "Der", "Hund", "."};
+    ModelConfig c;
+    config_defaults(&c);
+    c.d_model = 8;
+    c.n_heads = 2;
+    c.n_encoder_layers = 1;
+    c.n_decoder_layers = 1;
+    c.d_ff = 16;
+    c.max_len = TINY_MAX_LEN;
+    Vocab src, tgt;
+    char err[200];
+    assert_int_equal(vocab_from_tokens(&src, SRC, NULL, 6, err, sizeof err), TT_OK);
+    assert_int_equal(vocab_from_tokens(&tgt, TGT, NULL, 7, err, sizeof err), TT_OK);
+    assert_int_equal(model_init(m, &c, &src, &tgt, err, sizeof err), TT_OK);
+    Rng rng;
+    rng_seed(&rng, 11);
+    model_randomize(m, &rng);
+    for (int i = 0; i < m->n_specs; i++)
+        if (strcmp(m->specs[i].name, "generator.bias") == 0)
+            m->params[m->specs[i].offset + (size_t)favourite] = 100.0f;
+}
+
+/* A model that would end every output at once: greedy says </s> at step 0 (unchanged),
+ * while beam search, of any width above 1, first outputs a word. */
+static void test_decode_beam_never_empty(void **state)
+{
+    (void)state;
+    Model m;
+    build_tiny(&m, VOCAB_EOS);
+    Decoder dec;
+    Translation t;
+    assert_int_equal(decoder_init(&dec, &m, 4), TT_OK);
+    assert_int_equal(translation_init(&t, &m, 0), TT_OK);
+    const int src[] = {4, 5, VOCAB_EOS};
+    DecodeOptions o = decode_options_default();
+    assert_int_equal(decode_run(&dec, &t, src, 3, &o), TT_OK);
+    assert_int_equal(t.n, 1);
+    assert_int_equal(t.ids[0], VOCAB_EOS);
+    for (int beam = 2; beam <= 4; beam++) {
+        o.beam = beam;
+        o.n_best = beam;
+        assert_int_equal(decode_run(&dec, &t, src, 3, &o), TT_OK);
+        /* A word, then the </s> the model wants. */
+        assert_int_equal(t.n, 2);
+        assert_int_not_equal(t.ids[0], VOCAB_EOS);
+        assert_int_equal(t.ids[1], VOCAB_EOS);
+        /* Every hypothesis of the list has a word, and the list is full: finished ones
+         * left the beam and their slots were refilled, so `beam` of them finished. */
+        assert_int_equal(decode_n_best(&dec), beam);
+        double prev = 0.0;
+        for (int k = 0; k < beam; k++) {
+            const int *ids;
+            int n;
+            double sum, score;
+            decode_hypothesis(&dec, k, &ids, &n, &sum, &score);
+            assert_true(n >= 2);
+            assert_int_not_equal(ids[0], VOCAB_EOS);
+            assert_true(k == 0 || score <= prev);
+            prev = score;
+        }
+    }
+    translation_free(&t);
+    decoder_free(&dec);
+    model_free(&m);
+}
+
+/* After a forced prefix the output is not empty, so </s> may follow it at once. */
+static void test_decode_beam_eos_after_prefix(void **state)
+{
+    (void)state;
+    Model m;
+    build_tiny(&m, VOCAB_EOS);
+    Decoder dec;
+    Translation t;
+    assert_int_equal(decoder_init(&dec, &m, 3), TT_OK);
+    assert_int_equal(translation_init(&t, &m, 0), TT_OK);
+    const int src[] = {4, 5, VOCAB_EOS}, prefix[] = {4};
+    const DecodeOptions o = {.beam = 3, .prefix = prefix, .n_prefix = 1};
+    assert_int_equal(decode_run(&dec, &t, src, 3, &o), TT_OK);
+    assert_int_equal(t.n, 2);
+    assert_int_equal(t.ids[0], 4);
+    assert_int_equal(t.ids[1], VOCAB_EOS);
+    translation_free(&t);
+    decoder_free(&dec);
+    model_free(&m);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The shipped model over the test set
+ */
+
+static void load_shipped(Model *m)
+{
+    char err[512];
+    if (model_load_file(m, MODEL, err, sizeof err) != TT_OK) {
+        print_error("%s\n", err);
+        fail();
+    }
+}
+
+static void init_ok(Translator *tr, const Model *m, int beam, int n_best)
+{
+    TranslatorOptions o = translator_options_default();
+    o.decode.beam = beam;
+    o.decode.n_best = n_best;
+    char err[200];
+    const int rc = translator_init(tr, m, &o, err, sizeof err);
+    if (rc != TT_OK)
+        print_error("translator_init: %s\n", err);
+    assert_int_equal(rc, TT_OK);
+}
+
+static void run_ok(Translator *tr, const char *text, TranslatorResult *r)
+{
+    char err[200];
+    const int rc = translator_run(tr, text, strlen(text), r, err, sizeof err);
+    if (rc != TT_OK)
+        print_error("translator_run '%s': %s\n", text, err);
+    assert_int_equal(rc, TT_OK);
+}
+
+/* The ranking score of a recorded translation: its log-probabilities' sum per token. */
+static double normalised_score(const Translation *t)
+{
+    double sum = 0.0;
+    for (int i = 0; i < t->n; i++)
+        sum += t->logprob[i];
+    return sum / t->n;
+}
+
+/* Every stride-th sentence of the test set is used: 1 (all of them) unless
+ * TOYTRANS_DECODE_STRIDE says more; `make valgrind` sets it, since valgrind runs the
+ * decoder about 50 times slower. */
+static long test_stride(void)
+{
+    const char *env = getenv("TOYTRANS_DECODE_STRIDE");
+    if (env == NULL || *env == '\0')
+        return 1;
+    char *end;
+    errno = 0;
+    long v = strtol(env, &end, 10);
+    if (errno != 0 || *end != '\0' || v < 1 || v > 1000000)
+        fail_msg("TOYTRANS_DECODE_STRIDE=\"%s\": want an integer from 1 to 1000000", env);
+    return v;
+}
+
+/* The test set's sources and references, one pair per line (every test_stride()-th
+ * line): owned by the caller, freed with free_pairs. */
+typedef struct {
+    char **src, **ref;
+    int n;
+} Pairs;
+
+static void read_pairs(Pairs *p)
+{
+    FILE *f = fopen(TEST_SET, "r");
+    assert_non_null(f);
+    memset(p, 0, sizeof *p);
+    int cap = 0;
+    long no = 0;
+    const long stride = test_stride();
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (no++ % stride != 0)
+            continue;
+        line[strcspn(line, "\r\n")] = '\0';
+        char *tab = strchr(line, '\t');
+        assert_non_null(tab);
+        *tab = '\0';
+        char *ref = tab + 1;
+        ref[strcspn(ref, "\t")] = '\0';
+        if (p->n == cap) {
+            cap = cap ? 2 * cap : 256;
+            p->src = realloc(p->src, sizeof(char *) * (size_t)cap);
+            p->ref = realloc(p->ref, sizeof(char *) * (size_t)cap);
+            assert_true(p->src && p->ref);
+        }
+        p->src[p->n] = strdup(line);
+        p->ref[p->n] = strdup(ref);
+        assert_true(p->src[p->n] && p->ref[p->n]);
+        p->n++;
+    }
+    fclose(f);
+    assert_true(p->n >= 1800 / stride);
+}
+
+static void free_pairs(Pairs *p)
+{
+    for (int i = 0; i < p->n; i++) {
+        free(p->src[i]);
+        free(p->ref[i]);
+    }
+    free(p->src);
+    free(p->ref);
+}
+
+/* On every test sentence beam 4's translation scores at least as well as greedy's under
+ * the ranking score, and it matches the reference whenever greedy does. */
+static void test_decode_beam_never_loses_to_greedy(void **state)
+{
+    (void)state;
+    Model m;
+    load_shipped(&m);
+    Pairs p;
+    read_pairs(&p);
+    Translator greedy, beam;
+    init_ok(&greedy, &m, 1, 0);
+    init_ok(&beam, &m, 4, 0);
+    int worse = 0, lost = 0, exact_greedy = 0, exact_beam = 0;
+    double worst = 0.0;
+    for (int i = 0; i < p.n; i++) {
+        TranslatorResult rg, rb;
+        run_ok(&greedy, p.src[i], &rg);
+        run_ok(&beam, p.src[i], &rb);
+        const double sg = normalised_score(rg.t), sb = normalised_score(rb.t);
+        /* The recorded log-probabilities are floats: allow their rounding. */
+        if (sb < sg - 1e-6) {
+            if (worse++ < 5)
+                print_error("beam 4 scores %.6f < greedy's %.6f on '%s': '%s' against '%s'\n",
+                            sb, sg, p.src[i], rb.text, rg.text);
+            if (sg - sb > worst)
+                worst = sg - sb;
+        }
+        const int eg = strcmp(rg.text, p.ref[i]) == 0, eb = strcmp(rb.text, p.ref[i]) == 0;
+        exact_greedy += eg;
+        exact_beam += eb;
+        if (eg && !eb && lost++ < 5)
+            print_error("greedy matches '%s', beam 4 says '%s'\n", p.ref[i], rb.text);
+    }
+    if (worse)
+        print_error("%d of %d sentences: beam 4 below greedy, by up to %.6f per token\n",
+                    worse, p.n, worst);
+    print_message("exact match: greedy %d, beam 4 %d of %d\n", exact_greedy, exact_beam, p.n);
+    assert_int_equal(worse, 0);
+    assert_int_equal(lost, 0);
+    assert_true(exact_beam >= exact_greedy);
+    translator_free(&beam);
+    translator_free(&greedy);
+    free_pairs(&p);
+    model_free(&m);
+}
+
+/* The sentence whose beam search once ended before its best hypothesis finished (it
+ * chose "Meine sehe und ..." at -1.017 per token over greedy's -0.020). */
+static void test_decode_beam_example(void **state)
+{
+    (void)state;
+    Model m;
+    load_shipped(&m);
+    Translator tr;
+    init_ok(&tr, &m, 4, 0);
+    TranslatorResult r;
+    run_ok(&tr, "My cats eat and love the red apple.", &r);
+    assert_string_equal(r.text, "Meine Katzen essen und lieben den roten Apfel.");
+    translator_free(&tr);
+    model_free(&m);
+}
+
+/* --n-best 4 over the test set: four hypotheses per sentence, none of them empty, best
+ * first, the first the translation beam 4 alone gives. */
+static void test_decode_n_best_never_empty(void **state)
+{
+    (void)state;
+    Model m;
+    load_shipped(&m);
+    Pairs p;
+    read_pairs(&p);
+    Translator beam, nbest;
+    init_ok(&beam, &m, 4, 0);
+    init_ok(&nbest, &m, 4, 4);
+    int empty = 0;
+    for (int i = 0; i < p.n; i++) {
+        TranslatorResult rb, r;
+        run_ok(&beam, p.src[i], &rb);
+        run_ok(&nbest, p.src[i], &r);
+        assert_string_equal(r.text, rb.text);
+        assert_int_equal(translator_n_best(&nbest), 4);
+        double prev = 0.0;
+        for (int k = 0; k < 4; k++) {
+            double sum, score;
+            char err[200];
+            assert_int_equal(translator_hypothesis(&nbest, k, &r, &sum, &score, err, sizeof err),
+                             TT_OK);
+            if (r.n_text == 0 && empty++ < 5)
+                print_error("'%s': hypothesis %d is empty\n", p.src[i], k);
+            assert_true(k == 0 || score <= prev);
+            prev = score;
+        }
+    }
+    assert_int_equal(empty, 0);
+    translator_free(&nbest);
+    translator_free(&beam);
+    free_pairs(&p);
+    model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_decode_beam_never_empty),
+        cmocka_unit_test(test_decode_beam_eos_after_prefix),
+        cmocka_unit_test(test_decode_beam_example),
+        cmocka_unit_test(test_decode_beam_never_loses_to_greedy),
+        cmocka_unit_test(test_decode_n_best_never_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
