@@ -38,28 +38,29 @@
 #define LEXICON_FNV1A64 UINT64_C(0xb758f9487cc0aaa5)
 
 const GrammarNoun GRAMMAR_NOUNS[] = {
-    {"example", "examples", "Beispiel", "Beispiele", "Beispielen", GRAMMAR_NEUT, 0},
-    {"house", "houses", "Haus", "Häuser", "Häusern", GRAMMAR_NEUT, 0},
-    {"dog", "dogs", "Hund", "Hunde", "Hunden", GRAMMAR_MASC, 0},
-    {"cat", "cats", "Katze", "Katzen", "Katzen", GRAMMAR_FEM, 0},
-    {"book", "books", "Buch", "Bücher", "Büchern", GRAMMAR_NEUT, 0},
-    {"man", "men", "Mann", "Männer", "Männern", GRAMMAR_MASC, 1},
-    {"woman", "women", "Frau", "Frauen", "Frauen", GRAMMAR_FEM, 1},
-    {"child", "children", "Kind", "Kinder", "Kindern", GRAMMAR_NEUT, 0},
-    {"girl", "girls", "Mädchen", "Mädchen", "Mädchen", GRAMMAR_NEUT, 0},
-    {"car", "cars", "Auto", "Autos", "Autos", GRAMMAR_NEUT, 0},
-    {"apple", "apples", "Apfel", "Äpfel", "Äpfeln", GRAMMAR_MASC, 0},
-    {"table", "tables", "Tisch", "Tische", "Tischen", GRAMMAR_MASC, 0},
-    {"teacher", "teachers", "Lehrer", "Lehrer", "Lehrern", GRAMMAR_MASC, 0},
-    {"city", "cities", "Stadt", "Städte", "Städten", GRAMMAR_FEM, 0},
-    {"tree", "trees", "Baum", "Bäume", "Bäumen", GRAMMAR_MASC, 0},
-    {"letter", "letters", "Brief", "Briefe", "Briefen", GRAMMAR_MASC, 0},
-    {"garden", "gardens", "Garten", "Gärten", "Gärten", GRAMMAR_MASC, 0},
-    {"school", "schools", "Schule", "Schulen", "Schulen", GRAMMAR_FEM, 0},
-    {"bread", NULL, "Brot", NULL, NULL, GRAMMAR_NEUT, 0},
-    {"friend", "friends", "Freund", "Freunde", "Freunden", GRAMMAR_MASC, 0},
-    {"street", "streets", "Straße", "Straßen", "Straßen", GRAMMAR_FEM, 0},
-    {"door", "doors", "Tür", "Türen", "Türen", GRAMMAR_FEM, 0},
+    {"example", "examples", "Beispiel", "Beispiele", "Beispielen",
+     GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"house", "houses", "Haus", "Häuser", "Häusern", GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"dog", "dogs", "Hund", "Hunde", "Hunden", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"cat", "cats", "Katze", "Katzen", "Katzen", GRAMMAR_FEM, GRAMMAR_SEX_NONE, 0},
+    {"book", "books", "Buch", "Bücher", "Büchern", GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"man", "men", "Mann", "Männer", "Männern", GRAMMAR_MASC, GRAMMAR_SEX_M, 1},
+    {"woman", "women", "Frau", "Frauen", "Frauen", GRAMMAR_FEM, GRAMMAR_SEX_F, 1},
+    {"child", "children", "Kind", "Kinder", "Kindern", GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"girl", "girls", "Mädchen", "Mädchen", "Mädchen", GRAMMAR_NEUT, GRAMMAR_SEX_F, 0},
+    {"car", "cars", "Auto", "Autos", "Autos", GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"apple", "apples", "Apfel", "Äpfel", "Äpfeln", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"table", "tables", "Tisch", "Tische", "Tischen", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"teacher", "teachers", "Lehrer", "Lehrer", "Lehrern", GRAMMAR_MASC, GRAMMAR_SEX_M, 0},
+    {"city", "cities", "Stadt", "Städte", "Städten", GRAMMAR_FEM, GRAMMAR_SEX_NONE, 0},
+    {"tree", "trees", "Baum", "Bäume", "Bäumen", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"letter", "letters", "Brief", "Briefe", "Briefen", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"garden", "gardens", "Garten", "Gärten", "Gärten", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"school", "schools", "Schule", "Schulen", "Schulen", GRAMMAR_FEM, GRAMMAR_SEX_NONE, 0},
+    {"bread", NULL, "Brot", NULL, NULL, GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"friend", "friends", "Freund", "Freunde", "Freunden", GRAMMAR_MASC, GRAMMAR_SEX_M, 0},
+    {"street", "streets", "Straße", "Straßen", "Straßen", GRAMMAR_FEM, GRAMMAR_SEX_NONE, 0},
+    {"door", "doors", "Tür", "Türen", "Türen", GRAMMAR_FEM, GRAMMAR_SEX_NONE, 0},
 };
 _Static_assert(sizeof GRAMMAR_NOUNS / sizeof GRAMMAR_NOUNS[0] == GRAMMAR_N_NOUNS,
                "GRAMMAR_N_NOUNS");
@@ -88,23 +89,30 @@ const GrammarVerb GRAMMAR_VERBS[] = {
 _Static_assert(sizeof GRAMMAR_VERBS / sizeof GRAMMAR_VERBS[0] == GRAMMAR_N_VERBS,
                "GRAMMAR_N_VERBS");
 
-const char *const GRAMMAR_NAMES[] = {
-    "Anna", "Bob",    "Maria",  "Peter", "Lisa",  "Tom",    "Emma",    "Paul",
-    "Laura", "Max",   "Sarah",  "David", "Julia", "Daniel", "Sophie",  "Thomas",
-    "Lena", "Michael", "Clara", "Felix", "Nina",  "Jonas",  "Eva",     "Lukas",
-    "Mia",  "Leon",   "Hannah", "Ben",   "Lea",   "Jan",    "Sara",    "Simon",
+const GrammarName GRAMMAR_NAMES[] = {
+    {"Anna", GRAMMAR_SEX_F}, {"Bob", GRAMMAR_SEX_M}, {"Maria", GRAMMAR_SEX_F},
+    {"Peter", GRAMMAR_SEX_M}, {"Lisa", GRAMMAR_SEX_F}, {"Tom", GRAMMAR_SEX_M},
+    {"Emma", GRAMMAR_SEX_F}, {"Paul", GRAMMAR_SEX_M}, {"Laura", GRAMMAR_SEX_F},
+    {"Max", GRAMMAR_SEX_M}, {"Sarah", GRAMMAR_SEX_F}, {"David", GRAMMAR_SEX_M},
+    {"Julia", GRAMMAR_SEX_F}, {"Daniel", GRAMMAR_SEX_M}, {"Sophie", GRAMMAR_SEX_F},
+    {"Thomas", GRAMMAR_SEX_M}, {"Lena", GRAMMAR_SEX_F}, {"Michael", GRAMMAR_SEX_M},
+    {"Clara", GRAMMAR_SEX_F}, {"Felix", GRAMMAR_SEX_M}, {"Nina", GRAMMAR_SEX_F},
+    {"Jonas", GRAMMAR_SEX_M}, {"Eva", GRAMMAR_SEX_F}, {"Lukas", GRAMMAR_SEX_M},
+    {"Mia", GRAMMAR_SEX_F}, {"Leon", GRAMMAR_SEX_M}, {"Hannah", GRAMMAR_SEX_F},
+    {"Ben", GRAMMAR_SEX_M}, {"Lea", GRAMMAR_SEX_F}, {"Jan", GRAMMAR_SEX_M},
+    {"Sara", GRAMMAR_SEX_F}, {"Simon", GRAMMAR_SEX_M},
 };
 _Static_assert(sizeof GRAMMAR_NAMES / sizeof GRAMMAR_NAMES[0] == GRAMMAR_N_NAMES,
                "GRAMMAR_N_NAMES");
 
 const GrammarPronoun GRAMMAR_PRONOUNS[] = {
-    {"i", "me", "me", "ich", "mich", "mir", GRAMMAR_1SG},
-    {"you", "you", "you", "du", "dich", "dir", GRAMMAR_2SG},
-    {"he", "him", "him", "er", "ihn", "ihm", GRAMMAR_3SG},
-    {"she", "her", "her", "sie", "sie", "ihr", GRAMMAR_3SG},
-    {"it", "it", NULL, "es", "es", NULL, GRAMMAR_3SG},
-    {"we", "us", "us", "wir", "uns", "uns", GRAMMAR_1PL},
-    {"they", "them", "them", "sie", "sie", "ihnen", GRAMMAR_3PL},
+    {"i", "me", "me", "ich", "mich", "mir", GRAMMAR_1SG, GRAMMAR_SEX_NONE},
+    {"you", "you", "you", "du", "dich", "dir", GRAMMAR_2SG, GRAMMAR_SEX_NONE},
+    {"he", "him", "him", "er", "ihn", "ihm", GRAMMAR_3SG, GRAMMAR_SEX_M},
+    {"she", "her", "her", "sie", "sie", "ihr", GRAMMAR_3SG, GRAMMAR_SEX_F},
+    {"it", "it", NULL, "es", "es", NULL, GRAMMAR_3SG, GRAMMAR_SEX_NONE},
+    {"we", "us", "us", "wir", "uns", "uns", GRAMMAR_1PL, GRAMMAR_SEX_NONE},
+    {"they", "them", "them", "sie", "sie", "ihnen", GRAMMAR_3PL, GRAMMAR_SEX_NONE},
 };
 _Static_assert(sizeof GRAMMAR_PRONOUNS / sizeof GRAMMAR_PRONOUNS[0] == GRAMMAR_N_PRONOUNS,
                "GRAMMAR_N_PRONOUNS");
@@ -166,7 +174,7 @@ int grammar_find_verb(const char *token, int *third)
 int grammar_find_name(const char *token)
 {
     for (int i = 0; i < GRAMMAR_N_NAMES; i++)
-        if (token != NULL && strcasecmp(token, GRAMMAR_NAMES[i]) == 0)
+        if (token != NULL && strcasecmp(token, GRAMMAR_NAMES[i].name) == 0)
             return i;
     return -1;
 }

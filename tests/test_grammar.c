@@ -314,8 +314,8 @@ static void tables_build(Tables *t)
     for (int p = 0; p < GRAMMAR_PERSONS; p++)
         set_add_value(&t->de, DE_BE[p], CONTENT(K_VERB, VERB_SEIN));
     for (int i = 0; i < GRAMMAR_N_NAMES; i++) {
-        set_add(&t->en, GRAMMAR_NAMES[i]);
-        set_add_value(&t->de, GRAMMAR_NAMES[i], CONTENT(K_NAME, i));
+        set_add(&t->en, GRAMMAR_NAMES[i].name);
+        set_add_value(&t->de, GRAMMAR_NAMES[i].name, CONTENT(K_NAME, i));
     }
     for (int i = 0; i < GRAMMAR_N_PRONOUNS; i++) {
         const GrammarPronoun *p = &GRAMMAR_PRONOUNS[i];
@@ -385,9 +385,9 @@ static int en_word(EnToks *t, int i, int comma, char *why)
     /* Names and "I" are written capitalised, everything else lower case. */
     int name = grammar_find_name(raw), upper = 0;
     if (name >= 0) {
-        if (!streq(raw, GRAMMAR_NAMES[name])) {
+        if (!streq(raw, GRAMMAR_NAMES[name].name)) {
             char cap[MAX_WORD];
-            if (set_first_case(raw, 1, cap) == 0 && streq(cap, GRAMMAR_NAMES[name]))
+            if (set_first_case(raw, 1, cap) == 0 && streq(cap, GRAMMAR_NAMES[name].name))
                 return FAIL(why, "English word %d \"%s\": a name is capitalised", i + 1, raw);
             return FAIL(why, "English word %d \"%s\": unknown word", i + 1, raw);
         }
@@ -633,7 +633,7 @@ static void de_np(German *g, const GrammarNp *np, Case k, int kein)
         de_push(g, K_PRON, np->index, form, "pronoun \"%s\" in the %s", p->subj, CASE_NAMES[k]);
         return;
     }
-    case GRAMMAR_NP_NAME: de_push(g, K_NAME, np->index, GRAMMAR_NAMES[np->index], "name"); return;
+    case GRAMMAR_NP_NAME: de_push(g, K_NAME, np->index, GRAMMAR_NAMES[np->index].name, "name"); return;
     case GRAMMAR_NP_THIS:
         if (np->plural)
             de_push(g, K_DAS, 0, "diese", "\"diese\" for \"these\"");
@@ -1891,7 +1891,8 @@ static int lexicon_line_check(char **f, int n, int *seen_nouns, int *seen_adj, i
                               int *seen_names, char *why)
 {
     static const char GENDERS[] = "mfn";
-    if (streq(f[0], "noun") && n >= 7) {
+    static const char *const SEXES[] = {"-", "m", "f"};
+    if (streq(f[0], "noun") && n >= 8) {
         int plural, i = grammar_find_noun(f[1], &plural);
         if (i < 0 || plural)
             return FAIL(why, "noun \"%s\" is not in the checker's table", f[1]);
@@ -1899,7 +1900,7 @@ static int lexicon_line_check(char **f, int n, int *seen_nouns, int *seen_adj, i
         int nopossessive = n >= 9 && strstr(f[8], "nopossessive") != NULL;
         if (!dash_eq(x->en_pl, f[2]) || !streq(x->de_sg, f[3]) || !dash_eq(x->de_pl, f[4]) ||
             !dash_eq(x->de_dpl, f[5]) || strlen(f[6]) != 1 || f[6][0] != GENDERS[x->gender] ||
-            nopossessive != x->nopossessive)
+            !streq(f[7], SEXES[x->sex]) || nopossessive != x->nopossessive)
             return FAIL(why, "noun \"%s\": the lexicon and the checker differ", f[1]);
         seen_nouns[i] = 1;
     } else if (streq(f[0], "adj") && n >= 5) {
@@ -1926,10 +1927,12 @@ static int lexicon_line_check(char **f, int n, int *seen_nouns, int *seen_adj, i
         seen_verbs[i] = 1;
     } else if (streq(f[0], "class")) {
         /* What pronouns and names stand for: selection restrictions, out of scope here. */
-    } else if (streq(f[0], "name") && n >= 2) {
+    } else if (streq(f[0], "name") && n >= 3) {
         int i = grammar_find_name(f[1]);
         if (i < 0)
             return FAIL(why, "name \"%s\" is not in the checker's table", f[1]);
+        if (!streq(f[1], GRAMMAR_NAMES[i].name) || !streq(f[2], SEXES[GRAMMAR_NAMES[i].sex]))
+            return FAIL(why, "name \"%s\": the lexicon and the checker differ", f[1]);
         seen_names[i] = 1;
     } else {
         return FAIL(why, "an entry the checker does not know (kind \"%s\", %d fields)", f[0], n);
@@ -1981,7 +1984,7 @@ static void test_grammar_lexicon_matches_tables(void **state)
     for (int i = 0; i < GRAMMAR_N_VERBS; i++)
         bad += !seen_verbs[i] && print_error_missing("verb", GRAMMAR_VERBS[i].en);
     for (int i = 0; i < GRAMMAR_N_NAMES; i++)
-        bad += !seen_names[i] && print_error_missing("name", GRAMMAR_NAMES[i]);
+        bad += !seen_names[i] && print_error_missing("name", GRAMMAR_NAMES[i].name);
     assert_int_equal(bad, 0);
 }
 
