@@ -34,8 +34,11 @@
  * none, questions "?" or none, commands ".", "!" or none), at most 30 words.
  *
  * Out of scope, as in the tests: the lexicon's selection restrictions (which adjective
- * describes which noun, which subject and object a verb takes) and the sex of predicate
- * nouns. They are the generator's plausibility choices; "the door is young" is parsed.
+ * describes which noun, which subject and object a verb takes, what can be in what).
+ * They are the generator's plausibility choices and a wrong one still has one correct
+ * German; "the door is young" is parsed. The sex of a predicate noun is in scope: the
+ * model learned "Lehrer" only of men, so "Anna is a teacher" and "I am a teacher" (the
+ * grammar cannot tell whether "I" is a man) are refused, as the corpus never has them.
  *
  * Every function is reentrant: the tables are constant and all state lives in the
  * caller's structs, so threads may call them at once.
