@@ -1874,6 +1874,58 @@ static void test_grammar_check_accepts_typing_variants(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Splits line on TABs into at most max fields; the count. */
+static int split_tabs(char *line, char **field, int max)
+{
+    int n = 0;
+    for (char *p = line; n < max;) {
+        field[n++] = p;
+        char *tab = strchr(p, '\t');
+        if (tab == NULL)
+            break;
+        *tab = '\0';
+        p = tab + 1;
+    }
+    return n;
+}
+
+/* Every in-grammar sentence of data/honesty.tsv (third column "in-grammar") is accepted
+ * as the translator checks it: tokenize(TOK_SRC), then grammar_check. They hold lexicon
+ * words only, so no token is a name the translator would flag. */
+static void test_grammar_check_accepts_honesty_in_grammar_lines(void **state)
+{
+    (void)state;
+    FILE *fp = fopen("data/honesty.tsv", "r");
+    if (fp == NULL)
+        fail_msg("data/honesty.tsv: %s — run the test from the repository root",
+                 strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long lineno = 0, checked = 0;
+    int failures = 0;
+    while ((len = getline(&line, &cap, fp)) != -1) {
+        lineno++;
+        if (len > 0 && line[len - 1] == '\n')
+            line[--len] = '\0';
+        if (len == 0 || line[0] == '#')
+            continue;
+        char *f[4], why[WHY_LEN];
+        if (split_tabs(line, f, 4) != 3 || !streq(f[2], "in-grammar"))
+            continue;
+        checked++;
+        if (check_tokens(f[0], why) != 0) {
+            print_error("data/honesty.tsv:%ld \"%s\": %s\n", lineno, f[0], why);
+            failures++;
+        }
+    }
+    free(line);
+    fclose(fp);
+    print_message("data/honesty.tsv: %ld in-grammar lines, %d refused\n", checked, failures);
+    assert_true(checked > 0);
+    assert_int_equal(failures, 0);
+}
+
 /* grammar_check refuses broken arguments with TT_EINVAL and takes no sentence as outside
  * the grammar. */
 static void test_grammar_check_arguments(void **state)
@@ -1925,21 +1977,6 @@ static void test_grammar_lexicon_checksum(void **state)
 /* ---------------------------------------------------------------------------------------
  * The tables against data/lexicon.tsv.
  * ------------------------------------------------------------------------------------- */
-
-/* Splits line on TABs into at most max fields; the count. */
-static int split_tabs(char *line, char **field, int max)
-{
-    int n = 0;
-    for (char *p = line; n < max;) {
-        field[n++] = p;
-        char *tab = strchr(p, '\t');
-        if (tab == NULL)
-            break;
-        *tab = '\0';
-        p = tab + 1;
-    }
-    return n;
-}
 
 static int dash_eq(const char *table, const char *file)
 {
@@ -2216,6 +2253,7 @@ int main(void)
         cmocka_unit_test(test_grammar_rejects_every_english_one_word_change),
         cmocka_unit_test(test_grammar_check_refuses_outside_the_grammar),
         cmocka_unit_test(test_grammar_check_accepts_typing_variants),
+        cmocka_unit_test(test_grammar_check_accepts_honesty_in_grammar_lines),
         cmocka_unit_test(test_grammar_check_arguments),
         cmocka_unit_test(test_grammar_lexicon_matches_tables),
         cmocka_unit_test(test_grammar_lexicon_checksum),
