@@ -10,7 +10,8 @@
  * the mood from the first word (be → question, do → question or negated command, a verb
  * → command, else a statement of up to three clauses joined by "and"), then subjects,
  * verbs, objects, predicates and adjuncts, checking agreement, a/an, this/these, mass
- * and count nouns, and where "not", "no", "very" and commas may stand.
+ * and count nouns, the sex of predicate nouns, what "and" may join, and where "not",
+ * "no", "very" and commas may stand.
  *
  * "and" after an object may join a second noun phrase or start the next clause; the
  * parser takes one choice per reading (grammar_parse's reading bits), and grammar_check
@@ -38,28 +39,29 @@
 #define LEXICON_FNV1A64 UINT64_C(0xb758f9487cc0aaa5)
 
 const GrammarNoun GRAMMAR_NOUNS[] = {
-    {"example", "examples", "Beispiel", "Beispiele", "Beispielen", GRAMMAR_NEUT, 0},
-    {"house", "houses", "Haus", "Häuser", "Häusern", GRAMMAR_NEUT, 0},
-    {"dog", "dogs", "Hund", "Hunde", "Hunden", GRAMMAR_MASC, 0},
-    {"cat", "cats", "Katze", "Katzen", "Katzen", GRAMMAR_FEM, 0},
-    {"book", "books", "Buch", "Bücher", "Büchern", GRAMMAR_NEUT, 0},
-    {"man", "men", "Mann", "Männer", "Männern", GRAMMAR_MASC, 1},
-    {"woman", "women", "Frau", "Frauen", "Frauen", GRAMMAR_FEM, 1},
-    {"child", "children", "Kind", "Kinder", "Kindern", GRAMMAR_NEUT, 0},
-    {"girl", "girls", "Mädchen", "Mädchen", "Mädchen", GRAMMAR_NEUT, 0},
-    {"car", "cars", "Auto", "Autos", "Autos", GRAMMAR_NEUT, 0},
-    {"apple", "apples", "Apfel", "Äpfel", "Äpfeln", GRAMMAR_MASC, 0},
-    {"table", "tables", "Tisch", "Tische", "Tischen", GRAMMAR_MASC, 0},
-    {"teacher", "teachers", "Lehrer", "Lehrer", "Lehrern", GRAMMAR_MASC, 0},
-    {"city", "cities", "Stadt", "Städte", "Städten", GRAMMAR_FEM, 0},
-    {"tree", "trees", "Baum", "Bäume", "Bäumen", GRAMMAR_MASC, 0},
-    {"letter", "letters", "Brief", "Briefe", "Briefen", GRAMMAR_MASC, 0},
-    {"garden", "gardens", "Garten", "Gärten", "Gärten", GRAMMAR_MASC, 0},
-    {"school", "schools", "Schule", "Schulen", "Schulen", GRAMMAR_FEM, 0},
-    {"bread", NULL, "Brot", NULL, NULL, GRAMMAR_NEUT, 0},
-    {"friend", "friends", "Freund", "Freunde", "Freunden", GRAMMAR_MASC, 0},
-    {"street", "streets", "Straße", "Straßen", "Straßen", GRAMMAR_FEM, 0},
-    {"door", "doors", "Tür", "Türen", "Türen", GRAMMAR_FEM, 0},
+    {"example", "examples", "Beispiel", "Beispiele", "Beispielen",
+     GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"house", "houses", "Haus", "Häuser", "Häusern", GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"dog", "dogs", "Hund", "Hunde", "Hunden", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"cat", "cats", "Katze", "Katzen", "Katzen", GRAMMAR_FEM, GRAMMAR_SEX_NONE, 0},
+    {"book", "books", "Buch", "Bücher", "Büchern", GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"man", "men", "Mann", "Männer", "Männern", GRAMMAR_MASC, GRAMMAR_SEX_M, 1},
+    {"woman", "women", "Frau", "Frauen", "Frauen", GRAMMAR_FEM, GRAMMAR_SEX_F, 1},
+    {"child", "children", "Kind", "Kinder", "Kindern", GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"girl", "girls", "Mädchen", "Mädchen", "Mädchen", GRAMMAR_NEUT, GRAMMAR_SEX_F, 0},
+    {"car", "cars", "Auto", "Autos", "Autos", GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"apple", "apples", "Apfel", "Äpfel", "Äpfeln", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"table", "tables", "Tisch", "Tische", "Tischen", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"teacher", "teachers", "Lehrer", "Lehrer", "Lehrern", GRAMMAR_MASC, GRAMMAR_SEX_M, 0},
+    {"city", "cities", "Stadt", "Städte", "Städten", GRAMMAR_FEM, GRAMMAR_SEX_NONE, 0},
+    {"tree", "trees", "Baum", "Bäume", "Bäumen", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"letter", "letters", "Brief", "Briefe", "Briefen", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"garden", "gardens", "Garten", "Gärten", "Gärten", GRAMMAR_MASC, GRAMMAR_SEX_NONE, 0},
+    {"school", "schools", "Schule", "Schulen", "Schulen", GRAMMAR_FEM, GRAMMAR_SEX_NONE, 0},
+    {"bread", NULL, "Brot", NULL, NULL, GRAMMAR_NEUT, GRAMMAR_SEX_NONE, 0},
+    {"friend", "friends", "Freund", "Freunde", "Freunden", GRAMMAR_MASC, GRAMMAR_SEX_M, 0},
+    {"street", "streets", "Straße", "Straßen", "Straßen", GRAMMAR_FEM, GRAMMAR_SEX_NONE, 0},
+    {"door", "doors", "Tür", "Türen", "Türen", GRAMMAR_FEM, GRAMMAR_SEX_NONE, 0},
 };
 _Static_assert(sizeof GRAMMAR_NOUNS / sizeof GRAMMAR_NOUNS[0] == GRAMMAR_N_NOUNS,
                "GRAMMAR_N_NOUNS");
@@ -88,23 +90,30 @@ const GrammarVerb GRAMMAR_VERBS[] = {
 _Static_assert(sizeof GRAMMAR_VERBS / sizeof GRAMMAR_VERBS[0] == GRAMMAR_N_VERBS,
                "GRAMMAR_N_VERBS");
 
-const char *const GRAMMAR_NAMES[] = {
-    "Anna", "Bob",    "Maria",  "Peter", "Lisa",  "Tom",    "Emma",    "Paul",
-    "Laura", "Max",   "Sarah",  "David", "Julia", "Daniel", "Sophie",  "Thomas",
-    "Lena", "Michael", "Clara", "Felix", "Nina",  "Jonas",  "Eva",     "Lukas",
-    "Mia",  "Leon",   "Hannah", "Ben",   "Lea",   "Jan",    "Sara",    "Simon",
+const GrammarName GRAMMAR_NAMES[] = {
+    {"Anna", GRAMMAR_SEX_F}, {"Bob", GRAMMAR_SEX_M}, {"Maria", GRAMMAR_SEX_F},
+    {"Peter", GRAMMAR_SEX_M}, {"Lisa", GRAMMAR_SEX_F}, {"Tom", GRAMMAR_SEX_M},
+    {"Emma", GRAMMAR_SEX_F}, {"Paul", GRAMMAR_SEX_M}, {"Laura", GRAMMAR_SEX_F},
+    {"Max", GRAMMAR_SEX_M}, {"Sarah", GRAMMAR_SEX_F}, {"David", GRAMMAR_SEX_M},
+    {"Julia", GRAMMAR_SEX_F}, {"Daniel", GRAMMAR_SEX_M}, {"Sophie", GRAMMAR_SEX_F},
+    {"Thomas", GRAMMAR_SEX_M}, {"Lena", GRAMMAR_SEX_F}, {"Michael", GRAMMAR_SEX_M},
+    {"Clara", GRAMMAR_SEX_F}, {"Felix", GRAMMAR_SEX_M}, {"Nina", GRAMMAR_SEX_F},
+    {"Jonas", GRAMMAR_SEX_M}, {"Eva", GRAMMAR_SEX_F}, {"Lukas", GRAMMAR_SEX_M},
+    {"Mia", GRAMMAR_SEX_F}, {"Leon", GRAMMAR_SEX_M}, {"Hannah", GRAMMAR_SEX_F},
+    {"Ben", GRAMMAR_SEX_M}, {"Lea", GRAMMAR_SEX_F}, {"Jan", GRAMMAR_SEX_M},
+    {"Sara", GRAMMAR_SEX_F}, {"Simon", GRAMMAR_SEX_M},
 };
 _Static_assert(sizeof GRAMMAR_NAMES / sizeof GRAMMAR_NAMES[0] == GRAMMAR_N_NAMES,
                "GRAMMAR_N_NAMES");
 
 const GrammarPronoun GRAMMAR_PRONOUNS[] = {
-    {"i", "me", "me", "ich", "mich", "mir", GRAMMAR_1SG},
-    {"you", "you", "you", "du", "dich", "dir", GRAMMAR_2SG},
-    {"he", "him", "him", "er", "ihn", "ihm", GRAMMAR_3SG},
-    {"she", "her", "her", "sie", "sie", "ihr", GRAMMAR_3SG},
-    {"it", "it", NULL, "es", "es", NULL, GRAMMAR_3SG},
-    {"we", "us", "us", "wir", "uns", "uns", GRAMMAR_1PL},
-    {"they", "them", "them", "sie", "sie", "ihnen", GRAMMAR_3PL},
+    {"i", "me", "me", "ich", "mich", "mir", GRAMMAR_1SG, GRAMMAR_SEX_NONE},
+    {"you", "you", "you", "du", "dich", "dir", GRAMMAR_2SG, GRAMMAR_SEX_NONE},
+    {"he", "him", "him", "er", "ihn", "ihm", GRAMMAR_3SG, GRAMMAR_SEX_M},
+    {"she", "her", "her", "sie", "sie", "ihr", GRAMMAR_3SG, GRAMMAR_SEX_F},
+    {"it", "it", NULL, "es", "es", NULL, GRAMMAR_3SG, GRAMMAR_SEX_NONE},
+    {"we", "us", "us", "wir", "uns", "uns", GRAMMAR_1PL, GRAMMAR_SEX_NONE},
+    {"they", "them", "them", "sie", "sie", "ihnen", GRAMMAR_3PL, GRAMMAR_SEX_NONE},
 };
 _Static_assert(sizeof GRAMMAR_PRONOUNS / sizeof GRAMMAR_PRONOUNS[0] == GRAMMAR_N_PRONOUNS,
                "GRAMMAR_N_PRONOUNS");
@@ -166,7 +175,7 @@ int grammar_find_verb(const char *token, int *third)
 int grammar_find_name(const char *token)
 {
     for (int i = 0; i < GRAMMAR_N_NAMES; i++)
-        if (token != NULL && strcasecmp(token, GRAMMAR_NAMES[i]) == 0)
+        if (token != NULL && strcasecmp(token, GRAMMAR_NAMES[i].name) == 0)
             return i;
     return -1;
 }
@@ -383,6 +392,10 @@ typedef struct {
     GrammarSentence *s;
     unsigned flip;      /* bit d: take the other reading at coordination choice d */
     int choices;        /* coordination choices met so far */
+    int coord_from;     /* the first pair of noun phrases joined by "and" in this reading: */
+    int coord_to;       /* its word tokens [coord_from, coord_to); coord_from -1 if none */
+    int subj_from;      /* the word tokens [subj_from, subj_to) of the subject last read */
+    int subj_to;
     int failed;         /* 1: fail holds a failure */
     int fail_reached;   /* fail's cursor, in lx->tok */
     GrammarVerdict fail; /* the failure that read farthest (the first of equals) */
@@ -618,12 +631,62 @@ static int en_np(Parser *ps, Role role, GrammarNp *np)
     return 0;
 }
 
+/* 1 when a and b are the same noun, name or pronoun ("the dog and my dogs"). Names the
+ * caller flagged are not compared: their tokens are not at hand, and any two may differ. */
+static int np_same(const GrammarNp *a, const GrammarNp *b)
+{
+    if (a->kind != b->kind)
+        return 0;
+    switch (a->kind) {
+    case GRAMMAR_NP_NOUN: return a->noun == b->noun;
+    case GRAMMAR_NP_NAME: return a->index == b->index && a->index != GRAMMAR_NAME_OTHER;
+    case GRAMMAR_NP_PRONOUN: return a->index == b->index;
+    case GRAMMAR_NP_THIS: return 1;
+    }
+    return 0;
+}
+
+/* The two noun phrases l holds, joined by "and" at word tokens [start, ps->p) in role,
+ * as the corpus coordinates: nouns and names only (the German of "Tom and I" takes the
+ * 1st person plural, of "du und ich" other persons again), neither with "no", not the
+ * same word twice, and neither after "with" nor as a predicate, where the corpus has one
+ * phrase. Records the first such pair of the reading for en_sentence; 0, or -1. */
+static int np_pair_check(Parser *ps, Role role, const GrammarNpList *l, int start)
+{
+    static const char *const ROLE_NAMES[] = {"a subject", "an object"};
+    if (ps->coord_from < 0) {
+        ps->coord_from = start;
+        ps->coord_to = ps->p;
+    }
+    if (role == ROLE_WITH)
+        return fail_words(ps, start, ps->p, "one person or animal after \"with\"");
+    if (role == ROLE_IN)
+        return fail_words(ps, start, ps->p, "one place after \"in\"");
+    if (role == ROLE_PRED)
+        return fail_words(ps, start, ps->p, "one noun phrase as the predicate");
+    assert(role == ROLE_SUBJ || role == ROLE_OBJ);
+    for (int i = 0; i < 2; i++) {
+        const GrammarNp *np = &l->np[i];
+        if (np->kind == GRAMMAR_NP_PRONOUN || np->kind == GRAMMAR_NP_THIS)
+            return fail_words(ps, start, ps->p, "a pronoun joined with \"and\": the grammar "
+                              "coordinates nouns and names only");
+        if (np->kind == GRAMMAR_NP_NOUN && np->det == GRAMMAR_DET_NO)
+            return fail_words(ps, start, ps->p, "\"no\" in %s joined with \"and\"",
+                              ROLE_NAMES[role]);
+    }
+    if (np_same(&l->np[0], &l->np[1]))
+        return fail_words(ps, start, ps->p, "the same %s twice in %s",
+                          l->np[0].kind == GRAMMAR_NP_NAME ? "name" : "noun", ROLE_NAMES[role]);
+    return 0;
+}
+
 /* Parses a noun phrase or two joined by "and". A subject takes "and NP" always; after a
  * verb "and NP" is a choice: coordination, or the start of the next clause. The first
  * reading tried is coordination unless a verb follows; ps->flip turns choices over, so
  * that every reading can be tried. */
 static int en_np_list(Parser *ps, Role role, GrammarNpList *l)
 {
+    int start = ps->p;
     l->n = 1;
     if (en_np(ps, role, &l->np[0]) != 0)
         return -1;
@@ -641,7 +704,7 @@ static int en_np_list(Parser *ps, Role role, GrammarNpList *l)
     if (take) {
         l->np[1] = second;
         l->n = 2;
-        return 0;
+        return np_pair_check(ps, role, l, start);
     }
     ps->p = save;
     return 0;
@@ -656,6 +719,24 @@ static GrammarPerson subject_person(const GrammarNpList *l)
     if (np->kind == GRAMMAR_NP_PRONOUN)
         return GRAMMAR_PRONOUNS[np->index].person;
     return np->plural ? GRAMMAR_3PL : GRAMMAR_3SG;
+}
+
+/* Parses the subject of a clause into c->subj, noting where it stands. */
+static int en_subject(Parser *ps, GrammarClause *c)
+{
+    ps->subj_from = ps->p;
+    int rc = en_np_list(ps, ROLE_SUBJ, &c->subj);
+    ps->subj_to = ps->p;
+    return rc;
+}
+
+/* 1 when a noun phrase of l has the determiner "no". */
+static int list_has_no(const GrammarNpList *l)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->np[i].kind == GRAMMAR_NP_NOUN && l->np[i].det == GRAMMAR_DET_NO)
+            return 1;
+    return 0;
 }
 
 /* Checks that the word at the cursor is forms[person]; advances. */
@@ -709,6 +790,9 @@ static int en_adj_predicate(Parser *ps, GrammarClause *c)
         }
         ps->p++;
         c->nadj++;
+        if (c->adj_not[i] && list_has_no(&c->subj))
+            return fail_words(ps, ps->subj_from, ps->subj_to, "\"no\" only in clauses "
+                              "without \"not\"");
         if (c->nadj == 2 || !en_is(ps, "and") || tok_at(ps, -1)->comma >= 0)
             return 0;
         /* "and [not] [very] ADJ" not followed by a noun goes on the predicate. */
@@ -718,6 +802,60 @@ static int en_adj_predicate(Parser *ps, GrammarClause *c)
             return 0;
         ps->p++;
     }
+}
+
+/* The sex of what a noun phrase stands for: the noun's, the name's, the pronoun's;
+ * none for a name the caller flagged (the grammar does not know it) and for "this". */
+static GrammarSex np_sex(const GrammarNp *np)
+{
+    switch (np->kind) {
+    case GRAMMAR_NP_NOUN: return GRAMMAR_NOUNS[np->noun].sex;
+    case GRAMMAR_NP_NAME:
+        return np->index == GRAMMAR_NAME_OTHER ? GRAMMAR_SEX_NONE
+                                               : GRAMMAR_NAMES[np->index].sex;
+    case GRAMMAR_NP_PRONOUN: return GRAMMAR_PRONOUNS[np->index].sex;
+    case GRAMMAR_NP_THIS: return GRAMMAR_SEX_NONE;
+    }
+    return GRAMMAR_SEX_NONE;
+}
+
+/* The word of a noun phrase at word token at, for a learner: the noun as written, the
+ * name as the lexicon writes it, "I". */
+static const char *np_word(const Parser *ps, const GrammarNp *np, int at)
+{
+    switch (np->kind) {
+    case GRAMMAR_NP_NOUN:
+        return np->plural ? GRAMMAR_NOUNS[np->noun].en_pl : GRAMMAR_NOUNS[np->noun].en_sg;
+    case GRAMMAR_NP_NAME:
+        return np->index == GRAMMAR_NAME_OTHER ? ps->lx->tok[at].w
+                                               : GRAMMAR_NAMES[np->index].name;
+    case GRAMMAR_NP_PRONOUN: return np->index == 0 ? "I" : GRAMMAR_PRONOUNS[np->index].subj;
+    case GRAMMAR_NP_THIS: return np->plural ? "these" : "this";
+    }
+    return "";
+}
+
+/* A noun predicate of a person, read at word tokens [at, ps->p): one subject, and a
+ * predicate noun with a sex only of a subject known to have it ("Anna is a teacher" would
+ * be "Anna ist ein Lehrer"; "I" and "you" may be either). */
+static int noun_predicate_check(Parser *ps, const GrammarClause *c, int at)
+{
+    if (c->subj.n == 2)
+        return fail_words(ps, ps->subj_from, ps->subj_to, "a noun predicate takes one "
+                          "subject, not two joined by \"and\"");
+    const GrammarNp *subj = &c->subj.np[0], *pred = &c->obj.np[0];
+    GrammarSex want = np_sex(pred), have = np_sex(subj);
+    if (want == GRAMMAR_SEX_NONE || have == want)
+        return 0;
+    const char *word = np_word(ps, subj, ps->subj_from), *noun = np_word(ps, pred, at);
+    const char *whose = want == GRAMMAR_SEX_M ? "man's" : "woman's";
+    const char *is = subj->plural ? "are" : "is";
+    if (have == GRAMMAR_SEX_NONE)
+        return fail_words(ps, at, ps->p, "the predicate noun \"%s\" is a %s word; the grammar "
+                          "does not know whether \"%s\" %s %s", noun, whose, word, is,
+                          want == GRAMMAR_SEX_M ? "male" : "female");
+    return fail_words(ps, at, ps->p, "the predicate noun \"%s\" is a %s word; \"%s\" %s %s",
+                      noun, whose, word, is, have == GRAMMAR_SEX_M ? "male" : "female");
 }
 
 /* After "be" (and its subject): [not] ADJ-predicate | [not] NP | [not] in NP. */
@@ -742,13 +880,10 @@ static int en_be_rest(Parser *ps, GrammarClause *c, int this_subject)
     int at = ps->p;
     if (en_np_list(ps, ROLE_PRED, &c->obj) != 0)
         return -1;
-    int pred_plural = c->obj.n == 2 || c->obj.np[0].plural;
-    if (pred_plural != plural)
+    if (c->obj.np[0].plural != plural)
         return fail_words(ps, at, ps->p, "the predicate noun must be %s like the subject",
                           plural ? "plural" : "singular");
-    if (c->neg && c->obj.n == 2)
-        return fail_words(ps, at, ps->p, "a negated predicate has one noun phrase");
-    return 0;
+    return this_subject ? 0 : noun_predicate_check(ps, c, at);
 }
 
 /* Verb [and verb] OBJECT [adjunct]. person: the subject's, or -1 in an imperative;
@@ -784,10 +919,13 @@ static int en_transitive(Parser *ps, GrammarClause *c, int person, int base)
     int at = ps->p;
     if (en_np_list(ps, ROLE_OBJ, &c->obj) != 0)
         return -1;
-    for (int i = 0; i < c->obj.n; i++)
-        if (c->obj.np[i].kind == GRAMMAR_NP_NOUN && c->obj.np[i].det == GRAMMAR_DET_NO &&
-            c->neg)
-            return fail_words(ps, at, ps->p, "\"no\" only in clauses without \"not\"");
+    if (c->neg && list_has_no(&c->obj))
+        return fail_words(ps, at, ps->p, "\"no\" only in clauses without \"not\"");
+    if (c->neg && list_has_no(&c->subj))
+        return fail_words(ps, ps->subj_from, ps->subj_to, "\"no\" only in clauses without "
+                          "\"not\"");
+    if (list_has_no(&c->subj) && list_has_no(&c->obj))
+        return fail_words(ps, at, ps->p, "\"no\" once per clause");
     if (c->neg && c->obj.n == 2)
         return fail_words(ps, at, ps->p, "a negated clause has one object");
     if (en_is(ps, "with") || en_is(ps, "in")) {
@@ -796,12 +934,9 @@ static int en_transitive(Parser *ps, GrammarClause *c, int person, int base)
                               "\"in\" phrase");
         c->adjunct = en_is(ps, "with") ? GRAMMAR_ADJUNCT_WITH : GRAMMAR_ADJUNCT_IN;
         ps->p++;
-        at = ps->p;
         if (en_np_list(ps, c->adjunct == GRAMMAR_ADJUNCT_WITH ? ROLE_WITH : ROLE_IN,
                        &c->adjunct_np) != 0)
             return -1;
-        if (c->adjunct == GRAMMAR_ADJUNCT_IN && c->adjunct_np.n == 2)
-            return fail_words(ps, at, ps->p, "one place after \"in\"");
     }
     return 0;
 }
@@ -821,7 +956,7 @@ static int en_clause(Parser *ps, GrammarClause *c)
             return -1;
         return en_be_rest(ps, c, 1);
     }
-    if (en_np_list(ps, ROLE_SUBJ, &c->subj) != 0)
+    if (en_subject(ps, c) != 0)
         return -1;
     c->person = subject_person(&c->subj);
     if (is_be(en_at(ps, 0))) {
@@ -878,7 +1013,7 @@ static int en_be_question(Parser *ps, GrammarClause *c)
          * phrase: try the noun phrase first, then "this"/"these" alone. */
         int save = ps->p;
         GrammarClause tc = *c;
-        if (en_np_list(ps, ROLE_SUBJ, &tc.subj) == 0) {
+        if (en_subject(ps, &tc) == 0) {
             tc.person = subject_person(&tc.subj);
             if (be_question_rest(ps, &tc, be_at, 0) == 0) {
                 *c = tc;
@@ -894,7 +1029,7 @@ static int en_be_question(Parser *ps, GrammarClause *c)
         c->subj.np[0].kind = GRAMMAR_NP_THIS;
         c->subj.np[0].plural = en_is(ps, "these");
         ps->p++;
-    } else if (en_np_list(ps, ROLE_SUBJ, &c->subj) != 0) {
+    } else if (en_subject(ps, c) != 0) {
         return -1;
     }
     c->person = subject_person(&c->subj);
@@ -908,7 +1043,7 @@ static int en_do_question(Parser *ps, GrammarClause *c)
     int do_at = ps->p++;
     if (en_question_not(ps, c) != 0)
         return -1;
-    if (en_np_list(ps, ROLE_SUBJ, &c->subj) != 0)
+    if (en_subject(ps, c) != 0)
         return -1;
     c->person = subject_person(&c->subj);
     int after = ps->p;
@@ -970,6 +1105,11 @@ static int en_sentence(Parser *ps)
                               GRAMMAR_MAX_CLAUSES);
         return fail_words(ps, ps->p, lx->n, "the sentence should have ended before this");
     }
+    /* Clauses joined by "and" hold no pair of noun phrases joined by "and", so that every
+     * "and" joins one way only (docs/corpus.md, Sentences). */
+    if (s->ncl > 1 && ps->coord_from >= 0)
+        return fail_words(ps, ps->coord_from, ps->coord_to, "\"and\" joins two noun phrases "
+                          "only in a sentence of one clause");
     for (int i = 0; i < lx->n; i++)
         if (lx->tok[i].comma >= 0 && !comma_ok[i])
             return fail_after_words(ps, lx->tok[i].comma, "a comma only before the \"and\" "
@@ -1003,7 +1143,7 @@ static int parse_lexed(const Lexed *lx, unsigned reading, GrammarSentence *s, in
                        GrammarVerdict *out)
 {
     memset(s, 0, sizeof *s);
-    Parser ps = {.lx = lx, .s = s, .flip = reading};
+    Parser ps = {.lx = lx, .s = s, .flip = reading, .coord_from = -1};
     int rc = en_sentence(&ps);
     *choices = ps.choices;
     if (rc == 0) {

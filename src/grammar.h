@@ -34,8 +34,11 @@
  * none, questions "?" or none, commands ".", "!" or none), at most 30 words.
  *
  * Out of scope, as in the tests: the lexicon's selection restrictions (which adjective
- * describes which noun, which subject and object a verb takes) and the sex of predicate
- * nouns. They are the generator's plausibility choices; "the door is young" is parsed.
+ * describes which noun, which subject and object a verb takes, what can be in what).
+ * They are the generator's plausibility choices and a wrong one still has one correct
+ * German; "the door is young" is parsed. The sex of a predicate noun is in scope: the
+ * model learned "Lehrer" only of men, so "Anna is a teacher" and "I am a teacher" (the
+ * grammar cannot tell whether "I" is a man) are refused, as the corpus never has them.
  *
  * Every function is reentrant: the tables are constant and all state lives in the
  * caller's structs, so threads may call them at once.
@@ -69,11 +72,16 @@ typedef enum {
 /* The German noun's grammatical gender. */
 typedef enum { GRAMMAR_MASC, GRAMMAR_FEM, GRAMMAR_NEUT } GrammarGender;
 
+/* The natural gender of a person word (the lexicon's SEX): a noun predicate of a person
+ * with a sex needs a subject of the same sex ("the teacher" is der Lehrer, a man). */
+typedef enum { GRAMMAR_SEX_NONE, GRAMMAR_SEX_M, GRAMMAR_SEX_F } GrammarSex;
+
 typedef struct {
     const char *en_sg, *en_pl;          /* English; en_pl NULL for a mass noun */
     const char *de_sg, *de_pl, *de_dpl; /* German singular, plural, dative plural (NULL
                                            for a mass noun) */
     GrammarGender gender;
+    GrammarSex sex;                     /* the lexicon's SEX: man m, teacher m, girl f, ... */
     int nopossessive;                   /* 1: never after my/your/his/... (lexicon tag) */
 } GrammarNoun;
 
@@ -89,15 +97,21 @@ typedef struct {
 } GrammarVerb;
 
 typedef struct {
+    const char *name; /* as the lexicon writes it: "Anna" */
+    GrammarSex sex;   /* never GRAMMAR_SEX_NONE */
+} GrammarName;
+
+typedef struct {
     const char *subj, *obj, *with; /* English; with NULL where there is none ("it") */
     const char *nom, *acc, *dat;   /* German; dat NULL likewise */
     GrammarPerson person;
+    GrammarSex sex;                /* he m, she f; the others none (docs/corpus.md) */
 } GrammarPronoun;
 
 extern const GrammarNoun GRAMMAR_NOUNS[GRAMMAR_N_NOUNS];
 extern const GrammarAdjective GRAMMAR_ADJECTIVES[GRAMMAR_N_ADJECTIVES];
 extern const GrammarVerb GRAMMAR_VERBS[GRAMMAR_N_VERBS];
-extern const char *const GRAMMAR_NAMES[GRAMMAR_N_NAMES];        /* "Anna", ... */
+extern const GrammarName GRAMMAR_NAMES[GRAMMAR_N_NAMES];        /* Anna f, Bob m, ... */
 extern const GrammarPronoun GRAMMAR_PRONOUNS[GRAMMAR_N_PRONOUNS]; /* i, you, he, ... */
 extern const char *const GRAMMAR_BE[GRAMMAR_PERSONS];           /* am, are, is, are, are */
 
