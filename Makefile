@@ -398,6 +398,7 @@ honesty-measure: $(BIN)
 check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_matrix_cli.sh ./$(BIN) "$(RUNNER)"
+	@sh tests/test_nothing_lost.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_readme.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_honesty.sh ./$(BIN) "$(RUNNER)"
 	@if [ -z "$(RUNNER)" ]; then sh tests/test_install.sh ./$(BIN); fi

@@ -10,6 +10,7 @@
 #include "heatmap.h"
 #include "outfile.h"
 #include "status.h"
+#include "store.h"
 #include "suggest.h"
 #include "tokenizer.h"
 
@@ -340,6 +341,13 @@ int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPat
     if (exists && kind == CLI_OUT_TEXT && !force && is_sqlite_file(out.path))
         return cli_usage_error(cmd, "%s %s is an SQLite database (a model?); not replaced "
                                "(--force replaces it)", out.opt, out.path);
+    /* A model a training run is writing is its writer's until the run ends: not replaced
+     * by anything, whatever --force says. */
+    char err[512];
+    if (exists && !is_link && store_check_writer(out.path, err, sizeof err) != TT_OK) {
+        fprintf(stderr, "toytrans %s: %s %s\n", cmd, out.opt, err);
+        return TT_EXIT_IO;
+    }
     return 0;
 }
 

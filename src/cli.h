@@ -118,9 +118,11 @@ typedef enum {
  *     character device is written through;
  *   - an existing SQLite database is replaced by a text file only with force;
  *   - a model goes to a regular file or a new name, never to '-', a FIFO, a device or a
- *     directory.
- * Prints "toytrans CMD: …" naming both files and returns TT_EXIT_USAGE on a refusal,
- * else 0. */
+ *     directory;
+ *   - a model that a writer (a training run) holds locked (store_check_writer) is never
+ *     replaced, whatever force says: TT_EXIT_IO.
+ * Prints "toytrans CMD: …" naming both files and returns TT_EXIT_USAGE on a refusal
+ * (TT_EXIT_IO for a locked model), else 0. */
 int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPath *inputs,
                      int n_inputs, int force);
 

@@ -13,7 +13,8 @@
 
 static void check_usage(FILE *out)
 {
-    fputs("Usage: toytrans check FILE [--model M] [--golden G [--update]] [--tolerance X]\n"
+    fputs("Usage: toytrans check FILE [--model M] [--golden G [--update [--force]]]\n"
+          "                      [--tolerance X]\n"
           "\n"
           "Translates the fixed sentences of FILE — one case per line: source TAB expected\n"
           "translation [TAB prefix] ('#' lines and blank lines are skipped) — and prints\n"
@@ -27,7 +28,11 @@ static void check_usage(FILE *out)
           "                   weights with G (JSON Lines as 'translate --json' writes them,\n"
           "                   one per case, in order)\n"
           "  --update         rewrite G from this run instead (on purpose: after a change\n"
-          "                   that is meant to move the numbers)\n"
+          "                   that is meant to move the numbers); G is written as every\n"
+          "                   output is: never over FILE or the model, never over a\n"
+          "                   model a training run is writing, over a symbolic link or\n"
+          "                   an SQLite database only with --force\n"
+          "  --force          with --update: replace a symbolic link or SQLite file at G\n"
           "  --tolerance X    allowed difference of a number (default 1e-4)\n"
           "  -h, --help       show this help\n"
           "\n"
@@ -39,17 +44,18 @@ static void check_usage(FILE *out)
 
 int cli_check(int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_GOLDEN, O_UPDATE, O_TOL };
+    enum { O_MODEL = 256, O_GOLDEN, O_UPDATE, O_FORCE, O_TOL };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"golden", required_argument, NULL, O_GOLDEN},
         {"update", no_argument, NULL, O_UPDATE},
+        {"force", no_argument, NULL, O_FORCE},
         {"tolerance", required_argument, NULL, O_TOL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *model_path = NULL, *golden = NULL;
-    int update = 0, c;
+    int update = 0, force = 0, c;
     double tol = CHECK_DEFAULT_TOLERANCE;
     optind = 1;
     opterr = 0;
@@ -63,6 +69,9 @@ int cli_check(int argc, char **argv)
             break;
         case O_UPDATE:
             update = 1;
+            break;
+        case O_FORCE:
+            force = 1;
             break;
         case O_TOL: {
             char *end;
@@ -83,10 +92,18 @@ int cli_check(int argc, char **argv)
         return cli_usage_error("check", "expected one FILE of cases");
     if (update && !golden)
         return cli_usage_error("check", "--update needs --golden G");
+    if (force && !update)
+        return cli_usage_error("check", "--force goes with --update (it is about the file "
+                               "--update writes)");
+    const char *path = cli_model_path(model_path);
+    const CliPath inputs[] = {{"--model", path}, {"FILE", argv[optind]}};
+    int rc;
+    if (update && (rc = cli_check_output("check", (CliPath){"--golden", golden}, CLI_OUT_TEXT,
+                                         inputs, 2, force)))
+        return rc;
     Model m;
     char err[512] = "";
-    const char *path = cli_model_path(model_path);
-    int rc = model_load_file(&m, path, err, sizeof err);
+    rc = model_load_file(&m, path, err, sizeof err);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans check: %s\n", err[0] ? err : status_message(rc));
         cli_model_hint("check", path, rc);

@@ -1,0 +1,106 @@
+#!/bin/sh
+# test_nothing_lost.sh — no command loses what it reads or what it does not own, and no
+# read is unbounded: outputs that would replace an input (by device and inode, standard
+# input included), an SQLite file or a locked model; line readers that stop at the line
+# limit instead of holding a whole line in memory; Ctrl-C during loading.
+#
+#   sh tests/test_nothing_lost.sh BIN [RUNNER]
+#
+# As tests/test_cli.sh: "ok - ..." or "FAIL - ..." per check, "N passed, M failed" at the
+# end, exit 1 if any check failed.
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+    echo "usage: sh tests/test_nothing_lost.sh BIN [RUNNER]" >&2
+    exit 2
+fi
+BIN=$1
+ABS_BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+RUNNER=${2-}
+if [ ! -x "$BIN" ]; then
+    echo "test_nothing_lost.sh: '$BIN' is not an executable" >&2
+    exit 2
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/toytrans-lost.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' HUP INT TERM
+
+OUT=$TMP/stdout
+ERR=$TMP/stderr
+passed=0
+failed=0
+CODE=0
+
+# shellcheck source=tests/cli_lib.sh
+. "$(dirname "$0")/cli_lib.sh"
+
+# same_bytes DESC A B: files A and B are byte for byte the same.
+same_bytes() {
+    if cmp -s "$2" "$3"; then
+        pass "$1"
+    else
+        fail "$1" "$2 changed"
+    fi
+}
+
+TINYDB=tests/fixtures/tiny.db
+printf 'This is an example\tDas ist ein Beispiel\nThe dog is big.\tDer Hund ist gro\303\237.\nthe dog is small\tDer Hund ist klein\n' >"$TMP/c.tsv"
+TINY="--d-model 8 --heads 2 --d-ff 16 --max-len 12"
+
+# ---------------------------------------------------------------------------------------
+# check --golden G --update: G is an output like any other.
+
+W=$TMP/check
+mkdir -p "$W"
+cp "$TINYDB" "$W/m.db"
+cp "$TINYDB" "$W/m.orig"
+# The case passes: its expectation is what tiny.db says.
+printf 'the dog\t%s\n' "$("$BIN" translate --model "$TINYDB" "the dog" 2>/dev/null)" >"$W/cases.tsv"
+cp "$W/cases.tsv" "$W/cases.orig"
+run check "$W/cases.tsv" --model "$W/m.db" --golden "$W/m.db" --update
+expect_code "check --golden the model --update: exit 2" 2
+expect_in "check --golden the model --update: names both" "$ERR" \
+    "--golden $W/m.db is the same file as --model $W/m.db"
+same_bytes "check --golden the model --update: the model unchanged" "$W/m.db" "$W/m.orig"
+cp "$W/m.orig" "$W/m.db"
+run check "$W/cases.tsv" --model "$W/m.db" --golden "$W/cases.tsv" --update
+expect_code "check --golden the case file --update: exit 2" 2
+expect_in "check --golden the case file --update: names both" "$ERR" "is the same file as FILE"
+same_bytes "check --golden the case file --update: the cases unchanged" "$W/cases.tsv" \
+    "$W/cases.orig"
+cp "$TINYDB" "$W/other.db"
+run check "$W/cases.tsv" --model "$W/m.db" --golden "$W/other.db" --update
+expect_code "check --golden another model --update: exit 2" 2
+expect_in "check --golden another model --update: says --force" "$ERR" "--force replaces it"
+same_bytes "check --golden another model --update: unchanged" "$W/other.db" "$TINYDB"
+run check "$W/cases.tsv" --model "$W/m.db" --golden "$W/other.db" --update --force
+expect_code "check --golden another model --update --force: exit 0" 0
+expect_first_line "check --golden another model --update --force: now JSON lines" \
+    "$W/other.db" "{"
+# A model that a training run writes is locked: not replaced even with --force.
+cp "$TMP/c.tsv" "$W/c.tsv"
+rm -f "$W/t.db"
+# shellcheck disable=SC2086
+$RUNNER "$BIN" train --train "$W/c.tsv" --out "$W/t.db" $TINY --epochs 100000 \
+    --checkpoint-every 1 >/dev/null 2>&1 &
+trainer=$!
+n=0
+while [ ! -f "$W/t.db" ] && [ $n -lt 200 ]; do
+    sleep 0.1
+    n=$((n + 1))
+done
+sleep 0.5
+run check "$W/cases.tsv" --model "$W/m.db" --golden "$W/t.db" --update --force
+expect_code "check --golden a model being trained --update --force: exit 5" 5
+expect_in "check --golden a model being trained: says it is being written" "$ERR" \
+    "being written by another process"
+kill -INT "$trainer" 2>/dev/null
+wait "$trainer"
+expect_first_line "check --golden a model being trained: still a database" "$W/t.db" \
+    "SQLite format 3"
+
+echo "$passed passed, $failed failed"
+if [ "$failed" -ne 0 ]; then
+    exit 1
+fi
+exit 0
