@@ -300,6 +300,53 @@ static int is_sqlite_file(const char *path)
     return is;
 }
 
+/* The directory part of path ("." for a bare name) into buf, and its last component;
+ * NULL when path ends in '/' or does not fit. */
+static const char *split_path(const char *path, char *buf, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (!*name)
+        return NULL;
+    const size_t dir = slash ? (size_t)(slash - path) + (slash == path) : 0;
+    if (dir + 2 > size)
+        return NULL;
+    if (slash)
+        memcpy(buf, path, dir);
+    else
+        buf[0] = '.';
+    buf[slash ? dir : 1] = '\0';
+    return name;
+}
+
+int cli_same_file(const char *a, const char *b)
+{
+    if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+        return 0;
+    struct stat sa, sb;
+    const int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea != eb) /* one exists, the other not: two places, or one link left dangling */
+        return 0;
+    /* Neither exists yet: the same name in the same directory. */
+    char da[4096], db[4096];
+    const char *na = split_path(a, da, sizeof da), *nb = split_path(b, db, sizeof db);
+    return na && nb && strcmp(na, nb) == 0 && stat(da, &sa) == 0 && stat(db, &sb) == 0 &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cli_check_distinct_outputs(const char *cmd, const CliPath *outs, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (outs[i].path && outs[j].path && cli_same_file(outs[i].path, outs[j].path))
+                return cli_usage_error(cmd, "%s %s and %s %s are the same file: one would "
+                                       "replace the other; nothing written", outs[i].opt,
+                                       outs[i].path, outs[j].opt, outs[j].path);
+    return 0;
+}
+
 int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPath *inputs,
                      int n_inputs, int force)
 {

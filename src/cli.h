@@ -126,6 +126,16 @@ typedef enum {
 int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPath *inputs,
                      int n_inputs, int force);
 
+/* 1 when paths a and b name one file: both exist and are the same device and inode
+ * (through links and hard links alike), or neither exists yet and both are the same
+ * name in the same directory (by device and inode). '-' and NULL name no file. */
+int cli_same_file(const char *a, const char *b);
+
+/* Checks that no two of a command's n outputs (NULL paths skipped) are one file
+ * (cli_same_file): "--svg x1 and --html ./x1 are the same file". Prints the refusal and
+ * returns TT_EXIT_USAGE, else 0. */
+int cli_check_distinct_outputs(const char *cmd, const CliPath *outs, int n);
+
 /* Writes a text file's bytes with write(f, ctx) (returning TT_OK or a TT_E* code):
  *   - path "-": to standard output, flushed;
  *   - an existing FIFO or character device (or a link to one): written through, in place;

@@ -18,6 +18,7 @@ typedef struct {
     long n_train;        /* --train, 1..CORPUS_MAX_PAIRS */
     long n_valid;        /* --valid, 0..CORPUS_MAX_PAIRS */
     long n_test;         /* --test, 0..CORPUS_MAX_PAIRS; the three sum to <= CORPUS_MAX_PAIRS */
+    int force;           /* --force: replace a symbolic link or an SQLite file at an output */
 } CorpusOptions;
 
 static void corpus_usage(FILE *out)
@@ -43,9 +44,12 @@ static void corpus_usage(FILE *out)
             "  --valid N       pairs in valid.tsv (default %d)\n"
             "  --test N        pairs in test.tsv (default %d)\n"
             "                  (at most %d pairs in all)\n"
+            "  --force         replace a symbolic link or an SQLite file at DIR/train.tsv,\n"
+            "                  DIR/valid.tsv or DIR/test.tsv (the lexicon never)\n"
             "  -h, --help      show this help\n"
             "\n"
-            "Exit status: 0 on success, 2 for a bad command line, 4 for a malformed\n"
+            "Exit status: 0 on success, 2 for a bad command line (an output that is the\n"
+            "lexicon, a link or an SQLite file without --force), 4 for a malformed\n"
             "lexicon (file and line named), 5 when a file cannot be read or written (no\n"
             "partial file is left behind). See 'toytrans help exit-codes'.\n",
             CORPUS_SEED_EN, CORPUS_SEED_DE, CORPUS_DEFAULT_LEXICON, CORPUS_DEFAULT_SEED, CORPUS_DEFAULT_TRAIN,
@@ -56,7 +60,8 @@ static void corpus_usage(FILE *out)
  * --help that was printed: exit 0). */
 static int corpus_parse(CorpusOptions *opts, int argc, char **argv)
 {
-    enum { OPT_OUT_DIR = 256, OPT_LEXICON, OPT_SEED, OPT_TRAIN, OPT_VALID, OPT_TEST };
+    enum { OPT_OUT_DIR = 256, OPT_LEXICON, OPT_SEED, OPT_TRAIN, OPT_VALID, OPT_TEST,
+           OPT_FORCE };
     static const struct option LONG_OPTS[] = {
         {"out-dir", required_argument, NULL, OPT_OUT_DIR},
         {"lexicon", required_argument, NULL, OPT_LEXICON},
@@ -64,6 +69,7 @@ static int corpus_parse(CorpusOptions *opts, int argc, char **argv)
         {"train", required_argument, NULL, OPT_TRAIN},
         {"valid", required_argument, NULL, OPT_VALID},
         {"test", required_argument, NULL, OPT_TEST},
+        {"force", no_argument, NULL, OPT_FORCE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -104,6 +110,9 @@ static int corpus_parse(CorpusOptions *opts, int argc, char **argv)
                                      &opts->n_test)))
                 return rc;
             break;
+        case OPT_FORCE:
+            opts->force = 1;
+            break;
         case 'h':
             corpus_usage(stdout);
             return -1;
@@ -117,6 +126,18 @@ static int corpus_parse(CorpusOptions *opts, int argc, char **argv)
     if (total > CORPUS_MAX_PAIRS)
         return cli_usage_error("corpus", "--train + --valid + --test is %ld, more than %d",
                                total, CORPUS_MAX_PAIRS);
+    /* The three files are outputs as any other: never over the lexicon. */
+    static const char *const FILES[] = {"train.tsv", "valid.tsv", "test.tsv"};
+    const CliPath inputs[1] = {{"--lexicon", opts->lexicon}};
+    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++) {
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", opts->out_dir, FILES[i]) >= sizeof path)
+            return cli_usage_error("corpus", "--out-dir %s: the path is too long",
+                                   opts->out_dir);
+        if ((rc = cli_check_output("corpus", (CliPath){"--out-dir", path}, CLI_OUT_TEXT, inputs,
+                                   1, opts->force)))
+            return rc;
+    }
     return 0;
 }
 

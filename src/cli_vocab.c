@@ -26,6 +26,7 @@ typedef struct {
     const char *train;
     const char *out;
     const char *vocab_dir; /* NULL: do not write the lists */
+    char list_paths[2][4096]; /* VOCAB_DIR/en.tsv and VOCAB_DIR/de.tsv, with vocab_dir */
     long min_count;
     uint64_t seed;
     int force;
@@ -55,7 +56,9 @@ static void vocab_usage(FILE *out)
           out);
     cli_shape_usage(out, 19);
     fputs(          "  --seed N           seed of the embedding initialisation (default 1)\n"
-          "  --force            replace MODEL.db if it exists\n"
+          "  --force            replace MODEL.db if it exists, and a symbolic link or\n"
+          "                     SQLite file at DIR/en.tsv or DIR/de.tsv (never the corpus\n"
+          "                     or the model)\n"
           "  --skip-bad-lines   report malformed corpus lines and go on (default: stop)\n"
           "  -h, --help         show this help\n"
           "\n"
@@ -145,10 +148,28 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
             return TT_EXIT_IO;
         }
     }
-    const CliPath inputs[1] = {{"--train", o->train}};
+    const CliPath inputs[2] = {{"--train", o->train}, {"--out", o->out}};
     if ((rc = cli_check_output("vocab", (CliPath){"--out", o->out}, CLI_OUT_MODEL, inputs, 1,
                                o->force)))
         return rc;
+    /* The lists are outputs as the model is: never over the corpus, the model (old or
+     * new) or each other; a link or an SQLite file only with --force. */
+    if (o->vocab_dir) {
+        CliPath outs[3] = {{"--out", o->out}, {"--lists", o->list_paths[0]},
+                           {"--lists", o->list_paths[1]}};
+        for (int i = 0; i < 2; i++) {
+            const char *file = i == 0 ? "en.tsv" : "de.tsv";
+            if ((size_t)snprintf(o->list_paths[i], sizeof o->list_paths[i], "%s/%s",
+                                 o->vocab_dir, file) >= sizeof o->list_paths[i])
+                return cli_usage_error("vocab", "--lists %s: the path is too long",
+                                       o->vocab_dir);
+            if ((rc = cli_check_output("vocab", outs[i + 1], CLI_OUT_TEXT, inputs, 2,
+                                       o->force)))
+                return rc;
+        }
+        if ((rc = cli_check_distinct_outputs("vocab", outs, 3)))
+            return rc;
+    }
     /* Heads must divide d_model; with a custom width and the default heads, fall back
      * to one head if needed. */
     if (!heads_given && o->config.d_model % o->config.n_heads != 0)
@@ -226,12 +247,9 @@ int cli_vocab(int argc, char **argv)
     if (code == 0)
         code = vocab_write_model(&o, &src, &tgt, pairs, checksum);
     if (code == 0 && o.vocab_dir) {
-        const struct { const Vocab *v; const char *file; } lists[2] = {{&src, "en.tsv"},
-                                                                       {&tgt, "de.tsv"}};
+        const Vocab *lists[2] = {&src, &tgt};
         for (int i = 0; i < 2 && code == 0; i++) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", o.vocab_dir, lists[i].file);
-            if (vocab_write_tsv(lists[i].v, path, err, sizeof err) != TT_OK) {
+            if (vocab_write_tsv(lists[i], o.list_paths[i], err, sizeof err) != TT_OK) {
                 fprintf(stderr, "toytrans vocab: %s\n", err);
                 code = TT_EXIT_IO;
             }

@@ -99,6 +99,83 @@ wait "$trainer"
 expect_first_line "check --golden a model being trained: still a database" "$W/t.db" \
     "SQLite format 3"
 
+# ---------------------------------------------------------------------------------------
+# vocab --lists DIR and corpus --out-dir DIR: their files are outputs like any other.
+
+W=$TMP/lists
+mkdir -p "$W"
+cp "$TMP/c.tsv" "$W/en.tsv"
+# shellcheck disable=SC2086
+(cd "$W" && $RUNNER "$ABS_BIN" vocab --train en.tsv --out v.db --lists . >"$OUT" 2>"$ERR")
+CODE=$?
+expect_code "vocab --train en.tsv --lists .: exit 2" 2
+expect_in "vocab --train en.tsv --lists .: names both" "$ERR" \
+    "--lists ./en.tsv is the same file as --train en.tsv"
+same_bytes "vocab --train en.tsv --lists .: the corpus unchanged" "$W/en.tsv" "$TMP/c.tsv"
+if [ -e "$W/v.db" ]; then
+    fail "vocab --train en.tsv --lists .: no model written" "v.db exists"
+else
+    pass "vocab --train en.tsv --lists .: no model written"
+fi
+rm -f "$W/en.tsv"
+# shellcheck disable=SC2086
+(cd "$W" && $RUNNER "$ABS_BIN" vocab --train "$TMP/c.tsv" --out en.tsv --lists . >"$OUT" 2>"$ERR")
+CODE=$?
+expect_code "vocab --out en.tsv --lists .: exit 2" 2
+expect_in "vocab --out en.tsv --lists .: names both" "$ERR" \
+    "--out en.tsv and --lists ./en.tsv are the same file"
+if [ -e "$W/en.tsv" ]; then
+    fail "vocab --out en.tsv --lists .: nothing written" "en.tsv exists"
+else
+    pass "vocab --out en.tsv --lists .: nothing written"
+fi
+# An existing model at --out, replaced with --force: the list would then replace it.
+"$BIN" vocab --train "$TMP/c.tsv" --out "$W/de.tsv" >/dev/null 2>&1
+cp "$W/de.tsv" "$W/de.orig"
+run vocab --train "$TMP/c.tsv" --out "$W/de.tsv" --lists "$W" --force
+expect_code "vocab --out de.tsv --lists DIR --force (de.tsv exists): exit 2" 2
+same_bytes "vocab --out de.tsv --lists DIR --force: the old model unchanged" "$W/de.tsv" \
+    "$W/de.orig"
+rm -f "$W/de.tsv" "$W/de.orig"
+printf 'keep\n' >"$W/target.tsv"
+ln -s target.tsv "$W/en.tsv"
+run vocab --train "$TMP/c.tsv" --out "$W/v.db" --lists "$W"
+expect_code "vocab --lists DIR with a link at en.tsv: exit 2" 2
+expect_in "vocab --lists DIR with a link at en.tsv: says --force" "$ERR" "is a symbolic link"
+if [ -L "$W/en.tsv" ] && [ "$(cat "$W/target.tsv")" = keep ]; then
+    pass "vocab --lists DIR with a link at en.tsv: the link and its target unchanged"
+else
+    fail "vocab --lists DIR with a link at en.tsv: the link and its target unchanged" "changed"
+fi
+rm -f "$W/v.db"
+run vocab --train "$TMP/c.tsv" --out "$W/v.db" --lists "$W" --force
+expect_code "vocab --lists DIR with a link at en.tsv, --force: exit 0" 0
+if [ ! -L "$W/en.tsv" ] && [ "$(cat "$W/target.tsv")" = keep ]; then
+    pass "vocab --lists DIR --force: the link replaced, its target not"
+else
+    fail "vocab --lists DIR --force: the link replaced, its target not" "no"
+fi
+
+mkdir -p "$W/lx"
+cp data/lexicon.tsv "$W/lx/train.tsv"
+run corpus --lexicon "$W/lx/train.tsv" --out-dir "$W/lx" --train 20 --valid 5 --test 5
+expect_code "corpus --lexicon DIR/train.tsv --out-dir DIR: exit 2" 2
+expect_in "corpus --lexicon DIR/train.tsv --out-dir DIR: names both" "$ERR" \
+    "is the same file as --lexicon $W/lx/train.tsv"
+same_bytes "corpus --lexicon DIR/train.tsv --out-dir DIR: the lexicon unchanged" \
+    "$W/lx/train.tsv" data/lexicon.tsv
+cp "$TINYDB" "$W/lx/test.tsv"
+run corpus --out-dir "$W/lx" --train 20 --valid 5 --test 5
+expect_code "corpus --out-dir over an SQLite file: exit 2" 2
+same_bytes "corpus --out-dir over an SQLite file: unchanged" "$W/lx/test.tsv" "$TINYDB"
+run corpus --out-dir "$W/lx" --train 20 --valid 5 --test 5 --force
+expect_code "corpus --out-dir over an SQLite file, --force: exit 0" 0
+if [ "$(wc -l <"$W/lx/test.tsv")" -eq 5 ]; then
+    pass "corpus --force: the SQLite file replaced by the test split"
+else
+    fail "corpus --force: the SQLite file replaced by the test split" "$(head -c 40 "$W/lx/test.tsv")"
+fi
+
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then
     exit 1
