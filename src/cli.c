@@ -364,10 +364,13 @@ int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPat
     if (exists) {
         for (int i = 0; i < n_inputs; i++) {
             struct stat in;
-            if (!inputs[i].path || strcmp(inputs[i].path, "-") == 0 ||
-                stat(inputs[i].path, &in) != 0)
+            /* '-' is standard input: whatever file the shell opened there. */
+            if (!inputs[i].path || (strcmp(inputs[i].path, "-") == 0
+                                        ? fstat(STDIN_FILENO, &in) != 0
+                                        : stat(inputs[i].path, &in) != 0))
                 continue;
-            if (in.st_dev == st.st_dev && in.st_ino == st.st_ino)
+            /* A terminal or /dev/null read and written at once loses nothing. */
+            if (in.st_dev == st.st_dev && in.st_ino == st.st_ino && !S_ISCHR(st.st_mode))
                 return cli_usage_error(cmd, "%s %s is the same file as %s %s: writing it would "
                                        "destroy what is read; nothing written", out.opt,
                                        out.path, inputs[i].opt, inputs[i].path);

@@ -113,7 +113,7 @@ typedef enum {
 /* Checks, before the command reads or writes anything, that writing out loses nothing
  * (the rules of README.md, "Files a command writes"):
  *   - out is not the same file (device and inode, not name) as any inputs[i].path that
- *     exists (a NULL path is skipped);
+ *     exists (a NULL path is skipped; "-" is standard input, whatever file it is);
  *   - a symbolic link at out is replaced only with force; one that leads to a FIFO or a
  *     character device is written through;
  *   - an existing SQLite database is replaced by a text file only with force;

@@ -102,6 +102,7 @@ static void eval_usage(FILE *out)
           "  --hyp-out FILE     write the translations to FILE, one line per test pair in\n"
           "                     order ('-': standard output, before the report); FILE is\n"
           "                     written whole or not at all, never over an input file\n"
+          "                     (--test - included: the file on standard input)\n"
           "  --force            let --hyp-out replace a symbolic link or an SQLite file\n"
           "  --errors           after the report, every sentence whose translation missed\n"
           "                     exact match: its line, source, reference and translation\n"

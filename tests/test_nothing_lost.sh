@@ -176,6 +176,29 @@ else
     fail "corpus --force: the SQLite file replaced by the test split" "$(head -c 40 "$W/lx/test.tsv")"
 fi
 
+# ---------------------------------------------------------------------------------------
+# '-' as an input is standard input: compared with the outputs by device and inode too.
+
+W=$TMP/stdin
+mkdir -p "$W"
+cp "$TMP/c.tsv" "$W/test.tsv"
+run_in "$W/test.tsv" eval --model "$TINYDB" --test - --hyp-out "$W/test.tsv"
+expect_code "eval --test - --hyp-out test.tsv < test.tsv: exit 2" 2
+expect_in "eval --test - --hyp-out test.tsv < test.tsv: names both" "$ERR" \
+    "--hyp-out $W/test.tsv is the same file as --test -"
+same_bytes "eval --test - --hyp-out test.tsv < test.tsv: the test file unchanged" \
+    "$W/test.tsv" "$TMP/c.tsv"
+run_in "$W/test.tsv" eval --model "$TINYDB" --test - --hyp-out "$W/hyp.txt"
+expect_code "eval --test - --hyp-out another file: exit 0" 0
+run_in "$W/test.tsv" vocab --train - --out "$W/v.db" --lists "$W"
+expect_code "vocab --train - --lists DIR < DIR/test.tsv: exit 0 (not a list)" 0
+cp "$TMP/c.tsv" "$W/en.tsv"
+rm -f "$W/v.db"
+run_in "$W/en.tsv" vocab --train - --out "$W/v.db" --lists "$W" --force
+expect_code "vocab --train - --lists DIR < DIR/en.tsv, --force: exit 2" 2
+same_bytes "vocab --train - --lists DIR < DIR/en.tsv: the corpus unchanged" "$W/en.tsv" \
+    "$TMP/c.tsv"
+
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then
     exit 1
