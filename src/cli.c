@@ -490,7 +490,10 @@ static const struct {
      "INDEX the input's number from 0, LOGPROB the sum of the\n"
      "tokens' log-probabilities (</s> included), SCORE that sum\n"
      "per token, which ranks them; with --alignment the\n"
-     "alignment comes after the translation, as in Marian"},
+     "alignment comes after the translation, as in Marian.\n"
+     "An empty line, or one that cannot be translated (an\n"
+     "error, --strict), gets one empty translation,\n"
+     "\"INDEX |||  ||| F0= 0 ||| 0\", so the indices stay whole"},
 };
 #define N_DECODE_FLAGS (sizeof DECODE_FLAGS / sizeof DECODE_FLAGS[0])
 

@@ -192,9 +192,14 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         return cli_usage_error("inspect", "--json and a file written to standard output "
                                "('-') cannot share it");
     o->model_path = cli_model_path(o->model_path);
-    if (o->svg_path && o->html_path && strcmp(o->svg_path, o->html_path) == 0)
-        return cli_usage_error("inspect", "--svg and --html name the same file '%s'",
-                               o->svg_path);
+    if (o->svg_path && o->html_path && strcmp(o->svg_path, "-") == 0 &&
+        strcmp(o->html_path, "-") == 0)
+        return cli_usage_error("inspect", "--svg and --html cannot both be standard output "
+                               "('-')");
+    /* One file by device and inode, or by directory and name when not there yet. */
+    const CliPath outs[2] = {{"--svg", o->svg_path}, {"--html", o->html_path}};
+    if ((rc = cli_check_distinct_outputs("inspect", outs, 2)))
+        return rc;
     const CliPath inputs[1] = {{"--model", o->model_path}};
     if ((rc = cli_check_output("inspect", (CliPath){"--svg", o->svg_path}, CLI_OUT_TEXT,
                                inputs, 1, o->force)) ||

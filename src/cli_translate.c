@@ -387,7 +387,9 @@ static int line_error(const TranslateRun *run, const char *line, size_t len, lon
         json_end_object(&w);
         json_finish(&w);
     }
-    if (!run->o->to.decode.n_best) /* an n-best list just has no lines for it */
+    if (run->o->to.decode.n_best) /* one empty hypothesis, as for an empty line */
+        printf("%ld |||  ||| F0= 0 ||| 0\n", no - 1);
+    else
         putchar('\n');
     return code;
 }

@@ -44,6 +44,7 @@ same_bytes() {
 }
 
 TINYDB=tests/fixtures/tiny.db
+ABS_TINY=$(pwd)/$TINYDB
 printf 'This is an example\tDas ist ein Beispiel\nThe dog is big.\tDer Hund ist gro\303\237.\nthe dog is small\tDer Hund ist klein\n' >"$TMP/c.tsv"
 TINY="--d-model 8 --heads 2 --d-ff 16 --max-len 12"
 
@@ -198,6 +199,42 @@ run_in "$W/en.tsv" vocab --train - --out "$W/v.db" --lists "$W" --force
 expect_code "vocab --train - --lists DIR < DIR/en.tsv, --force: exit 2" 2
 same_bytes "vocab --train - --lists DIR < DIR/en.tsv: the corpus unchanged" "$W/en.tsv" \
     "$TMP/c.tsv"
+
+# ---------------------------------------------------------------------------------------
+# translate --n-best: a line that cannot be translated still gets its (empty) entry, as
+# the help promises; inspect --svg and --html compared as files, not names.
+
+printf 'the dog\n\377\nthe cat\n' >"$W/nbest.txt"
+run_in "$W/nbest.txt" translate --model "$TINYDB" --n-best 2
+expect_code "translate --n-best with invalid UTF-8 on line 2: exit 4" 4
+if [ "$(cut -d' ' -f1 "$OUT" | tr '\n' ' ')" = "0 0 1 2 2 " ]; then
+    pass "translate --n-best: the failing line has its index"
+else
+    fail "translate --n-best: the failing line has its index" "$(cut -d' ' -f1 "$OUT" | tr '\n' ' ')"
+fi
+expect_in "translate --n-best: the failing line's entry is empty" "$OUT" "1 |||  ||| F0= 0 ||| 0"
+run translate --model "$TINYDB" --n-best 1 --strict "the dog" "the zebra"
+expect_code "translate --n-best --strict with an unknown word: exit 4" 4
+expect_in "translate --n-best --strict: the refused argument has its empty entry" "$OUT" \
+    "1 |||  ||| F0= 0 ||| 0"
+
+W=$TMP/inspect
+mkdir -p "$W"
+# shellcheck disable=SC2086
+(cd "$W" && $RUNNER "$ABS_BIN" inspect --model "$ABS_TINY" --html x1 --svg ./x1 "the dog" \
+    >"$OUT" 2>"$ERR")
+CODE=$?
+expect_code "inspect --html x1 --svg ./x1: exit 2" 2
+expect_in "inspect --html x1 --svg ./x1: names both" "$ERR" "are the same file"
+if [ -e "$W/x1" ]; then
+    fail "inspect --html x1 --svg ./x1: nothing written" "x1 exists"
+else
+    pass "inspect --html x1 --svg ./x1: nothing written"
+fi
+printf 'old\n' >"$W/target.html"
+ln -s target.html "$W/link.html"
+run inspect --model "$TINYDB" --html "$W/target.html" --svg "$W/link.html" --force "the dog"
+expect_code "inspect --svg a link to the --html file, --force: exit 2" 2
 
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then
