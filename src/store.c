@@ -460,6 +460,46 @@ static int create_schema(Store *s, char *err, size_t errlen)
     return rc;
 }
 
+/* path with its directory resolved (realpath), its last component as given: what
+ * SQLite is handed. SQLITE_OPEN_NOFOLLOW refuses a symbolic link anywhere in the name,
+ * while a model is refused only when the file itself is a link (docs/model-format.md):
+ * a linked directory on the way is fine. Owned by the caller; NULL when out of memory.
+ * A directory that cannot be resolved is left as given (the open then reports it). */
+static char *path_for_sqlite(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    char *dir = slash ? mem_dup_str(path) : mem_dup_str(".");
+    if (!dir)
+        return NULL;
+    if (slash)
+        dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
+    char *real = realpath(dir, NULL);
+    free(dir);
+    if (!real)
+        return mem_dup_str(path);
+    const size_t n = strlen(real), need = n + 1 + strlen(name) + 1;
+    char *out = malloc(need);
+    if (out)
+        snprintf(out, need, "%s%s%s", real, n > 0 && real[n - 1] == '/' ? "" : "/", name);
+    free(real);
+    return out;
+}
+
+/* sqlite3_open_v2 on path_for_sqlite(path), with SQLITE_OPEN_NOFOLLOW added: the file
+ * itself is never opened through a link. */
+static int sqlite_open_nofollow(const char *path, sqlite3 **db, int flags)
+{
+    char *real = path_for_sqlite(path);
+    if (!real) {
+        *db = NULL;
+        return SQLITE_NOMEM;
+    }
+    const int sqlrc = sqlite3_open_v2(real, db, flags | SQLITE_OPEN_NOFOLLOW, NULL);
+    free(real);
+    return sqlrc;
+}
+
 /* A writer killed inside a rollback-journal transaction (switching the journal mode at
  * the start or end of a run) leaves a hot journal, which a read-only connection cannot
  * roll back (SQLITE_READONLY_ROLLBACK). Rolls it back through a short read-write
@@ -468,8 +508,7 @@ static int create_schema(Store *s, char *err, size_t errlen)
 static int rollback_hot_journal(Store *s, char *err, size_t errlen)
 {
     Store rw = {.mode = STORE_WRITE, .path = s->path};
-    int sqlrc = sqlite3_open_v2(s->path, &rw.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
-                                NULL);
+    int sqlrc = sqlite_open_nofollow(s->path, &rw.db, SQLITE_OPEN_READWRITE);
     int rc = sqlrc == SQLITE_OK ? harden(&rw, err, errlen) : TT_OK;
     if (sqlrc == SQLITE_OK && rc == TT_OK)
         sqlrc = sqlite3_exec(rw.db, "PRAGMA application_id", NULL, NULL, NULL);
@@ -669,7 +708,9 @@ static int open_wal_read_only(Store *s, const char *path, int rc, char *err, siz
                       : "the directory is not writable");
         return rc;
     }
-    char *uri = file_uri(path, "immutable=1");
+    char *real = path_for_sqlite(path);
+    char *uri = real ? file_uri(real, "immutable=1") : NULL;
+    free(real);
     if (!uri)
         return TT_ENOMEM;
     sqlite3_close(s->db);
@@ -693,11 +734,10 @@ static int connect_db(Store *s, const char *open_path, char *err, size_t errlen)
     int rc;
     const StoreMode mode = s->mode;
     const int creating = mode == STORE_CREATE || mode == STORE_REPLACE;
-    int flags = SQLITE_OPEN_NOFOLLOW;
-    flags |= mode == STORE_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    int flags = mode == STORE_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
     if (creating)
         flags |= SQLITE_OPEN_CREATE;
-    int sqlrc = sqlite3_open_v2(open_path, &s->db, flags, NULL);
+    int sqlrc = sqlite_open_nofollow(open_path, &s->db, flags);
     if (sqlrc != SQLITE_OK)
         return sql_fail(s, sqlrc, "opening", err, errlen);
     if ((rc = harden(s, err, errlen)) != TT_OK)

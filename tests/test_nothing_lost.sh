@@ -236,6 +236,33 @@ ln -s target.html "$W/link.html"
 run inspect --model "$TINYDB" --html "$W/target.html" --svg "$W/link.html" --force "the dog"
 expect_code "inspect --svg a link to the --html file, --force: exit 2" 2
 
+# ---------------------------------------------------------------------------------------
+# A symbolic link to a directory on the way to a model is followed; only the model file
+# itself is refused as a link (docs/model-format.md).
+
+mkdir -p "$TMP/real"
+ln -s "$TMP/real" "$TMP/wlink"
+cp "$TINYDB" "$TMP/real/m.db"
+cp "$TMP/c.tsv" "$TMP/real/c.tsv"
+run translate --model "$TMP/wlink/m.db" "the dog"
+expect_code "translate --model through a linked directory: exit 0" 0
+run info --model "$TMP/wlink/m.db"
+expect_code "info --model through a linked directory: exit 0" 0
+run eval --model "$TMP/wlink/m.db" --test "$TMP/wlink/c.tsv"
+expect_code "eval --model through a linked directory: exit 0" 0
+TOYTRANS_MODEL=$TMP/wlink/m.db run translate "the dog"
+expect_code "\$TOYTRANS_MODEL through a linked directory: exit 0" 0
+# shellcheck disable=SC2086
+run train --train "$TMP/wlink/c.tsv" --out "$TMP/wlink/t.db" $TINY --epochs 1
+expect_code "train --out through a linked directory: exit 0" 0
+run train --out "$TMP/wlink/t.db" --resume --epochs 2
+expect_code "train --resume through a linked directory: exit 0" 0
+expect_in "train --resume through a linked directory: trained on" "$OUT" "trained, 2 steps"
+ln -s m.db "$TMP/real/link.db"
+run info --model "$TMP/wlink/link.db"
+expect_code "info --model a link to a model: exit 3 (refused)" 3
+expect_in "info --model a link to a model: says so" "$ERR" "is a symbolic link"
+
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then
     exit 1
