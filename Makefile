@@ -74,6 +74,7 @@ LIB_SRC = \
     src/tokenizer.c \
     src/vocab.c \
     src/store.c \
+    src/linein.c \
     src/tsv.c \
     src/json.c \
     src/config.c \

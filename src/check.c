@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include "json.h"
+#include "linein.h"
 #include "outfile.h"
 #include "status.h"
 #include "tokenizer.h"
@@ -31,7 +32,14 @@ static void lines_free(Lines *l)
     memset(l, 0, sizeof *l);
 }
 
-static int lines_read(Lines *l, const char *path, char *err, size_t errlen)
+/* The longest line of a case file (source, expected and prefix, each at most the line
+ * limit) and of a golden file (one JSON object: every step's attention, so it grows with
+ * the sentence); longer lines are refused after the bound, not read whole. */
+#define CHECK_MAX_CASE_LINE (3 * (TOKENIZER_MAX_BYTES + 1) + 4)
+#define CHECK_MAX_GOLDEN_LINE (64L << 20)
+
+/* Reads the lines of path, each at most max bytes, into l. */
+static int lines_read(Lines *l, const char *path, size_t max, char *err, size_t errlen)
 {
     memset(l, 0, sizeof *l);
     FILE *f = fopen(path, "rb");
@@ -39,14 +47,14 @@ static int lines_read(Lines *l, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return TT_EIO;
     }
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int rc = TT_OK;
-    errno = 0;
-    while ((n = getline(&buf, &cap, f)) >= 0) {
+    LineIn in;
+    linein_init(&in, f, max, NULL);
+    int rc;
+    while ((rc = linein_read(&in)) == TT_OK) {
+        char *buf = in.line;
+        size_t n = in.len;
         if (l->n == 0)
-            n = (ssize_t)tokenizer_strip_bom(buf, (size_t)n); /* a byte-order mark */
+            n = tokenizer_strip_bom(buf, n); /* a byte-order mark */
         if (n > 0 && buf[n - 1] == '\n')
             buf[--n] = '\0';
         if (l->n == l->cap) {
@@ -62,20 +70,24 @@ static int lines_read(Lines *l, const char *path, char *err, size_t errlen)
             l->len = nn;
             l->cap = c;
         }
-        if (!(l->line[l->n] = malloc((size_t)n + 1))) {
+        if (!(l->line[l->n] = malloc(n + 1))) {
             rc = TT_ENOMEM;
             break;
         }
-        memcpy(l->line[l->n], buf, (size_t)n + 1);
-        l->len[l->n++] = (size_t)n;
+        memcpy(l->line[l->n], buf, n + 1);
+        l->len[l->n++] = n;
     }
-    /* -1 from getline is the end only when feof says so (ENOMEM on a huge line). */
-    if (rc == TT_OK && (ferror(f) || !feof(f))) {
+    if (rc == LINEIN_LONG) {
+        snprintf(err, errlen, "%s:%ld: more than the %zu bytes a line may have", path,
+                 in.line_no, max);
+        rc = TT_EINPUT;
+    } else if (rc == TT_EIO) {
         snprintf(err, errlen, "cannot read %s after line %ld: %s", path, l->n,
                  errno ? strerror(errno) : "unknown error");
-        rc = TT_EIO;
+    } else if (rc == LINEIN_END) {
+        rc = TT_OK;
     }
-    free(buf);
+    linein_free(&in);
     fclose(f);
     if (rc != TT_OK)
         lines_free(l);
@@ -127,10 +139,10 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
 {
     memset(sum, 0, sizeof *sum);
     Lines cases, gold = {0};
-    int rc = lines_read(&cases, path, err, errlen);
+    int rc = lines_read(&cases, path, CHECK_MAX_CASE_LINE, err, errlen);
     if (rc != TT_OK)
         return rc;
-    if (golden && !update && (rc = lines_read(&gold, golden, err, errlen)) != TT_OK) {
+    if (golden && !update && (rc = lines_read(&gold, golden, CHECK_MAX_GOLDEN_LINE, err, errlen)) != TT_OK) {
         lines_free(&cases);
         return rc;
     }

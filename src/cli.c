@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "heatmap.h"
+#include "linein.h"
 #include "outfile.h"
 #include "status.h"
 #include "store.h"
@@ -246,20 +247,19 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
         }
         return first;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    long line_no = 0;
-    int output_failed = 0;
-    errno = 0;
-    while ((len = getline(&line, &cap, stdin)) >= 0) {
-        line_no++;
-        size_t n = line_no == 1 ? tokenizer_strip_bom(line, (size_t)len) : (size_t)len;
-        if (n > 0 && line[n - 1] == '\n')
+    /* A line is read up to the limit and no further: fn gets the first bytes of a longer
+     * one, which it refuses as too long, and the rest is skipped in constant memory. */
+    LineIn in;
+    linein_init(&in, stdin, TOKENIZER_MAX_BYTES + 4, NULL);
+    int output_failed = 0, rc;
+    while ((rc = linein_read(&in)) == TT_OK || rc == LINEIN_LONG) {
+        char *line = in.line;
+        size_t n = in.line_no == 1 ? tokenizer_strip_bom(line, in.len) : in.len;
+        if (rc == TT_OK && n > 0 && line[n - 1] == '\n')
             n--;
-        if (n > 0 && line[n - 1] == '\r')
+        if (rc == TT_OK && n > 0 && line[n - 1] == '\r')
             n--;
-        int code = fn(line, n, line_no, ctx);
+        int code = fn(line, n, in.line_no, ctx);
         if (code != 0 && first == 0)
             first = code;
         /* Nobody reads the output any more (a closed pipe, a full disk): the rest of the
@@ -270,17 +270,14 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
             output_failed = 1;
             break;
         }
-        errno = 0;
     }
-    /* -1 from getline is the end of the input only when feof says so: an allocation that
-     * failed for a huge line (ENOMEM) sets no error flag on every libc. */
-    if (!output_failed && (ferror(stdin) || !feof(stdin))) {
-        fprintf(stderr, "toytrans: error reading standard input after line %ld: %s\n", line_no,
-                errno ? strerror(errno) : "unknown error");
+    if (!output_failed && rc != LINEIN_END) {
+        fprintf(stderr, "toytrans: error reading standard input after line %ld: %s\n",
+                in.line_no, rc == TT_EIO && errno ? strerror(errno) : status_message(rc));
         if (first == 0)
             first = TT_EXIT_IO;
     }
-    free(line);
+    linein_free(&in);
     return first;
 }
 

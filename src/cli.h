@@ -84,7 +84,9 @@ typedef int (*CliInputFn)(const char *text, size_t len, long line_no, void *ctx)
 
 /* Feeds fn every argument argv[0..argc), or, when there are none, every line of standard
  * input (newline and a CR before it removed; a last line without newline included),
- * flushing stdout after each. A failing text never stops the others. Returns 0, or the
+ * flushing stdout after each. A line is read only up to the line limit: a longer one
+ * reaches fn as its first TOKENIZER_MAX_BYTES + 5 bytes (more than any text may have,
+ * so fn refuses it) and its rest is skipped without being held in memory. A failing text never stops the others. Returns 0, or the
  * first non-zero exit code fn returned (TT_EXIT_IO if standard input failed). */
 int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx);
 

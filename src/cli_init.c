@@ -109,7 +109,8 @@ int cli_init(int argc, char **argv)
     Model m = {0};
     Store *s = NULL;
     CorpusCount count;
-    rc = vocab_count_corpus(train, 0, config_is_reverse(&c), &csrc, &ctgt, &count, NULL, err, sizeof err);
+    rc = vocab_count_corpus(train, 0, config_is_reverse(&c), &csrc, &ctgt, &count, NULL, NULL, err,
+                            sizeof err);
     if (rc == TT_OK)
         rc = vocab_build(&src, &csrc, min_count);
     if (rc == TT_OK)

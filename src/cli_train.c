@@ -255,6 +255,11 @@ int cli_train(int argc, char **argv)
     rc = train_run(&o, show_progress, &d, &g_stop_requested, err, sizeof err);
     if (d.tty)
         fputs("\r\033[K", stderr);
+    if (rc == TT_EINTR && err[0]) { /* while the corpora were read: before any step */
+        fprintf(stderr, "toytrans train: %s; %s\n", err,
+                o.resume ? "the checkpoint is as it was" : "no model written");
+        return TT_EXIT_INTERRUPTED;
+    }
     if (rc == TT_EINTR) {
         fprintf(stderr, "toytrans train: interrupted; checkpoint saved in %s (--resume continues)\n",
                 o.out_path);

@@ -225,7 +225,7 @@ int cli_vocab(int argc, char **argv)
     CorpusCount count;
     char err[512];
     int crc = vocab_count_corpus(o.train, o.skip_bad, config_is_reverse(&o.config), &csrc,
-                                 &ctgt, &count, stderr, err, sizeof err);
+                                 &ctgt, &count, stderr, NULL, err, sizeof err);
     if (crc != TT_OK) {
         fprintf(stderr, "toytrans vocab: %s\n", err);
         code = status_exit_code(crc);

@@ -6,6 +6,7 @@
  * so holding it whole costs nothing worth saving.
  */
 #include "evalset.h"
+#include "linein.h"
 
 #include "status.h"
 #include "tokenizer.h"
@@ -162,24 +163,36 @@ static int read_lines(const char *path, char ***lines, size_t *cap, long limit, 
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return TT_EIO;
     }
-    char *line = NULL;
-    size_t line_cap = 0;
-    ssize_t len;
-    long no = 0, offset = 0;
-    int rc = TT_OK;
-    while (rc == TT_OK && (len = getline(&line, &line_cap, f)) >= 0) {
-        long start = offset;
-        offset += (long)len;
-        size_t n = (size_t)len;
-        if (no == 0) { /* a byte-order mark: skipped, and counted in offsets */
+    LineIn in;
+    linein_init(&in, f, TSV_MAX_LINE, NULL);
+    long no = 0;
+    int rc = TT_OK, lr;
+    while (rc == TT_OK && (lr = linein_read(&in)) != LINEIN_END) {
+        no = in.line_no;
+        if (lr == LINEIN_LONG) {
+            snprintf(err, errlen, "%s:%ld: more than the %d bytes a line may have (byte %ld)",
+                     path, no, TOKENIZER_MAX_BYTES, in.start);
+            rc = TT_EINPUT;
+            break;
+        }
+        if (lr != TT_OK) {
+            snprintf(err, errlen, "%s: read error after line %ld: %s", path, no,
+                     lr == TT_EIO && errno ? strerror(errno) : status_message(lr));
+            rc = lr;
+            break;
+        }
+        char *line = in.line;
+        const size_t len = in.len;
+        long start = in.start;
+        size_t n = len;
+        if (no == 1) { /* a byte-order mark: skipped, and counted in offsets */
             n = tokenizer_strip_bom(line, n);
-            start += (long)((size_t)len - n);
+            start += (long)(len - n);
         }
         if (n > 0 && line[n - 1] == '\n')
             n--;
         if (n > 0 && line[n - 1] == '\r')
             n--;
-        no++;
         TokError te;
         if (tokenizer_validate(line, n, &te) != TT_OK) {
             snprintf(err, errlen, "%s:%ld: %s (byte %ld of the file)", path, no, te.message,
@@ -202,17 +215,11 @@ static int read_lines(const char *path, char ***lines, size_t *cap, long limit, 
             rc = TT_ENOMEM;
         /* More lines than there are slots: keep counting, to say how many. */
     }
-    /* -1 from getline is the end only when feof says so (ENOMEM on a huge line). */
-    if (rc == TT_OK && (ferror(f) || !feof(f))) {
-        snprintf(err, errlen, "%s: read error after line %ld: %s", path, no,
-                 errno ? strerror(errno) : "unknown error");
-        rc = TT_EIO;
-    }
     if (rc == TT_ENOMEM)
         snprintf(err, errlen, "%s", status_message(rc));
     /* Grown: never more than the slots, which are NULL where nothing was stored. */
     *count = limit < 0 && (size_t)no > *cap ? (long)*cap : no;
-    free(line);
+    linein_free(&in);
     if (!from_stdin)
         fclose(f);
     return rc;

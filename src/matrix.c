@@ -6,6 +6,7 @@
  */
 #include "matrix.h"
 
+#include "linein.h"
 #include "mem.h"
 #include "status.h"
 #include "tokenizer.h"
@@ -232,13 +233,14 @@ int matrix_read_text(Matrix *m, FILE *f, const char *name, char *err, size_t err
     if (!f)
         return TT_EINVAL;
     Reader rd = {.err = err, .errlen = errlen, .name = name ? name : "input"};
-    char *line = NULL;
-    size_t cap = 0;
+    LineIn in;
+    linein_init(&in, f, MATRIX_MAX_LINE, NULL);
     long line_no = 0, offset = 0;
-    int rc = TT_OK;
-    ssize_t len;
-    while ((len = getline(&line, &cap, f)) >= 0) {
-        line_no++;
+    int rc = TT_OK, lr;
+    while ((lr = linein_read(&in)) == TT_OK) {
+        char *line = in.line;
+        ssize_t len = (ssize_t)in.len;
+        line_no = in.line_no;
         if (line_no == 1) { /* a byte-order mark: skipped, and counted in offsets */
             const size_t kept = tokenizer_strip_bom(line, (size_t)len);
             offset += len - (ssize_t)kept;
@@ -256,11 +258,16 @@ int matrix_read_text(Matrix *m, FILE *f, const char *name, char *err, size_t err
             goto done;
         offset += (long)len;
     }
-    /* -1 from getline is the end only when feof says so (ENOMEM on a huge line). */
-    if (ferror(f) || !feof(f)) {
+    if (lr == LINEIN_LONG) {
+        reader_error(&rd, "%s:%ld (byte %ld): more than the %ld bytes a line may have",
+                     rd.name, in.line_no, offset, (long)MATRIX_MAX_LINE);
+        rc = TT_EINPUT;
+        goto done;
+    }
+    if (lr != LINEIN_END) {
         reader_error(&rd, "%s: read error after line %ld: %s", rd.name, line_no,
-                     errno ? strerror(errno) : "unknown error");
-        rc = TT_EIO;
+                     lr == TT_EIO && errno ? strerror(errno) : status_message(lr));
+        rc = lr;
         goto done;
     }
     if (rd.rows == 0) {
@@ -283,6 +290,6 @@ done:
         free(rd.labels[r]);
     free(rd.labels);
     free(rd.data);
-    free(line);
+    linein_free(&in);
     return rc;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #define MATRIX_MAX_DIM 4096 /* rows and columns a text matrix may have */
+#define MATRIX_MAX_LINE (1L << 20) /* bytes a line of a text matrix may have: read no further */
 
 typedef struct {
     int rows;      /* >= 1 once filled */

@@ -259,9 +259,10 @@ int tokenize(TokenList *out, const char *text, size_t len, TokLang lang, TokErro
     if (len > TOKENIZER_MAX_BYTES) {
         if (err) {
             err->offset = TOKENIZER_MAX_BYTES;
+            /* No count: a line reader stops at the bound, so the whole length of a
+             * line (of /dev/zero, say) is not known; every reader words it so. */
             snprintf(err->message, sizeof err->message,
-                     "%zu bytes, more than the %d bytes a line may have", len,
-                     TOKENIZER_MAX_BYTES);
+                     "more than the %d bytes a line may have", TOKENIZER_MAX_BYTES);
         }
         return TT_EINPUT;
     }

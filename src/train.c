@@ -101,7 +101,8 @@ static void report_note(TrainProgressFn progress, void *ctx, const char *note)
 /* Reads a corpus into ids with the model's vocabularies. With skip_bad, a malformed line
  * is left out and named in a note to progress. */
 static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text, int skip_bad,
-                      TrainProgressFn progress, void *ctx, char *err, size_t errlen)
+                      volatile sig_atomic_t *stop, TrainProgressFn progress, void *ctx,
+                      char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     p->checksum = FNV1A64_OFFSET;
@@ -110,6 +111,7 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
     if (rc != TT_OK)
         return rc;
     r.reverse = config_is_reverse(&m->config);
+    r.stop = stop; /* Ctrl-C while a long corpus is read ends the read at once */
     const TokLang src_rules = config_lang_rules(m->config.src_lang);
     const TokLang tgt_rules = config_lang_rules(m->config.tgt_lang);
     size_t ids_cap = 0, n_ids = 0, pair_cap = 0;
@@ -878,7 +880,7 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
  */
 
 /* The model of a new run, in memory: vocabularies from the corpus, random weights. */
-static int start_new(Run *r, char *err, size_t errlen)
+static int start_new(Run *r, volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
     VocabCounter cs, ct;
@@ -887,8 +889,8 @@ static int start_new(Run *r, char *err, size_t errlen)
     Vocab vs = {0}, vt = {0};
     CorpusCount count;
     int rc = vocab_count_corpus(o->train_path, o->skip_bad_lines,
-                                config_is_reverse(&o->config), &cs, &ct, &count, NULL, err,
-                                errlen);
+                                config_is_reverse(&o->config), &cs, &ct, &count, NULL, stop,
+                                err, errlen);
     if (rc == TT_OK)
         rc = vocab_build(&vs, &cs, o->min_count);
     if (rc == TT_OK)
@@ -1200,17 +1202,17 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         free(r);
         return rc;
     }
-    rc = o->resume ? start_resume(r, err, errlen) : start_new(r, err, errlen);
+    rc = o->resume ? start_resume(r, err, errlen) : start_new(r, stop, err, errlen);
     r->batch = o->batch;
     r->adam = (AdamConfig){o->adam_beta1, o->adam_beta2, o->adam_eps, o->weight_decay};
     if (rc == TT_OK)
-        rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, progress, ctx,
-                        err, errlen);
+        rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, stop, progress,
+                        ctx, err, errlen);
     if (rc == TT_OK && (rc = pairs_augment_names(&r->train, &r->m, o->name_augment, o->seed)) != TT_OK)
         snprintf(err, errlen, "%s", status_message(rc));
     if (rc == TT_OK && o->valid_path)
-        rc = pairs_load(&r->valid, o->valid_path, &r->m, 1, o->skip_bad_lines, progress, ctx,
-                        err, errlen);
+        rc = pairs_load(&r->valid, o->valid_path, &r->m, 1, o->skip_bad_lines, stop, progress,
+                        ctx, err, errlen);
     if (rc == TT_OK && r->train.n == 0) {
         snprintf(err, errlen, "%s: no pairs fit the model's max_len", o->train_path);
         rc = TT_EINPUT;

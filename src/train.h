@@ -133,7 +133,9 @@ typedef struct {
 typedef void (*TrainProgressFn)(void *ctx, const TrainProgress *p);
 
 /* Runs training. stop is polled before and after every step (signal handlers set it):
- * the step in flight finishes, a checkpoint commits, and the run returns TT_EINTR. A
+ * the step in flight finishes, a checkpoint commits, and the run returns TT_EINTR. It
+ * is polled while the corpora are read too: then the read stops at once and the run
+ * returns TT_EINTR with err saying so, nothing written (a resumed file as it was). A
  * resumed run keeps the settings it was started with: a given setting other than the
  * file's (the epochs aside) is TT_EINVAL naming both, and a recorded setting, or a saved
  * position (train_step, train_epoch, train_batch), out of range, or a position beyond

@@ -18,15 +18,14 @@ int tsv_open(TsvReader *r, const char *path, char *err, size_t errlen)
     if (strcmp(path, "-") == 0) {
         r->f = stdin;
         r->name = "<stdin>";
-        return TT_OK;
-    }
-    r->f = fopen(path, "rb");
-    if (!r->f) {
+    } else if (!(r->f = fopen(path, "rb"))) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return TT_EIO;
+    } else {
+        r->owns_file = 1;
+        r->name = path;
     }
-    r->owns_file = 1;
-    r->name = path;
+    linein_init(&r->in, r->f, TSV_MAX_LINE, NULL);
     return TT_OK;
 }
 
@@ -36,7 +35,7 @@ void tsv_close(TsvReader *r)
         return;
     if (r->owns_file && r->f)
         fclose(r->f);
-    free(r->line);
+    linein_free(&r->in);
     memset(r, 0, sizeof *r);
 }
 
@@ -56,63 +55,71 @@ static int is_blank_text(const char *s, size_t n)
 int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen)
 {
     for (;;) {
-        errno = 0;
-        ssize_t len = getline(&r->line, &r->cap, r->f);
-        if (len < 0) {
-            /* getline's -1 is the end of the file only when feof says so: an allocation
-             * that failed for a huge line (ENOMEM) sets no error flag on every libc. */
-            if (ferror(r->f) || !feof(r->f)) {
-                snprintf(err, errlen, "%s: read error after line %ld: %s", r->name, r->line_no,
-                         errno ? strerror(errno) : "unknown error");
-                return TT_EIO;
-            }
+        r->in.stop = r->stop;
+        int rc = linein_read(&r->in);
+        if (rc == LINEIN_END)
             return TSV_END;
+        if (rc == TT_EINTR) {
+            snprintf(err, errlen, "%s: reading stopped after line %ld (interrupted)", r->name,
+                     r->in.line_no);
+            return rc;
         }
-        r->line_no++;
-        r->offset = r->next_offset;
-        r->next_offset += (long)len;
-        size_t n = (size_t)len;
+        if (rc == TT_EIO || rc == TT_ENOMEM) {
+            snprintf(err, errlen, "%s: read error after line %ld: %s", r->name, r->in.line_no,
+                     rc == TT_EIO && errno ? strerror(errno) : status_message(rc));
+            return rc;
+        }
+        r->line_no = r->in.line_no;
+        r->offset = r->in.start;
+        if (rc == LINEIN_LONG) {
+            snprintf(err, errlen, "%s:%ld: more than the %d bytes a line may have (byte %ld)",
+                     r->name, r->line_no, TOKENIZER_MAX_BYTES, r->offset);
+            return TT_EINPUT;
+        }
+        char *line = r->in.line;
+        const size_t len = r->in.len;
+        size_t n = len;
         if (r->line_no == 1) { /* a byte-order mark: skipped, and counted in offsets */
-            n = tokenizer_strip_bom(r->line, n);
-            r->offset += (long)((size_t)len - n);
+            n = tokenizer_strip_bom(line, n);
+            r->offset += (long)(len - n);
         }
-        if (n > 0 && r->line[n - 1] == '\n')
+        if (n > 0 && line[n - 1] == '\n')
             n--;
-        if (n > 0 && r->line[n - 1] == '\r')
+        if (n > 0 && line[n - 1] == '\r')
             n--;
-        r->line[n] = '\0';
-        if (is_blank_text(r->line, n) || (r->comments && tsv_is_comment(r->line, n)))
+        line[n] = '\0';
+        if (is_blank_text(line, n) || (r->comments && tsv_is_comment(line, n)))
             continue;
 
         TokError te;
-        if (tokenizer_validate(r->line, n, &te) != TT_OK) {
+        if (tokenizer_validate(line, n, &te) != TT_OK) {
             snprintf(err, errlen, "%s:%ld: %s (byte %ld of the file)", r->name, r->line_no,
                      te.message, r->offset + (long)te.offset);
             return TT_EINPUT;
         }
-        char *tab = memchr(r->line, '\t', n);
+        char *tab = memchr(line, '\t', n);
         if (!tab) {
             snprintf(err, errlen, "%s:%ld: no TAB between source and target (byte %ld)",
                      r->name, r->line_no, r->offset);
             return TT_EINPUT;
         }
-        char *second = memchr(tab + 1, '\t', n - (size_t)(tab + 1 - r->line));
+        char *second = memchr(tab + 1, '\t', n - (size_t)(tab + 1 - line));
         char *third = second && r->labels
-                          ? memchr(second + 1, '\t', n - (size_t)(second + 1 - r->line))
+                          ? memchr(second + 1, '\t', n - (size_t)(second + 1 - line))
                           : NULL;
         if (second && (!r->labels || third)) {
             char *extra = r->labels ? third : second;
             snprintf(err, errlen, "%s:%ld: more than %s TAB%s (byte %ld)", r->name, r->line_no,
                      r->labels ? "two" : "one", r->labels ? "s" : "",
-                     r->offset + (long)(extra - r->line));
+                     r->offset + (long)(extra - line));
             return TT_EINPUT;
         }
         pair->label = NULL;
         pair->label_len = 0;
         if (second) {
             pair->label = second + 1;
-            pair->label_len = n - (size_t)(second + 1 - r->line);
-            const long at = r->offset + (long)(second + 1 - r->line);
+            pair->label_len = n - (size_t)(second + 1 - line);
+            const long at = r->offset + (long)(second + 1 - line);
             if (pair->label_len == 0) {
                 snprintf(err, errlen, "%s:%ld: empty construction label in the third column "
                                       "(byte %ld)", r->name, r->line_no, at);
@@ -128,18 +135,18 @@ int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen)
                 }
             }
             *second = '\0';
-            n = (size_t)(second - r->line);
+            n = (size_t)(second - line);
         }
         *tab = '\0';
-        pair->src = r->line;
-        pair->src_len = (size_t)(tab - r->line);
+        pair->src = line;
+        pair->src_len = (size_t)(tab - line);
         pair->tgt = tab + 1;
         pair->tgt_len = n - pair->src_len - 1;
         pair->line_no = r->line_no;
         if (is_blank_text(pair->src, pair->src_len) || is_blank_text(pair->tgt, pair->tgt_len)) {
             snprintf(err, errlen, "%s:%ld: empty %s side (byte %ld)", r->name, r->line_no,
                      is_blank_text(pair->src, pair->src_len) ? "source" : "target",
-                     r->offset + (is_blank_text(pair->src, pair->src_len) ? 0L : (long)(tab - r->line) + 1));
+                     r->offset + (is_blank_text(pair->src, pair->src_len) ? 0L : (long)(tab - line) + 1));
             return TT_EINPUT;
         }
         pair->reversed = r->reverse != 0;

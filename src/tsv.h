@@ -12,6 +12,10 @@
 #ifndef TOYTRANS_TSV_H
 #define TOYTRANS_TSV_H
 
+#include "linein.h"
+#include "tokenizer.h"
+
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,13 +31,20 @@ typedef struct {
     int reverse;      /* nonzero: the pair's source is the line's second column and its
                          target the first, for a model that translates the corpus the
                          other way (German→English; set it after tsv_open) */
+    const volatile sig_atomic_t *stop; /* polled while reading: set (by a signal
+                         handler), the read ends with TT_EINTR; NULL: never (set it after
+                         tsv_open) */
     const char *name; /* for messages; not owned */
     long line_no;     /* of the line last read, 1-based */
     long offset;      /* byte offset of that line's start in the file */
-    long next_offset; /* byte offset of the next line */
-    char *line;       /* the current line, owned; the pair points into it */
-    size_t cap;
+    LineIn in;        /* the lines, at most TSV_MAX_LINE bytes each; the pair points into
+                         in.line */
 } TsvReader;
+
+/* The longest line a reader takes: a line of TOKENIZER_MAX_BYTES plus a byte-order mark
+ * and a CR. A longer one is a bad line, found after its first TSV_MAX_LINE + 1 bytes:
+ * a corpus of one endless line (/dev/zero) costs no more. */
+#define TSV_MAX_LINE (TOKENIZER_MAX_BYTES + 4)
 
 typedef struct {
     const char *src; /* NUL-terminated, points into the reader's line */
@@ -59,7 +70,8 @@ void tsv_close(TsvReader *r);
 
 /* Reads the next pair. Returns TT_OK (pair valid until the next call), TSV_END,
  * TT_EINPUT for a malformed line (err: "file:line: … (byte N)"; the next call goes on
- * after it), TT_EIO or TT_ENOMEM. */
+ * after it; a line over TSV_MAX_LINE bytes is one), TT_EINTR when r->stop was set,
+ * TT_EIO or TT_ENOMEM. */
 int tsv_next(TsvReader *r, TsvPair *pair, char *err, size_t errlen);
 
 /* h extended by pair as a corpus checksum counts it: FNV-1a 64 (fnv.h) over the line

@@ -293,8 +293,8 @@ int vocab_write_tsv(const Vocab *v, const char *path, char *err, size_t errlen)
  */
 
 int vocab_count_corpus(const char *path, int skip_bad, int reverse, VocabCounter *src,
-                       VocabCounter *tgt, CorpusCount *out, FILE *report, char *err,
-                       size_t errlen)
+                       VocabCounter *tgt, CorpusCount *out, FILE *report,
+                       const volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->checksum = FNV1A64_OFFSET;
@@ -303,6 +303,7 @@ int vocab_count_corpus(const char *path, int skip_bad, int reverse, VocabCounter
     if (rc != TT_OK)
         return rc;
     r.reverse = reverse;
+    r.stop = stop;
     TsvPair p;
     char line_err[512];
     while ((rc = tsv_next(&r, &p, line_err, sizeof line_err)) != TSV_END) {

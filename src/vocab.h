@@ -12,6 +12,7 @@
 #ifndef TOYTRANS_VOCAB_H
 #define TOYTRANS_VOCAB_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -83,10 +84,11 @@ typedef struct {
  * tokenized with the German (cased) rules, and the target the first, with the English
  * ones. A malformed line stops the count with TT_EINPUT and err naming its file,
  * line and byte; with skip_bad it is reported to report (if not NULL) and skipped.
- * Returns TT_OK, TT_EINPUT, TT_EIO or TT_ENOMEM (err says why). */
+ * stop (NULL: none) is polled while reading: once set, the count ends with TT_EINTR.
+ * Returns TT_OK, TT_EINPUT, TT_EINTR, TT_EIO or TT_ENOMEM (err says why). */
 int vocab_count_corpus(const char *path, int skip_bad, int reverse, VocabCounter *src,
-                       VocabCounter *tgt, CorpusCount *out, FILE *report, char *err,
-                       size_t errlen);
+                       VocabCounter *tgt, CorpusCount *out, FILE *report,
+                       const volatile sig_atomic_t *stop, char *err, size_t errlen);
 
 /* Writes "id<TAB>token<TAB>count" lines (with a header line) to path, atomically: a
  * temporary file renamed into place. Returns TT_OK or TT_EIO (err says why). */

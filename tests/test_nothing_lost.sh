@@ -263,6 +263,90 @@ run info --model "$TMP/wlink/link.db"
 expect_code "info --model a link to a model: exit 3 (refused)" 3
 expect_in "info --model a link to a model: says so" "$ERR" "is a symbolic link"
 
+# ---------------------------------------------------------------------------------------
+# Bounded reads: a line is read up to the line limit (65536 bytes) and no further, so an
+# endless line (/dev/zero) is refused at once in little memory; Ctrl-C while a corpus is
+# read ends the run with exit 130 at once. Each run is bounded by `timeout` and, without
+# RUNNER (valgrind and sanitizers need more address space), by `ulimit -v`.
+
+# bounded SECONDS ARGS...: run under a time limit, and a 200 MB address-space limit when
+# no RUNNER is set.
+bounded() {
+    limit=$1
+    shift
+    if [ -z "$RUNNER" ]; then
+        (ulimit -v 200000 && timeout "$limit" "$BIN" "$@" >"$OUT" 2>"$ERR")
+    else
+        # shellcheck disable=SC2086
+        timeout "$limit" $RUNNER "$BIN" "$@" >"$OUT" 2>"$ERR"
+    fi
+    CODE=$?
+}
+
+if command -v timeout >/dev/null 2>&1; then
+    W=$TMP/bounded
+    mkdir -p "$W"
+    # shellcheck disable=SC2086
+    bounded 20 train --train /dev/zero --out "$W/z.db" $TINY
+    expect_code "train --train /dev/zero: exit 4 at once" 4
+    expect_in "train --train /dev/zero: names the file, the line and the limit" "$ERR" \
+        "/dev/zero:1: more than the 65536 bytes a line may have"
+    bounded 20 eval --model "$TINYDB" --test /dev/zero
+    expect_code "eval --test /dev/zero: exit 4 at once" 4
+    expect_in "eval --test /dev/zero: the limit, not a NUL byte after gigabytes" "$ERR" \
+        "/dev/zero:1: more than the 65536 bytes"
+    bounded 20 vocab --train /dev/zero --out "$W/v.db"
+    expect_code "vocab --train /dev/zero: exit 4 at once" 4
+    printf 'the dog\t' >"$W/cases.tsv"
+    head -c 200000 /dev/zero | tr '\0' a >>"$W/cases.tsv"
+    bounded 20 check "$W/cases.tsv" --model "$TINYDB"
+    expect_code "check with a 200 KB case line: exit 4" 4
+    expect_in "check with a 200 KB case line: names the file and line" "$ERR" "cases.tsv:1: more than"
+    # A resume reads the corpus its file names (meta train_corpus).
+    # shellcheck disable=SC2086
+    "$BIN" train --train "$TMP/c.tsv" --out "$W/r.db" $TINY --epochs 1 >/dev/null 2>&1
+    if command -v python3 >/dev/null 2>&1 &&
+        python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE meta SET value = '/dev/zero' WHERE key = 'train_corpus'\"); c.execute(\"DELETE FROM meta WHERE key = 'content_fnv1a64'\"); c.commit()" "$W/r.db"; then
+        bounded 20 train --out "$W/r.db" --resume --epochs 2
+        expect_code "train --resume of a run on /dev/zero: exit 4 at once" 4
+        expect_in "train --resume of a run on /dev/zero: names it" "$ERR" "/dev/zero:1: more than"
+    fi
+    # translate: the bad line is refused and the next one still translated.
+    { echo "the dog"; head -c 30000000 /dev/zero; printf '\nthe dog\n'; } >"$W/zero-line.txt"
+    if [ -z "$RUNNER" ]; then
+        (ulimit -v 200000 && timeout 20 "$BIN" translate --model "$TINYDB" <"$W/zero-line.txt" \
+            >"$OUT" 2>"$ERR")
+    else
+        # shellcheck disable=SC2086
+        timeout 60 $RUNNER "$BIN" translate --model "$TINYDB" <"$W/zero-line.txt" >"$OUT" 2>"$ERR"
+    fi
+    CODE=$?
+    expect_code "translate, a 30 MB line of NULs: exit 4" 4
+    expect_in "translate, a 30 MB line of NULs: refused as too long" "$ERR" \
+        "line 2: more than the 65536 bytes a line may have"
+    if [ "$(sed -n 1p "$OUT")" = "$(sed -n 3p "$OUT")" ] && [ -n "$(sed -n 3p "$OUT")" ]; then
+        pass "translate, a 30 MB line of NULs: the line after it translated"
+    else
+        fail "translate, a 30 MB line of NULs: the line after it translated" "$(wc -l <"$OUT") lines"
+    fi
+    rm -f "$W/zero-line.txt"
+    # Ctrl-C while an endless corpus is read (each line skipped as too long): exit 130
+    # at once, and no model written.
+    # shellcheck disable=SC2086
+    timeout 30 sh -c 'exec timeout --preserve-status -s INT 2 "$@"' sh $RUNNER "$BIN" \
+        train --train /dev/zero --skip-bad-lines --out "$W/int.db" $TINY >"$OUT" 2>"$ERR"
+    CODE=$?
+    expect_code "train --train /dev/zero --skip-bad-lines, Ctrl-C after 2 s: exit 130" 130
+    expect_in "train interrupted while reading: says so" "$ERR" "interrupted"
+    if [ -e "$W/int.db" ]; then
+        fail "train interrupted while reading: no model written" "int.db exists"
+    else
+        pass "train interrupted while reading: no model written"
+    fi
+else
+    echo "# skipped: bounded reads (no timeout command)"
+fi
+
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then
     exit 1

@@ -137,8 +137,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(rc == TT_OK || rc == TT_EINPUT);
         FUZZ_ASSERT(r.line_no > last_line);
         last_line = r.line_no;
-        FUZZ_ASSERT(r.offset >= 0 && r.offset < r.next_offset &&
-                    r.next_offset <= (long)tsv_size);
+        FUZZ_ASSERT(r.offset >= 0 && r.offset < r.in.next &&
+                    r.in.next <= (long)tsv_size);
         if (rc == TT_OK) {
             FUZZ_ASSERT(pair.line_no == r.line_no);
             FUZZ_ASSERT(!tsv_is_comment(pair.src, pair.src_len));
@@ -149,7 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bad++;
         }
     }
-    FUZZ_ASSERT(r.next_offset == (long)tsv_size);
+    FUZZ_ASSERT(r.in.next == (long)tsv_size);
     FUZZ_ASSERT(tsv_next(&plain, &plain_pair, plain_err, sizeof plain_err) == TSV_END);
     tsv_close(&plain);
     const long lines = r.line_no;
