@@ -30,6 +30,8 @@ static void bleu_usage(FILE *out)
           "HYP '-' reads standard input. Every REF needs as many lines as HYP (up to 16\n"
           "REF files); an empty reference line is no reference, and every line needs one\n"
           "reference that is not empty. A byte-order mark and CR line ends are taken off.\n"
+          "A line may have at most 65536 bytes (as everywhere in toytrans); a longer one\n"
+          "is refused after its first 65537, not read whole.\n"
           "\n"
           "Options:\n"
           "  --json             the scores as one JSON object: \"bleu\" and \"chrf\" with\n"
@@ -37,8 +39,8 @@ static void bleu_usage(FILE *out)
           "                     \"sentences\" and \"references\"\n"
           "  -h, --help         show this help\n"
           "\n"
-          "Exit status: 0 ok, 2 bad command line, 4 a line that is not valid UTF-8, a REF\n"
-          "of the wrong length, or a line with no reference (file and line are named),\n"
+          "Exit status: 0 ok, 2 bad command line, 4 a line that is not valid UTF-8 or is\n"
+          "too long, a REF of the wrong length, or a line with no reference (file and line are named),\n"
           "5 a file cannot be read.\n",
           out);
 }

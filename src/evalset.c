@@ -194,6 +194,14 @@ static int read_lines(const char *path, char ***lines, size_t *cap, long limit, 
         if (n > 0 && line[n - 1] == '\r')
             n--;
         TokError te;
+        /* The line limit every reader keeps: scoring a line costs memory in proportion
+         * to it (its tokens' n-grams, chrF's character n-grams). */
+        if (n > TOKENIZER_MAX_BYTES) {
+            snprintf(err, errlen, "%s:%ld: more than the %d bytes a line may have (byte %ld)",
+                     path, no, TOKENIZER_MAX_BYTES, start);
+            rc = TT_EINPUT;
+            break;
+        }
         if (tokenizer_validate(line, n, &te) != TT_OK) {
             snprintf(err, errlen, "%s:%ld: %s (byte %ld of the file)", path, no, te.message,
                      start + (long)te.offset);

@@ -343,6 +343,22 @@ if command -v timeout >/dev/null 2>&1; then
     else
         pass "train interrupted while reading: no model written"
     fi
+    # bleu: the same line limit, and a line at the limit costs little.
+    { echo "der Hund"; head -c 16000000 /dev/zero | tr '\0' a; echo; } >"$W/hyp-big.txt"
+    printf 'der Hund\nder Hund\n' >"$W/ref2.txt"
+    bounded 20 bleu "$W/hyp-big.txt" "$W/ref2.txt"
+    expect_code "bleu with a 16 MB line: exit 4 at once" 4
+    expect_in "bleu with a 16 MB line: names the file, the line and the limit" "$ERR" \
+        "hyp-big.txt:2: more than the 65536 bytes a line may have"
+    { head -c 65537 /dev/zero | tr '\0' a; echo; } >"$W/hyp-65537.txt"
+    printf 'a\n' >"$W/ref1.txt"
+    bounded 20 bleu "$W/hyp-65537.txt" "$W/ref1.txt"
+    expect_code "bleu with a line of 65537 bytes: exit 4" 4
+    awk 'BEGIN { for (i = 0; i < 32767; i++) printf "a "; print "a" }' >"$W/hyp-max.txt"
+    bounded 20 bleu "$W/hyp-max.txt" "$W/hyp-max.txt"
+    expect_code "bleu with a line of 65536 bytes (32768 words), 200 MB at most: exit 0" 0
+    expect_in "bleu with a line of 65536 bytes: scores it" "$OUT" "= 100.00 100.0/100.0/100.0/100.0"
+    rm -f "$W/hyp-big.txt"
 else
     echo "# skipped: bounded reads (no timeout command)"
 fi
