@@ -176,6 +176,7 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
             continue;
         }
         TranslatorOptions o = translator_options_default(); /* greedy */
+        o.rollout = golden != NULL; /* the golden JSON holds coverage_rollout */
         o.prefix = nf == 3 ? f[2] : NULL;
         Translator tr;
         TranslatorResult r;

@@ -242,6 +242,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
     }
     if ((rc = cli_decode_end("translate", &o->to)))
         return rc;
+    o->to.rollout = o->json; /* the JSON shows coverage_rollout */
     if (o->to.decode.n_best && (o->json || o->scores || o->to.alternatives))
         return cli_usage_error("translate", "--n-best does not combine with --json, --scores "
                                "or --alternatives");

@@ -119,6 +119,7 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     tr->keep_unk = o->keep_unk != 0;
     tr->crop = o->crop != 0;
     tr->coverage_min = o->coverage_min;
+    tr->rollout_always = o->rollout != 0;
 
     int rc = decoder_init(&tr->dec, m, d->beam);
     tr->dec.words_only = 1; /* <pad> and <s> are never output words */
@@ -149,8 +150,8 @@ static int translator_reserve(Translator *tr, int n)
     g.words = malloc(sizeof(char *) * N);
     g.kind = malloc(sizeof(int) * N);
     g.coverage = malloc(sizeof(float) * N);
-    g.roll = malloc(sizeof(float) * N * N);
-    g.roll_tmp = malloc(sizeof(float) * N * N);
+    g.roll = malloc(sizeof(double) * N);
+    g.roll_tmp = malloc(sizeof(double) * N);
     g.roll_row = malloc(sizeof(float) * N);
     g.rolled = malloc(sizeof(float) * N);
     g.uncovered = malloc(N);
@@ -304,21 +305,27 @@ static int copied(const Translator *tr, int j)
  * in Transformers", 2020): each layer's output at position i is its input at i (the
  * residual) plus what its attention gathered, so the share of source token j in encoder
  * output i is R = Â_L ⋯ Â_1 with Â_l = ½(Ā_l + I), Ā_l the heads' mean of layer l's
- * self-attention (rows: queries). Leaves R, (S, S) row-major, in tr->roll_tmp. The
- * decoder reads a do-question's verb at "do", where the encoder gathered it from the
- * verb: the cross-attention alone would say "see" was never looked at. */
+ * self-attention (rows: queries). The decoder reads a do-question's verb at "do", where
+ * the encoder gathered it from the verb: the cross-attention alone would say "see" was
+ * never looked at.
+ *
+ * Only coverageᵀ·R is wanted (tr->rolled: what each source token received through the
+ * encoder), so R is never formed: the row vector v = coverageᵀ is carried through the
+ * layers from the top, v ← v·Â_l, in O(L·H·S²) time and O(S) memory. (Forming R costs
+ * O(L·S³): 4,000 source tokens took minutes.) */
 static void rollout(Translator *tr, int S)
 {
     const ModelConfig *c = &tr->model->config;
     const int H = c->n_heads;
     const float *attn = translator_encoder_attention(tr); /* (L_enc, H, S, S) */
-    float *r = tr->roll_tmp, *next = tr->roll;
-    for (int i = 0; i < S; i++)
-        for (int j = 0; j < S; j++)
-            r[(size_t)i * (size_t)S + (size_t)j] = i == j ? 1.0f : 0.0f;
-    for (int l = 0; attn && l < c->n_encoder_layers; l++) {
+    double *v = tr->roll, *next = tr->roll_tmp;           /* (S) each */
+    for (int j = 0; j < S; j++)
+        v[j] = (double)tr->coverage[j];
+    for (int l = c->n_encoder_layers - 1; attn && l >= 0; l--) {
         const float *a = attn + (size_t)l * (size_t)H * (size_t)S * (size_t)S;
-        /* next = Â_l · r: layer l mixes the positions that the layers below produced. */
+        /* next = v·Â_l = ½ v + ½ Σ_i v[i] Ā_l[i][·] */
+        for (int k = 0; k < S; k++)
+            next[k] = 0.5 * v[k];
         for (int i = 0; i < S; i++) {
             float *mean = tr->roll_row; /* (S) row i of Ā_l */
             for (int k = 0; k < S; k++) {
@@ -327,15 +334,16 @@ static void rollout(Translator *tr, int S)
                     m += (double)a[((size_t)h * (size_t)S + (size_t)i) * (size_t)S + (size_t)k];
                 mean[k] = (float)(m / H);
             }
-            for (int j = 0; j < S; j++) {
-                double sum = 0.5 * (double)r[(size_t)i * (size_t)S + (size_t)j];
-                for (int k = 0; k < S; k++)
-                    sum += 0.5 * (double)mean[k] * (double)r[(size_t)k * (size_t)S + (size_t)j];
-                next[(size_t)i * (size_t)S + (size_t)j] = (float)sum;
-            }
+            const double w = 0.5 * v[i];
+            for (int k = 0; k < S; k++)
+                next[k] += w * (double)mean[k];
         }
-        memcpy(r, next, sizeof(float) * (size_t)S * (size_t)S);
+        double *swap = v;
+        v = next;
+        next = swap;
     }
+    for (int j = 0; j < S; j++)
+        tr->rolled[j] = (float)v[j];
 }
 
 /* Fills kind, coverage and uncovered for the sentence just decoded. */
@@ -354,14 +362,14 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
             sum += (double)heatmap_weight(t, HEATMAP_CROSS, i, j, L - 1, HEATMAP_HEAD_MEAN);
         tr->coverage[j] = (float)sum;
     }
-    rollout(tr, t->S);
-    /* Carried back to the source tokens: encoder position i holds R[i][j] of token j. */
-    for (int j = 0; j < t->S; j++) {
-        double sum = 0.0;
-        for (int i = 0; i < t->S; i++)
-            sum += (double)tr->coverage[i] * (double)tr->roll_tmp[(size_t)i * (size_t)t->S + (size_t)j];
-        tr->rolled[j] = (float)sum;
-    }
+    /* The rollout, carried back to the source tokens, is read only for a word below
+     * coverage_min, or shown when asked for (TranslatorOptions.rollout). */
+    int need = tr->rollout_always;
+    for (int j = 0; j < tr->src.n && !need; j++)
+        need = tr->coverage[j] < tr->coverage_min;
+    if (need)
+        rollout(tr, t->S);
+    tr->rolled_valid = need;
     const int english_source = config_lang_rules(tr->model->config.src_lang) == TOK_SRC;
     for (int j = 0; j < tr->src.n; j++) {
         int kind = TR_WORD_KNOWN;
@@ -687,7 +695,7 @@ static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_
         }
     }
     out->coverage = tr->coverage;
-    out->rollout = tr->rolled;
+    out->rollout = tr->rolled_valid ? tr->rolled : NULL;
     out->uncovered = tr->uncovered;
     out->cropped = tr->cropped;
     out->min_prob = 1.0f;
@@ -783,7 +791,10 @@ int translator_write_json(FILE *out, const TranslatorResult *r, const char *line
     json_key(&w, "coverage");
     json_float_array(&w, r->coverage, t->S);
     json_key(&w, "coverage_rollout");
-    json_float_array(&w, r->rollout, t->S);
+    if (r->rollout)
+        json_float_array(&w, r->rollout, t->S);
+    else
+        json_null(&w); /* not computed: TranslatorOptions.rollout was not set */
     json_key(&w, "steps");
     json_begin_array(&w);
     for (int i = 0; i < t->n; i++) {

@@ -94,6 +94,9 @@ typedef struct {
     int crop;           /* nonzero: a source with more tokens than the model takes is cut
                            to its first max_len - 1 tokens (Marian's --max-length-crop),
                            reported in TranslatorResult.cropped, instead of refused */
+    int rollout;        /* nonzero: compute TranslatorResult.rollout for every sentence
+                           (JSON shows it); else only for a sentence with a word below
+                           coverage_min, the only ones the coverage report reads it for */
 } TranslatorOptions;
 
 /* decode_options_default's decoding (greedy, no prefix, the default limit), no
@@ -133,7 +136,9 @@ typedef struct {
     const int *kind;           /* (src->n) each source token's TranslatorWordKind */
     const float *coverage;     /* (t->S) each source token's coverage, </s> last */
     const float *rollout;      /* (t->S) the same carried back through the encoder's
-                                  self-attention (attention rollout), </s> last */
+                                  self-attention (attention rollout), </s> last; NULL
+                                  when not computed (TranslatorOptions.rollout unset and
+                                  no word below coverage_min) */
     const unsigned char *uncovered; /* (src->n) nonzero: a content word whose coverage is
                                   below coverage_min */
     const char *const *src_labels; /* (t->S) each source token, </s> last, as a display
@@ -176,7 +181,9 @@ typedef struct {
     int *kind;            /* (N) TranslatorResult.kind */
     float *coverage;      /* (N) TranslatorResult.coverage */
     float *rolled;        /* (N) TranslatorResult.rollout */
-    float *roll, *roll_tmp; /* (N, N) scratch: the encoder's attention rollout */
+    int rollout_always;   /* TranslatorOptions.rollout */
+    int rolled_valid;     /* 1: rolled holds the last sentence's rollout */
+    double *roll, *roll_tmp; /* (N) scratch: the rollout's vector, layer by layer */
     float *roll_row;      /* (N) scratch: one row of a layer's heads' mean */
     unsigned char *uncovered; /* (N) TranslatorResult.uncovered */
     TokenList src;        /* the current sentence, source rules; owned */

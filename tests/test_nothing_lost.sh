@@ -363,6 +363,31 @@ else
     echo "# skipped: bounded reads (no timeout command)"
 fi
 
+# ---------------------------------------------------------------------------------------
+# The attention rollout behind the coverage report is linear in the layers and quadratic
+# in the source, never cubic: 2,000 words through a model with max_len 4096 take well
+# under a second (minutes when the rollout was a product of S × S matrices), with the
+# rollout computed (--coverage-min above every word, --json) or skipped.
+
+if command -v timeout >/dev/null 2>&1; then
+    W=$TMP/rollout
+    mkdir -p "$W"
+    printf 'the dog is big\tder Hund ist gro\303\237\n' >"$W/c.tsv"
+    "$BIN" init --train "$W/c.tsv" --out "$W/long.db" --max-len 4096 --d-model 8 --heads 2 \
+        --d-ff 16 >/dev/null 2>&1
+    words=$(awk 'BEGIN { for (i = 0; i < 2000; i++) printf "dog "; print "dog" }')
+    limit=20
+    [ -n "$RUNNER" ] && limit=600
+    for flags in "--coverage-min 0.9" "--coverage-min 0" "--json"; do
+        # shellcheck disable=SC2086
+        timeout "$limit" $RUNNER "$BIN" translate --model "$W/long.db" $flags "$words" \
+            >"$OUT" 2>"$ERR"
+        CODE=$?
+        expect_code "translate $flags, 2,000 words, max_len 4096: done within ${limit} s" 0
+    done
+    expect_in "translate --json: coverage_rollout still there" "$OUT" '"coverage_rollout":[0'
+fi
+
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then
     exit 1
