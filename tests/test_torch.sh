@@ -502,6 +502,59 @@ py -m toytrans_torch.train --out "$TMP/m.db" --resume --regression "$TMP/m.db" -
 expect_code "--resume --regression over its own --out, even with --force: exit 2" 2
 expect_same "--resume --regression over --out: the model is unchanged" "$TMP/m.db" "$TMP/m0.db"
 rm -f "$TMP/m.db" "$TMP/m0.db" "$TMP/c.tsv" "$TMP/c0.tsv" "$TMP/v.tsv" "$TMP/v0.tsv"
+# One writer at a time, C and Python alike (docs/model-format.md): a run holds the model
+# file's lock for as long as it goes on, and another writer is refused (exit 5) instead
+# of replacing it, whatever --force says. Both orders: a C run in the background, then a
+# Python run; a Python run holding a file (its lock claimed on a model it resumes), then
+# a C run.
+head -n 2000 "$ROOT/data/train.tsv" >"$TMP/lk.tsv"
+"$BIN" train --train "$TMP/lk.tsv" --out "$TMP/lk.db" --epochs 400 --d-model 16 --heads 2 \
+    --d-ff 32 --max-len 40 --threads 1 >"$TMP/lk-c.log" 2>&1 &
+cpid=$!
+tries=0
+while [ ! -e "$TMP/lk.db" ] && [ $tries -lt 100 ]; do
+    sleep 0.1
+    tries=$((tries + 1))
+done
+sleep 0.5
+# shellcheck disable=SC2086
+py -m toytrans_torch.train --train "$TMP/lk.tsv" --out "$TMP/lk.db" --force \
+    --limit 200 --epochs 1 --d-model 16 --heads 2 --d-ff 32 --max-len 40 --stop-after 1
+expect_code "python train --force over a model a C run writes: exit 5" 5
+expect_in "python train over a C run's model: says why" "$ERR" "being written by another process"
+expect_no_traceback "python train over a C run's model"
+kill -INT "$cpid" 2>/dev/null
+wait "$cpid"
+ccode=$?
+if [ "$ccode" -eq 130 ] && "$BIN" info --model "$TMP/lk.db" >/dev/null 2>&1; then
+    pass "the C run ends as it was going to (130 after Ctrl-C), its model whole"
+else
+    fail "the C run ends as it was going to" "exit $ccode; $(tail -n 2 "$TMP/lk-c.log")"
+fi
+# A Python run that resumes lk.db holds it from the start; a C run over it is refused.
+PYTHONPATH="$ROOT/python" TOYTRANS="$BIN" "$PY" -c '
+import sys, time
+from toytrans_torch.modelfile import WriterLock
+lock = WriterLock()
+lock.claim(sys.argv[1])
+print("held", flush=True)
+time.sleep(30)
+' "$TMP/lk.db" >"$TMP/lk-py.log" 2>&1 &
+ppid=$!
+tries=0
+while ! grep -q held "$TMP/lk-py.log" 2>/dev/null && [ $tries -lt 100 ]; do
+    sleep 0.1
+    tries=$((tries + 1))
+done
+cp "$TMP/lk.db" "$TMP/lk0.db"
+run train --train "$TMP/lk.tsv" --out "$TMP/lk.db" --force --epochs 1 --d-model 16 \
+    --heads 2 --d-ff 32 --max-len 40
+expect_code "C train --force over a model a Python run holds: exit 5" 5
+expect_in "C train over a Python run's model: says why" "$ERR" "being written by another process"
+expect_same "C train over a Python run's model: the file is unchanged" "$TMP/lk.db" "$TMP/lk0.db"
+kill "$ppid" 2>/dev/null
+wait "$ppid" 2>/dev/null
+rm -f "$TMP/lk.db" "$TMP/lk0.db" "$TMP/lk.tsv" "$TMP/lk-c.log" "$TMP/lk-py.log"
 # A disk that fills up (a file size limit; Python ignores SIGXFSZ, so writes fail with
 # EFBIG): SQLite's error is an I/O error, exit 5, and no temporary file is left.
 mkdir -p "$TMP/full"

@@ -170,12 +170,13 @@ def load(path):
     return model, vocabs, cfg
 
 
-def save(path, model, vocabularies, config, provenance, history=None, extra_tensors=None):
+def save(path, model, vocabularies, config, provenance, history=None, extra_tensors=None,
+         lock=None):
     """Writes model (a Translator, or a DistributedDataParallel around one) as a toytrans
     model file: the header, the meta keys (config and provenance, a dict of text), vocab
     and embedding tables, the tensors by name and shape, and the content checksum, in one
-    atomic replace (write_model_file). history and extra_tensors as write_model_file takes
-    them."""
+    atomic replace (write_model_file). history, extra_tensors and lock (a WriterLock a run
+    holds across its checkpoints) as write_model_file takes them."""
     inner = getattr(model, "module", model)
     if inner.config != dict(config):
         raise ModelError("the configuration given is not the model's")
@@ -183,7 +184,7 @@ def save(path, model, vocabularies, config, provenance, history=None, extra_tens
             len(vocabularies.tgt) != inner.tgt_emb.num_embeddings:
         raise ModelError("the vocabularies' sizes are not the model's embedding rows")
     write_model_file(path, config, vocabularies, weights_from_module(inner), provenance,
-                     history, extra_tensors)
+                     history, extra_tensors, lock)
 
 
 __all__ = ["Translator", "Vocabularies", "expected_shapes", "load", "save",

@@ -587,8 +587,72 @@ def _write_tmp(tmp, meta, vocabs, arrays, history):
     db.close()
 
 
+class WriterLock:
+    """The lock protocol every writer of a model file follows, toytrans's C side
+    (src/store.c) and this package alike (docs/model-format.md, "One writer at a time"):
+    a writer holds flock(2), exclusive, on the file it writes — an existing model it
+    replaces, or its new file from creation under PATH.PID.tmp through the rename that
+    puts it at PATH — and keeps holding it for as long as its run goes on. A writer that
+    finds the file at PATH locked by another process refuses to write it, whatever
+    --force says (exit status EXIT_IO).
+
+    One WriterLock per run: claim(path) before the first write, then pass it to every
+    write_model_file (which moves the lock to each new file it renames into place), and
+    close() at the end."""
+
+    def __init__(self):
+        self.fd = None
+
+    def claim(self, path):
+        """Locks the file at path, if there is one (a model this run will replace)."""
+        fd = lock_existing(path)
+        if fd is not None:
+            self.hold(fd)
+
+    def hold(self, fd):
+        """Keeps fd (locked) instead of the one held so far."""
+        if self.fd is not None and self.fd != fd:
+            os.close(self.fd)
+        self.fd = fd
+
+    def holds(self, path):
+        """Whether the file at path is the one this lock holds."""
+        if self.fd is None:
+            return False
+        try:
+            held, now = os.fstat(self.fd), os.stat(path, follow_symlinks=False)
+        except OSError:
+            return False
+        return (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def lock_existing(path):
+    """Locks the regular file at path for writing (flock, exclusive, without waiting) and
+    returns its descriptor, or None when there is no such file. A file another process
+    holds is refused with ModelError (EXIT_IO)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None  # missing, or a link: replaced, never written through
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held, now = os.fstat(fd), os.stat(path, follow_symlinks=False)
+        if (held.st_dev, held.st_ino) != (now.st_dev, now.st_ino):
+            raise BlockingIOError  # replaced meanwhile: another writer's file
+    except (BlockingIOError, OSError):
+        os.close(fd)
+        raise ModelError(f"{path}: being written by another process (a training run?); not "
+                         "opened for writing, whatever --force says", EXIT_IO) from None
+    return fd
+
+
 def write_model_file(path, cfg, vocabs, weights, provenance, history=None,
-                     extra_tensors=None):
+                     extra_tensors=None, lock=None):
     """Writes a complete model file to path, atomically: built under PATH.PID.tmp beside
     it, committed in one transaction, switched back to one self-contained file and renamed
     over path only then, so a reader (or a crash) sees the old file or the new one.
@@ -653,13 +717,23 @@ def write_model_file(path, cfg, vocabs, weights, provenance, history=None,
         except sqlite3.Error as e:
             raise sqlite_error(e, f"writing {tmp}") from None
         os.fsync(fd)
-        os.replace(tmp, path)
+        # The file the new one replaces is locked too, unless this run holds it already:
+        # a model another writer (a C training run) holds is never replaced.
+        old = None if lock is not None and lock.holds(path) else lock_existing(path)
+        try:
+            os.replace(tmp, path)
+        finally:
+            if old is not None:
+                os.close(old)
     except BaseException:
         for leftover in (tmp + suffix for suffix in TEMP_SUFFIXES):
             if os.path.lexists(leftover):
                 os.unlink(leftover)
+        os.close(fd)
         raise
-    finally:
+    if lock is not None:
+        lock.hold(fd)  # the run goes on holding the file now at path
+    else:
         os.close(fd)
     dfd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
     try:

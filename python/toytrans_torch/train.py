@@ -46,8 +46,8 @@ from . import tools
 from .data import augment_names, batch_tensors, lr_factor, make_batches
 from .decode import causal_masks, greedy, output_limit
 from .model import Translator, init_like_toytrans, save, state_dict_from_weights
-from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, check_config, check_schema,
-                        check_size, fnv1a64_update, open_readonly, read_model_file,
+from .modelfile import (EOS, PAD, UNK, ModelError, Vocabularies, WriterLock, check_config,
+                        check_schema, check_size, fnv1a64_update, open_readonly, read_model_file,
                         read_vocab, sqlite_error)
 
 PROG = "toytrans_torch.train"
@@ -331,9 +331,10 @@ def resume_shapes(cfg, vocabs):
             for name, p in trainable(model) for slot in ("exp_avg", "exp_avg_sq")}
 
 
-def write_checkpoint(args, group, model, vocabs, opt, state, history, corpus_hash):
+def write_checkpoint(args, group, model, vocabs, opt, state, history, corpus_hash, lock):
     """Rank 0: the model file with the optimiser state and the run's position, stored as
-    the weights are (resume state, RESUME_TENSOR and RESUME_KEY)."""
+    the weights are (resume state, RESUME_TENSOR and RESUME_KEY); lock is the run's
+    WriterLock, which goes on holding the file written."""
     tensors, steps = {}, {}
     for name, p in trainable(model):
         slots = opt.state.get(p, {})
@@ -350,7 +351,8 @@ def write_checkpoint(args, group, model, vocabs, opt, state, history, corpus_has
     prov = provenance(args, group, corpus_hash, state["seconds"], state["step"], state["epoch"])
     prov[RESUME_KEY] = json.dumps(resume, sort_keys=True)
     inner = getattr(model, "module", model)
-    save(args.out, inner, vocabs, inner.config, prov, history=history, extra_tensors=tensors)
+    save(args.out, inner, vocabs, inner.config, prov, history=history, extra_tensors=tensors,
+         lock=lock)
 
 
 def checked_resume(text, names):
@@ -581,6 +583,19 @@ def check_outputs(args):
 
 
 def train(args, group):
+    """One run. Rank 0, the one writer, holds the model file's lock from before it reads
+    or replaces it to the end (modelfile.WriterLock: the protocol toytrans's own trainer
+    follows), so no other run writes it meanwhile."""
+    lock = WriterLock()
+    try:
+        if group.rank == 0:
+            lock.claim(args.out)
+        return run_training(args, group, lock)
+    finally:
+        lock.close()
+
+
+def run_training(args, group, lock):
     t_start = time.perf_counter()
     if args.resume:
         ckpt = group.broadcast(read_checkpoint(args.out) if group.rank == 0 else None)
@@ -670,7 +685,7 @@ def train(args, group):
         state["seconds"] = seconds0 + time.perf_counter() - t_start
         if group.rank == 0:
             write_checkpoint(args, group, ddp, vocabs, opt, state,
-                             (steps_log, epochs_log), corpus_hash)
+                             (steps_log, epochs_log), corpus_hash, lock)
 
     steps_this_run = 0
     stop = False
