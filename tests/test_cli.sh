@@ -1006,7 +1006,7 @@ expect_code "plot --out -: exit 0" 0
 expect_first_line "plot --out -: the SVG on stdout" "$OUT" "<?xml"
 run plot --model "$H" --out "$TMP/no/such/dir/loss.svg"
 expect_code "plot into a missing directory: exit 5" 5
-expect_in "plot into a missing directory: names the file" "$ERR" "loss.svg: cannot create a temporary file"
+expect_in "plot into a missing directory: names the file" "$ERR" "loss.svg: cannot be written there"
 if [ -w /dev/full ]; then
     run_to /dev/full plot --model "$H" --out -
     expect_code "plot --out - > /dev/full: exit 5" 5
@@ -2034,8 +2034,76 @@ else
 fi
 run translate --model "$TMP/no-such.db" "the dog"
 expect_code "translate --model of a missing file: exit 3" 3
-expect_in "translate --model of a missing file: says how to choose another" "$ERR" \
-    "pass --model M or set TOYTRANS_MODEL"
+expect_in "translate --model of a missing file: named" "$ERR" "no-such.db: no such model file"
+expect_not_in "translate --model of a missing file: not told to pass --model, which it did" \
+    "$ERR" "pass --model M"
+
+# First contact: the messages a new user meets.
+# A --model path one typo from a file beside it: that file is offered.
+mkdir -p "$TMP/dym"
+cp tests/fixtures/tiny.db "$TMP/dym/en-de.db"
+run translate --model "$TMP/dym/en-de.bd" "the dog"
+expect_code "translate --model en-de.bd: exit 3" 3
+expect_in "translate --model en-de.bd: did you mean en-de.db" "$ERR" \
+    "did you mean --model $TMP/dym/en-de.db?"
+expect_not_in "translate --model en-de.bd: not told to pass --model" "$ERR" "pass --model M"
+# $TOYTRANS_MODEL naming no file: the variable is named as the source of the path.
+TOYTRANS_MODEL=$TMP/dym/nope.db $RUNNER "$BIN" translate "the dog" >"$OUT" 2>"$ERR"
+CODE=$?
+expect_code "TOYTRANS_MODEL=.../nope.db: exit 3" 3
+expect_in "TOYTRANS_MODEL=.../nope.db: the variable is named" "$ERR" \
+    "$TMP/dym/nope.db is the value of TOYTRANS_MODEL"
+TOYTRANS_MODEL=$TMP/dym/en-de.bd $RUNNER "$BIN" translate "the dog" >"$OUT" 2>"$ERR"
+CODE=$?
+expect_in "TOYTRANS_MODEL=.../en-de.bd: did you mean" "$ERR" "(did you mean $TMP/dym/en-de.db?)"
+# -m, as other tools spell it: --model is offered.
+run translate -m "$TMP/dym/en-de.db" "the dog"
+expect_code "translate -m: exit 2" 2
+expect_in "translate -m: did you mean '--model'" "$ERR" "unknown option '-m'; did you mean '--model'"
+run info -m "$TMP/dym/en-de.db"
+expect_in "info -m: did you mean '--model'" "$ERR" "unknown option '-m'; did you mean '--model'?"
+# A file that is not a model at all: said in the user's words, not SQLite's.
+run translate --model README.md "the dog"
+expect_code "translate --model README.md: exit 3" 3
+expect_in "translate --model README.md: not a toytrans model" "$ERR" \
+    "README.md: not a toytrans model (not an SQLite database)"
+expect_not_in "translate --model README.md: no PRAGMA" "$ERR" "PRAGMA"
+# An output path that cannot be written is refused before the work, not after it.
+run inspect --model "$TMP/dym/en-de.db" --html "$TMP/no/such/dir/x.html" "the dog"
+expect_code "inspect --html into a missing directory: exit 5" 5
+expect_empty "inspect --html into a missing directory: no report first" "$OUT"
+expect_in "inspect --html into a missing directory: names the path" "$ERR" \
+    "--html $TMP/no/such/dir/x.html: cannot be written there"
+# Standard input on a terminal: it says it is reading, and how to end; not in a pipe.
+if command -v script >/dev/null 2>&1 && [ -z "$RUNNER" ]; then
+    timeout 20 script -qec "'$BIN' translate --model '$TMP/dym/en-de.db'" /dev/null \
+        </dev/null >"$OUT" 2>&1
+    expect_in "translate on a terminal: says it reads standard input" "$OUT" \
+        "reading sentences from standard input; Ctrl-D ends"
+else
+    echo "# skipped: translate on a terminal (no script(1), or RUNNER set)"
+fi
+echo "the dog" | $RUNNER "$BIN" translate --model "$TMP/dym/en-de.db" >"$OUT" 2>"$ERR"
+expect_not_in "translate from a pipe: no terminal hint" "$ERR" "Ctrl-D"
+# eval --help is printed as it stands: no printf escape shows.
+run eval --help
+expect_not_in "eval --help: no %%" "$OUT" "%%"
+expect_in "eval --help: the per-cent column" "$OUT" "sentences, exact, % —"
+# German given to the English model: said, with the model that reads German.
+if [ -f models/en-de.db ]; then
+    run translate --model models/en-de.db --no-read-back "Ich liebe dich"
+    expect_in "German input: says it looks German" "$ERR" \
+        "argument 1: this looks German; this model translates English to German"
+    expect_in "German input: names the de-en model" "$ERR" "--model models/de-en.db"
+    run translate --model models/en-de.db --no-read-back "I see the Hund"
+    expect_not_in "English with one German word: not called German" "$ERR" "looks German"
+    long=$(awk 'BEGIN { for (i = 0; i < 254; i++) printf "dog "; }')
+    run translate --model models/en-de.db "$long"
+    expect_in "254 tokens: the limit said plainly" "$ERR" \
+        "254 tokens; this model takes at most 39 (max_len 40 with </s>)"
+else
+    fail "German input" "models/en-de.db is missing (make model trains it)"
+fi
 
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then
