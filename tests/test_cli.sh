@@ -30,6 +30,8 @@ trap 'exit 130' HUP INT TERM
 
 OUT=$TMP/stdout
 ERR=$TMP/stderr
+# inspect fits its report into $COLUMNS when set: the checks below set it where they mean to.
+unset COLUMNS
 passed=0
 failed=0
 CODE=0 # exit status of the last run
@@ -1438,6 +1440,45 @@ if [ -f models/en-de.db ]; then
     expect_in "inspect --encoder: an encoder section" "$OUT" "encoder self-attention"
     NO_COLOR=1 run inspect --prefix "Das ist ein" "$SENT"
     expect_in "inspect --prefix: prefix words are marked forced" "$OUT" "forced"
+    # For a learner at a terminal: a long sentence fits --width (or $COLUMNS), the shades
+    # and the probabilities' ceiling are explained, an unknown word is marked in the
+    # heatmap too, and the report starts by saying what cross-attention is.
+    LONG="Anna and Bob eat bread in the garden and the dog sees the cat and the cat sees Zoe ."
+    NO_COLOR=1 run inspect --width 80 "$LONG"
+    expect_code "inspect --width 80, a 20-word sentence: exit 0" 0
+    widest=$(LC_ALL=C.UTF-8 wc -L <"$OUT" | tr -d ' ')
+    if [ "$widest" -le 80 ]; then
+        pass "inspect --width 80, a 20-word sentence: no line wider than 80 ($widest)"
+    else
+        fail "inspect --width 80, a 20-word sentence: no line wider than 80" "$widest columns"
+    fi
+    expect_in "inspect --width 80: the columns in blocks" "$OUT" "columns 1-"
+    expect_in "inspect --width 80: the top lists after the blocks" "$OUT" "most attended:"
+    COLUMNS=60 NO_COLOR=1 $RUNNER "$BIN" inspect "$LONG" >"$OUT" 2>"$ERR"
+    widest=$(LC_ALL=C.UTF-8 wc -L <"$OUT" | tr -d ' ')
+    if [ "$widest" -le 60 ]; then
+        pass "inspect with COLUMNS=60: no line wider than 60 ($widest)"
+    else
+        fail "inspect with COLUMNS=60: no line wider than 60" "$widest columns"
+    fi
+    NO_COLOR=1 run inspect --width 0 "$LONG"
+    expect_not_in "inspect --width 0: one block, however wide" "$OUT" "columns 1-"
+    NO_COLOR=1 run inspect "Zoe sees the dog"
+    expect_in "inspect: says what cross-attention is, at the top" "$OUT" \
+        "Cross-attention is where the decoder looks in the English sentence"
+    expect_first_line "inspect: that sentence comes first" "$OUT" "Cross-attention is"
+    expect_in "inspect: a legend for the shades" "$OUT" \
+        "shades: ░ from 0.2, ▒ from 0.4, ▓ from 0.6, █ from 0.8, blank below 0.2"
+    expect_in "inspect: why the probabilities stop at 0.98" "$OUT" \
+        "0.980 is as sure as this model gets, not 1: it was trained with label smoothing 0.02"
+    if grep -v '^source:' "$OUT" | grep -E '^ +zoe\? +sees +the +dog +</s> *$' >/dev/null; then
+        pass "inspect: the unknown word is marked in the heatmap's header too"
+    else
+        fail "inspect: the unknown word is marked in the heatmap's header" "no 'zoe? sees the dog </s>'"
+        show "$OUT"
+    fi
+    run inspect --width 5x "$SENT"
+    expect_code "inspect --width 5x: exit 2" 2
     run inspect --help
     expect_code "inspect --help: exit 0" 0
     expect_first_line "inspect --help: usage on stdout" "$OUT" "Usage: toytrans inspect"
