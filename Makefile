@@ -101,7 +101,8 @@ LIB_SRC = \
     src/xml.c \
     src/plot.c \
     src/heatmap.c \
-    src/inspect_render.c
+    src/inspect_render.c \
+    src/headtrace.c
 CLI_SRC = \
     src/main.c \
     src/cli.c \
@@ -149,7 +150,8 @@ TESTS = \
     test_heatmap \
     test_xml \
     test_faults \
-    test_inspect_render
+    test_inspect_render \
+    test_headtrace
 
 # Helper programs the command-line tests use.
 TEST_TOOLS = jsonl_check

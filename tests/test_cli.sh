@@ -1612,6 +1612,124 @@ if [ -f models/en-de.db ]; then
 fi
 
 # ---------------------------------------------------------------------------------------
+# trace on the shipped model: one head through the stages, its weights those of the
+# model's own forward pass as translate --json and inspect --json print them
+
+# trace_weights FILE: the numbers of the "weights [..]" table of a trace, one per line.
+trace_weights() {
+    awk '/^  weights \[/ { on = 1; head = 1; next }
+         on && NF == 0 { exit }
+         on && head { head = 0; next }
+         on { for (i = 2; i <= NF; i++) print $i }' "$1"
+}
+# json_head_weights KEY LAYER HEAD PAD: from translate --json's "steps" (stdin), the
+# weights of every step's KEY (cross_attention, self_attention) in LAYER and HEAD, one per
+# line, each step's row padded with zeros to PAD values (0: none).
+json_head_weights() {
+    "$CHECK" --print steps | awk -v key="$1" -v L="$2" -v H="$3" -v pad="$4" '
+    { s = $0; n = length(s); i = 1
+      while ((p = index(substr(s, i), "\"" key "\":")) > 0) {
+        i += p - 1 + length(key) + 3; depth = 0; l = -1; h = -1; num = ""; cnt = 0
+        for (; i <= n; i++) {
+          c = substr(s, i, 1)
+          if (c == "[") { depth++; if (depth == 2) { l++; h = -1 } else if (depth == 3) { h++; cnt = 0 }; num = ""; continue }
+          if (c == "]" || c == ",") {
+            if (num != "" && depth == 3 && l == L && h == H) { printf "%.6f\n", num; cnt++ }
+            num = ""
+            if (c == "]") {
+              if (depth == 3 && l == L && h == H) for (k = cnt; k < pad; k++) printf "%.6f\n", 0
+              if (--depth == 0) break
+            }
+            continue
+          }
+          num = num c
+        }
+      } }'
+}
+# json_encoder_weights: from inspect --json --encoder (stdin), the encoder weights shown.
+json_encoder_weights() {
+    "$CHECK" --print encoder_attention | awk '
+    { s = $0; i = index(s, "\"weights\":") + 10; depth = 0; num = ""
+      for (; i <= length(s); i++) {
+        c = substr(s, i, 1)
+        if (c == "[") { depth++; continue }
+        if (c == "]" || c == ",") { if (num != "") printf "%.6f\n", num; num = ""; if (c == "]" && --depth == 0) break; continue }
+        num = num c
+      } }'
+}
+# same_numbers DESC A B: files A and B hold as many numbers, each pair within 2e-5.
+same_numbers() {
+    if [ -s "$2" ] && paste "$2" "$3" | awk '
+        NF != 2 { bad = 1; exit }
+        { d = $1 - $2; if (d < 0) d = -d; if (d > 2e-5) { bad = 1; exit } }
+        END { exit bad }'; then
+        pass "$1 ($(wc -l <"$2" | tr -d ' ') weights)"
+    else
+        fail "$1" "$(paste "$2" "$3" | head -3 | tr '\t\n' ' ')"
+    fi
+}
+
+if [ -f models/en-de.db ]; then
+    SENT="This is an example"
+    run trace --model models/en-de.db --layer 0 --head 1 "$SENT"
+    expect_code "trace --model: exit 0" 0
+    for stage in "Stage 1/5 · inputs: X = encoder.layers.0.norm1(x)" \
+        "Stage 2/5 · projections of head 1: rows 32-63 of W_query" "Stage 3/5" \
+        "Stage 4/5 · attention weights: softmax(scores / √d_k) per row, d_k = 32" \
+        "Stage 5/5" "they agree — these are the model's numbers" \
+        "they agree — row i of the batched output is token i's own context"; do
+        expect_in "trace --model: $stage" "$OUT" "$stage"
+    done
+    run translate --json --no-read-back "$SENT"
+    cp "$OUT" "$TMP/trace-ref.jsonl"
+    for case in "cross 0 1" "cross 1 3" "dec-self 1 2" "dec-self 0 0"; do
+        set -- $case
+        run trace --model models/en-de.db --attention "$1" --layer "$2" --head "$3" \
+            --precision 6 "$SENT"
+        expect_code "trace --attention $1 --layer $2 --head $3: exit 0" 0
+        trace_weights "$OUT" >"$TMP/trace-w.txt"
+        if [ "$1" = cross ]; then
+            json_head_weights cross_attention "$2" "$3" 0 <"$TMP/trace-ref.jsonl" >"$TMP/json-w.txt"
+        else
+            json_head_weights self_attention "$2" "$3" 5 <"$TMP/trace-ref.jsonl" >"$TMP/json-w.txt"
+        fi
+        same_numbers "trace --attention $1 --layer $2 --head $3: the weights translate --json prints" \
+            "$TMP/trace-w.txt" "$TMP/json-w.txt"
+    done
+    expect_in "trace --attention dec-self: the decoder input named" "$OUT" \
+        "decoder input: <s> Das ist ein Beispiel"
+    run trace --model models/en-de.db --attention dec-self --columns 0 --token 4 "I love you"
+    expect_code "trace --columns 0 --token 4: exit 0" 0
+    expect_in "trace --columns 0: every column of a head's context" "$OUT" \
+        "context_4 alone, and row 4 of the batched context [2 × 32]"
+    for case in "0 1" "1 3"; do
+        set -- $case
+        run trace --model models/en-de.db --attention enc-self --layer "$1" --head "$2" \
+            --precision 6 "$SENT"
+        trace_weights "$OUT" >"$TMP/trace-w.txt"
+        run inspect --json --encoder --layer "$1" --head "$2" "$SENT"
+        json_encoder_weights <"$OUT" >"$TMP/json-w.txt"
+        same_numbers "trace --attention enc-self --layer $1 --head $2: the weights inspect --json prints" \
+            "$TMP/trace-w.txt" "$TMP/json-w.txt"
+    done
+    expect_usage_error "trace --model --layer 2 (two layers)" trace --model models/en-de.db \
+        --layer 2 "$SENT"
+    expect_usage_error "trace --model --head 4 (four heads)" trace --model models/en-de.db \
+        --head 4 "$SENT"
+    expect_usage_error "trace --attention sideways" trace --model models/en-de.db \
+        --attention sideways "$SENT"
+    expect_usage_error "trace --model without a TEXT" trace --model models/en-de.db
+    expect_usage_error "trace --model with --variant" trace --model models/en-de.db \
+        --variant v2 "$SENT"
+    expect_usage_error "trace --model --token 9 (6 rows)" trace --model models/en-de.db \
+        --token 9 "$SENT"
+    run trace --model "$TMP/no-such.db" "$SENT"
+    expect_code "trace --model of a missing file: exit 3" 3
+else
+    fail "trace on the shipped model" "models/en-de.db is missing (make model trains it)"
+fi
+
+# ---------------------------------------------------------------------------------------
 # What a translation may have got wrong (shipped model): unknown words, names, coverage;
 # exact match per construction; no runaway repetition
 

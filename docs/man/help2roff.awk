@@ -6,7 +6,8 @@
 # The help texts are laid out for an 80-column terminal, and some are wider; set as
 # preformatted text under a man page's indentation they would run past the margin.
 # So the text is re-flowed instead, by what its layout shows:
-#   - "Usage: toytrans ..." lines become the subsection's synopsis, one line each;
+#   - "Usage: toytrans ..." lines become the subsection's synopsis, one line each (a
+#     later "Usage:" line, a second way to use the command, likewise);
 #   - text starting in column 0 is a paragraph, filled; a blank line ends it;
 #   - a line indented by 2 or 4 blanks whose text has a gap of two or more blanks is a
 #     tagged item (.TP): an option and its description, a warning and its meaning, an
@@ -77,6 +78,18 @@ usage {
 }
 
 /^$/ { end_block(); para = 0; next }
+
+# A second synopsis further down (a command with two ways of use): set as the first.
+/^Usage: / {
+    end_block()
+    sub(/^Usage: */, "")
+    rest = $0
+    sub(/^[^ ]+ +[^ ]+ */, "", rest)
+    print ".PP"
+    print "\\fB" esc($1 " " $2) "\\fR" (rest == "" ? "" : " " esc(rest))
+    para = 1
+    next
+}
 
 # Column 0: a paragraph.
 /^[^ ]/ {
