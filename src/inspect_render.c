@@ -271,6 +271,8 @@ static int html_data_json(char **buf, size_t *n, const TranslatorResult *r,
     for (int j = 0; j < S; j++)
         json_bool(&w, source_unknown(r, j));
     json_end_array(&w);
+    json_key(&w, "mark");
+    json_string(&w, INSPECT_UNKNOWN_MARK);
     json_key(&w, "target");
     json_begin_array(&w);
     for (int i = 0; i < T; i++)
@@ -452,8 +454,8 @@ static const char *const HTML_SCRIPT[] = {
     "    var k = kindSel.value, t = $('heatmap'), rows, cols, i, j;\n",
     "    while (t.firstChild) t.removeChild(t.firstChild);\n",
     "    /* Source tokens the vocabulary lacks carry the mark the tokens above carry. */\n",
-    "    var srcMarked = D.source.map(function (s, j) { return D.unknown[j] ? s + '"
-        INSPECT_UNKNOWN_MARK "' : s; });\n",
+    "    var srcMarked = D.source.map(function (s, j) { return D.unknown[j] ? s + D.mark : s; "
+        "});\n",
     "    if (k === 'encoder') { rows = srcMarked; cols = srcMarked; }\n",
     "    else if (k === 'cross') { rows = D.target; cols = srcMarked; }\n",
     "    else { rows = D.target; cols = ['<s>'].concat(D.target.slice(0, D.target.length - 1)); }\n",

@@ -57,7 +57,8 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
  *     title tooltip; a source token not in the vocabulary has its "?" in the headers) and <div id="status"> (e.g. "cross-attention, layer 1, mean of 4
  *     heads");
  *   <script id="data" type="application/json"> the data: {"sentence", "translation",
- *     "source", "unknown" (per source token), "target", "layers", "encoder_layers", "heads", "cross"
+ *     "source", "unknown" (per source token), "mark" (INSPECT_UNKNOWN_MARK), "target",
+ *     "layers", "encoder_layers", "heads", "cross"
  *     [step][layer][head][S], "self" [step][layer][head][step+1], "encoder"
  *     [layer][head][query][S]}.
  * Clicking: in "cross", a .tgt-word becomes .selected and every .src-token gets

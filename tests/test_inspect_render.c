@@ -355,7 +355,8 @@ static void test_inspect_render_marks_unknown_source_words(void **state)
     assert_non_null(strstr(html, "<p id=\"unknown-legend\">? not in the vocabulary</p>"));
     /* The table's header marks it too: the data says which tokens, the script adds it. */
     assert_non_null(strstr(html, "\"unknown\":[false,true,false]"));
-    assert_non_null(strstr(html, "D.unknown[j] ? s + '?' : s"));
+    assert_non_null(strstr(html, "\"mark\":\"?\""));
+    assert_non_null(strstr(html, "D.unknown[j] ? s + D.mark : s"));
     free(html);
     free(svg);
     f->kind[1] = TR_WORD_NAME; /* a name is not in the vocabulary either */
