@@ -193,8 +193,11 @@ expect_usage_error "trace --seed -1" trace --seed -1
 expect_usage_error "trace --precision 10" trace --precision 10
 expect_usage_error "trace --qkv-bias with v1" trace --qkv-bias
 expect_usage_error "trace --variant simple --d-out 3" trace --variant simple --d-out 3
-expect_usage_error "trace with a positional argument" trace extra
-expect_in "trace with a positional argument: the message names it" "$ERR" "'extra'"
+# One TEXT is a sentence to trace through a model's head; a second is one too many.
+expect_usage_error "trace with two positional arguments" trace --model tests/fixtures/tiny.db \
+    one extra
+expect_in "trace with two positional arguments: the message names the second" "$ERR" "'extra'"
+expect_usage_error "trace TEXT with --variant (the book's example)" trace --variant v2 extra
 expect_usage_error "trace --bogus" trace --bogus
 expect_in "trace --bogus: the message names the option" "$ERR" "'--bogus'"
 expect_usage_error "trace -xy" trace -xy
