@@ -17,7 +17,8 @@
 #   make fuzz       every libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS (default 60)
 #   make crash-test kill -9 training CRASH_TRIALS times (default 200); the file survives
 #   make deps       install the Debian packages the build needs (apt-get, as root)
-#   make install    the binary, the shipped model and a man page under PREFIX
+#   make check-man  lint the man page with mandoc (installs Debian's mandoc as root)
+#   make install    the binary, the shipped models, the man page and data/SOURCES.md under PREFIX
 #                   (default /usr/local; DESTDIR stages them); make uninstall removes them
 #                   and the directories install made that are left empty
 #   make clean      remove build/
@@ -55,6 +56,7 @@ PREFIX ?= /usr/local
 BINDIR  = $(PREFIX)/bin
 DATADIR = $(PREFIX)/share/toytrans
 MANDIR  = $(PREFIX)/share/man/man1
+DOCDIR  = $(PREFIX)/share/doc/toytrans
 PATH_DEFS = -DTOYTRANS_SRCDIR='"$(CURDIR)"'
 
 # The library: every module but the command-line front end.
@@ -100,7 +102,8 @@ LIB_SRC = \
     src/xml.c \
     src/plot.c \
     src/heatmap.c \
-    src/inspect_render.c
+    src/inspect_render.c \
+    src/headtrace.c
 CLI_SRC = \
     src/main.c \
     src/cli.c \
@@ -149,7 +152,8 @@ TESTS = \
     test_heatmap \
     test_xml \
     test_faults \
-    test_inspect_render
+    test_inspect_render \
+    test_headtrace
 
 # Helper programs the command-line tests use.
 TEST_TOOLS = jsonl_check
@@ -162,7 +166,7 @@ CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all install uninstall FORCE deps bench bench-deps torch-deps check-torch coverage-measure honesty-measure demo corpus vocab model test check-unit check-cli asan tsan valgrind clean \
+.PHONY: all install uninstall FORCE deps man-deps check-man bench bench-deps torch-deps check-torch coverage-measure honesty-measure demo corpus vocab model test check-unit check-cli asan tsan valgrind clean \
         fuzz fuzz-deps fuzz-replay \
         browser-deps test-browser lint crash-test
 .DEFAULT_GOAL := all
@@ -329,37 +333,45 @@ model: $(BIN)
 	./$(BIN) train --direction de-en --train data/train.tsv --valid data/valid.tsv \
 	  --out models/de-en.db --force $(MODEL_SETTINGS)
 
-# The man page, made from the help texts themselves: `toytrans --help`, each command's
-# --help and the exit-code table, each a section of preformatted text.
-$(B)/toytrans.1: $(BIN)
-	@{ printf '.TH TOYTRANS 1 "" "toytrans %s" "User Commands"\n' "$$(./$(BIN) --version | cut -d' ' -f2)"; \
-	   printf '.SH NAME\ntoytrans \\- a small English-to-German Transformer translator\n'; \
-	   printf '.SH SYNOPSIS\n'; ./$(BIN) --help | sed -n '1,/^$$/p' | $(man_text); \
-	   printf '.SH COMMANDS\n'; ./$(BIN) --help | sed '1,/^$$/d' | $(man_text); \
-	   for cmd in $$(./$(BIN) --help | awk '/^Commands:/ {on = 1; next} on && NF == 0 {on = 0} on {print $$1}'); do \
-	     printf '.SS %s\n' "$$cmd"; ./$(BIN) "$$cmd" --help | $(man_text); done; \
-	   printf '.SH EXIT STATUS\n'; ./$(BIN) help exit-codes | $(man_text); \
-	   printf '.SH FILES\n'; ./$(BIN) help model | $(man_text); \
-	 } >$@.tmp && mv $@.tmp $@
-# man_text: a block of preformatted text (.nf), with backslashes, and dots or quotes
-# at the start of a line, escaped for roff.
-man_text = { printf '.nf\n'; sed -e 's/\\/\\e/g' -e 's/^\([.'"'"']\)/\\\&\1/'; printf '.fi\n'; }
+# The man page (docs/man/mkman.sh): docs/man/toytrans.1.in with the help texts themselves
+# re-flowed into it (each command's --help a subsection, the exit-code table), the
+# installed paths of PREFIX, and the date of the last commit (today's outside git).
+# tests/test_man.sh lints it (make check-man, part of make test).
+MAN_DATE ?= $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
+$(B)/prefix.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' >$@
+$(B)/toytrans.1: $(BIN) docs/man/mkman.sh docs/man/help2roff.awk docs/man/toytrans.1.in $(B)/prefix.stamp
+	sh docs/man/mkman.sh ./$(BIN) "$(DATADIR)" "$(DOCDIR)" "$(MAN_DATE)" >$@.tmp && mv $@.tmp $@
+
+# The man page's check needs mandoc (Debian's mandoc): installed as root, else the
+# target fails and says what to install.
+man-deps:
+	@if ! command -v mandoc >/dev/null 2>&1; then \
+	  $(call apt_install,man-deps,mandoc,make check-man); \
+	fi
+
+check-man: $(B)/toytrans.1 man-deps
+	@sh tests/test_man.sh ./$(BIN) $(B)/toytrans.1 "$(PREFIX)"
 
 install: $(BIN) $(B)/toytrans.1
 	@if [ ! -f models/en-de.db ]; then echo "install: no models/en-de.db (make model trains it)" >&2; exit 1; fi
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DATADIR)" "$(DESTDIR)$(MANDIR)"
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DATADIR)" "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(DOCDIR)"
 	install -m 755 "$(BIN)" "$(DESTDIR)$(BINDIR)/toytrans"
 	install -m 644 models/en-de.db "$(DESTDIR)$(DATADIR)/en-de.db"
 	if [ -f models/de-en.db ]; then install -m 644 models/de-en.db "$(DESTDIR)$(DATADIR)/de-en.db"; fi
 	install -m 644 "$(B)/toytrans.1" "$(DESTDIR)$(MANDIR)/toytrans.1"
+	install -m 644 data/SOURCES.md "$(DESTDIR)$(DOCDIR)/SOURCES.md"
 
 # Removes the files, then the directories install made on the way, each only when
 # empty (rmdir refuses a directory with anything else in it), deepest first. Every path
 # is quoted: DESTDIR or PREFIX may hold blanks.
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/toytrans" "$(DESTDIR)$(DATADIR)/en-de.db" \
-	  "$(DESTDIR)$(DATADIR)/de-en.db" "$(DESTDIR)$(MANDIR)/toytrans.1"
+	  "$(DESTDIR)$(DATADIR)/de-en.db" "$(DESTDIR)$(MANDIR)/toytrans.1" \
+	  "$(DESTDIR)$(DOCDIR)/SOURCES.md"
 	@for d in "$(DESTDIR)$(DATADIR)" "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(PREFIX)/share/man" \
+	  "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PREFIX)/share/doc" \
 	  "$(DESTDIR)$(PREFIX)/share" "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(PREFIX)"; do \
 	  if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || true; fi; \
 	done
@@ -372,7 +384,7 @@ vocab: $(BIN)
 # RUNNER prefixes every test binary (valgrind sets it); a failing binary fails the run
 # only after all of them have run, so one failure does not hide the others.
 RUNNER ?=
-test: check-unit check-cli fuzz-replay check-torch
+test: check-unit check-cli check-man fuzz-replay check-torch
 
 check-unit: $(TEST_BIN)
 	@failed=0; for t in $(TEST_BIN); do \

@@ -16,6 +16,7 @@
 #include "tokenizer.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -73,19 +74,71 @@ const char *cli_model_path(const char *given)
     return *installed && access(installed, F_OK) == 0 ? installed : CLI_BUILT_MODEL;
 }
 
+/* The file in path's directory whose name is nearest to path's (suggest.h says how
+ * near), into buf as the path to write instead; 0 when none is near enough. Ties go to
+ * the name first in byte order, so that the answer does not depend on readdir. */
+static int nearest_file(const char *path, char *buf, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char dir[4096];
+    const int dir_len = slash ? (int)(slash - path) : 0;
+    if (dir_len >= (int)sizeof dir)
+        return 0;
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", dir_len == 0 ? 1 : dir_len, dir_len == 0 ? "/" : path);
+    else
+        snprintf(dir, sizeof dir, ".");
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    const int len = (int)strlen(base);
+    int best = SUGGEST_MAX_DISTANCE + 1;
+    char best_name[SUGGEST_MAX_LEN + 1] = "";
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        const int dist = suggest_distance(base, e->d_name);
+        const size_t name_len = strlen(e->d_name);
+        if (dist < 1 || 2 * dist >= len || dist > best || name_len > SUGGEST_MAX_LEN ||
+            (dist == best && strcmp(e->d_name, best_name) >= 0))
+            continue;
+        best = dist;
+        memcpy(best_name, e->d_name, name_len + 1);
+    }
+    closedir(d);
+    if (!best_name[0])
+        return 0;
+    return snprintf(buf, size, "%.*s%s", (int)(base - path), path, best_name) < (int)size;
+}
+
 void cli_model_hint(const char *cmd, const char *path, int rc)
 {
     if (rc != TT_EMODEL || access(path, F_OK) == 0)
         return;
+    char near[4200];
+    const int has_near = nearest_file(path, near, sizeof near);
     const char *env = getenv("TOYTRANS_MODEL");
-    if (strcmp(path, CLI_BUILT_MODEL) != 0 || (env && *env)) {
-        fprintf(stderr, "toytrans %s: pass --model M or set TOYTRANS_MODEL\n", cmd);
+    const char *installed = cli_installed_model();
+    /* cli_model_path hands back the environment's own string, so its address tells
+     * where the path came from; --model's is an argv string, never the same. */
+    if (env && path == env) {
+        fprintf(stderr, "toytrans %s: %s is the value of TOYTRANS_MODEL%s%s%s: set it to a model "
+                        "file, or unset it for the default ('toytrans help model')\n",
+                cmd, path, has_near ? " (did you mean " : "", has_near ? near : "",
+                has_near ? "?)" : "");
+        return;
+    }
+    if (strcmp(path, CLI_BUILT_MODEL) != 0 && strcmp(path, installed) != 0) {
+        if (has_near)
+            fprintf(stderr, "toytrans %s: did you mean --model %s?\n", cmd, near);
         return;
     }
     fprintf(stderr, "toytrans %s: no model at %s ('make install' puts one there) nor at "
                     CLI_BUILT_MODEL " ('make model' trains it); pass --model M or set "
-                    "TOYTRANS_MODEL\n", cmd, *cli_installed_model() ? cli_installed_model()
-                                                                    : "PREFIX/" CLI_INSTALLED_MODEL_REL);
+                    "TOYTRANS_MODEL\n", cmd, *installed ? installed
+                                                    : "PREFIX/" CLI_INSTALLED_MODEL_REL);
 }
 
 void cli_print_model_search(FILE *out)
@@ -123,9 +176,44 @@ int cli_bad_option(const char *cmd, int c, char **argv)
     return cli_usage_error(cmd, "unknown option '%s'", word);
 }
 
+/* An unknown one-letter option -X: the long options that start with X, shortest first
+ * (at most three), for someone used to -m meaning --model elsewhere. */
+static int bad_short_option(const char *cmd, int c, char **argv, const struct option *opts)
+{
+    enum { MAX_SHOWN = 3 };
+    const char *shown[MAX_SHOWN];
+    int k = 0;
+    for (int i = 0; opts[i].name; i++) {
+        if (opts[i].name[0] != optopt || opts[i].name[1] == '\0')
+            continue;
+        /* Insertion by length: the short names are the likely ones. */
+        int at = k < MAX_SHOWN ? k : MAX_SHOWN;
+        while (at > 0 && strlen(opts[i].name) < strlen(shown[at - 1]))
+            at--;
+        if (at == MAX_SHOWN)
+            continue;
+        for (int j = (k < MAX_SHOWN ? k : MAX_SHOWN - 1); j > at; j--)
+            shown[j] = shown[j - 1];
+        shown[at] = opts[i].name;
+        if (k < MAX_SHOWN)
+            k++;
+    }
+    if (k == 0)
+        return cli_bad_option(cmd, c, argv);
+    char list[256];
+    size_t used = 0;
+    for (int i = 0; i < k && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s'--%s'",
+                                 i == 0 ? "" : i == k - 1 ? " or " : ", ", shown[i]);
+    return cli_usage_error(cmd, "unknown option '-%c'; did you mean %s?", optopt, list);
+}
+
 int cli_bad_option_in(const char *cmd, int c, char **argv, const struct option *opts)
 {
     const char *word = argv[optind - 1];
+    if (c != ':' && opts && optopt > 0 && optopt < 128 && isalpha(optopt) &&
+        strncmp(word, "--", 2) != 0)
+        return bad_short_option(cmd, c, argv, opts);
     if (c == ':' || optopt || !opts || strncmp(word, "--", 2) != 0)
         return cli_bad_option(cmd, c, argv);
     /* The name typed, without "--" and any "=VALUE". */
@@ -247,6 +335,9 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
         }
         return first;
     }
+    /* Someone who typed the command without a text would otherwise face a silent wait. */
+    if (isatty(STDIN_FILENO))
+        fputs("toytrans: reading sentences from standard input; Ctrl-D ends\n", stderr);
     /* A line is read up to the limit and no further: fn gets the first bytes of a longer
      * one, which it refuses as too long, and the rest is skipped in constant memory. */
     LineIn in;
@@ -380,6 +471,22 @@ int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPat
                                        "a model database is written only to a regular file",
                                        out.opt, out.path);
             return 0; /* written through, never replaced */
+        }
+    }
+    if (!exists && !is_link) {
+        /* A new file: its directory must take it, or the command would do all its work
+         * and fail only at the end. */
+        char dir[4096];
+        const char *slash = strrchr(out.path, '/');
+        if (!slash)
+            snprintf(dir, sizeof dir, ".");
+        else
+            snprintf(dir, sizeof dir, "%.*s", slash == out.path ? 1 : (int)(slash - out.path),
+                     out.path);
+        if (access(dir, W_OK | X_OK) != 0) {
+            fprintf(stderr, "toytrans %s: %s %s: cannot be written there: %s: %s\n", cmd,
+                    out.opt, out.path, dir, strerror(errno));
+            return TT_EXIT_IO;
         }
     }
     if (is_link && !force)

@@ -51,8 +51,11 @@ const char *cli_installed_model(void);
  * exists or not: the message about a missing model then names it). */
 const char *cli_model_path(const char *given);
 
-/* After the model at path (cli_model_path's answer) failed to load with rc: when the
- * file is missing, prints to stderr where toytrans looked and how to get a model. */
+/* After the model at path (cli_model_path's answer, the very pointer) failed to load
+ * with rc: when the file is missing, prints to stderr what to do, by where the path came
+ * from: from --model, a file of that directory with a near name ("did you mean --model
+ * models/en-de.db?"); from $TOYTRANS_MODEL, that it did (and a near name); the default,
+ * where toytrans looked and how to get a model. */
 void cli_model_hint(const char *cmd, const char *path, int rc);
 
 /* Prints the default model's search order, each path marked as found or not
@@ -65,7 +68,9 @@ int cli_bad_option(const char *cmd, int c, char **argv);
 
 /* As cli_bad_option, and for an unknown long option the nearest names in opts (a
  * getopt_long table ending in a zeroed entry; NULL: none) are offered as git offers a
- * command: "unknown option '--beem'; did you mean '--beam'?" (suggest.h says how near). */
+ * command: "unknown option '--beem'; did you mean '--beam'?" (suggest.h says how near).
+ * For an unknown one-letter option, the long options of opts that start with its letter
+ * are offered, shortest first: "unknown option '-m'; did you mean '--model', ...?". */
 struct option;
 int cli_bad_option_in(const char *cmd, int c, char **argv, const struct option *opts);
 
@@ -83,10 +88,12 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 typedef int (*CliInputFn)(const char *text, size_t len, long line_no, void *ctx);
 
 /* Feeds fn every argument argv[0..argc), or, when there are none, every line of standard
- * input (newline and a CR before it removed; a last line without newline included),
- * flushing stdout after each. A line is read only up to the line limit: a longer one
- * reaches fn as its first TOKENIZER_MAX_BYTES + 5 bytes (more than any text may have,
- * so fn refuses it) and its rest is skipped without being held in memory. A failing text never stops the others. Returns 0, or the
+ * input (newline and a CR before it removed; a last line without newline included; on a
+ * terminal, after telling stderr that it reads and that Ctrl-D ends), flushing stdout
+ * after each. A line is read only up to the line limit: a longer one reaches fn as its
+ * first TOKENIZER_MAX_BYTES + 5 bytes (more than any text may have, so fn refuses it)
+ * and its rest is skipped without being held in memory. A failing text never stops the
+ * others. Returns 0, or the
  * first non-zero exit code fn returned (TT_EXIT_IO if standard input failed). */
 int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx);
 
@@ -122,9 +129,11 @@ typedef enum {
  *   - a model goes to a regular file or a new name, never to '-', a FIFO, a device or a
  *     directory;
  *   - a model that a writer (a training run) holds locked (store_check_writer) is never
- *     replaced, whatever force says: TT_EXIT_IO.
- * Prints "toytrans CMD: …" naming both files and returns TT_EXIT_USAGE on a refusal
- * (TT_EXIT_IO for a locked model), else 0. */
+ *     replaced, whatever force says: TT_EXIT_IO;
+ *   - a new file's directory exists and may be written (else TT_EXIT_IO, before any
+ *     work whose result could then not be saved).
+ * Prints "toytrans CMD: …" naming both files and returns TT_EXIT_USAGE on a refusal,
+ * TT_EXIT_IO for a locked model or a directory that cannot take the file, else 0. */
 int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPath *inputs,
                      int n_inputs, int force);
 

@@ -84,7 +84,7 @@ static void eval_usage(FILE *out)
           "  - the wall-clock time taken, and sentences per second;\n"
           "  - when lines have a third column, a construction label made of a-z, 0-9 and\n"
           "    '-' (such as coord-clause or do-question), exact match per construction:\n"
-          "    sentences, exact, %% — in the order the labels first appear.\n"
+          "    sentences, exact, % — in the order the labels first appear.\n"
           "\n"
           "Options:\n"
           "  --test FILE        the test file (required; '-' reads standard input)\n"

@@ -13,13 +13,16 @@
 #include "matprint.h"
 #include "model.h"
 #include "status.h"
+#include "store.h"
 #include "translator.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #define INSPECT_LAST (-1) /* --layer default: the last layer */
@@ -36,6 +39,8 @@ typedef struct {
     int force;             /* --force: replace a database or a link at those paths */
     int color;             /* --color: INSPECT_COLOR_AUTO, _ALWAYS or _NEVER */
     int json;              /* --json: one JSON object per sentence instead of the report */
+    long width;            /* --width: columns a report line may take, 0 no limit, -1 the
+                              default ($COLUMNS, else the terminal's, else no limit) */
 } InspectOptions;
 
 enum { INSPECT_COLOR_AUTO, INSPECT_COLOR_ALWAYS, INSPECT_COLOR_NEVER };
@@ -50,6 +55,10 @@ typedef struct {
     int color;            /* ANSI colours (--color; auto: a terminal and NO_COLOR unset) */
     int light;            /* the terminal's background is light ($COLORFGBG) */
     int from_stdin;       /* the texts are lines of standard input, not arguments */
+    int width;            /* columns a line of the report may take, 0: no limit */
+    double smoothing;     /* the label smoothing the model was trained with, 0: unknown */
+    int legend_shown;     /* the shades' legend has been printed (once per run) */
+    int intro_shown;      /* the sentence on what cross-attention is (once per run) */
 } InspectRun;
 
 static void inspect_usage(FILE *out)
@@ -64,8 +73,10 @@ static void inspect_usage(FILE *out)
           "< 0.8 <= '█'; with colour also a grey background that runs from the\n"
           "terminal's background (weight 0) to its text colour (weight 1): dark or light\n"
           "as $COLORFGBG says (dark when unset). A word that occurs more than once is\n"
-          "labelled with its occurrence: the#1, the#2. The weights are those of the\n"
-          "forward pass, as translate --json prints them.\n"
+          "labelled with its occurrence: the#1, the#2; a source token not in the\n"
+          "vocabulary is marked '?'. The weights are those of the forward pass, as\n"
+          "translate --json prints them. A heatmap wider than the terminal is split into\n"
+          "blocks of source tokens (--width).\n"
           "\n"
           "Options:\n"
           "  --model M        the model file (default: $TOYTRANS_MODEL, else the installed\n"
@@ -88,6 +99,8 @@ static void inspect_usage(FILE *out)
           "                   paths (never the model itself)\n"
           "  --color WHEN     auto (default: on a terminal unless NO_COLOR is set),\n"
           "                   always or never\n"
+          "  --width N        fit the report into N columns, 0 for no limit (default:\n"
+          "                   $COLUMNS, else the terminal's width, else no limit)\n"
           "  --json           instead of the report, one JSON object per TEXT: the words\n"
           "                   with their probabilities, and for each layer shown the\n"
           "                   weights of the chosen head (or the heads' mean) and each\n"
@@ -103,7 +116,7 @@ static void inspect_usage(FILE *out)
 static int inspect_parse(InspectOptions *o, int argc, char **argv)
 {
     enum { O_MODEL = 256, O_LAYER, O_HEAD, O_SELF, O_ENCODER, O_SVG, O_HTML,
-           O_FORCE, O_COLOR, O_JSON };
+           O_FORCE, O_COLOR, O_JSON, O_WIDTH };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         CLI_DECODE_OPTION_PREFIX,
@@ -116,6 +129,7 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         {"force", no_argument, NULL, O_FORCE},
         {"color", required_argument, NULL, O_COLOR},
         {"json", no_argument, NULL, O_JSON},
+        {"width", required_argument, NULL, O_WIDTH},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -123,6 +137,7 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
     cli_decode_begin(&o->to);
     o->layer = INSPECT_LAST;
     o->head = HEATMAP_HEAD_MEAN;
+    o->width = -1;
     optind = 1;
     opterr = 0;
     int c, rc;
@@ -174,6 +189,10 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
             break;
         case O_JSON:
             o->json = 1;
+            break;
+        case O_WIDTH:
+            if ((rc = cli_parse_long("inspect", "--width", optarg, 0, 100000, &o->width)))
+                return rc;
             break;
         case 'h':
             inspect_usage(stdout);
@@ -230,6 +249,86 @@ static int inspect_check_model(const InspectOptions *o, const ModelConfig *c)
     return rc;
 }
 
+/* The report's width: --width, else $COLUMNS (a whole number from 1), else the width of
+ * the terminal standard output is, else 0 (no limit: a file or a pipe keeps long lines). */
+static int inspect_width(const InspectOptions *o)
+{
+    if (o->width >= 0)
+        return (int)o->width;
+    const char *env = getenv("COLUMNS");
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        const long v = strtol(env, &end, 10);
+        if (*end == '\0' && errno == 0 && v > 0 && v <= 100000)
+            return (int)v;
+    }
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 0;
+}
+
+/* The label smoothing path was trained with (meta train_label_smoothing), or 0 when the
+ * file does not say: informational, so any failure is just "unknown". */
+static double inspect_smoothing(const char *path)
+{
+    Store *s = NULL;
+    double v = 0.0;
+    if (store_open(&s, path, STORE_READ, NULL, 0) != TT_OK ||
+        store_meta_get_double(s, "train_label_smoothing", &v, NULL, 0) != TT_OK ||
+        !(v > 0.0 && v < 1.0))
+        v = 0.0;
+    store_close(s, NULL, 0);
+    return v;
+}
+
+/* Words printed one after another, broken before a word that would pass width (0: never),
+ * each new line indented by hang columns. */
+typedef struct {
+    int width; /* 0: no limit */
+    int hang;  /* columns of indentation of every line but the first */
+    int col;   /* columns used on the current line */
+    int fresh; /* nothing printed on the current line yet (but its indentation) */
+} Wrap;
+
+static void wrap_word(Wrap *w, const char *word)
+{
+    const int ww = matprint_text_width(word);
+    if (!w->fresh && w->width > 0 && w->col + 1 + ww > w->width) {
+        printf("\n%*s", w->hang, "");
+        w->col = w->hang;
+        w->fresh = 1;
+    }
+    if (!w->fresh) {
+        putchar(' ');
+        w->col++;
+    }
+    fputs(word, stdout);
+    w->col += ww;
+    w->fresh = 0;
+}
+
+/* Prints text (words separated by single blanks) wrapped by w, then a newline. */
+static void wrap_text(Wrap *w, const char *text)
+{
+    char word[1024];
+    while (*text) {
+        const size_t n = strcspn(text, " ");
+        if (n > 0) {
+            snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1),
+                     text);
+            wrap_word(w, word);
+        }
+        text += n;
+        while (*text == ' ')
+            text++;
+    }
+    putchar('\n');
+    w->col = 0;
+    w->fresh = 1;
+}
+
 /* ---------------------------------------------------------------------------------------
  * One sentence
  */
@@ -257,6 +356,45 @@ static void inspect_layers(const InspectOptions *o, int layers, int *first, int 
     }
 }
 
+/* The source tokens' labels for a heatmap's columns into labels[0..S), a token not in
+ * the vocabulary marked as on the source: line. Returns the buffer they point into
+ * (owned by the caller, free()), or NULL when out of memory. */
+static char *marked_labels(const TranslatorResult *r, const char **labels)
+{
+    const int S = r->t->S;
+    size_t total = 1;
+    for (int j = 0; j < S; j++)
+        total += strlen(r->src_labels[j]) + sizeof INSPECT_UNKNOWN_MARK;
+    char *buf = malloc(total), *p = buf;
+    if (!buf)
+        return NULL;
+    for (int j = 0; j < S; j++) {
+        const int mark = j < r->src->n && r->kind[j] != TR_WORD_KNOWN;
+        labels[j] = p;
+        p += sprintf(p, "%s%s", r->src_labels[j], mark ? INSPECT_UNKNOWN_MARK : "") + 1;
+    }
+    return buf;
+}
+
+/* A heatmap's title, wrapped to the report's width, after a blank line. */
+static void inspect_heading(const InspectRun *run, const char *what, const char *title)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s (%s)", what, title);
+    Wrap w = {.width = run->width, .hang = 2, .fresh = 1};
+    putchar('\n');
+    wrap_text(&w, buf);
+}
+
+/* The shades' legend, under the first heatmap of the run. */
+static void inspect_legend(InspectRun *run)
+{
+    if (run->legend_shown)
+        return;
+    run->legend_shown = 1;
+    heatmap_print_legend(stdout, "  ", run->width);
+}
+
 /* The decoder heatmaps of one kind, for the chosen layers. */
 static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKind kind)
 {
@@ -264,9 +402,10 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
     const Translation *t = r->t;
     const int L = c->n_decoder_layers, H = c->n_heads, N = run->cap;
     int cols;
+    char *marked = NULL;
     if (kind == HEATMAP_CROSS) {
-        for (int j = 0; j < t->S; j++)
-            run->labels[j] = r->src_labels[j];
+        if (!(marked = marked_labels(r, run->labels)))
+            return TT_ENOMEM;
         cols = t->S;
     } else {
         run->labels[0] = VOCAB_SPECIAL[VOCAB_BOS];
@@ -282,22 +421,24 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
         .light = run->light,
         .top_k = 3,
         .indent = "  ",
+        .width = run->width,
     };
-    int first, last;
+    int first, last, rc = TT_OK;
     inspect_layers(run->o, L, &first, &last);
-    for (int l = first; l <= last; l++) {
+    for (int l = first; l <= last && rc == TT_OK; l++) {
         char title[128];
         inspect_title(title, sizeof title, "decoder", l, L, run->o->head, H);
-        printf("\n%s (%s)\n", kind == HEATMAP_CROSS ? "cross-attention: each word over the "
-                              "source tokens" : "self-attention: each word over <s> and the "
-                              "words before it", title);
+        inspect_heading(run, kind == HEATMAP_CROSS ? "cross-attention: each word over the "
+                             "source tokens" : "self-attention: each word over <s> and the "
+                             "words before it", title);
         for (int i = 0; i < t->n; i++)
             heatmap_select(run->rows + (size_t)i * N, t, kind, i, l, (int)run->o->head);
-        int rc = heatmap_print(stdout, run->rows, t->n, cols, N, &ho);
-        if (rc != TT_OK)
-            return rc;
+        rc = heatmap_print(stdout, run->rows, t->n, cols, N, &ho);
+        if (rc == TT_OK)
+            inspect_legend(run);
     }
-    return TT_OK;
+    free(marked);
+    return rc;
 }
 
 /* Row q of the encoder's self-attention in layer l (S source positions): the chosen
@@ -324,8 +465,9 @@ static int inspect_encoder(InspectRun *run, const TranslatorResult *r)
 {
     const ModelConfig *c = &run->m->config;
     const int L = c->n_encoder_layers, H = c->n_heads, S = r->t->S, N = run->cap;
-    for (int j = 0; j < S; j++)
-        run->labels[j] = r->src_labels[j];
+    char *marked = marked_labels(r, run->labels);
+    if (!marked)
+        return TT_ENOMEM;
     const HeatmapOptions ho = {
         .row_labels = run->labels,
         .col_labels = run->labels,
@@ -333,20 +475,21 @@ static int inspect_encoder(InspectRun *run, const TranslatorResult *r)
         .light = run->light,
         .top_k = 3,
         .indent = "  ",
+        .width = run->width,
     };
-    int first, last;
+    int first, last, rc = TT_OK;
     inspect_layers(run->o, L, &first, &last);
-    for (int l = first; l <= last; l++) {
+    for (int l = first; l <= last && rc == TT_OK; l++) {
         char title[128];
         inspect_title(title, sizeof title, "encoder", l, L, run->o->head, H);
-        printf("\nencoder self-attention: each source token over the others (%s)\n", title);
+        inspect_heading(run, "encoder self-attention: each source token over the others",
+                        title);
         for (int q = 0; q < S; q++)
             encoder_row(run, l, q, S, run->rows + (size_t)q * N);
-        int rc = heatmap_print(stdout, run->rows, S, S, N, &ho);
-        if (rc != TT_OK)
-            return rc;
+        rc = heatmap_print(stdout, run->rows, S, S, N, &ho);
     }
-    return TT_OK;
+    free(marked);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -522,6 +665,26 @@ static int inspect_json(InspectRun *run, const TranslatorResult *r, const char *
     return rc;
 }
 
+/* Why the probabilities stop near 1 - smoothing: said once under the table, when a word
+ * reaches that ceiling and the model file records its label smoothing. */
+static void inspect_ceiling(const InspectRun *run, const Translation *t)
+{
+    const double eps = run->smoothing, ceiling = 1.0 - eps;
+    int at = 0;
+    for (int i = 0; i < t->n; i++)
+        at |= exp((double)t->logprob[i]) >= ceiling - 0.01;
+    if (eps <= 0.0 || !at)
+        return;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%.3f is as sure as this model gets, not 1: it was trained with "
+                              "label smoothing %g, which leaves %g%% of the probability to the "
+                              "other words.", ceiling, eps, 100.0 * eps);
+    Wrap w = {.width = run->width, .hang = 2, .fresh = 1};
+    fputs("  ", stdout);
+    w.col = 2;
+    wrap_text(&w, buf);
+}
+
 static int inspect_text(const char *text, size_t len, long no, void *ctx)
 {
     InspectRun *run = ctx;
@@ -562,17 +725,30 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
     }
     if (no > 1)
         putchar('\n');
-    printf("source:");
+    Wrap wrap = {.width = run->width, .hang = 0, .fresh = 1};
+    if (!run->intro_shown) {
+        run->intro_shown = 1;
+        wrap_text(&wrap, "Cross-attention is where the decoder looks in the English sentence: "
+                         "writing each German word (a row of the heatmap below), it takes in "
+                         "the source tokens (its columns) by weights that add up to 1.");
+        putchar('\n');
+    }
+    wrap.hang = 8;
+    wrap_word(&wrap, "source:");
     int unknown = 0;
+    char word[256];
     for (int j = 0; j < r.src->n; j++) {
         const int mark = r.kind[j] != TR_WORD_KNOWN;
-        printf(" %s%s", r.src->tok[j], mark ? INSPECT_UNKNOWN_MARK : "");
+        snprintf(word, sizeof word, "%s%s", r.src->tok[j], mark ? INSPECT_UNKNOWN_MARK : "");
+        wrap_word(&wrap, word);
         unknown += mark;
     }
-    printf("%s\n", r.src->n ? " </s>" : "");
+    wrap_text(&wrap, r.src->n ? "</s>" : "");
     if (unknown)
         printf("        " INSPECT_UNKNOWN_MARK " " INSPECT_UNKNOWN_LEGEND "\n");
-    printf("translation: %s\n", r.text);
+    wrap.hang = 13;
+    wrap_word(&wrap, "translation:");
+    wrap_text(&wrap, r.text);
     if (r.grammar == TR_GRAMMAR_OUT)
         printf("outside the grammar the model learned, %s\n", r.grammar_note);
     if (t->n == 0)
@@ -585,6 +761,7 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
         printf("  %4d  %s%*s  %.3f%s\n", i, r.words[i], pad > 0 ? pad : 0, "",
                exp((double)t->logprob[i]), i < t->n_forced ? "  forced" : "");
     }
+    inspect_ceiling(run, t);
     rc = inspect_decoder(run, &r, HEATMAP_CROSS);
     if (rc == TT_OK && run->o->self)
         rc = inspect_decoder(run, &r, HEATMAP_SELF);
@@ -624,6 +801,8 @@ int cli_inspect(int argc, char **argv)
                   !(no_color && no_color[0])),
         .light = heatmap_background_light(getenv("COLORFGBG")),
         .from_stdin = optind >= argc,
+        .width = inspect_width(&o),
+        .smoothing = inspect_smoothing(o.model_path),
     };
     if ((code = inspect_check_model(&o, &m.config)) != 0)
         goto done;

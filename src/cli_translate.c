@@ -11,6 +11,7 @@
  * decoder hardly attended to. With --strict an unknown word makes the line an error.
  */
 #include "cli.h"
+#include "config.h"
 #include "decode.h"
 #include "heatmap.h"
 #include "json.h"
@@ -19,6 +20,7 @@
 #include "translator.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -372,6 +374,30 @@ static int word_list(char *buf, size_t size, const char *what, const TranslatorR
     return n;
 }
 
+/* When a sentence the English model does not know looks German — most of its words
+ * are not English words it knows but are German words of its own target vocabulary —
+ * says so, and names the German→English model beside it. Cheap: one lookup a word. */
+static void hint_german(const TranslateRun *run, const TranslatorResult *r, long no)
+{
+    if (config_is_reverse(&run->m->config))
+        return;
+    int words = 0, german = 0;
+    for (int j = 0; j < r->src->n; j++) {
+        const char *w = r->surface->tok[j];
+        if (!isalpha((unsigned char)w[0]) && (unsigned char)w[0] < 0x80)
+            continue; /* punctuation and numbers say nothing about the language */
+        words++;
+        german += r->kind[j] != TR_WORD_KNOWN && vocab_lookup(&run->m->tgt_vocab, w) != VOCAB_UNK;
+    }
+    if (german < 2 || 2 * german <= words)
+        return;
+    const char *slash = strrchr(run->o->model_path, '/');
+    fprintf(stderr, "toytrans translate: %s %ld: this looks German; this model translates "
+                    "English to German (German to English: --model %.*sde-en.db)\n",
+            input_kind(run), no, slash ? (int)(slash - run->o->model_path + 1) : 0,
+            run->o->model_path);
+}
+
 /* Reports a line that cannot be translated, keeping the output aligned. */
 static int line_error(const TranslateRun *run, const char *line, size_t len, long no, int code,
                       const char *what)
@@ -438,6 +464,7 @@ static int translate_line(const char *line, size_t len, long no, void *ctx)
         if (run->o->strict)
             return line_error(run, line, len, no, TT_EXIT_INPUT, words);
         fprintf(stderr, "toytrans translate: %s %ld: %s\n", input_kind(run), no, words);
+        hint_german(run, &r, no);
     }
     if (r.grammar == TR_GRAMMAR_OUT) {
         snprintf(words, sizeof words, "outside the grammar the model learned, %s",

@@ -100,13 +100,72 @@ static void heatmap_cell(FILE *out, float v, int width, int color, int light)
         fputs("\x1b[0m", out);
 }
 
+/* The "word 0.50, word 0.25" list of row's top_k keys (n of them) into buf. */
+static void heatmap_top_text(char *buf, size_t size, const float *row, int n,
+                             const HeatmapOptions *o)
+{
+    int idx[HEATMAP_TOP_MAX];
+    const int k = heatmap_top(row, n, o->top_k, idx);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < k && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s %.2f", i ? ", " : "",
+                                 o->col_labels[idx[i]], (double)row[idx[i]]);
+}
+
+/* A row's label, padded to label_w columns (numbers from 1 when there are no labels). */
+static void heatmap_row_label(FILE *out, const HeatmapOptions *o, int r, int label_w)
+{
+    if (o->row_labels) {
+        matprint_cell(out, o->row_labels[r], label_w, 0);
+    } else {
+        char num[32];
+        snprintf(num, sizeof num, "%d", r + 1);
+        matprint_cell(out, num, label_w, 1);
+    }
+}
+
+/* The header and the rows of columns c0..c1-1; with top, each row's top list after it. */
+static void heatmap_block(FILE *out, const float *w, int rows, int cols, int c0, int c1,
+                          int stride, const HeatmapOptions *o, int label_w, int top)
+{
+    const char *indent = o->indent ? o->indent : "";
+    fprintf(out, "%s%*s", indent, label_w, "");
+    for (int c = c0; c < c1; c++) {
+        fputc(' ', out);
+        matprint_cell(out, o->col_labels[c], heatmap_column_width(o->col_labels[c]), 0);
+    }
+    fputc('\n', out);
+    char list[HEATMAP_TOP_MAX * (4 * HEATMAP_LABEL_MAX + 16)];
+    for (int r = 0; r < rows; r++) {
+        const float *row = w + (size_t)r * stride;
+        const int n = o->causal ? (r + 1 < cols ? r + 1 : cols) : cols;
+        fputs(indent, out);
+        heatmap_row_label(out, o, r, label_w);
+        for (int c = c0; c < c1; c++) {
+            const int cw = heatmap_column_width(o->col_labels[c]);
+            fputc(' ', out);
+            if (c < n)
+                heatmap_cell(out, row[c], cw, o->color, o->light);
+            else
+                fprintf(out, "%*s", cw, "");
+        }
+        if (top && o->top_k > 0) {
+            heatmap_top_text(list, sizeof list, row, n, o);
+            fprintf(out, "  %s", list);
+        }
+        fputc('\n', out);
+    }
+}
+
 int heatmap_print(FILE *out, const float *w, int rows, int cols, int stride,
                   const HeatmapOptions *o)
 {
     if (rows < 0 || cols < 1 || stride < cols || !o || !o->col_labels || o->top_k < 0 ||
-        o->top_k > HEATMAP_TOP_MAX)
+        o->top_k > HEATMAP_TOP_MAX || o->width < 0)
         return TT_EINVAL;
     const char *indent = o->indent ? o->indent : "";
+    const int indent_w = matprint_text_width(indent);
     char num[32];
 
     int label_w = 1;
@@ -122,42 +181,68 @@ int heatmap_print(FILE *out, const float *w, int rows, int cols, int stride,
     if (label_w > HEATMAP_LABEL_MAX)
         label_w = HEATMAP_LABEL_MAX;
 
-    fprintf(out, "%s%*s", indent, label_w, "");
-    for (int c = 0; c < cols; c++) {
-        fputc(' ', out);
-        matprint_cell(out, o->col_labels[c], heatmap_column_width(o->col_labels[c]), 0);
-    }
-    fputc('\n', out);
-
-    for (int r = 0; r < rows; r++) {
-        const float *row = w + (size_t)r * stride;
+    /* The widest line: cells, then the longest top list. */
+    int cells_w = 0, top_w = 0;
+    for (int c = 0; c < cols; c++)
+        cells_w += 1 + heatmap_column_width(o->col_labels[c]);
+    char list[HEATMAP_TOP_MAX * (4 * HEATMAP_LABEL_MAX + 16)];
+    for (int r = 0; o->top_k > 0 && r < rows; r++) {
         const int n = o->causal ? (r + 1 < cols ? r + 1 : cols) : cols;
-        fputs(indent, out);
-        if (o->row_labels) {
-            matprint_cell(out, o->row_labels[r], label_w, 0);
-        } else {
-            snprintf(num, sizeof num, "%d", r + 1);
-            matprint_cell(out, num, label_w, 1);
+        heatmap_top_text(list, sizeof list, w + (size_t)r * stride, n, o);
+        const int lw = 2 + matprint_text_width(list);
+        if (lw > top_w)
+            top_w = lw;
+    }
+    if (o->width == 0 || indent_w + label_w + cells_w + top_w <= o->width) {
+        heatmap_block(out, w, rows, cols, 0, cols, stride, o, label_w, 1);
+        return ferror(out) ? TT_EIO : TT_OK;
+    }
+
+    /* Too wide: blocks of as many columns as fit (at least one), the row labels repeated,
+     * then the top lists on lines of their own. */
+    for (int c0 = 0; c0 < cols;) {
+        int c1 = c0, used = indent_w + label_w;
+        while (c1 < cols &&
+               (c1 == c0 || used + 1 + heatmap_column_width(o->col_labels[c1]) <= o->width))
+            used += 1 + heatmap_column_width(o->col_labels[c1++]);
+        fprintf(out, "%s%scolumns %d-%d of %d:\n", c0 ? "\n" : "", indent, c0 + 1, c1, cols);
+        heatmap_block(out, w, rows, cols, c0, c1, stride, o, label_w, 0);
+        c0 = c1;
+    }
+    if (o->top_k > 0) {
+        fprintf(out, "\n%smost attended:\n", indent);
+        for (int r = 0; r < rows; r++) {
+            const int n = o->causal ? (r + 1 < cols ? r + 1 : cols) : cols;
+            heatmap_top_text(list, sizeof list, w + (size_t)r * stride, n, o);
+            fputs(indent, out);
+            heatmap_row_label(out, o, r, label_w);
+            fprintf(out, "  %s\n", list);
         }
-        for (int c = 0; c < cols; c++) {
-            const int cw = heatmap_column_width(o->col_labels[c]);
-            fputc(' ', out);
-            if (c < n)
-                heatmap_cell(out, row[c], cw, o->color, o->light);
-            else
-                fprintf(out, "%*s", cw, "");
-        }
-        if (o->top_k > 0) {
-            int idx[HEATMAP_TOP_MAX];
-            const int k = heatmap_top(row, n, o->top_k, idx);
-            fputs("  ", out);
-            for (int i = 0; i < k; i++)
-                fprintf(out, "%s%s %.2f", i ? ", " : "", o->col_labels[idx[i]],
-                        (double)row[idx[i]]);
-        }
-        fputc('\n', out);
     }
     return ferror(out) ? TT_EIO : TT_OK;
+}
+
+void heatmap_print_legend(FILE *out, const char *indent, int width)
+{
+    indent = indent ? indent : "";
+    const char *items[] = {"shades:", "░ from 0.2,", "▒ from 0.4,", "▓ from 0.6,",
+                           "█ from 0.8,", "blank below 0.2"};
+    const int indent_w = matprint_text_width(indent);
+    int col = indent_w;
+    fputs(indent, out);
+    for (size_t k = 0; k < sizeof items / sizeof items[0]; k++) {
+        const int w = matprint_text_width(items[k]);
+        if (k > 0 && width > 0 && col + 1 + w > width) {
+            fprintf(out, "\n%s%*s", indent, 8, ""); /* under the first shade */
+            col = indent_w + 8;
+        } else if (k > 0) {
+            fputc(' ', out);
+            col++;
+        }
+        fputs(items[k], out);
+        col += w;
+    }
+    fputc('\n', out);
 }
 
 float heatmap_weight(const Translation *t, HeatmapKind kind, int step, int j, int layer,

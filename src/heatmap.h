@@ -57,6 +57,7 @@ typedef struct {
     int light;       /* with color: the terminal's background is light (heatmap_color) */
     int top_k;       /* 0..HEATMAP_TOP_MAX: after each row, the top_k keys and weights */
     const char *indent; /* printed before every line, or NULL */
+    int width;       /* terminal columns a line may take, 0: no limit (below) */
 } HeatmapOptions;
 
 /* The width in terminal columns of column c's cells: its label's width, capped at
@@ -64,10 +65,19 @@ typedef struct {
 int heatmap_column_width(const char *label);
 
 /* Prints the heatmap of w (rows, cols), row r at w + r*stride, to out: a header line of
- * column labels, then one line per row. Returns TT_OK, TT_EINVAL (bad dimensions, stride
- * < cols, no column labels, top_k out of range) or TT_EIO (out reported an error). */
+ * column labels, then one line per row, each with its top_k list after it. When that is
+ * wider than o->width (nonzero), the columns are split into blocks that fit, each headed
+ * "columns A-B of N:" with the row labels repeated, and the top lists follow under
+ * "most attended:", a line per row. Returns TT_OK, TT_EINVAL (bad dimensions, stride
+ * < cols, no column labels, top_k out of range, a negative width) or TT_EIO (out
+ * reported an error). */
 int heatmap_print(FILE *out, const float *w, int rows, int cols, int stride,
                   const HeatmapOptions *o);
+
+/* Prints a line, after indent (or NULL), that says which weights each shade stands for,
+ * as heatmap_shade chooses them; broken into lines of at most width columns (0: one
+ * line). */
+void heatmap_print_legend(FILE *out, const char *indent, int width);
 
 /* Which attention of a Translation to read. */
 typedef enum {

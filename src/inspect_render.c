@@ -26,6 +26,9 @@
 #define SVG_FONT "DejaVu Sans, Verdana, Arial, sans-serif"
 #define SVG_CHAR_W 7.5    /* estimated pixels per code point at font-size 12 */
 #define SVG_ROTATE_MIN 5  /* column labels of more code points than this are rotated */
+/* Which side is which, under the heatmap. */
+#define SVG_AXIS_NOTE "rows: the German output, word by word (decoder) \xc2\xb7 columns: the " \
+                      "English source tokens (encoder input)"
 #define SVG_LEGEND_H 144  /* the colour scale's height at least, pixels */
 
 /* The weight → colour ramp: white at 0, dark blue at 1, linear in sRGB (so a two-stop
@@ -134,7 +137,7 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
                            (double)len * SVG_CHAR_W * 1.15; /* len bytes: an upper bound */
     if (title_w > width)
         width = title_w;
-    const double height = top + legend_h + 28 + (unknown ? 20 : 0);
+    const double height = top + legend_h + 28 + 20 + (unknown ? 20 : 0);
 
     char sub[160];
     if (head == HEATMAP_HEAD_MEAN)
@@ -224,6 +227,8 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
             legend_x + 22, top + legend_h);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#666666\">weight</text>\n",
             legend_x - 4, top + legend_h + 18);
+    fprintf(out, "<text id=\"axis-note\" x=\"20\" y=\"%.1f\" font-size=\"12\" "
+                 "fill=\"#666666\">" SVG_AXIS_NOTE "</text>\n", height - (unknown ? 30 : 10));
     if (unknown)
         fprintf(out, "<text id=\"unknown-legend\" x=\"20\" y=\"%.1f\" font-size=\"12\" "
                      "fill=\"#b00020\">" INSPECT_UNKNOWN_MARK " " INSPECT_UNKNOWN_LEGEND
@@ -261,6 +266,13 @@ static int html_data_json(char **buf, size_t *n, const TranslatorResult *r,
     for (int j = 0; j < S; j++)
         json_string(&w, source_label(r, j));
     json_end_array(&w);
+    json_key(&w, "unknown");
+    json_begin_array(&w);
+    for (int j = 0; j < S; j++)
+        json_bool(&w, source_unknown(r, j));
+    json_end_array(&w);
+    json_key(&w, "mark");
+    json_string(&w, INSPECT_UNKNOWN_MARK);
     json_key(&w, "target");
     json_begin_array(&w);
     for (int i = 0; i < T; i++)
@@ -441,8 +453,11 @@ static const char *const HTML_SCRIPT[] = {
     "  function drawTable() {\n",
     "    var k = kindSel.value, t = $('heatmap'), rows, cols, i, j;\n",
     "    while (t.firstChild) t.removeChild(t.firstChild);\n",
-    "    if (k === 'encoder') { rows = D.source; cols = D.source; }\n",
-    "    else if (k === 'cross') { rows = D.target; cols = D.source; }\n",
+    "    /* Source tokens the vocabulary lacks carry the mark the tokens above carry. */\n",
+    "    var srcMarked = D.source.map(function (s, j) { return D.unknown[j] ? s + D.mark : s; "
+        "});\n",
+    "    if (k === 'encoder') { rows = srcMarked; cols = srcMarked; }\n",
+    "    else if (k === 'cross') { rows = D.target; cols = srcMarked; }\n",
     "    else { rows = D.target; cols = ['<s>'].concat(D.target.slice(0, D.target.length - 1)); }\n",
     "    /* A real table: a caption, headers with scope, and each weight as text (shown\n",
     "     * with 'numbers', else only for screen readers), so it reads without colour. */\n",
@@ -577,8 +592,9 @@ int inspect_write_html(FILE *out, const TranslatorResult *r, const float *encode
           "<p>Click a German word (cross, self) or an English token (encoder).</p>\n"
           "<div id=\"target\"><span id=\"bos\" class=\"bos-marker\">&lt;s&gt;</span>", out);
     for (int i = 0; i < t->n; i++) {
+        /* The label (ist#1, ist#2), as the table's rows and the data name the word. */
         fprintf(out, " <span class=\"tgt-word\" data-index=\"%d\">", i);
-        put_str(out, r->words[i]);
+        put_str(out, r->labels[i]);
         fputs("</span>", out);
     }
     fputs("</div>\n<div id=\"source\">", out);

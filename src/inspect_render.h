@@ -36,7 +36,8 @@
  * <title> tooltip "word → token: 0.1234", and a colour scale legend 0 → 1
  * (<rect id="legend">). A source token not in the vocabulary is followed by a red
  * <tspan class="unknown">?</tspan>, and then a <text id="unknown-legend"> line says
- * "? not in the vocabulary". Returns TT_OK; TT_EINVAL (r has no decoded word, layer or head
+ * "? not in the vocabulary". A <text id="axis-note"> under the grid says that the rows
+ * are the German output and the columns the English source tokens. Returns TT_OK; TT_EINVAL (r has no decoded word, layer or head
  * out of range, out NULL); TT_EIO (out reported an error). */
 int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence, size_t len,
                       int layer, int head);
@@ -46,16 +47,18 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
  *   <select id="head"> "mean","0".."H-1" ("mean" selected),
  *   <select id="kind"> "cross","self","encoder" ("cross" selected);
  *   <div id="target"> a marker <span id="bos" class="bos-marker">&lt;s&gt;</span>, then
- *     <span class="tgt-word" data-index="i"> per decoded word (</s> included);
+ *     <span class="tgt-word" data-index="i"> per decoded word (</s> included), its text
+ *     the word's label (ist#1, ist#2 for a repeated word), as the table names it;
  *   <div id="source"> <span class="src-token" data-index="j"> per source token (</s>
  *     included); a token not in the vocabulary also has class "unknown" (a red "?"
  *     after it, by CSS, so its text stays the token) and a title, and then
  *     <p id="unknown-legend"> "? not in the vocabulary" follows the div;
  *   <table id="heatmap"> (redrawn for the current kind, layer and head; every cell a
- *     title tooltip) and <div id="status"> (e.g. "cross-attention, layer 1, mean of 4
+ *     title tooltip; a source token not in the vocabulary has its "?" in the headers) and <div id="status"> (e.g. "cross-attention, layer 1, mean of 4
  *     heads");
  *   <script id="data" type="application/json"> the data: {"sentence", "translation",
- *     "source", "target", "layers", "encoder_layers", "heads", "cross"
+ *     "source", "unknown" (per source token), "mark" (INSPECT_UNKNOWN_MARK), "target",
+ *     "layers", "encoder_layers", "heads", "cross"
  *     [step][layer][head][S], "self" [step][layer][head][step+1], "encoder"
  *     [layer][head][query][S]}.
  * Clicking: in "cross", a .tgt-word becomes .selected and every .src-token gets

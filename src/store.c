@@ -84,7 +84,8 @@ static int sql_fail(const Store *s, int sqlrc, const char *what, char *err, size
     const char *path = s ? s->path : "model";
     switch (sqlrc & 0xff) {
     case SQLITE_NOTADB:
-        set_err(err, errlen, "%s: not an SQLite database (%s)", path, what);
+        (void)what; /* the statement that found out means nothing to the reader */
+        set_err(err, errlen, "%s: not a toytrans model (not an SQLite database)", path);
         return TT_EMODEL;
     case SQLITE_CORRUPT:
         set_err(err, errlen, "%s: the database is damaged (%s: %s)", path, what, msg);

@@ -483,9 +483,8 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     const int cropped = tr->src.n > max_src ? tr->src.n - max_src : 0;
     if (cropped && !tr->crop) {
         if (err && errlen > 0)
-            snprintf(err, errlen, "%d tokens, more than this model's max_len of %d allows "
-                                  "(%d with </s>)", tr->src.n, m->config.max_len,
-                     m->config.max_len - 1);
+            snprintf(err, errlen, "%d tokens; this model takes at most %d (max_len %d with "
+                                  "</s>)", tr->src.n, m->config.max_len - 1, m->config.max_len);
         rc = TT_EINPUT;
         goto fail;
     }

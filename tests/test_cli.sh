@@ -30,6 +30,8 @@ trap 'exit 130' HUP INT TERM
 
 OUT=$TMP/stdout
 ERR=$TMP/stderr
+# inspect fits its report into $COLUMNS when set: the checks below set it where they mean to.
+unset COLUMNS
 passed=0
 failed=0
 CODE=0 # exit status of the last run
@@ -195,8 +197,11 @@ expect_usage_error "trace --seed -1" trace --seed -1
 expect_usage_error "trace --precision 10" trace --precision 10
 expect_usage_error "trace --qkv-bias with v1" trace --qkv-bias
 expect_usage_error "trace --variant simple --d-out 3" trace --variant simple --d-out 3
-expect_usage_error "trace with a positional argument" trace extra
-expect_in "trace with a positional argument: the message names it" "$ERR" "'extra'"
+# One TEXT is a sentence to trace through a model's head; a second is one too many.
+expect_usage_error "trace with two positional arguments" trace --model tests/fixtures/tiny.db \
+    one extra
+expect_in "trace with two positional arguments: the message names the second" "$ERR" "'extra'"
+expect_usage_error "trace TEXT with --variant (the book's example)" trace --variant v2 extra
 expect_usage_error "trace --bogus" trace --bogus
 expect_in "trace --bogus: the message names the option" "$ERR" "'--bogus'"
 expect_usage_error "trace -xy" trace -xy
@@ -1010,7 +1015,7 @@ expect_code "plot --out -: exit 0" 0
 expect_first_line "plot --out -: the SVG on stdout" "$OUT" "<?xml"
 run plot --model "$H" --out "$TMP/no/such/dir/loss.svg"
 expect_code "plot into a missing directory: exit 5" 5
-expect_in "plot into a missing directory: names the file" "$ERR" "loss.svg: cannot create a temporary file"
+expect_in "plot into a missing directory: names the file" "$ERR" "loss.svg: cannot be written there"
 if [ -w /dev/full ]; then
     run_to /dev/full plot --model "$H" --out -
     expect_code "plot --out - > /dev/full: exit 5" 5
@@ -1467,6 +1472,45 @@ if [ -f models/en-de.db ]; then
     expect_in "inspect --encoder: an encoder section" "$OUT" "encoder self-attention"
     NO_COLOR=1 run inspect --prefix "Das ist ein" "$SENT"
     expect_in "inspect --prefix: prefix words are marked forced" "$OUT" "forced"
+    # For a learner at a terminal: a long sentence fits --width (or $COLUMNS), the shades
+    # and the probabilities' ceiling are explained, an unknown word is marked in the
+    # heatmap too, and the report starts by saying what cross-attention is.
+    LONG="Anna and Bob eat bread in the garden and the dog sees the cat and the cat sees Zoe ."
+    NO_COLOR=1 run inspect --width 80 "$LONG"
+    expect_code "inspect --width 80, a 20-word sentence: exit 0" 0
+    widest=$(LC_ALL=C.UTF-8 wc -L <"$OUT" | tr -d ' ')
+    if [ "$widest" -le 80 ]; then
+        pass "inspect --width 80, a 20-word sentence: no line wider than 80 ($widest)"
+    else
+        fail "inspect --width 80, a 20-word sentence: no line wider than 80" "$widest columns"
+    fi
+    expect_in "inspect --width 80: the columns in blocks" "$OUT" "columns 1-"
+    expect_in "inspect --width 80: the top lists after the blocks" "$OUT" "most attended:"
+    COLUMNS=60 NO_COLOR=1 $RUNNER "$BIN" inspect "$LONG" >"$OUT" 2>"$ERR"
+    widest=$(LC_ALL=C.UTF-8 wc -L <"$OUT" | tr -d ' ')
+    if [ "$widest" -le 60 ]; then
+        pass "inspect with COLUMNS=60: no line wider than 60 ($widest)"
+    else
+        fail "inspect with COLUMNS=60: no line wider than 60" "$widest columns"
+    fi
+    NO_COLOR=1 run inspect --width 0 "$LONG"
+    expect_not_in "inspect --width 0: one block, however wide" "$OUT" "columns 1-"
+    NO_COLOR=1 run inspect "Zoe sees the dog"
+    expect_in "inspect: says what cross-attention is, at the top" "$OUT" \
+        "Cross-attention is where the decoder looks in the English sentence"
+    expect_first_line "inspect: that sentence comes first" "$OUT" "Cross-attention is"
+    expect_in "inspect: a legend for the shades" "$OUT" \
+        "shades: ░ from 0.2, ▒ from 0.4, ▓ from 0.6, █ from 0.8, blank below 0.2"
+    expect_in "inspect: why the probabilities stop at 0.98" "$OUT" \
+        "0.980 is as sure as this model gets, not 1: it was trained with label smoothing 0.02"
+    if grep -v '^source:' "$OUT" | grep -E '^ +zoe\? +sees +the +dog +</s> *$' >/dev/null; then
+        pass "inspect: the unknown word is marked in the heatmap's header too"
+    else
+        fail "inspect: the unknown word is marked in the heatmap's header" "no 'zoe? sees the dog </s>'"
+        show "$OUT"
+    fi
+    run inspect --width 5x "$SENT"
+    expect_code "inspect --width 5x: exit 2" 2
     run inspect --help
     expect_code "inspect --help: exit 0" 0
     expect_first_line "inspect --help: usage on stdout" "$OUT" "Usage: toytrans inspect"
@@ -1597,6 +1641,124 @@ if [ -f models/en-de.db ]; then
         "argument 1: 50 tokens, more than the model's max_len of 40 takes: translated the first 39"
     run translate $ONE_KIND --max-length-crop "$S39"
     expect_empty "translate --max-length-crop, a line that fits: no warning" "$ERR"
+fi
+
+# ---------------------------------------------------------------------------------------
+# trace on the shipped model: one head through the stages, its weights those of the
+# model's own forward pass as translate --json and inspect --json print them
+
+# trace_weights FILE: the numbers of the "weights [..]" table of a trace, one per line.
+trace_weights() {
+    awk '/^  weights \[/ { on = 1; head = 1; next }
+         on && NF == 0 { exit }
+         on && head { head = 0; next }
+         on { for (i = 2; i <= NF; i++) print $i }' "$1"
+}
+# json_head_weights KEY LAYER HEAD PAD: from translate --json's "steps" (stdin), the
+# weights of every step's KEY (cross_attention, self_attention) in LAYER and HEAD, one per
+# line, each step's row padded with zeros to PAD values (0: none).
+json_head_weights() {
+    "$CHECK" --print steps | awk -v key="$1" -v L="$2" -v H="$3" -v pad="$4" '
+    { s = $0; n = length(s); i = 1
+      while ((p = index(substr(s, i), "\"" key "\":")) > 0) {
+        i += p - 1 + length(key) + 3; depth = 0; l = -1; h = -1; num = ""; cnt = 0
+        for (; i <= n; i++) {
+          c = substr(s, i, 1)
+          if (c == "[") { depth++; if (depth == 2) { l++; h = -1 } else if (depth == 3) { h++; cnt = 0 }; num = ""; continue }
+          if (c == "]" || c == ",") {
+            if (num != "" && depth == 3 && l == L && h == H) { printf "%.6f\n", num; cnt++ }
+            num = ""
+            if (c == "]") {
+              if (depth == 3 && l == L && h == H) for (k = cnt; k < pad; k++) printf "%.6f\n", 0
+              if (--depth == 0) break
+            }
+            continue
+          }
+          num = num c
+        }
+      } }'
+}
+# json_encoder_weights: from inspect --json --encoder (stdin), the encoder weights shown.
+json_encoder_weights() {
+    "$CHECK" --print encoder_attention | awk '
+    { s = $0; i = index(s, "\"weights\":") + 10; depth = 0; num = ""
+      for (; i <= length(s); i++) {
+        c = substr(s, i, 1)
+        if (c == "[") { depth++; continue }
+        if (c == "]" || c == ",") { if (num != "") printf "%.6f\n", num; num = ""; if (c == "]" && --depth == 0) break; continue }
+        num = num c
+      } }'
+}
+# same_numbers DESC A B: files A and B hold as many numbers, each pair within 2e-5.
+same_numbers() {
+    if [ -s "$2" ] && paste "$2" "$3" | awk '
+        NF != 2 { bad = 1; exit }
+        { d = $1 - $2; if (d < 0) d = -d; if (d > 2e-5) { bad = 1; exit } }
+        END { exit bad }'; then
+        pass "$1 ($(wc -l <"$2" | tr -d ' ') weights)"
+    else
+        fail "$1" "$(paste "$2" "$3" | head -3 | tr '\t\n' ' ')"
+    fi
+}
+
+if [ -f models/en-de.db ]; then
+    SENT="This is an example"
+    run trace --model models/en-de.db --layer 0 --head 1 "$SENT"
+    expect_code "trace --model: exit 0" 0
+    for stage in "Stage 1/5 · inputs: X = encoder.layers.0.norm1(x)" \
+        "Stage 2/5 · projections of head 1: rows 32-63 of W_query" "Stage 3/5" \
+        "Stage 4/5 · attention weights: softmax(scores / √d_k) per row, d_k = 32" \
+        "Stage 5/5" "they agree — these are the model's numbers" \
+        "they agree — row i of the batched output is token i's own context"; do
+        expect_in "trace --model: $stage" "$OUT" "$stage"
+    done
+    run translate --json --no-read-back "$SENT"
+    cp "$OUT" "$TMP/trace-ref.jsonl"
+    for case in "cross 0 1" "cross 1 3" "dec-self 1 2" "dec-self 0 0"; do
+        set -- $case
+        run trace --model models/en-de.db --attention "$1" --layer "$2" --head "$3" \
+            --precision 6 "$SENT"
+        expect_code "trace --attention $1 --layer $2 --head $3: exit 0" 0
+        trace_weights "$OUT" >"$TMP/trace-w.txt"
+        if [ "$1" = cross ]; then
+            json_head_weights cross_attention "$2" "$3" 0 <"$TMP/trace-ref.jsonl" >"$TMP/json-w.txt"
+        else
+            json_head_weights self_attention "$2" "$3" 5 <"$TMP/trace-ref.jsonl" >"$TMP/json-w.txt"
+        fi
+        same_numbers "trace --attention $1 --layer $2 --head $3: the weights translate --json prints" \
+            "$TMP/trace-w.txt" "$TMP/json-w.txt"
+    done
+    expect_in "trace --attention dec-self: the decoder input named" "$OUT" \
+        "decoder input: <s> Das ist ein Beispiel"
+    run trace --model models/en-de.db --attention dec-self --columns 0 --token 4 "I love you"
+    expect_code "trace --columns 0 --token 4: exit 0" 0
+    expect_in "trace --columns 0: every column of a head's context" "$OUT" \
+        "context_4 alone, and row 4 of the batched context [2 × 32]"
+    for case in "0 1" "1 3"; do
+        set -- $case
+        run trace --model models/en-de.db --attention enc-self --layer "$1" --head "$2" \
+            --precision 6 "$SENT"
+        trace_weights "$OUT" >"$TMP/trace-w.txt"
+        run inspect --json --encoder --layer "$1" --head "$2" "$SENT"
+        json_encoder_weights <"$OUT" >"$TMP/json-w.txt"
+        same_numbers "trace --attention enc-self --layer $1 --head $2: the weights inspect --json prints" \
+            "$TMP/trace-w.txt" "$TMP/json-w.txt"
+    done
+    expect_usage_error "trace --model --layer 2 (two layers)" trace --model models/en-de.db \
+        --layer 2 "$SENT"
+    expect_usage_error "trace --model --head 4 (four heads)" trace --model models/en-de.db \
+        --head 4 "$SENT"
+    expect_usage_error "trace --attention sideways" trace --model models/en-de.db \
+        --attention sideways "$SENT"
+    expect_usage_error "trace --model without a TEXT" trace --model models/en-de.db
+    expect_usage_error "trace --model with --variant" trace --model models/en-de.db \
+        --variant v2 "$SENT"
+    expect_usage_error "trace --model --token 9 (6 rows)" trace --model models/en-de.db \
+        --token 9 "$SENT"
+    run trace --model "$TMP/no-such.db" "$SENT"
+    expect_code "trace --model of a missing file: exit 3" 3
+else
+    fail "trace on the shipped model" "models/en-de.db is missing (make model trains it)"
 fi
 
 # ---------------------------------------------------------------------------------------
@@ -2072,8 +2234,76 @@ else
 fi
 run translate --model "$TMP/no-such.db" "the dog"
 expect_code "translate --model of a missing file: exit 3" 3
-expect_in "translate --model of a missing file: says how to choose another" "$ERR" \
-    "pass --model M or set TOYTRANS_MODEL"
+expect_in "translate --model of a missing file: named" "$ERR" "no-such.db: no such model file"
+expect_not_in "translate --model of a missing file: not told to pass --model, which it did" \
+    "$ERR" "pass --model M"
+
+# First contact: the messages a new user meets.
+# A --model path one typo from a file beside it: that file is offered.
+mkdir -p "$TMP/dym"
+cp tests/fixtures/tiny.db "$TMP/dym/en-de.db"
+run translate --model "$TMP/dym/en-de.bd" "the dog"
+expect_code "translate --model en-de.bd: exit 3" 3
+expect_in "translate --model en-de.bd: did you mean en-de.db" "$ERR" \
+    "did you mean --model $TMP/dym/en-de.db?"
+expect_not_in "translate --model en-de.bd: not told to pass --model" "$ERR" "pass --model M"
+# $TOYTRANS_MODEL naming no file: the variable is named as the source of the path.
+TOYTRANS_MODEL=$TMP/dym/nope.db $RUNNER "$BIN" translate "the dog" >"$OUT" 2>"$ERR"
+CODE=$?
+expect_code "TOYTRANS_MODEL=.../nope.db: exit 3" 3
+expect_in "TOYTRANS_MODEL=.../nope.db: the variable is named" "$ERR" \
+    "$TMP/dym/nope.db is the value of TOYTRANS_MODEL"
+TOYTRANS_MODEL=$TMP/dym/en-de.bd $RUNNER "$BIN" translate "the dog" >"$OUT" 2>"$ERR"
+CODE=$?
+expect_in "TOYTRANS_MODEL=.../en-de.bd: did you mean" "$ERR" "(did you mean $TMP/dym/en-de.db?)"
+# -m, as other tools spell it: --model is offered.
+run translate -m "$TMP/dym/en-de.db" "the dog"
+expect_code "translate -m: exit 2" 2
+expect_in "translate -m: did you mean '--model'" "$ERR" "unknown option '-m'; did you mean '--model'"
+run info -m "$TMP/dym/en-de.db"
+expect_in "info -m: did you mean '--model'" "$ERR" "unknown option '-m'; did you mean '--model'?"
+# A file that is not a model at all: said in the user's words, not SQLite's.
+run translate --model README.md "the dog"
+expect_code "translate --model README.md: exit 3" 3
+expect_in "translate --model README.md: not a toytrans model" "$ERR" \
+    "README.md: not a toytrans model (not an SQLite database)"
+expect_not_in "translate --model README.md: no PRAGMA" "$ERR" "PRAGMA"
+# An output path that cannot be written is refused before the work, not after it.
+run inspect --model "$TMP/dym/en-de.db" --html "$TMP/no/such/dir/x.html" "the dog"
+expect_code "inspect --html into a missing directory: exit 5" 5
+expect_empty "inspect --html into a missing directory: no report first" "$OUT"
+expect_in "inspect --html into a missing directory: names the path" "$ERR" \
+    "--html $TMP/no/such/dir/x.html: cannot be written there"
+# Standard input on a terminal: it says it is reading, and how to end; not in a pipe.
+if command -v script >/dev/null 2>&1 && [ -z "$RUNNER" ]; then
+    timeout 20 script -qec "'$BIN' translate --model '$TMP/dym/en-de.db'" /dev/null \
+        </dev/null >"$OUT" 2>&1
+    expect_in "translate on a terminal: says it reads standard input" "$OUT" \
+        "reading sentences from standard input; Ctrl-D ends"
+else
+    echo "# skipped: translate on a terminal (no script(1), or RUNNER set)"
+fi
+echo "the dog" | $RUNNER "$BIN" translate --model "$TMP/dym/en-de.db" >"$OUT" 2>"$ERR"
+expect_not_in "translate from a pipe: no terminal hint" "$ERR" "Ctrl-D"
+# eval --help is printed as it stands: no printf escape shows.
+run eval --help
+expect_not_in "eval --help: no %%" "$OUT" "%%"
+expect_in "eval --help: the per-cent column" "$OUT" "sentences, exact, % —"
+# German given to the English model: said, with the model that reads German.
+if [ -f models/en-de.db ]; then
+    run translate --model models/en-de.db --no-read-back "Ich liebe dich"
+    expect_in "German input: says it looks German" "$ERR" \
+        "argument 1: this looks German; this model translates English to German"
+    expect_in "German input: names the de-en model" "$ERR" "--model models/de-en.db"
+    run translate --model models/en-de.db --no-read-back "I see the Hund"
+    expect_not_in "English with one German word: not called German" "$ERR" "looks German"
+    long=$(awk 'BEGIN { for (i = 0; i < 254; i++) printf "dog "; }')
+    run translate --model models/en-de.db "$long"
+    expect_in "254 tokens: the limit said plainly" "$ERR" \
+        "254 tokens; this model takes at most 39 (max_len 40 with </s>)"
+else
+    fail "German input" "models/en-de.db is missing (make model trains it)"
+fi
 
 echo "$passed passed, $failed failed"
 if [ "$failed" -ne 0 ]; then

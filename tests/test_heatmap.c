@@ -159,6 +159,71 @@ static void test_heatmap_print_causal_blank(void **state)
     free(s);
 }
 
+/* A heatmap wider than o.width is split into blocks of columns that fit, each with the
+ * row labels, and the top lists follow on lines of their own; every line fits. */
+static void test_heatmap_print_wraps_to_width(void **state)
+{
+    (void)state;
+    const char *cols[] = {"aaa", "bbb", "ccc", "ddd"};
+    const char *rows[] = {"x", "y"};
+    const float w[] = {0.9f, 0.1f, 0.0f, 0.0f, 0.0f, 0.0f, 0.3f, 0.7f};
+    const HeatmapOptions o = {.row_labels = rows, .col_labels = cols, .top_k = 1,
+                              .width = 10};
+    int rc;
+    char *s = print_to_string(w, 2, 4, &o, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_string_equal(s, "columns 1-2 of 4:\n"
+                           "  aaa bbb\n"
+                           "x ███    \n"
+                           "y        \n"
+                           "\n"
+                           "columns 3-4 of 4:\n"
+                           "  ccc ddd\n"
+                           "x        \n"
+                           "y ░░░ ▓▓▓\n"
+                           "\n"
+                           "most attended:\n"
+                           "x  aaa 0.90\n"
+                           "y  ddd 0.70\n");
+    free(s);
+    /* Wide enough: one block, the top list after each row, as without a width. */
+    const HeatmapOptions wide = {.row_labels = rows, .col_labels = cols, .top_k = 1,
+                                 .width = 28};
+    s = print_to_string(w, 2, 4, &wide, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_string_equal(s, "  aaa bbb ccc ddd\n"
+                           "x ███              aaa 0.90\n"
+                           "y         ░░░ ▓▓▓  ddd 0.70\n");
+    free(s);
+}
+
+/* The legend names every shade and the weight it starts at. */
+static void test_heatmap_legend_names_every_shade(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    heatmap_print_legend(f, "  ", 0);
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(buf, "  shades: ░ from 0.2, ▒ from 0.4, ▓ from 0.6, █ from 0.8, blank "
+                             "below 0.2\n");
+    free(buf);
+    /* Narrow: broken between items, the next line under the first shade. */
+    f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    heatmap_print_legend(f, "  ", 40);
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(buf, "  shades: ░ from 0.2, ▒ from 0.4,\n"
+                             "          ▓ from 0.6, █ from 0.8,\n"
+                             "          blank below 0.2\n");
+    /* The boundaries it states are the ones heatmap_shade uses. */
+    assert_string_equal(heatmap_shade_char(0.2f), "░");
+    assert_string_equal(heatmap_shade_char(0.8f), "█");
+    free(buf);
+}
+
 /* Bad arguments are refused, not drawn. */
 static void test_heatmap_print_rejects_bad_arguments(void **state)
 {
@@ -182,6 +247,8 @@ int main(void)
         cmocka_unit_test(test_heatmap_print_plain_lines),
         cmocka_unit_test(test_heatmap_print_color_escapes),
         cmocka_unit_test(test_heatmap_print_causal_blank),
+        cmocka_unit_test(test_heatmap_print_wraps_to_width),
+        cmocka_unit_test(test_heatmap_legend_names_every_shade),
         cmocka_unit_test(test_heatmap_print_rejects_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

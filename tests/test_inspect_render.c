@@ -294,6 +294,40 @@ static void test_inspect_render_html_rejects_empty(void **state)
     free(f);
 }
 
+/* The SVG says which axis is the German output and which the English source. */
+static void test_inspect_render_svg_names_its_axes(void **state)
+{
+    (void)state;
+    Fixture *f = fixture_new();
+    int rc;
+    char *svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_well_formed(svg);
+    const char *note = strstr(svg, "<text id=\"axis-note\"");
+    assert_non_null(note);
+    assert_non_null(strstr(note, "rows: the German output"));
+    assert_non_null(strstr(note, "columns: the English source tokens"));
+    free(svg);
+    free(f);
+}
+
+/* A repeated German word is labelled alike on its button and in the table's rows (the
+ * data's "target"): ist#1, ist#2 on both. */
+static void test_inspect_render_html_buttons_use_labels(void **state)
+{
+    (void)state;
+    Fixture *f = fixture_new();
+    const char *labels[T] = {"Ja#1", "</s>"};
+    f->r.labels = labels;
+    int rc;
+    char *html = render_html(f, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_non_null(strstr(html, "<span class=\"tgt-word\" data-index=\"0\">Ja#1</span>"));
+    assert_non_null(strstr(html, "\"target\":[\"Ja#1\""));
+    free(html);
+    free(f);
+}
+
 /* A source token not in the vocabulary gets the mark and the legend line, in the SVG
  * and in the page; a sentence without one gets neither. */
 static void test_inspect_render_marks_unknown_source_words(void **state)
@@ -319,6 +353,10 @@ static void test_inspect_render_marks_unknown_source_words(void **state)
     assert_int_equal(rc, TT_OK);
     assert_int_equal(count_substr(html, "class=\"src-token unknown\""), 1);
     assert_non_null(strstr(html, "<p id=\"unknown-legend\">? not in the vocabulary</p>"));
+    /* The table's header marks it too: the data says which tokens, the script adds it. */
+    assert_non_null(strstr(html, "\"unknown\":[false,true,false]"));
+    assert_non_null(strstr(html, "\"mark\":\"?\""));
+    assert_non_null(strstr(html, "D.unknown[j] ? s + D.mark : s"));
     free(html);
     free(svg);
     f->kind[1] = TR_WORD_NAME; /* a name is not in the vocabulary either */
@@ -335,6 +373,8 @@ int main(void)
         cmocka_unit_test(test_inspect_render_svg_tooltips_exact),
         cmocka_unit_test(test_inspect_render_svg_escapes_tokens),
         cmocka_unit_test(test_inspect_render_svg_rejects_bad_choice),
+        cmocka_unit_test(test_inspect_render_svg_names_its_axes),
+        cmocka_unit_test(test_inspect_render_html_buttons_use_labels),
         cmocka_unit_test(test_inspect_render_html_has_dom_contract),
         cmocka_unit_test(test_inspect_render_html_data_is_json_and_script_safe),
         cmocka_unit_test(test_inspect_render_html_rejects_empty),

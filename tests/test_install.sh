@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_install.sh — `make install` and `make uninstall` with blanks in DESTDIR and PREFIX:
 # every path of the recipes is one word, so install puts the files where they belong and
-# uninstall removes those three files and nothing else (a DESTDIR "/x/victim x" must not
+# uninstall removes the files it installed (the binary, the models, the man page and
+# the word lists' licence notices, share/doc/toytrans/SOURCES.md) and nothing else (a DESTDIR "/x/victim x" must not
 # remove /x/victim); uninstall also removes the directories install made, when empty.
 #
 #   sh tests/test_install.sh BIN
@@ -57,10 +58,11 @@ D="$TMP/dest dir"
 mk install DESTDIR="$D" PREFIX=/usr
 expect_code "make install DESTDIR='.../dest dir': exit 0" 0
 if [ -x "$D/usr/bin/toytrans" ] && cmp -s models/en-de.db "$D/usr/share/toytrans/en-de.db" &&
-    [ -f "$D/usr/share/man/man1/toytrans.1" ]; then
-    pass "make install DESTDIR='.../dest dir': the three files under it"
+    [ -f "$D/usr/share/man/man1/toytrans.1" ] &&
+    cmp -s data/SOURCES.md "$D/usr/share/doc/toytrans/SOURCES.md"; then
+    pass "make install DESTDIR='.../dest dir': binary, model, man page and SOURCES.md under it"
 else
-    fail "make install DESTDIR='.../dest dir': the three files under it" \
+    fail "make install DESTDIR='.../dest dir': binary, model, man page and SOURCES.md under it" \
         "$(find "$TMP" -type f | tr '\n' ' ')"
 fi
 if [ -e "$TMP/dest" ]; then
@@ -88,6 +90,14 @@ CODE=$?
 expect_code "installed under '.../pre fix', run from /: exit 0" 0
 expect_file_eq "installed under '.../pre fix': translates with the installed model" "$OUT" \
     "Das ist ein Beispiel"
+if [ -f "$P/share/doc/toytrans/SOURCES.md" ] &&
+    sed 's/\\-/-/g' "$P/share/man/man1/toytrans.1" 2>/dev/null |
+    grep -qF "$P/share/toytrans/de-en.db"; then
+    pass "installed under '.../pre fix': SOURCES.md, and a man page that names the prefix"
+else
+    fail "installed under '.../pre fix': SOURCES.md, and a man page that names the prefix" \
+        "$(find "$P" -type f | tr '\n' ' ')"
+fi
 echo mine >"$P/bin/other-tool"
 mk uninstall PREFIX="$P"
 expect_code "make uninstall PREFIX='.../pre fix': exit 0" 0

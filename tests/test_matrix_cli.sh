@@ -438,7 +438,7 @@ section_input() {
     expect_in "translate: 0xFE named" "$ERR" "line 13: invalid UTF-8 at byte 1: byte that never occurs in UTF-8 (0xFE"
     expect_in "translate: 0xFF named" "$ERR" "line 14: invalid UTF-8 at byte 1: byte that never occurs in UTF-8 (0xFF"
     expect_in "translate: NUL named (line, byte)" "$ERR" "line 15: NUL byte at byte 7"
-    expect_in "translate: 10,000 words named with the limit" "$ERR" "line 16: 10000 tokens, more than this model's max_len of 24"
+    expect_in "translate: 10,000 words named with the limit" "$ERR" "line 16: 10000 tokens; this model takes at most 23 (max_len 24 with </s>)"
     expect_in "translate: a 1 MB line named with the limit" "$ERR" \
         "line 17: more than the 65536 bytes a line may have"
 

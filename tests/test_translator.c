@@ -272,7 +272,7 @@ static void test_translator_run_refuses_bad_sentences(void **state)
     assert_null(r.text);
     const char *eight = "the dog is big the dog is big";
     assert_int_equal(translator_run(&tr, eight, strlen(eight), &r, err, sizeof err), TT_EINPUT);
-    assert_string_equal(err, "8 tokens, more than this model's max_len of 8 allows (7 with </s>)");
+    assert_string_equal(err, "8 tokens; this model takes at most 7 (max_len 8 with </s>)");
     run_ok(&tr, "the dog is big the dog is", &r); /* 7 tokens + </s> fit */
     assert_int_equal(r.src->n, 7);
     translator_free(&tr);

@@ -215,9 +215,32 @@ try {
   await page.screenshot({ path: SHOT, fullPage: true });
   console.log(`# screenshot: ${path.relative(ROOT, SHOT)}`);
 
-  // 6. Self-contained and clean.
+  // 6. A repeated German word and an unknown source word: the buttons, the table's rows
+  // and its header name them alike (ist#1, ist#2; zoe? as on the source line).
+  let page2Url = null;
+  if (!process.env.INSPECT_PAGE) {
+    const text2 = "Zoe is big and the cat is small.";
+    const page2 = path.join(tmp, "inspect2.html");
+    execFileSync(BIN, ["inspect", "--html", page2, text2], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    page2Url = pathToFileURL(page2).href;
+    await page.goto(page2Url, { waitUntil: "load" });
+    const buttons = await texts("#target .tgt-word");
+    const rowHeads = await texts("#heatmap th[scope=row]");
+    check("repeated word: the buttons are labelled as the table's rows",
+          fmt(buttons) === fmt(rowHeads) && buttons.includes("ist#1") && buttons.includes("ist#2"),
+          `buttons ${fmt(buttons)}, rows ${fmt(rowHeads)}`);
+    const colHeads = await texts("#heatmap th[scope=col]");
+    check("unknown word: marked ? in the table's header", colHeads[0] === "zoe?",
+          `got ${fmt(colHeads)}`);
+    await page.selectOption("#kind", "encoder");
+    const encRows = await texts("#heatmap th[scope=row]");
+    check("unknown word: marked ? in the encoder table's rows", encRows[0] === "zoe?",
+          `got ${fmt(encRows)}`);
+  }
+
+  // 7. Self-contained and clean.
   check("no console errors", consoleErrors.length === 0, consoleErrors.join(" | "));
-  const foreign = requests.filter((u) => u !== PAGE_URL && !u.startsWith("data:"));
+  const foreign = requests.filter((u) => u !== PAGE_URL && u !== page2Url && !u.startsWith("data:"));
   check("no network requests (only the page's own file:// URL)", foreign.length === 0,
         `requested ${fmt([...new Set(foreign)])}`);
 } catch (e) {
