@@ -749,8 +749,12 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
     wrap.hang = 13;
     wrap_word(&wrap, "translation:");
     wrap_text(&wrap, r.text);
-    if (r.grammar == TR_GRAMMAR_OUT)
-        printf("outside the grammar the model learned, %s\n", r.grammar_note);
+    if (r.grammar == TR_GRAMMAR_OUT) {
+        char note[GRAMMAR_NOTE_LEN + 64];
+        snprintf(note, sizeof note, "outside the grammar the model learned, %s", r.grammar_note);
+        wrap.hang = 2;
+        wrap_text(&wrap, note);
+    }
     if (t->n == 0)
         return run->o->svg_path || run->o->html_path ? inspect_files(run, &r, text, len)
                                                      : TT_EXIT_OK;
