@@ -153,7 +153,8 @@ static int read_tsv(EvalSet *s, const char *path, int skip_bad, FILE *report, ch
 
 /* Reads the lines of path ("-": standard input), each checked to be UTF-8, into *lines:
  * with limit >= 0 into the limit slots it has (later lines only counted), with limit < 0
- * into an array grown as needed (*cap its slots). *count is the number of lines. */
+ * into an array grown as needed (*cap its slots; cap not NULL then). *count is the number
+ * of lines. */
 static int read_lines(const char *path, char ***lines, size_t *cap, long limit, long *count,
                       char *err, size_t errlen)
 {
@@ -208,7 +209,7 @@ static int read_lines(const char *path, char ***lines, size_t *cap, long limit, 
             rc = TT_EINPUT;
             break;
         }
-        if (limit < 0 && (size_t)no > *cap) {
+        if (limit < 0 && cap && (size_t)no > *cap) {
             const size_t grown = *cap ? 2 * *cap : 256;
             char **more = realloc(*lines, grown * sizeof *more);
             if (!more) {
@@ -226,7 +227,7 @@ static int read_lines(const char *path, char ***lines, size_t *cap, long limit, 
     if (rc == TT_ENOMEM)
         snprintf(err, errlen, "%s", status_message(rc));
     /* Grown: never more than the slots, which are NULL where nothing was stored. */
-    *count = limit < 0 && (size_t)no > *cap ? (long)*cap : no;
+    *count = limit < 0 && cap && (size_t)no > *cap ? (long)*cap : no;
     linein_free(&in);
     if (!from_stdin)
         fclose(f);
