@@ -916,13 +916,23 @@ static int disconnect(Store *s, char *err, size_t errlen)
         if (rc == TT_OK && s->committed && s->mode == STORE_REPLACE)
             rc = lock_replaced(s, err, errlen);
         if (rc == TT_OK && s->committed) {
-            int moved = s->mode == STORE_CREATE ? link(s->tmp_path, s->path) == 0 &&
-                                                      remove(s->tmp_path) == 0
-                                                : rename(s->tmp_path, s->path) == 0;
+            /* Where no file was there to lock (a new file, or a replace that found none),
+             * link(2) puts the new one in place only if nothing has appeared since: two
+             * runs started together on one path must not both rename, the second over
+             * the first's file while the first still writes it. */
+            const int no_replace = s->mode == STORE_CREATE || s->replaced_fd < 0;
+            int moved = no_replace ? link(s->tmp_path, s->path) == 0 &&
+                                         remove(s->tmp_path) == 0
+                                   : rename(s->tmp_path, s->path) == 0;
             if (!moved && errno == EEXIST && s->mode == STORE_CREATE) {
                 set_err(err, errlen, "%s: already exists (it appeared while the new model "
                                      "was written); not replaced", s->path);
                 rc = TT_EEXIST;
+            } else if (!moved && errno == EEXIST) {
+                set_err(err, errlen, "%s: being written by another process (it appeared "
+                                     "while the new model was written); not replaced",
+                        s->path);
+                rc = TT_EIO;
             } else if (!moved) {
                 set_err(err, errlen, "%s: cannot move the new model into place: %s", s->path,
                         strerror(errno));
