@@ -601,26 +601,16 @@ static int check_grammar(Translator *tr, const TokenList *surface, TranslatorRes
 /* The spelling of a generated word w of an English target, whose vocabulary is folded:
  * into dst (size bytes), the word as a sentence shows it. "i" is "I"; a word equal to the
  * folded form of a capitalised source word takes its spelling (names: "anna" for
- * "Anna"); the first word of the text is capitalised. Returns the bytes written. */
+ * "Anna"); the first word of the text is capitalised. folded[j] is source word j's
+ * folded form when it is capitalised, else NULL. Returns the bytes written. */
 static size_t cased_word(char *dst, size_t size, const char *w, int first,
-                         const TokenList *surface)
+                         const TokenList *surface, char *const *folded)
 {
     if (strcmp(w, "i") == 0)
         return (size_t)snprintf(dst, size, "I");
-    for (int j = 0; j < surface->n; j++) {
-        const char *src = surface->tok[j];
-        if (!translator_is_capitalised(src))
-            continue;
-        utf8proc_uint8_t *folded = NULL;
-        if (utf8proc_map((const utf8proc_uint8_t *)src, 0, &folded,
-                         UTF8PROC_NULLTERM | UTF8PROC_STABLE | UTF8PROC_COMPOSE |
-                             UTF8PROC_CASEFOLD) < 0)
-            continue;
-        const int same = strcmp((const char *)folded, w) == 0;
-        free(folded);
-        if (same)
-            return (size_t)snprintf(dst, size, "%s", src);
-    }
+    for (int j = 0; j < surface->n; j++)
+        if (folded[j] && strcmp(folded[j], w) == 0)
+            return (size_t)snprintf(dst, size, "%s", surface->tok[j]);
     utf8proc_int32_t cp;
     const utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)w, -1, &cp);
     if (!first || n < 1)
@@ -631,25 +621,41 @@ static size_t cased_word(char *dst, size_t size, const char *w, int first,
 }
 
 /* Gives the generated words of an English target their case (cased_word), in one buffer
- * tr->case_text that tr->words then points into. The prefix stays as the user wrote it. */
+ * tr->case_text that tr->words then points into. The prefix stays as the user wrote it.
+ * The capitalised source words are folded once for the sentence, not once a word. */
 static int truecase(Translator *tr, const TokenList *surface, int n_text)
 {
     const Translation *t = &tr->t;
+    char **folded = calloc(surface->n ? (size_t)surface->n : 1, sizeof *folded);
+    if (!folded)
+        return TT_ENOMEM;
+    for (int j = 0; j < surface->n; j++) {
+        utf8proc_uint8_t *f = NULL;
+        if (translator_is_capitalised(surface->tok[j]) &&
+            utf8proc_map((const utf8proc_uint8_t *)surface->tok[j], 0, &f,
+                         UTF8PROC_NULLTERM | UTF8PROC_STABLE | UTF8PROC_COMPOSE |
+                             UTF8PROC_CASEFOLD) >= 0)
+            folded[j] = (char *)f;
+    }
     size_t total = 1;
     for (int i = t->n_forced; i < n_text; i++)
-        total += cased_word(NULL, 0, tr->words[i], i == 0, surface) + 1;
+        total += cased_word(NULL, 0, tr->words[i], i == 0, surface, folded) + 1;
     char *buf = malloc(total);
-    if (!buf)
-        return TT_ENOMEM;
-    size_t at = 0;
-    for (int i = t->n_forced; i < n_text; i++) {
-        const size_t n = cased_word(buf + at, total - at, tr->words[i], i == 0, surface);
-        tr->words[i] = buf + at;
-        at += n + 1;
+    if (buf) {
+        size_t at = 0;
+        for (int i = t->n_forced; i < n_text; i++) {
+            const size_t n = cased_word(buf + at, total - at, tr->words[i], i == 0, surface,
+                                        folded);
+            tr->words[i] = buf + at;
+            at += n + 1;
+        }
+        free(tr->case_text);
+        tr->case_text = buf;
     }
-    free(tr->case_text);
-    tr->case_text = buf;
-    return TT_OK;
+    for (int j = 0; j < surface->n; j++)
+        free(folded[j]);
+    free(folded);
+    return buf ? TT_OK : TT_ENOMEM;
 }
 
 /* The result of the sentence tr->t holds: words, text and what deserves doubt. */
