@@ -271,10 +271,12 @@ static const float *padded_rows(float *strip, const float *b, int ldb, int K, in
     return strip;
 }
 
-/* c (M, N) (+)= a · b, with a(i,k) at a[i*a_rs + k*a_cs] and b (K, N) row-major. */
+/* c (M, N) (+)= a · b, with a(i,k) at a[i*a_rs + k*a_cs] and b (K, N) row-major; when
+ * not accumulating, each element starts from bias (N) or NULL for zero. */
 static inline __attribute__((always_inline)) void gemm_nn(float *c, const float *a, int a_rs,
                                                           int a_cs, const float *b, int M,
-                                                          int K, int N, int accumulate)
+                                                          int K, int N, int accumulate,
+                                                          const float *bias)
 {
     float strip[PANEL_K * TILE_COLS];
     int j0 = 0;
@@ -284,7 +286,7 @@ static inline __attribute__((always_inline)) void gemm_nn(float *c, const float 
                 for (int k0 = 0; k0 < K; k0 += PANEL_K) {
                     const int kc = K - k0 < PANEL_K ? K - k0 : PANEL_K;
                     Tile t = {c + j0, N, a + (size_t)k0 * a_cs, a_rs, a_cs, b + (size_t)k0 * N + j0, N};
-                    tile_column_nv(t, M, nv, kc, accumulate || k0 > 0, NULL);
+                    tile_column_nv(t, M, nv, kc, accumulate || k0 > 0, bias ? bias + j0 : NULL);
                 }
     for (int j = j0; j < N; j += TILE_COLS) {
         const int cols = N - j < TILE_COLS ? N - j : TILE_COLS;
@@ -297,7 +299,7 @@ static inline __attribute__((always_inline)) void gemm_nn(float *c, const float 
                 ldb = TILE_COLS;
             }
             Tile t = {c + j, N, a + (size_t)k0 * a_cs, a_rs, a_cs, bj, ldb};
-            tile_column(t, M, cols, kc, accumulate || k0 > 0, NULL);
+            tile_column(t, M, cols, kc, accumulate || k0 > 0, bias ? bias + j : NULL);
         }
     }
 }
@@ -306,14 +308,22 @@ KERNEL_CLONES
 void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int N)
 {
     assert(out && a && b && M > 0 && K > 0 && N > 0);
-    gemm_nn(out, a, K, 1, b, M, K, N, 0);
+    gemm_nn(out, a, K, 1, b, M, K, N, 0, NULL);
+}
+
+KERNEL_CLONES
+void kernel_matmul_bias(float *out, const float *a, const float *bt, const float *bias, int M,
+                        int K, int N)
+{
+    assert(out && a && bt && M > 0 && K > 0 && N > 0);
+    gemm_nn(out, a, K, 1, bt, M, K, N, 0, bias);
 }
 
 KERNEL_CLONES
 void kernel_matmul_acc(float *out, const float *a, const float *b, int M, int K, int N)
 {
     assert(out && a && b && M > 0 && K > 0 && N > 0);
-    gemm_nn(out, a, K, 1, b, M, K, N, 1);
+    gemm_nn(out, a, K, 1, b, M, K, N, 1, NULL);
 }
 
 /* The left operand read down its columns: element (j, i) of aᵀ is a[i*lda + j]. */
@@ -322,7 +332,7 @@ void kernel_matmul_tn_acc(float *out, const float *a, int lda, const float *b, i
                           int K)
 {
     assert(out && a && b && M > 0 && N > 0 && K > 0 && lda >= N);
-    gemm_nn(out, a, 1, lda, b, N, M, K, 1);
+    gemm_nn(out, a, 1, lda, b, N, M, K, 1, NULL);
 }
 
 KERNEL_CLONES
@@ -530,19 +540,17 @@ static inline __attribute__((always_inline)) void pack_panel(float *panel, int w
     }
 }
 
-/* a · bᵀ + bias. With a few rows, dot products (matmul_nt_dots). With more, blocks of b's
- * rows (output columns) are copied transposed into a panel of at most NT_PANEL_FLOATS,
- * then every row of a runs against the panel as a tile: the copy costs N·K moves per
- * call against M·N·K multiply-adds, and the tile needs no lane sums. */
-KERNEL_CLONES
-void kernel_matmul_nt(float *out, const float *a, const float *b, const float *bias,
-                      int M, int K, int N)
+/* a · bᵀ + bias as tiles: blocks of b's rows (output columns) are copied transposed into a
+ * panel of at most NT_PANEL_FLOATS, then every row of a runs against the panel as a tile.
+ * The copy costs N·K moves per call against M·N·K multiply-adds, and the tile needs no
+ * lane sums. Each output element is its bias plus its K products added in order, one
+ * multiply-add chain whatever tile its row falls in (6, 4, 2 or 1 rows; wide or narrow):
+ * a row's bits do not depend on M. */
+static inline __attribute__((always_inline)) void matmul_nt_panel(float *out, const float *a,
+                                                                  const float *b,
+                                                                  const float *bias, int M,
+                                                                  int K, int N)
 {
-    assert(out && a && b && M > 0 && K > 0 && N > 0);
-    if (M < NT_PANEL_MIN_ROWS && K % TILE_COLS == 0) {
-        matmul_nt_dots(out, a, b, bias, M, K, N);
-        return;
-    }
     float panel[NT_PANEL_FLOATS];
     int j0 = 0;
     if (use_wide_tile())
@@ -572,6 +580,27 @@ void kernel_matmul_nt(float *out, const float *a, const float *b, const float *b
             tile_column(t, M, cols, kc, k0 > 0, init);
         }
     }
+}
+
+/* a · bᵀ + bias. With a few rows, dot products (matmul_nt_dots); with more, the tiles. */
+KERNEL_CLONES
+void kernel_matmul_nt(float *out, const float *a, const float *b, const float *bias,
+                      int M, int K, int N)
+{
+    assert(out && a && b && M > 0 && K > 0 && N > 0);
+    if (M < NT_PANEL_MIN_ROWS && K % TILE_COLS == 0) {
+        matmul_nt_dots(out, a, b, bias, M, K, N);
+        return;
+    }
+    matmul_nt_panel(out, a, b, bias, M, K, N);
+}
+
+KERNEL_CLONES
+void kernel_matmul_nt_rows(float *out, const float *a, const float *b, const float *bias,
+                           int M, int K, int N)
+{
+    assert(out && a && b && M > 0 && K > 0 && N > 0);
+    matmul_nt_panel(out, a, b, bias, M, K, N);
 }
 
 void kernel_softmax_rows(float *x, int rows, int cols)

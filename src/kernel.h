@@ -21,6 +21,20 @@ void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int
 void kernel_matmul_nt(float *out, const float *a, const float *b, const float *bias,
                       int M, int K, int N);
 
+/* kernel_matmul_nt computed so that each row of out depends on its row of a alone, in an
+ * order fixed by K and N: a row gets the same bits whatever M is, and whatever rows share
+ * the call. Translation's products (a sentence's numbers never depend on its batch);
+ * kernel_matmul_nt may choose by M and is faster for a few rows. */
+void kernel_matmul_nt_rows(float *out, const float *a, const float *b, const float *bias,
+                           int M, int K, int N);
+
+/* out = a · bt + bias with the weight given transposed: bt (K, N) = bᵀ of a Linear layer's
+ * b (N, K), bias (N) or NULL. The same bits as kernel_matmul_nt_rows(out, a, b, bias, …)
+ * — row-stable, each element its bias plus its K products in order — without copying
+ * the weight into panels on every call: translation keeps its weights transposed once. */
+void kernel_matmul_bias(float *out, const float *a, const float *bt, const float *bias, int M,
+                        int K, int N);
+
 /* out += a · b, accumulating.
  * out (M, N), a (M, K), b (K, N). */
 void kernel_matmul_acc(float *out, const float *a, const float *b, int M, int K, int N);

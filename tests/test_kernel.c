@@ -151,6 +151,41 @@ static void test_kernel_matmul_tiles_agree_bit_for_bit(void **state)
         free(got_rot);
 }
 
+/* Translation's products are row-stable: a row of kernel_matmul_nt_rows, and of
+ * kernel_matmul_bias with the weight transposed, has the same bits whatever M is (the
+ * row computed alone, and within 2 to 70 rows, at every offset of the tiles), and the two
+ * agree bit for bit. kernel_matmul_nt, which chooses its path by M, need not. */
+static void test_kernel_matmul_rows_are_row_stable(void **state)
+{
+    (void)state;
+    static const int SHAPES[][2] = {{128, 128}, {128, 512}, {512, 128}, {128, 75}, {48, 13}};
+    Rng rng;
+    rng_seed(&rng, 11);
+    enum { MAX_M = 70 };
+    for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
+        const int K = SHAPES[s][0], N = SHAPES[s][1];
+        float *a = random_matrix(&rng, MAX_M, K), *w = random_matrix(&rng, N, K);
+        float *bias = random_matrix(&rng, 1, N), *wt = malloc(sizeof(float) * (size_t)K * N);
+        float *alone = malloc(sizeof(float) * (size_t)MAX_M * N);
+        float *got = malloc(sizeof(float) * (size_t)MAX_M * N);
+        assert_non_null(wt), assert_non_null(alone), assert_non_null(got);
+        for (int j = 0; j < N; j++)
+            for (int k = 0; k < K; k++)
+                wt[(size_t)k * N + j] = w[(size_t)j * K + k];
+        for (int i = 0; i < MAX_M; i++)
+            kernel_matmul_nt_rows(alone + (size_t)i * N, a + (size_t)i * K, w, bias, 1, K, N);
+        for (int M = 2; M <= MAX_M; M += 17) {
+            for (int first = 0; first + M <= MAX_M; first += 23) {
+                kernel_matmul_nt_rows(got, a + (size_t)first * K, w, bias, M, K, N);
+                assert_memory_equal(got, alone + (size_t)first * N, sizeof(float) * (size_t)M * N);
+                kernel_matmul_bias(got, a + (size_t)first * K, wt, bias, M, K, N);
+                assert_memory_equal(got, alone + (size_t)first * N, sizeof(float) * (size_t)M * N);
+            }
+        }
+        free(a), free(w), free(bias), free(wt), free(alone), free(got);
+    }
+}
+
 /* A Linear layer's backward pass as training computes it (net.c) accumulates
  * dx += dy·w (kernel_matmul_acc), dw += dyᵀ·x (kernel_matmul_tn_acc) and db += Σ dy
  * (kernel_colsum_acc) on top of what the buffers hold, for shapes with and without full
@@ -515,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_kernel_matmul_nt_all_paths),
         cmocka_unit_test(test_kernel_linear_backward_matches_naive),
         cmocka_unit_test(test_kernel_matmul_tiles_agree_bit_for_bit),
+        cmocka_unit_test(test_kernel_matmul_rows_are_row_stable),
         cmocka_unit_test(test_kernel_relu_and_adamw),
         cmocka_unit_test(test_kernel_scale_sumsq),
         cmocka_unit_test(test_kernel_scale_sumsq_adds_second_block),
