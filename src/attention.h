@@ -1,8 +1,8 @@
 /*
  * attention.h — scaled dot-product attention: one head, and the weights of a multi-head
  * layer. The multi-head layer itself is net.c's net_mha_forward/net_mha_backward (over a
- * batch, what training and the encoder run) and transformer.c's cached decoder step, both
- * built from attention_head_forward.
+ * batch, what training and translation run, the decoder's cached steps included), built
+ * from attention_head_forward.
  *
  * The computation, exactly as the classic walk-through teaches it:
  *     scores  = Q · Kᵀ                         (Tq, Tk)

@@ -120,11 +120,10 @@ int backprop_set_batch(Backprop *t, const TrainPair *pairs, int B)
 void backprop_forward(Backprop *t, int with_dropout)
 {
     const Model *m = t->m;
-    const ModelWeights *w = &m->w;
     const NetBatch *nb = &t->nb;
     NetActs *a = &t->acts;
     NetCtx *c = &t->ctx;
-    const int B = nb->B, T = nb->T;
+    const int B = nb->B;
     c->dropout = with_dropout ? t->dropout : 0.0f;
     if (c->dropout > 0.0f)
         for (int b = 0; b < B; b++)
@@ -132,14 +131,7 @@ void backprop_forward(Backprop *t, int with_dropout)
 
     net_encoder_forward(a, m, t->src_ids, nb, c);
 
-    net_embed_forward(a->dec[0].x, a->tgt_drop, w->emb_tgt, m->pe, t->dec_in, nb->tgt_len, B,
-                      T, c);
-    for (int l = 0; l < a->n_dec; l++)
-        decoder_layer_forward(l + 1 < a->n_dec ? a->dec[l + 1].x : a->dec_top, &a->dec[l],
-                              a->memory, &w->dec[l], nb, c);
-    net_norm_forward(a->final_h, a->final_st, a->dec_top, w->dec_norm_w, w->dec_norm_b, B * T,
-                     c);
-    net_generator_forward(a->logits, a->final_h, w->gen_w, w->gen_b, B * T, c);
+    net_decoder_forward(a, m, t->dec_in, nb, NULL, c);
 }
 
 void backprop_loss(Backprop *t, float ls, double *sum)

@@ -77,6 +77,7 @@ void translation_free(Translation *t)
         return;
     free(t->alt_prob);
     free(t->alt_ids);
+    free(t->enc);
     free(t->self);
     free(t->cross);
     free(t->logprob);
@@ -90,6 +91,7 @@ int translation_init(Translation *t, const Model *m, int alt_k)
     if (alt_k < 0 || alt_k > DECODE_MAX_ALTERNATIVES)
         return TT_EINVAL;
     t->L = m->config.n_decoder_layers;
+    t->Le = m->config.n_encoder_layers;
     t->H = m->config.n_heads;
     t->alt_k = alt_k > m->tgt_vocab.size ? m->tgt_vocab.size : alt_k;
     return TT_OK;
@@ -104,14 +106,15 @@ int translation_reserve(Translation *t, const Model *m, int n)
         return TT_OK;
     const size_t N = (size_t)n, LH = (size_t)t->L * (size_t)t->H;
     const size_t K = (size_t)(t->alt_k ? t->alt_k : 1);
-    Translation g = {.L = t->L, .H = t->H, .cap = n, .alt_k = t->alt_k};
+    Translation g = {.L = t->L, .Le = t->Le, .H = t->H, .cap = n, .alt_k = t->alt_k};
+    g.enc = malloc(sizeof(float) * (size_t)(t->Le ? t->Le : 1) * t->H * N * N);
     g.ids = malloc(sizeof(int) * N);
     g.logprob = malloc(sizeof(float) * N);
     g.cross = calloc(N * LH * N, sizeof(float));
     g.self = calloc(N * LH * N, sizeof(float));
     g.alt_ids = malloc(sizeof(int) * N * K);
     g.alt_prob = malloc(sizeof(float) * N * K);
-    if (!g.ids || !g.logprob || !g.cross || !g.self || !g.alt_ids || !g.alt_prob) {
+    if (!g.ids || !g.logprob || !g.cross || !g.self || !g.enc || !g.alt_ids || !g.alt_prob) {
         translation_free(&g);
         return TT_ENOMEM;
     }
@@ -137,6 +140,15 @@ const float *translation_self(const Translation *t, int i, int l, int h)
     return t->self + record_offset(t, i, l, h);
 }
 
+/* What the recorded pass does for one sentence. */
+typedef struct RecordJob {
+    Translation *out;
+    const int *forced;   /* the tokens forced first: the prefix, or all of a beam's output */
+    int n_forced;
+    int n_prefix;        /* the first n_prefix of them are the prefix */
+    int limit;
+} RecordJob;
+
 void decoder_free(Decoder *d)
 {
     if (!d)
@@ -149,12 +161,55 @@ void decoder_free(Decoder *d)
     free(d->hyp_score);
     free(d->hyp_len);
     free(d->hyp_ids);
+    free(d->jobs);
+    free(d->sum);
+    free(d->live);
+    free(d->sent);
+    free(d->slot);
+    free(d->tok);
     free(d->lp);
-    for (int i = 0; i < 2 * DECODE_MAX_BEAM; i++)
-        decoder_cache_free(&d->caches[i]);
-    decoder_step_free(&d->step);
+    decoder_state_free(&d->state);
     encoder_free(&d->enc);
+    free(d->params_t);
     memset(d, 0, sizeof *d);
+}
+
+/* The per-row arrays for rows rows; on failure d keeps its own. */
+static int rows_reserve(Decoder *d, int rows)
+{
+    if (rows <= d->rows)
+        return TT_OK;
+    const size_t R = (size_t)rows, V = (size_t)d->model->tgt_vocab.size;
+    double *lp = malloc(sizeof(double) * R * V), *sum = malloc(sizeof(double) * R);
+    int *tok = malloc(sizeof(int) * R), *slot = malloc(sizeof(int) * R);
+    int *sent = malloc(sizeof(int) * R), *live = malloc(sizeof(int) * R);
+    RecordJob *jobs = malloc(sizeof(RecordJob) * R);
+    if (!lp || !sum || !tok || !slot || !sent || !live || !jobs) {
+        free(jobs);
+        free(live);
+        free(sent);
+        free(slot);
+        free(tok);
+        free(sum);
+        free(lp);
+        return TT_ENOMEM;
+    }
+    free(d->jobs);
+    free(d->live);
+    free(d->sent);
+    free(d->slot);
+    free(d->tok);
+    free(d->sum);
+    free(d->lp);
+    d->jobs = jobs;
+    d->lp = lp;
+    d->sum = sum;
+    d->tok = tok;
+    d->slot = slot;
+    d->sent = sent;
+    d->live = live;
+    d->rows = rows;
+    return TT_OK;
 }
 
 int decoder_init(Decoder *d, const Model *m, int beam)
@@ -164,22 +219,25 @@ int decoder_init(Decoder *d, const Model *m, int beam)
         return TT_EINVAL;
     d->model = m;
     d->beam = beam;
+    d->batch = 1;
     const size_t B = (size_t)beam, V = (size_t)m->tgt_vocab.size;
     int rc = encoder_init(&d->enc, m);
     if (rc == TT_OK)
-        rc = decoder_step_init(&d->step, m);
-    for (size_t i = 0; rc == TT_OK && i < 2 * B; i++)
-        rc = decoder_cache_init(&d->caches[i], m);
+        rc = decoder_state_init(&d->state, m);
+    if (rc == TT_OK && !(d->params_t = model_params_transposed(m)))
+        rc = TT_ENOMEM;
+    d->enc.params_t = d->state.params_t = d->params_t;
+    if (rc == TT_OK)
+        rc = rows_reserve(d, 2 * beam);
     if (rc == TT_OK) {
-        d->lp = malloc(sizeof(double) * 2 * B * V);
         d->hyp_len = malloc(sizeof(int) * 2 * B);
         d->hyp_score = malloc(sizeof(double) * 2 * B);
         d->fin_len = malloc(sizeof(int) * B);
         d->fin_score = malloc(sizeof(double) * B);
         d->cand = malloc(sizeof(BeamCandidate) * B * (B + 1));
         d->taken = calloc(V, 1);
-        if (!d->lp || !d->hyp_len || !d->hyp_score || !d->fin_len || !d->fin_score ||
-            !d->cand || !d->taken)
+        if (!d->hyp_len || !d->hyp_score || !d->fin_len || !d->fin_score || !d->cand ||
+            !d->taken)
             rc = TT_ENOMEM;
     }
     if (rc != TT_OK)
@@ -187,19 +245,27 @@ int decoder_init(Decoder *d, const Model *m, int beam)
     return rc;
 }
 
-int decoder_reserve(Decoder *d, int n)
+int decoder_set_batch(Decoder *d, int batch, Pool *pool)
 {
-    const Model *m = d->model;
-    if (n < 1 || n > m->config.max_len)
+    if (batch < 1 || batch > DECODE_MAX_BATCH)
         return TT_EINVAL;
-    /* The encoder grows itself to the sentence; the step's records and the caches are
-     * grown here, outside the step loop. */
-    int rc = decoder_step_reserve(&d->step, n);
-    for (int i = 0; rc == TT_OK && i < 2 * d->beam; i++)
-        rc = decoder_cache_reserve(&d->caches[i], m, n);
-    if (rc != TT_OK || n <= d->cap)
+    int rc = rows_reserve(d, batch);
+    if (rc != TT_OK)
         return rc;
-    const size_t B = (size_t)d->beam, N = (size_t)n;
+    d->batch = batch;
+    d->pool = pool;
+    return TT_OK;
+}
+
+/* Room for n sentences of up to S source positions and outputs of up to n_out tokens. */
+static int decoder_reserve_batch(Decoder *d, int n, int S, int n_out)
+{
+    const int rows = n > d->beam ? n : d->beam, slots = n > 2 * d->beam ? n : 2 * d->beam;
+    const int need = S > n_out ? S : n_out;
+    int rc = decoder_state_reserve(&d->state, rows, slots, need, S);
+    if (rc != TT_OK || need <= d->cap)
+        return rc;
+    const size_t B = (size_t)d->beam, N = (size_t)need;
     int *hyp_ids = malloc(sizeof(int) * 2 * B * N), *fin_ids = malloc(sizeof(int) * B * N);
     if (!hyp_ids || !fin_ids) {
         free(fin_ids);
@@ -210,72 +276,113 @@ int decoder_reserve(Decoder *d, int n)
     free(d->hyp_ids);
     d->hyp_ids = hyp_ids;
     d->fin_ids = fin_ids;
-    d->cap = n;
+    d->cap = need;
     return TT_OK;
+}
+
+int decoder_reserve(Decoder *d, int n)
+{
+    if (n < 1 || n > d->model->config.max_len)
+        return TT_EINVAL;
+    return decoder_reserve_batch(d, 1, n, n);
 }
 
 /* ---------------------------------------------------------------------------------------
  * The recorded pass
  */
 
-/* Runs the cached decoder over forced[0..n_forced) and, if greedy, on by arg-max until
- * </s> or the limit, recording every step into out; *sum gets the sum of the output's
- * log-probabilities in double. */
-static int decode_record(Decoder *d, Translation *out, const int *forced, int n_forced,
-                         int n_prefix, int greedy, int limit, double *sum)
+
+/* Step i's row b of the decoder state into out: the token chosen, its log-probability,
+ * the attention weights and the alternatives. */
+static void record_step(Decoder *d, Translation *out, int b, int i, int chosen, const double *lp)
 {
-    const Model *m = d->model;
-    const ModelConfig *c = &m->config;
-    const int V = m->tgt_vocab.size;
-    const size_t LH = (size_t)c->n_decoder_layers * c->n_heads;
-    const size_t N = (size_t)d->step.cap, NT = (size_t)out->cap;
-    DecoderCache *cache = &d->caches[0];
-    double *lp = d->lp;
-    cache->t = 0;
-    out->S = d->enc.S;
-    out->n = 0;
-    out->n_forced = n_prefix;
-    *sum = 0.0;
-    int token = VOCAB_BOS;
-    while (out->n < limit) {
-        int rc = decoder_step(&d->step, cache, &d->enc, token);
-        if (rc != TT_OK)
-            return rc;
-        const int i = out->n;
-        if (i >= n_forced && !greedy)
-            break;
-        if ((rc = log_softmax_checked(lp, d->step.logits, V)) != TT_OK)
-            return rc;
-        int chosen;
-        if (i < n_forced) {
-            chosen = forced[i];
-        } else {
-            chosen = -1;
-            for (int v = 0; v < V; v++)
-                if (may_choose(d, v) && (chosen < 0 || d->step.logits[v] > d->step.logits[chosen]))
-                    chosen = v;
-        }
-        out->ids[i] = chosen;
-        out->logprob[i] = (float)lp[chosen];
-        *sum += lp[chosen];
-        /* The step's records and out's rows both hold (L, H) rows of keys; their
-         * strides may differ when one grew for an earlier, longer sentence. */
-        for (size_t lh = 0; lh < LH; lh++) {
-            memcpy(out->cross + ((size_t)i * LH + lh) * NT, d->step.cross_w + lh * N,
+    const int L = out->L, H = out->H;
+    const size_t NT = (size_t)out->cap;
+    out->ids[i] = chosen;
+    out->logprob[i] = (float)lp[chosen];
+    for (int l = 0; l < L; l++)
+        for (int h = 0; h < H; h++) {
+            const size_t at = (((size_t)i * L + l) * H + h) * NT;
+            memcpy(out->cross + at, decoder_state_cross(&d->state, l, b, h),
                    sizeof(float) * (size_t)out->S);
-            memcpy(out->self + ((size_t)i * LH + lh) * NT, d->step.self_w + lh * N,
+            memcpy(out->self + at, decoder_state_self(&d->state, l, b, h),
                    sizeof(float) * (size_t)(i + 1));
         }
-        if (out->alt_k) {
-            int *alt = out->alt_ids + (size_t)i * out->alt_k;
-            top_k(alt, out->alt_k, lp, V, d->taken);
-            for (int j = 0; j < out->alt_k; j++)
-                out->alt_prob[(size_t)i * out->alt_k + j] = (float)exp(lp[alt[j]]);
+    if (out->alt_k) {
+        int *alt = out->alt_ids + (size_t)i * out->alt_k;
+        top_k(alt, out->alt_k, lp, d->model->tgt_vocab.size, d->taken);
+        for (int j = 0; j < out->alt_k; j++)
+            out->alt_prob[(size_t)i * out->alt_k + j] = (float)exp(lp[alt[j]]);
+    }
+}
+
+/* Sentence i of the encoder batch: its source and its encoder attention into out. */
+static void record_source(const Decoder *d, Translation *out, int i)
+{
+    const int S = d->enc.len[i], H = out->H;
+    out->S = S;
+    for (int l = 0; l < out->Le; l++)
+        for (int h = 0; h < H; h++)
+            memcpy(out->enc + ((size_t)l * H + h) * S * S, encoder_attention(&d->enc, i, l, h),
+                   sizeof(float) * (size_t)S * S);
+}
+
+/* Runs the cached decoder for the n sentences of the encoder batch at once: each over
+ * its forced tokens and, if greedy, on by arg-max until </s> or its limit, recording
+ * every step into its out; d->sum[i] gets the sum of sentence i's log-probabilities in
+ * double. A sentence that has finished drops out of the next step's rows; every row is
+ * its sentence's slot. */
+static int decode_record(Decoder *d, const RecordJob *jobs, int n, int greedy)
+{
+    const int V = d->model->tgt_vocab.size;
+    int live = 0;
+    for (int i = 0; i < n; i++) {
+        record_source(d, jobs[i].out, i);
+        jobs[i].out->n = 0;
+        jobs[i].out->n_forced = jobs[i].n_prefix;
+        d->sum[i] = 0.0;
+        if (greedy || jobs[i].n_forced > 0) {
+            d->live[live] = i;
+            d->tok[live] = VOCAB_BOS;
+            live++;
         }
-        out->n++;
-        if (chosen == VOCAB_EOS && i >= n_prefix)
-            break;
-        token = chosen;
+    }
+    for (int t = 0; live > 0; t++) {
+        for (int b = 0; b < live; b++)
+            d->slot[b] = d->sent[b] = d->live[b];
+        int rc = decoder_state_step(&d->state, &d->enc, d->tok, d->slot, d->sent, live, t,
+                                    d->pool);
+        if (rc != TT_OK)
+            return rc;
+        int next = 0;
+        for (int b = 0; b < live; b++) {
+            const int s = d->live[b];
+            const RecordJob *j = &jobs[s];
+            double *lp = d->lp + (size_t)b * V;
+            const float *logits = decoder_state_logits(&d->state, b);
+            if ((rc = log_softmax_checked(lp, logits, V)) != TT_OK)
+                return rc;
+            int chosen;
+            if (t < j->n_forced) {
+                chosen = j->forced[t];
+            } else {
+                chosen = -1;
+                for (int v = 0; v < V; v++)
+                    if (may_choose(d, v) && (chosen < 0 || logits[v] > logits[chosen]))
+                        chosen = v;
+            }
+            record_step(d, j->out, b, t, chosen, lp);
+            d->sum[s] += lp[chosen];
+            j->out->n++;
+            const int done = (chosen == VOCAB_EOS && t >= j->n_prefix) ||
+                             j->out->n >= j->limit || (!greedy && t + 1 >= j->n_forced);
+            if (!done) {
+                d->live[next] = s;
+                d->tok[next] = chosen;
+                next++;
+            }
+        }
+        live = next;
     }
     return TT_OK;
 }
@@ -355,10 +462,30 @@ static int search_done(Decoder *d, int need, int cur, int alive, int limit)
     return d->fin_score[d->fin_rank[need - 1]] >= s / limit;
 }
 
-/* Finds the output tokens by beam search of width B >= 2 into d->fin_* (the B best
- * finished hypotheses), searching until the need best of them (1..B) cannot change;
- * returns the index of the best finished hypothesis, or a negative code. */
-static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int need, int limit)
+/* Steps the n rows of a beam at position t: row a is the hypothesis in slot first + a,
+ * fed token tok[a], of sentence si; leaves each one's next-token log-probabilities in
+ * d->lp at row first + a. */
+static int beam_step(Decoder *d, int si, int first, int n, int t)
+{
+    const int V = d->model->tgt_vocab.size;
+    for (int a = 0; a < n; a++) {
+        d->slot[a] = first + a;
+        d->sent[a] = si;
+    }
+    int rc = decoder_state_step(&d->state, &d->enc, d->tok, d->slot, d->sent, n, t, d->pool);
+    for (int a = 0; rc == TT_OK && a < n; a++)
+        rc = log_softmax_checked(d->lp + (size_t)(first + a) * V,
+                                 decoder_state_logits(&d->state, a), V);
+    return rc;
+}
+
+/* Finds the output tokens of sentence si of the encoder batch by beam search of width
+ * B >= 2 into d->fin_* (the B best finished hypotheses), searching until the need best
+ * of them (1..B) cannot change; returns the index of the best finished hypothesis, or a
+ * negative code. The live hypotheses are the rows of each step: generation cur's in
+ * slots [cur, cur+B), the next one's gathered into [nxt, nxt+B) from their parents. */
+static int beam_search(Decoder *d, int si, const int *prefix, int n_prefix, int B, int need,
+                       int limit)
 {
     assert(B >= 2 && need >= 1 && need <= B);
     const Model *m = d->model;
@@ -369,18 +496,17 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int n
     d->n_fin = 0;
 
     /* One hypothesis through <s> and the forced prefix. */
-    DecoderCache *c0 = &d->caches[cur];
-    c0->t = 0;
     d->hyp_len[cur] = 0;
     d->hyp_score[cur] = 0.0;
-    int rc = decoder_step(&d->step, c0, &d->enc, VOCAB_BOS);
+    d->tok[0] = VOCAB_BOS;
+    int rc = beam_step(d, si, cur, 1, 0);
     for (int i = 0; rc == TT_OK && i < n_prefix; i++) {
-        if ((rc = log_softmax_checked(d->lp + (size_t)cur * V, d->step.logits, V)) != TT_OK)
-            return rc;
         d->hyp_score[cur] += d->lp[(size_t)cur * V + prefix[i]];
         d->hyp_ids[(size_t)cur * N + d->hyp_len[cur]++] = prefix[i];
-        if (d->hyp_len[cur] < limit)
-            rc = decoder_step(&d->step, c0, &d->enc, prefix[i]);
+        if (d->hyp_len[cur] < limit) {
+            d->tok[0] = prefix[i];
+            rc = beam_step(d, si, cur, 1, i + 1);
+        }
     }
     if (rc != TT_OK)
         return rc;
@@ -389,10 +515,9 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int n
         finished_rank(d);
         return d->fin_rank[0];
     }
-    if ((rc = log_softmax_checked(d->lp + (size_t)cur * V, d->step.logits, V)) != TT_OK)
-        return rc;
 
     int top[DECODE_MAX_BEAM + 1];
+    int parent[DECODE_MAX_BEAM];
     while (!search_done(d, need, cur, alive, limit)) {
         /* No empty output: </s> cannot be the first token unless a prefix precedes it. */
         const int no_eos = d->hyp_len[cur] == 0;
@@ -418,6 +543,7 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int n
          * way finishes its hypothesis, which leaves the beam, and the next candidate
          * takes its slot. At the limit the B taken finish as they are. */
         int next_alive = 0, taken = 0;
+        const int pos = d->hyp_len[cur] + 1; /* the new tokens' position: <s> is 0 */
         for (int j = 0; j < n_cand && taken < B; j++) {
             const BeamCandidate *cd = &d->cand[j];
             const int from = cur + cd->hyp, len = d->hyp_len[from] + 1;
@@ -433,14 +559,17 @@ static int beam_search(Decoder *d, const int *prefix, int n_prefix, int B, int n
             const int to = nxt + next_alive;
             d->hyp_len[to] = len;
             d->hyp_score[to] = cd->score;
-            decoder_cache_copy(&d->caches[to], &d->caches[from], m);
-            rc = decoder_step(&d->step, &d->caches[to], &d->enc, cd->id);
-            if (rc != TT_OK)
-                return rc;
-            if ((rc = log_softmax_checked(d->lp + (size_t)to * V, d->step.logits, V)) != TT_OK)
-                return rc;
+            parent[next_alive] = from;
             next_alive++;
         }
+        /* The next generation: each gathers its parent's cache (positions 0..pos-1),
+         * then all step together. */
+        for (int a = 0; a < next_alive; a++) {
+            decoder_state_copy_slot(&d->state, nxt + a, parent[a], pos);
+            d->tok[a] = d->hyp_ids[(size_t)(nxt + a) * N + d->hyp_len[nxt + a] - 1];
+        }
+        if (next_alive > 0 && (rc = beam_step(d, si, nxt, next_alive, pos)) != TT_OK)
+            return rc;
         alive = next_alive;
         int tmp = cur;
         cur = nxt;
@@ -464,49 +593,71 @@ int decode_limit(const Model *m, const DecodeOptions *o, int S)
     return bound < m->config.max_len ? (int)bound : m->config.max_len;
 }
 
-int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o)
+int decode_batch(Decoder *d, Translation *const *out, const int *const *src, const int *S,
+                 int n, const DecodeOptions *o)
 {
     const Model *m = d->model;
     const int *prefix = o->prefix, n_prefix = o->n_prefix, beam = o->beam;
-    if (o->max_len < 0 || o->max_len == 1 || o->max_len > m->config.max_len || beam < 1 ||
-        beam > d->beam || o->n_best < 0 || o->n_best > beam || n_prefix < 0 ||
-        (n_prefix > 0 && !prefix) || S < 1 || S > m->config.max_len)
-        return TT_EINVAL;
-    const int limit = decode_limit(m, o, S);
-    if (n_prefix >= limit)
+    if (n < 1 || n > d->batch || o->max_len < 0 || o->max_len == 1 ||
+        o->max_len > m->config.max_len || beam < 1 || beam > d->beam || o->n_best < 0 ||
+        o->n_best > beam || (o->n_best && n > 1) || n_prefix < 0 || (n_prefix > 0 && !prefix))
         return TT_EINVAL;
     for (int i = 0; i < n_prefix; i++)
         if (prefix[i] < 0 || prefix[i] >= m->tgt_vocab.size)
             return TT_EINVAL;
-    const int need = S > limit ? S : limit;
-    int rc = decoder_reserve(d, need);
+    int S_max = 0, need = 0;
+    RecordJob *jobs = d->jobs;
+    for (int i = 0; i < n; i++) {
+        if (S[i] < 1 || S[i] > m->config.max_len)
+            return TT_EINVAL;
+        const int limit = decode_limit(m, o, S[i]);
+        if (n_prefix >= limit)
+            return TT_EINVAL;
+        jobs[i] = (RecordJob){.out = out[i], .forced = prefix, .n_forced = n_prefix,
+                              .n_prefix = n_prefix, .limit = limit};
+        S_max = S[i] > S_max ? S[i] : S_max;
+        need = S[i] > need ? S[i] : need;
+        need = limit > need ? limit : need;
+    }
+    int rc = decoder_reserve_batch(d, n, S_max, need);
+    for (int i = 0; rc == TT_OK && i < n; i++)
+        rc = translation_reserve(out[i], m, need);
     if (rc == TT_OK)
-        rc = translation_reserve(out, m, need);
-    if (rc == TT_OK)
-        rc = encoder_forward(&d->enc, src, S);
+        rc = encoder_forward_batch(&d->enc, src, S, n, d->pool);
     if (rc != TT_OK)
         return rc;
-    const int N = d->cap;
     d->n_fin = 0;
     d->last_n_prefix = n_prefix;
-    d->last_limit = limit;
-    double sum;
+    d->last_limit = jobs[n - 1].limit;
     if (beam == 1) {
         /* Beam 1 is greedy; an n-best list then holds greedy's output alone. */
-        rc = decode_record(d, out, prefix, n_prefix, n_prefix, 1, limit, &sum);
+        rc = decode_record(d, jobs, n, 1);
         if (rc == TT_OK && o->n_best) {
-            finished_keep(d, 1, out->ids, out->n, sum, 0);
+            finished_keep(d, 1, out[0]->ids, out[0]->n, d->sum[0], 0);
             finished_rank(d);
         }
         return rc;
     }
-    int best = beam_search(d, prefix, n_prefix, beam, o->n_best ? o->n_best : 1, limit);
-    if (best < 0)
-        return best;
-    /* The hypotheses' slots are reused by the recorded pass: copy the winner first. */
-    int *ids = out->ids;
-    memcpy(ids, d->fin_ids + (size_t)best * N, sizeof(int) * (size_t)d->fin_len[best]);
-    return decode_record(d, out, ids, d->fin_len[best], n_prefix, 0, limit, &sum);
+    for (int i = 0; i < n; i++) {
+        const int best = beam_search(d, i, prefix, n_prefix, beam, o->n_best ? o->n_best : 1,
+                                     jobs[i].limit);
+        if (best < 0)
+            return best;
+        /* The hypotheses' slots are reused by the next search and the recorded pass:
+         * keep the winner in its record. */
+        memcpy(out[i]->ids, d->fin_ids + (size_t)best * d->cap,
+               sizeof(int) * (size_t)d->fin_len[best]);
+        jobs[i].forced = out[i]->ids;
+        jobs[i].n_forced = d->fin_len[best];
+    }
+    return decode_record(d, jobs, n, 0);
+}
+
+int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o)
+{
+    if (S < 1 || S > d->model->config.max_len)
+        return TT_EINVAL;
+    return decode_batch(d, &out, &src, &S, 1, o);
 }
 
 int decode_n_best(const Decoder *d)
@@ -533,9 +684,9 @@ int decode_record_hypothesis(Decoder *d, Translation *out, int k)
     /* The recorded pass reuses nothing of the finished list, so each can be recorded
      * in turn; the encoder still holds the sentence. */
     memcpy(out->ids, d->fin_ids + (size_t)f * (size_t)d->cap, sizeof(int) * (size_t)d->fin_len[f]);
-    double sum;
-    return decode_record(d, out, out->ids, d->fin_len[f], d->last_n_prefix, 0, d->last_limit,
-                         &sum);
+    const RecordJob job = {.out = out, .forced = out->ids, .n_forced = d->fin_len[f],
+                           .n_prefix = d->last_n_prefix, .limit = d->last_limit};
+    return decode_record(d, &job, 1, 0);
 }
 
 int translation_most_attended(const Translation *t, const Model *m, int step)

@@ -42,6 +42,13 @@
  * Whatever chose the tokens, the result is recorded by one teacher-forced pass through
  * the cached decoder, so the log-probabilities and attention weights it holds are exactly
  * the ones that pass computed.
+ *
+ * Batches: decode_batch decodes several sentences at once. They are encoded together;
+ * greedy decoding (and the recorded pass) steps every sentence that has not finished as
+ * one row of each product, and a finished one drops out; beam search runs each
+ * sentence's hypotheses as the rows of its steps. Every product is row-stable
+ * (transformer.h), so a sentence's tokens, log-probabilities and attention weights are
+ * the same bits whatever its batch and the threads.
  */
 #ifndef TOYTRANS_DECODE_H
 #define TOYTRANS_DECODE_H
@@ -50,6 +57,7 @@
 
 #define DECODE_MAX_BEAM 64
 #define DECODE_MAX_ALTERNATIVES 32
+#define DECODE_MAX_BATCH 4096
 
 /* The default output limit for S source positions (</s> included) after a forced
  * prefix of P tokens, before the model's max_len caps it: a translation is rarely more
@@ -98,6 +106,10 @@ typedef struct {
     float *cross;     /* (N, L, H, N): step i, layer l, head h at ((i*L + l)*H + h)*N,
                          S values used */
     float *self;      /* (N, L, H, N): the same layout, i + 1 values used */
+    int Le;           /* the model's encoder layers */
+    float *enc;       /* (Le, H, S, S) the encoder's self-attention of the source, packed
+                         for this S: layer l head h at ((l*H + h)*S)*S, query rows then
+                         keys */
     int alt_k;        /* alternatives kept per step, 0..DECODE_MAX_ALTERNATIVES */
     int *alt_ids;     /* (N, alt_k) the most probable ids at each step, best first */
     float *alt_prob;  /* (N, alt_k) their probabilities */
@@ -109,18 +121,24 @@ typedef struct {
     int hyp, id;
 } BeamCandidate;
 
-/* Everything decoding needs for one model and beam width. Buffers sized by length grow
- * before a sentence to what it can need (its source and output limit) and are reused;
- * nothing is allocated while the sentence is decoded. */
+/* Everything decoding needs for one model, beam width and batch. Buffers sized by length
+ * grow before a batch to what it can need (its sources and output limits) and are
+ * reused; nothing is allocated while it is decoded. */
 typedef struct {
     const Model *model;
     int beam;            /* the widest beam this decoder serves, 1..DECODE_MAX_BEAM */
+    int batch;           /* the most sentences decode_batch takes at once, >= 1 */
+    int rows;            /* entries of the per-row arrays: max(2*beam, batch) */
     int cap;             /* positions the hypothesis buffers hold, 0..max_len; N below */
     int words_only;      /* 1: never choose <pad> or <s>; 0 after decoder_init */
+    Pool *pool;          /* threads for the products and attention, or NULL; not owned */
+    float *params_t;     /* the model's weights transposed, for enc and state (owned) */
     Encoder enc;
-    DecoderStep step;
-    DecoderCache caches[2 * DECODE_MAX_BEAM]; /* beam: this generation and the next */
-    double *lp;          /* (2*beam, V_tgt) log-probabilities of each hypothesis's next token */
+    DecoderState state;
+    double *lp;          /* (rows, V_tgt) log-probabilities of each row's next token */
+    int *tok, *slot, *sent; /* (rows) a step's inputs: token, cache slot, sentence */
+    int *live;           /* (rows) the sentence of each live row of the recorded pass */
+    double *sum;         /* (rows) each sentence's summed log-probability */
     int *hyp_ids;        /* (2*beam, N) tokens of each hypothesis */
     int *hyp_len;        /* (2*beam) */
     double *hyp_score;   /* (2*beam) summed log-probability */
@@ -135,10 +153,18 @@ typedef struct {
     int last_n_prefix, last_limit; /* the last sentence's prefix length and limit */
     BeamCandidate *cand; /* (beam * (beam + 1)) */
     unsigned char *taken; /* (V_tgt) marks for the top-k selection */
+    struct RecordJob *jobs; /* (batch) what the recorded pass does per sentence */
 } Decoder;
 
+/* A decoder of beam width beam (1..DECODE_MAX_BEAM) for batches of one sentence, on the
+ * calling thread. */
 int decoder_init(Decoder *d, const Model *m, int beam);
 void decoder_free(Decoder *d);
+
+/* Lets decode_batch take up to batch sentences (1..DECODE_MAX_BATCH) at once, with the products and
+ * attention of a step run on pool (NULL: the calling thread; not owned, must outlive
+ * d's use). Returns TT_OK, TT_EINVAL or TT_ENOMEM (d is then as it was). */
+int decoder_set_batch(Decoder *d, int batch, Pool *pool);
 
 /* Makes room for sentences of up to n positions (source and output, 1..max_len). Returns
  * TT_OK, TT_EINVAL or TT_ENOMEM. decode_run calls it. */
@@ -165,6 +191,13 @@ const float *translation_self(const Translation *t, int i, int l, int h);
  * large for float arithmetic): nothing it would output could be trusted. Beam 1 is
  * greedy to the bit, with or without o->n_best, which tests check. */
 int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o);
+
+/* Decodes n sentences (1..d->batch) as o says, sentence i from src[i] (S[i] ids, </s>
+ * included) into out[i], each exactly as decode_run would (the same bits). o->prefix
+ * applies to every sentence; o->n_best must be 0 unless n is 1 (the n-best list is one
+ * sentence's). Returns what decode_run returns; on failure no out[i] can be trusted. */
+int decode_batch(Decoder *d, Translation *const *out, const int *const *src, const int *S,
+                 int n, const DecodeOptions *o);
 
 /* The n-best list of the sentence last decoded (decode_run with beam > 1 or n_best): how
  * many finished hypotheses were kept, at most the beam (1 for beam 1: greedy's output);

@@ -154,14 +154,6 @@ void layernorm_backward_params(float *dw, float *db, const float *dout, const fl
     }
 }
 
-void ffn_forward(float *out, float *hidden, const float *x, const float *w1, const float *b1,
-                 const float *w2, const float *b2, int N, int D, int F)
-{
-    kernel_matmul_nt(hidden, x, w1, b1, N, D, F);
-    kernel_relu(hidden, (size_t)N * F);
-    kernel_matmul_nt(out, hidden, w2, b2, N, F, D);
-}
-
 void embed_forward(float *out, const float *table, const float *pe, const int *ids, int N,
                    int pos0, int D)
 {

@@ -1,7 +1,6 @@
 /*
- * layers.h — the small layers of the encoder-decoder: LayerNorm, the feed-forward block,
- * and the embedding with positional encoding, for one sequence of rows. The decoder step
- * (transformer.c) runs these forward passes, net.c runs LayerNorm's; the backward passes
+ * layers.h — the small layers of the encoder-decoder: LayerNorm and the embedding with
+ * positional encoding, for one sequence of rows, which net.c runs; the backward passes
  * training runs are net.c's, but for LayerNorm's two halves, which net.c splits among
  * threads (tests/test_grad.c holds them to central differences).
  *
@@ -30,12 +29,6 @@ void layernorm_backward_dx(float *dx, const float *dout, const float *x, const f
 void layernorm_backward_params(float *dw, float *db, const float *dout, const float *x,
                                const float *mean, const float *rstd, int N, int D, int k0,
                                int k1);
-
-/* The position-wise feed-forward block: out = relu(x·W1ᵀ + b1)·W2ᵀ + b2.
- * out (N, D), hidden (N, F) scratch that keeps relu's output, x (N, D),
- * w1 (F, D), b1 (F), w2 (D, F), b2 (D). */
-void ffn_forward(float *out, float *hidden, const float *x, const float *w1, const float *b1,
-                 const float *w2, const float *b2, int N, int D, int F);
 
 /* Token embeddings scaled by √D plus sinusoidal positions:
  * out[i] = table[ids[i]] · √D + pe[pos0 + i].

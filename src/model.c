@@ -574,3 +574,29 @@ int model_create(Store **out, const char *path, StoreMode mode, const ModelConte
     *out = s;
     return TT_OK;
 }
+
+float *model_params_transposed(const Model *m)
+{
+    ParamSpec *specs = NULL;
+    int n = 0;
+    size_t total = 0;
+    if (model_param_specs(&m->config, m->src_vocab.size, m->tgt_vocab.size, &specs, &n,
+                          &total) != TT_OK)
+        return NULL;
+    float *t = malloc(sizeof(float) * (total ? total : 1));
+    if (t) {
+        memcpy(t, m->params, sizeof(float) * total);
+        for (int i = 0; i < n; i++) {
+            const ParamSpec *p = &specs[i];
+            if (p->cols < 1)
+                continue;
+            const float *src = m->params + p->offset;
+            float *dst = t + p->offset;
+            for (int r = 0; r < p->rows; r++)
+                for (int c = 0; c < p->cols; c++)
+                    dst[(size_t)c * p->rows + r] = src[(size_t)r * p->cols + c];
+        }
+    }
+    free(specs);
+    return t;
+}

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Rows per task of a Linear layer's forward pass and of its dx, and rows of a weight
@@ -147,7 +148,7 @@ int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
 {
     memset(a, 0, sizeof *a);
     const ModelConfig *c = &m->config;
-    if (B < 1 || S < 1 || T < 0 || S > c->max_len || T > c->max_len ||
+    if (B < 1 || S < 0 || T < 0 || (S == 0 && T == 0) || S > c->max_len || T > c->max_len ||
         (long long)B * S * (T > S ? T : S) > CONFIG_MAX_ATTENTION_FLOATS / c->n_heads)
         return TT_EINVAL;
     const int n = net_acts_layout(a, m, B, S, T, dropout, NULL, 0);
@@ -184,7 +185,7 @@ int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
     a->B = B;
     a->S = S;
     a->T = T;
-    a->n_enc = c->n_encoder_layers;
+    a->n_enc = S ? c->n_encoder_layers : 0;
     a->n_dec = T ? c->n_decoder_layers : 0;
     a->dropout = dropout ? 1 : 0;
     return TT_OK;
@@ -222,6 +223,8 @@ typedef struct {
     int relu;           /* forward: ReLU after the product */
     int dx_mode;        /* backward: DX_ADD, DX_SET or DX_SET_RELU */
     const Residual *after; /* forward: what follows the product, or NULL */
+    int row_stable;     /* forward: NetCtx.row_stable */
+    const float *wt;    /* forward, row_stable: w transposed (K, N), or NULL */
 } LinearJob;
 
 /* Task t of n over M rows starts at row_block_start(M, n, t): M split evenly, each
@@ -249,7 +252,12 @@ static void linear_forward_block(const LinearJob *j, int n, int task)
 {
     const int i0 = row_block_start(j->M, n, task), m = row_block_start(j->M, n, task + 1) - i0;
     float *out = j->out + (size_t)i0 * j->N;
-    kernel_matmul_nt(out, j->x + (size_t)i0 * j->K, j->w, j->b, m, j->K, j->N);
+    if (j->wt)
+        kernel_matmul_bias(out, j->x + (size_t)i0 * j->K, j->wt, j->b, m, j->K, j->N);
+    else if (j->row_stable)
+        kernel_matmul_nt_rows(out, j->x + (size_t)i0 * j->K, j->w, j->b, m, j->K, j->N);
+    else
+        kernel_matmul_nt(out, j->x + (size_t)i0 * j->K, j->w, j->b, m, j->K, j->N);
     if (j->relu)
         kernel_relu(out, (size_t)m * j->N);
     const Residual *r = j->after;
@@ -281,6 +289,14 @@ static void linear_group_task(void *ctx, int task)
 static void linear_forward_group(LinearGroup *g, const NetCtx *c)
 {
     g->row_blocks = forward_tasks(g->job[0].M, c->pool);
+    for (int i = 0; i < g->n; i++) {
+        LinearJob *j = &g->job[i];
+        j->row_stable = c->row_stable;
+        /* Compared as addresses: w need not point into the block. */
+        const uintptr_t w = (uintptr_t)j->w, p = (uintptr_t)c->params;
+        if (c->row_stable && c->params_t && w >= p && w < p + sizeof(float) * c->n_params)
+            j->wt = c->params_t + (w - p) / sizeof(float);
+    }
     pool_run(c->pool, g->n * g->row_blocks, linear_group_task, g);
 }
 
@@ -614,6 +630,7 @@ typedef struct {
     float *dq, *dk, *dv, *dscores; /* backward outputs */
     const float *q, *k, *v, *dctx, *catt;
     const int *lq, *lk;          /* (B) real query and key rows */
+    const int *kv_block;         /* (B) each sentence's block of k and v, or NULL: b */
     int Tq, Tk;                  /* padded */
     int D, H, causal;
 } AttnJob;
@@ -629,8 +646,9 @@ static void attn_forward_task(void *ctx, int task)
 {
     const AttnJob *j = ctx;
     const int b = task / j->H, h = task % j->H, D = j->D, Dh = D / j->H;
+    const int kb = j->kv_block ? j->kv_block[b] : b;
     const size_t col = (size_t)h * Dh;
-    const size_t qo = (size_t)b * j->Tq * D + col, ko = (size_t)b * j->Tk * D + col;
+    const size_t qo = (size_t)b * j->Tq * D + col, ko = (size_t)kb * j->Tk * D + col;
     const AttnShape shape = attn_shape(j, b);
     AttnView qv = {j->q + qo, D}, kv = {j->k + ko, D}, vv = {j->v + ko, D};
     float *w = j->att + (size_t)task * j->Tq * j->Tk;
@@ -684,32 +702,58 @@ static void residual_tail(float *y, float *mask, const Residual *r, const int *l
         net_norm_forward(r->norm_out, r->norm_st, y, r->norm_w, r->norm_b, B * T, c);
 }
 
+/* NET_KV_APPEND: each row's new key and value (k_new, v_new row b) into row lk[b] − 1 of
+ * its block of the cache. */
+static void kv_append(const NetMha *m, int B, int D)
+{
+    for (int b = 0; b < B; b++) {
+        const int kb = m->kv_block ? m->kv_block[b] : b;
+        const size_t at = ((size_t)kb * m->Tk + (size_t)(m->lk[b] - 1)) * D;
+        memcpy(m->k + at, m->k_new + (size_t)b * D, sizeof(float) * (size_t)D);
+        memcpy(m->v + at, m->v_new + (size_t)b * D, sizeof(float) * (size_t)D);
+    }
+}
+
 void net_mha_forward(float *out, const NetMha *m, const float *xq, const float *xkv, int B,
                      const Residual *after, const NetCtx *c)
 {
     const MhaWeights *w = m->w;
     const int D = c->D, Mq = B * m->Tq, Mk = B * m->Tk;
     assert(w->d_model == D && w->n_heads == c->H && D % c->H == 0);
+    assert(m->kv_cached != NET_KV_APPEND || (m->Tq == 1 && m->k_new && m->v_new));
     for (int b = 0; b < B; b++)
         assert(m->lq[b] >= 1 && m->lq[b] <= m->Tq && m->lk[b] >= 1 && m->lk[b] <= m->Tk &&
                (!m->causal || m->lq[b] <= m->lk[b]));
     const LinearJob jq = {.out = m->q, .x = xq, .w = w->w_query, .b = w->b_query, .M = Mq,
                           .K = D, .N = D};
-    const LinearJob jk = {.out = m->k, .x = xkv, .w = w->w_key, .b = w->b_key, .M = Mk, .K = D,
-                          .N = D};
-    const LinearJob jv = {.out = m->v, .x = xkv, .w = w->w_value, .b = w->b_value, .M = Mk,
-                          .K = D, .N = D};
-    if (Mq == Mk) {
-        LinearGroup g = {.job = {jq, jk, jv}, .n = 3};
-        linear_forward_group(&g, c);
-    } else {
+    if (m->kv_cached == NET_KV_GIVEN) {
         linear_forward(m->q, xq, w->w_query, w->b_query, Mq, D, D, 0, NULL, c);
-        LinearGroup g = {.job = {jk, jv}, .n = 2};
+    } else if (m->kv_cached == NET_KV_APPEND) {
+        LinearGroup g = {.job = {jq,
+                                 {.out = m->k_new, .x = xkv, .w = w->w_key, .b = w->b_key,
+                                  .M = Mq, .K = D, .N = D},
+                                 {.out = m->v_new, .x = xkv, .w = w->w_value,
+                                  .b = w->b_value, .M = Mq, .K = D, .N = D}},
+                         .n = 3};
         linear_forward_group(&g, c);
+        kv_append(m, B, D);
+    } else {
+        const LinearJob jk = {.out = m->k, .x = xkv, .w = w->w_key, .b = w->b_key, .M = Mk,
+                              .K = D, .N = D};
+        const LinearJob jv = {.out = m->v, .x = xkv, .w = w->w_value, .b = w->b_value,
+                              .M = Mk, .K = D, .N = D};
+        if (Mq == Mk) {
+            LinearGroup g = {.job = {jq, jk, jv}, .n = 3};
+            linear_forward_group(&g, c);
+        } else {
+            linear_forward(m->q, xq, w->w_query, w->b_query, Mq, D, D, 0, NULL, c);
+            LinearGroup g = {.job = {jk, jv}, .n = 2};
+            linear_forward_group(&g, c);
+        }
     }
     AttnJob j = {.ctx = m->ctx, .att = m->att, .q = m->q, .k = m->k, .v = m->v, .lq = m->lq,
-                 .lk = m->lk, .Tq = m->Tq, .Tk = m->Tk, .D = D, .H = c->H,
-                 .causal = m->causal};
+                 .lk = m->lk, .kv_block = m->kv_block, .Tq = m->Tq, .Tk = m->Tk, .D = D,
+                 .H = c->H, .causal = m->causal};
     pool_run(c->pool, B * c->H, attn_forward_task, &j);
     linear_forward(out, m->ctx, w->w_out, w->b_out, Mq, D, D, 0, after, c);
 }
@@ -817,13 +861,28 @@ void encoder_layer_backward(float *d, NetScratch *s, const EncoderLayer *g,
 }
 
 void decoder_layer_forward(float *out, DecLayerActs *a, const float *memory,
-                           const DecoderLayer *w, const NetBatch *nb, const NetCtx *c)
+                           const DecoderLayer *w, const NetBatch *nb,
+                           const NetDecCache *cache, int l, const NetCtx *c)
 {
     const int B = nb->B, T = nb->T, M = B * T;
     net_norm_forward(a->h1, a->st1, a->x, w->norm1_w, w->norm1_b, M, c);
     NetMha sb = {.w = &w->self_attn, .q = a->q, .k = a->k, .v = a->v, .att = a->att,
                    .ctx = a->ctx, .lq = nb->tgt_len, .lk = nb->tgt_len, .Tq = T, .Tk = T,
                    .causal = 1};
+    if (cache) {
+        /* A step: the new position's key and value join the cache, and its query sees
+         * positions 0..t of its own slot. */
+        sb.k = cache->self_k[l];
+        sb.v = cache->self_v[l];
+        sb.k_new = a->k;
+        sb.v_new = a->v;
+        sb.att = cache->self_att[l];
+        sb.lk = cache->self_len;
+        sb.Tk = cache->cap;
+        sb.kv_block = cache->slot;
+        sb.kv_cached = NET_KV_APPEND;
+        sb.causal = 0;
+    }
     const Residual r1 = {.res = a->x, .norm_out = a->h2, .norm_st = a->st2,
                          .norm_w = w->norm2_w, .norm_b = w->norm2_b, .eps = c->eps};
     net_mha_forward(a->mid1, &sb, a->h1, a->h1, B, residual_in_linear(&r1, a->drop1, c), c);
@@ -832,6 +891,16 @@ void decoder_layer_forward(float *out, DecLayerActs *a, const float *memory,
     NetMha cb = {.w = &w->cross_attn, .q = a->cq, .k = a->ck, .v = a->cv, .att = a->catt,
                    .ctx = a->cctx, .lq = nb->tgt_len, .lk = nb->src_len, .Tq = T,
                    .Tk = nb->S};
+    if (cache) {
+        /* The memory was projected once for the sentence. */
+        cb.k = (float *)cache->cross_k[l];
+        cb.v = (float *)cache->cross_v[l];
+        cb.att = cache->cross_att[l];
+        cb.lk = cache->cross_len;
+        cb.Tk = cache->S;
+        cb.kv_block = cache->sent;
+        cb.kv_cached = NET_KV_GIVEN;
+    }
     const Residual r2 = {.res = a->mid1, .norm_out = a->h3, .norm_st = a->st3,
                          .norm_w = w->norm3_w, .norm_b = w->norm3_b, .eps = c->eps};
     net_mha_forward(a->mid2, &cb, a->h2, memory, B, residual_in_linear(&r2, a->drop2, c), c);
@@ -841,6 +910,23 @@ void decoder_layer_forward(float *out, DecLayerActs *a, const float *memory,
     ffn_block_forward(out, a->ff, a->h3, w->lin1_w, w->lin1_b, w->lin2_w, w->lin2_b, M,
                       residual_in_linear(&r3, a->drop3, c), c);
     residual_tail(out, a->drop3, &r3, nb->tgt_len, B, T, c);
+}
+
+void net_decoder_forward(NetActs *a, const Model *m, const int *tgt_ids, const NetBatch *nb,
+                         const NetDecCache *cache, const NetCtx *c)
+{
+    const ModelWeights *w = &m->w;
+    const int B = nb->B, T = nb->T;
+    assert(!cache || (T == 1 && cache->t >= 0 && cache->t < cache->cap));
+    /* A step's one position is position t: its row of the positional table. */
+    const float *pe = cache ? m->pe + (size_t)cache->t * c->D : m->pe;
+    net_embed_forward(a->dec[0].x, a->tgt_drop, w->emb_tgt, pe, tgt_ids, nb->tgt_len, B, T, c);
+    for (int l = 0; l < a->n_dec; l++)
+        decoder_layer_forward(l + 1 < a->n_dec ? a->dec[l + 1].x : a->dec_top, &a->dec[l],
+                              a->memory, &w->dec[l], nb, cache, l, c);
+    net_norm_forward(a->final_h, a->final_st, a->dec_top, w->dec_norm_w, w->dec_norm_b, B * T,
+                     c);
+    net_generator_forward(a->logits, a->final_h, w->gen_w, w->gen_b, B * T, c);
 }
 
 void decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const DecoderLayer *g,

@@ -47,6 +47,16 @@ typedef struct {
     Pool *pool;         /* NULL: every task on the calling thread */
     float dropout;      /* probability of zeroing an activation; 0: no dropout */
     Rng *rng;           /* (B) each sentence's dropout generator, used when dropout > 0 */
+    int row_stable;     /* 1: every product computes each row from that row alone
+                           (kernel_matmul_nt_rows), so a sentence's numbers do not depend on
+                           the sentences or the threads it shares a batch with
+                           (translation); 0: the kernel chooses by shape (training) */
+    const float *params;   /* with row_stable: the model's parameter block, and */
+    const float *params_t; /* model_params_transposed's copy of it, or NULL: a Linear
+                              weight inside params is read transposed at its offset here
+                              (kernel_matmul_bias, the same bits without copying it into
+                              panels on every call) */
+    size_t n_params;
 } NetCtx;
 
 /* One encoder layer's activations: x += SelfAttn(LN1(x)); x += FFN(LN2(x)). */
@@ -125,12 +135,14 @@ typedef struct {
 /* The table for m at capacity (B, S, T), dropout masks included when dropout is 1:
  * writes up to max rows into specs (NULL to count only) and returns how many there are.
  * T = 0 is the encoder's forward pass alone (translation's encoder, encoder_forward):
- * its layers, enc_top and memory, and nothing of the decoder or the backward pass. */
+ * its layers, enc_top and memory, and nothing of the decoder or the backward pass.
+ * S = 0 is the decoder alone, for its cached steps (net_decoder_forward with a
+ * NetDecCache): nothing of the encoder, and no memory projections. */
 int net_acts_layout(NetActs *a, const Model *m, int B, int S, int T, int dropout,
                     NetActSpec *specs, int max);
 
 /* Allocates a's block for capacity (B, S, T) from the table (T 0: the encoder's forward
- * pass only). Returns TT_OK, TT_EINVAL
+ * pass only; S 0: the decoder's cached steps only, T >= 1). Returns TT_OK, TT_EINVAL
  * (a dimension out of range, or more than CONFIG_MAX_ATTENTION_FLOATS per tensor) or
  * TT_ENOMEM; on failure a owns nothing. net_acts_free accepts a zeroed or freed a. */
 int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout);
@@ -140,6 +152,40 @@ void net_acts_free(NetActs *a);
  * norm, into a->memory (B·S, D); src_ids (B·S) padded like the rows. */
 void net_encoder_forward(NetActs *a, const Model *m, const int *src_ids, const NetBatch *nb,
                          const NetCtx *c);
+
+/* Translation's decoder state for one step of net_decoder_forward: every position's keys
+ * and values so far, the memory projected once per sentence, and where this step's rows
+ * find theirs. Every buffer is the caller's. Row b of the step (a sentence, or a
+ * hypothesis of one) reads cache slot slot[b] and sentence sent[b]'s memory; all rows
+ * are at the same position t. L = n_decoder_layers. */
+typedef struct {
+    int t;              /* the step's position: the keys cached before it, 0..cap-1 */
+    int cap;            /* positions a slot of self_k and self_v holds */
+    int S;              /* rows per sentence of cross_k and cross_v */
+    float *self_k[CONFIG_MAX_LAYERS], *self_v[CONFIG_MAX_LAYERS];
+                        /* (slots, cap, D): slot r position p at (r·cap + p)·D; the step
+                           writes position t of each of its rows' slots */
+    const float *cross_k[CONFIG_MAX_LAYERS], *cross_v[CONFIG_MAX_LAYERS];
+                        /* (sentences, S, D): sentence i's memory projected by layer l's
+                           cross-attention W_key, W_value, rows i·S .. */
+    const int *slot;    /* (B) each row's slot */
+    const int *sent;    /* (B) each row's sentence */
+    const int *self_len; /* (B) t + 1 for every row: the keys its query sees */
+    const int *cross_len; /* (B) its sentence's source positions, 1..S */
+    float *self_att[CONFIG_MAX_LAYERS];  /* (B, H, cap) out: row b head h at (b·H + h)·cap,
+                                            t + 1 values written */
+    float *cross_att[CONFIG_MAX_LAYERS]; /* (B, H, S) out: at (b·H + h)·S, cross_len[b]
+                                            values written */
+} NetDecCache;
+
+/* The decoder, as training and translation run it: target embeddings, every layer, the
+ * final norm and the generator, into a->logits. Without a cache (training), tgt_ids
+ * (B·T) padded like the rows, against a->memory. With one, a step of translation: T = 1,
+ * tgt_len all 1, tgt_ids (B) the token at position cache->t of each row, the keys and
+ * values appended to the cache, logits (B, V), attention weights in cache->self_att and
+ * cross_att; a (net_acts_init with S = 0) holds the step's activations. */
+void net_decoder_forward(NetActs *a, const Model *m, const int *tgt_ids, const NetBatch *nb,
+                         const NetDecCache *cache, const NetCtx *c);
 
 /* ---- the layers: outputs, then caches, then inputs and weights, then the batch ---- */
 
@@ -182,7 +228,19 @@ typedef struct {
     int Tq, Tk;         /* rows per sentence, padding included */
     int causal;         /* 1: query t sees keys 0..t only (decoder self-attention;
                            lq[b] <= lk[b]) */
+    const int *kv_block; /* (B) or NULL: sentence b's keys and values are block
+                           kv_block[b] of k and v (rows kv_block[b]·Tk ..), so that a
+                           beam's hypotheses share their sentence's memory; NULL: block b */
+    int kv_cached;      /* 0: k and v are projected from xkv. NET_KV_GIVEN: k and v hold
+                           them already (the memory, projected once per sentence) and xkv
+                           is unused. NET_KV_APPEND: one step of cached self-attention
+                           (Tq 1): xkv's row b is projected into k_new and v_new, copied to
+                           row lk[b] − 1 of its block of k and v, and the query reads the
+                           block's first lk[b] rows — exactly the causal mask */
+    float *k_new, *v_new; /* NET_KV_APPEND: (B, D) this step's keys and values */
 } NetMha;
+
+enum { NET_KV_GIVEN = 1, NET_KV_APPEND = 2 };
 
 /* out (B·Tq, D) = concat_h(head_h) · W_outᵀ + b_out with head h = attention(xq·W_qᵀ+b_q,
  * xkv·W_kᵀ+b_k, xkv·W_vᵀ+b_v) on the h-th column slice of width Dh, scale 1/√Dh, per
@@ -211,9 +269,11 @@ void encoder_layer_backward(float *d, NetScratch *s, const EncoderLayer *g,
                             const EncLayerActs *a, const EncoderLayer *w, const NetBatch *nb,
                             const NetCtx *c);
 
-/* out = one decoder layer of a->x against memory (B·S, D). out (B·T, D). */
+/* out = one decoder layer of a->x against memory (B·S, D). out (B·T, D). With a cache
+ * (memory then unused), a step of layer l as net_decoder_forward describes. */
 void decoder_layer_forward(float *out, DecLayerActs *a, const float *memory,
-                           const DecoderLayer *w, const NetBatch *nb, const NetCtx *c);
+                           const DecoderLayer *w, const NetBatch *nb,
+                           const NetDecCache *cache, int l, const NetCtx *c);
 /* As encoder_layer_backward, and dmemory (B·S, D) += the gradient by the memory. */
 void decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const DecoderLayer *g,
                             const DecLayerActs *a, const float *memory, const DecoderLayer *w,

@@ -1,5 +1,6 @@
 /*
- * transformer.c — the inference encoder and the cached decoder step.
+ * transformer.c — translation's encoder batch and the decoder's cached steps, both
+ * through net.c's one encoder and one decoder.
  *
  * Pre-LayerNorm blocks, as torch.nn.Transformer(norm_first=True):
  *   encoder layer:  x += SelfAttn(LN1(x));            x += FFN(LN2(x))
@@ -11,17 +12,30 @@
 #include "transformer.h"
 
 #include "kernel.h"
-#include "layers.h"
 #include "status.h"
 
 #include <assert.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static float *alloc_floats(size_t n)
+/* Translation's context for the layers: no dropout, row-stable products. */
+static NetCtx translation_ctx(const Model *m, const float *params_t, Pool *pool)
 {
-    return malloc(sizeof(float) * (n ? n : 1));
+    const ModelConfig *c = &m->config;
+    return (NetCtx){.D = c->d_model, .H = c->n_heads, .F = c->d_ff, .V = m->tgt_vocab.size,
+                    .eps = (float)c->layer_norm_eps, .pool = pool, .dropout = 0.0f,
+                    .rng = NULL, .row_stable = 1, .params = m->params,
+                    .params_t = params_t, .n_params = m->n_params};
+}
+
+/* out = x · wᵀ + b over rows rows, row-stable: from the transposed copy when there is one. */
+static void stable_linear(float *out, const float *x, const float *w, const float *b, int rows,
+                          int K, int N, const Model *m, const float *params_t)
+{
+    if (params_t)
+        kernel_matmul_bias(out, x, params_t + (w - m->params), b, rows, K, N);
+    else
+        kernel_matmul_nt_rows(out, x, w, b, rows, K, N);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -33,9 +47,9 @@ void encoder_free(Encoder *e)
     if (!e)
         return;
     net_acts_free(&e->acts);
-    free(e->cross_v);
-    free(e->cross_k);
-    free(e->attn);
+    free(e->pad_ids);
+    free(e->block);
+    free(e->len);
     memset(e, 0, sizeof *e);
 }
 
@@ -46,230 +60,222 @@ int encoder_init(Encoder *e, const Model *m)
     return TT_OK;
 }
 
-/* Replaces e's buffers by ones for n positions; on failure e is left as it was. */
-static int encoder_reserve(Encoder *e, int n)
+/* Grows e's buffers to hold B sentences of S positions; on failure e is as it was. */
+static int encoder_reserve(Encoder *e, int B, int S)
 {
     const Model *m = e->model;
     const ModelConfig *c = &m->config;
-    if (n <= e->cap)
+    if (B <= e->cap_B && S <= e->cap_S)
         return TT_OK;
-    const size_t N = (size_t)n, D = (size_t)c->d_model;
-    Encoder g = {.model = m, .cap = n};
-    g.attn = alloc_floats((size_t)c->n_encoder_layers * c->n_heads * N * N);
-    g.cross_k = alloc_floats((size_t)c->n_decoder_layers * N * D);
-    g.cross_v = alloc_floats((size_t)c->n_decoder_layers * N * D);
-    int rc = net_acts_init(&g.acts, m, 1, n, 0, 0);
-    if (rc != TT_OK || !g.attn || !g.cross_k || !g.cross_v) {
+    if (B < e->cap_B)
+        B = e->cap_B;
+    if (S < e->cap_S)
+        S = e->cap_S;
+    const size_t L = (size_t)c->n_decoder_layers, BS = (size_t)B * S, D = (size_t)c->d_model;
+    Encoder g = {.model = m, .cap_B = B, .cap_S = S, .params_t = e->params_t};
+    g.len = malloc(sizeof(int) * (size_t)B);
+    g.pad_ids = malloc(sizeof(int) * BS);
+    g.block = malloc(sizeof(float) * (L ? 2 * L * BS * D : 1));
+    int rc = net_acts_init(&g.acts, m, B, S, 0, 0);
+    if (rc != TT_OK || !g.len || !g.pad_ids || !g.block) {
         encoder_free(&g);
         return rc != TT_OK ? rc : TT_ENOMEM;
     }
-    g.memory = g.acts.memory;
+    for (size_t l = 0; l < L; l++) {
+        g.cross_k[l] = g.block + 2 * l * BS * D;
+        g.cross_v[l] = g.block + (2 * l + 1) * BS * D;
+    }
     encoder_free(e);
     *e = g;
     return TT_OK;
 }
 
-int encoder_forward(Encoder *e, const int *ids, int S)
+int encoder_forward_batch(Encoder *e, const int *const *ids, const int *len, int n,
+                          Pool *pool)
 {
     const Model *m = e->model;
     const ModelConfig *c = &m->config;
-    const int D = c->d_model, H = c->n_heads;
-    if (!ids || S < 1 || S > c->max_len)
+    const int D = c->d_model;
+    e->B = 0;
+    if (!ids || !len || n < 1)
         return TT_EINVAL;
-    for (int i = 0; i < S; i++)
-        if (ids[i] < 0 || ids[i] >= m->src_vocab.size)
+    int S = 0;
+    for (int i = 0; i < n; i++) {
+        if (!ids[i] || len[i] < 1 || len[i] > c->max_len)
             return TT_EINVAL;
-    e->S = 0;
-    int rc = encoder_reserve(e, S);
+        for (int j = 0; j < len[i]; j++)
+            if (ids[i][j] < 0 || ids[i][j] >= m->src_vocab.size)
+                return TT_EINVAL;
+        if (len[i] > S)
+            S = len[i];
+    }
+    int rc = encoder_reserve(e, n, S);
     if (rc != TT_OK)
         return rc;
-    e->S = S;
-    /* One sentence through the layers training runs (net.h), on the calling thread. */
-    const NetBatch nb = {.B = 1, .S = S, .T = 0, .src_len = &e->S, .tgt_len = NULL};
-    const NetCtx ctx = {.D = D, .H = H, .F = c->d_ff, .V = m->tgt_vocab.size,
-                        .eps = (float)c->layer_norm_eps, .pool = NULL, .dropout = 0.0f,
-                        .rng = NULL};
-    net_encoder_forward(&e->acts, m, ids, &nb, &ctx);
-    for (int l = 0; l < c->n_encoder_layers; l++)
-        memcpy(e->attn + (size_t)l * H * S * S, e->acts.enc[l].att,
-               sizeof(float) * (size_t)H * S * S);
-    /* Every decoder step of every hypothesis attends to the same projected memory:
-     * project it once per sentence. */
-    const size_t N = (size_t)e->cap;
+    for (int i = 0; i < n; i++) {
+        e->len[i] = len[i];
+        int *row = e->pad_ids + (size_t)i * S;
+        memcpy(row, ids[i], sizeof(int) * (size_t)len[i]);
+        for (int j = len[i]; j < S; j++)
+            row[j] = VOCAB_PAD;
+    }
+    const NetBatch nb = {.B = n, .S = S, .T = 0, .src_len = e->len, .tgt_len = NULL};
+    const NetCtx ctx = translation_ctx(m, e->params_t, pool);
+    net_encoder_forward(&e->acts, m, e->pad_ids, &nb, &ctx);
+    e->memory = e->acts.memory;
+    /* Every step of every row attends to the same projected memory: project it once. */
+    const int rows = n * S;
     for (int l = 0; l < c->n_decoder_layers; l++) {
         const MhaWeights *cw = &m->w.dec[l].cross_attn;
-        kernel_matmul_nt(e->cross_k + l * N * D, e->memory, cw->w_key, cw->b_key, S, D, D);
-        kernel_matmul_nt(e->cross_v + l * N * D, e->memory, cw->w_value, cw->b_value, S, D, D);
+        stable_linear(e->cross_k[l], e->memory, cw->w_key, cw->b_key, rows, D, D, m, e->params_t);
+        stable_linear(e->cross_v[l], e->memory, cw->w_value, cw->b_value, rows, D, D, m,
+                      e->params_t);
     }
+    e->B = n;
+    e->S = S;
     return TT_OK;
+}
+
+int encoder_forward(Encoder *e, const int *ids, int S)
+{
+    return encoder_forward_batch(e, &ids, &S, 1, NULL);
+}
+
+const float *encoder_attention(const Encoder *e, int i, int l, int h)
+{
+    assert(i >= 0 && i < e->B && l >= 0 && l < e->acts.n_enc);
+    const int H = e->model->config.n_heads, S = e->S;
+    return e->acts.enc[l].att + ((size_t)i * H + h) * S * S;
 }
 
 /* ---------------------------------------------------------------------------------------
- * Decoder: one cached step
+ * Decoder: cached steps
  */
 
-int decoder_cache_init(DecoderCache *c, const Model *m)
+int decoder_state_init(DecoderState *d, const Model *m)
 {
-    (void)m;
-    memset(c, 0, sizeof *c);
+    memset(d, 0, sizeof *d);
+    d->model = m;
     return TT_OK;
 }
 
-void decoder_cache_free(DecoderCache *c)
-{
-    if (!c)
-        return;
-    free(c->self_v);
-    free(c->self_k);
-    memset(c, 0, sizeof *c);
-}
-
-int decoder_cache_reserve(DecoderCache *c, const Model *m, int n)
-{
-    c->t = 0;
-    if (n < 1 || n > m->config.max_len)
-        return TT_EINVAL;
-    if (n <= c->cap)
-        return TT_OK;
-    const size_t size = (size_t)m->config.n_decoder_layers * (size_t)n * m->config.d_model;
-    float *k = alloc_floats(size), *v = alloc_floats(size);
-    if (!k || !v) {
-        free(v);
-        free(k);
-        return TT_ENOMEM;
-    }
-    decoder_cache_free(c);
-    *c = (DecoderCache){.cap = n, .t = 0, .self_k = k, .self_v = v};
-    return TT_OK;
-}
-
-void decoder_cache_copy(DecoderCache *dst, const DecoderCache *src, const Model *m)
-{
-    const size_t NS = (size_t)src->cap, ND = (size_t)dst->cap, D = (size_t)m->config.d_model;
-    assert(dst->cap >= src->t);
-    for (int l = 0; l < m->config.n_decoder_layers; l++) {
-        memcpy(dst->self_k + l * ND * D, src->self_k + l * NS * D, sizeof(float) * src->t * D);
-        memcpy(dst->self_v + l * ND * D, src->self_v + l * NS * D, sizeof(float) * src->t * D);
-    }
-    dst->t = src->t;
-}
-
-void decoder_step_free(DecoderStep *d)
+void decoder_state_free(DecoderState *d)
 {
     if (!d)
         return;
-    free(d->cross_w);
-    free(d->self_w);
-    free(d->logits);
-    free(d->ff);
-    free(d->ctx);
-    free(d->q);
-    free(d->y);
-    free(d->h);
-    free(d->x);
+    net_acts_free(&d->acts);
+    free(d->step_len);
+    free(d->cross_len);
+    free(d->self_len);
+    free(d->cross_att);
+    free(d->self_att);
+    free(d->v);
+    free(d->k);
     memset(d, 0, sizeof *d);
 }
 
-int decoder_step_init(DecoderStep *d, const Model *m)
-{
-    memset(d, 0, sizeof *d);
-    const ModelConfig *c = &m->config;
-    const size_t D = (size_t)c->d_model;
-    d->model = m;
-    d->x = alloc_floats(D);
-    d->h = alloc_floats(D);
-    d->y = alloc_floats(D);
-    d->q = alloc_floats(D);
-    d->ctx = alloc_floats(D);
-    d->ff = alloc_floats((size_t)c->d_ff);
-    d->logits = alloc_floats((size_t)m->tgt_vocab.size);
-    if (!d->x || !d->h || !d->y || !d->q || !d->ctx || !d->ff || !d->logits) {
-        decoder_step_free(d);
-        return TT_ENOMEM;
-    }
-    return TT_OK;
-}
-
-int decoder_step_reserve(DecoderStep *d, int n)
-{
-    const ModelConfig *c = &d->model->config;
-    if (n < 1 || n > c->max_len)
-        return TT_EINVAL;
-    if (n <= d->cap)
-        return TT_OK;
-    const size_t size = (size_t)c->n_decoder_layers * c->n_heads * (size_t)n;
-    float *self_w = calloc(size, sizeof(float)), *cross_w = calloc(size, sizeof(float));
-    if (!self_w || !cross_w) {
-        free(cross_w);
-        free(self_w);
-        return TT_ENOMEM;
-    }
-    free(d->cross_w);
-    free(d->self_w);
-    d->self_w = self_w;
-    d->cross_w = cross_w;
-    d->cap = n;
-    return TT_OK;
-}
-
-/* One query row against Tk keys/values (each (Tk, D) with heads side by side), all heads,
- * weights of head h to w + h*stride; then the output projection into out. */
-static void step_attention(float *out, float *ctx, float *w, int stride, const float *q,
-                           const float *k, const float *v, int Tk, const MhaWeights *mw)
-{
-    const int D = mw->d_model, H = mw->n_heads, Dh = D / H;
-    AttnShape shape = {.Tq = 1, .Tk = Tk, .dk = Dh, .dv = Dh, .scale = 1.0f / sqrtf((float)Dh)};
-    for (int h = 0; h < H; h++) {
-        const size_t col = (size_t)h * Dh;
-        AttnView qh = {q + col, D}, kh = {k + col, D}, vh = {v + col, D};
-        /* Arguments were validated when the model was built; this cannot fail. */
-        (void)attention_head_forward(ctx + col, D, w + (size_t)h * stride, NULL, qh, kh, vh,
-                                     &shape);
-    }
-    kernel_matmul_nt(out, ctx, mw->w_out, mw->b_out, 1, D, D);
-}
-
-int decoder_step(DecoderStep *d, DecoderCache *cache, const Encoder *e, int token)
+int decoder_state_reserve(DecoderState *d, int rows, int slots, int cap, int S)
 {
     const Model *m = d->model;
     const ModelConfig *c = &m->config;
-    const int D = c->d_model, H = c->n_heads;
-    const size_t NC = (size_t)cache->cap, NE = (size_t)e->cap, N = (size_t)d->cap;
-    const float eps = (float)c->layer_norm_eps;
-    const int t = cache->t;
-    if (t >= cache->cap || t + 1 > d->cap || e->S < 1 || e->S > d->cap || token < 0 ||
-        token >= m->tgt_vocab.size)
+    if (rows < 1 || slots < 1 || cap < 1 || S < 1 || cap > c->max_len || S > c->max_len)
         return TT_EINVAL;
-
-    embed_forward(d->x, m->w.emb_tgt, m->pe, &token, 1, t, D);
-    for (int l = 0; l < c->n_decoder_layers; l++) {
-        const DecoderLayer *L = &m->w.dec[l];
-        float *K = cache->self_k + (size_t)l * NC * D, *V = cache->self_v + (size_t)l * NC * D;
-        /* Causal self-attention: the new position's key and value join the cache, and
-         * its query sees positions 0..t, which is exactly the causal mask. */
-        layernorm_forward(d->h, d->x, L->norm1_w, L->norm1_b, 1, D, eps);
-        const MhaWeights *sw = &L->self_attn;
-        kernel_matmul_nt(d->q, d->h, sw->w_query, sw->b_query, 1, D, D);
-        kernel_matmul_nt(K + (size_t)t * D, d->h, sw->w_key, sw->b_key, 1, D, D);
-        kernel_matmul_nt(V + (size_t)t * D, d->h, sw->w_value, sw->b_value, 1, D, D);
-        step_attention(d->y, d->ctx, d->self_w + (size_t)l * H * N, (int)N, d->q, K, V, t + 1,
-                       sw);
-        residual_add(d->x, d->y, D);
-
-        layernorm_forward(d->h, d->x, L->norm2_w, L->norm2_b, 1, D, eps);
-        const MhaWeights *cw = &L->cross_attn;
-        kernel_matmul_nt(d->q, d->h, cw->w_query, cw->b_query, 1, D, D);
-        step_attention(d->y, d->ctx, d->cross_w + (size_t)l * H * N, (int)N, d->q,
-                       e->cross_k + (size_t)l * NE * D, e->cross_v + (size_t)l * NE * D, e->S,
-                       cw);
-        residual_add(d->x, d->y, D);
-
-        layernorm_forward(d->h, d->x, L->norm3_w, L->norm3_b, 1, D, eps);
-        ffn_forward(d->y, d->ff, d->h, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b, 1, D, c->d_ff);
-        residual_add(d->x, d->y, D);
+    if (rows <= d->rows && slots <= d->slots && cap <= d->cap && S <= d->S)
+        return TT_OK;
+    if (rows < d->rows)
+        rows = d->rows;
+    if (slots < d->slots)
+        slots = d->slots;
+    if (cap < d->cap)
+        cap = d->cap;
+    if (S < d->S)
+        S = d->S;
+    const size_t L = (size_t)c->n_decoder_layers, D = (size_t)c->d_model, H = (size_t)c->n_heads;
+    DecoderState g = {.model = m, .rows = rows, .slots = slots, .cap = cap, .S = S,
+                      .params_t = d->params_t};
+    const size_t kv = L * (size_t)slots * cap * D;
+    g.k = malloc(sizeof(float) * kv);
+    g.v = malloc(sizeof(float) * kv);
+    g.self_att = calloc(L * rows * H * cap, sizeof(float));
+    g.cross_att = calloc(L * rows * H * S, sizeof(float));
+    g.self_len = malloc(sizeof(int) * (size_t)rows);
+    g.cross_len = malloc(sizeof(int) * (size_t)rows);
+    g.step_len = malloc(sizeof(int) * (size_t)rows);
+    int rc = net_acts_init(&g.acts, m, rows, 0, 1, 0);
+    if (rc != TT_OK || !g.k || !g.v || !g.self_att || !g.cross_att || !g.self_len ||
+        !g.cross_len || !g.step_len) {
+        decoder_state_free(&g);
+        return rc != TT_OK ? rc : TT_ENOMEM;
     }
-    layernorm_forward(d->h, d->x, m->w.dec_norm_w, m->w.dec_norm_b, 1, D, eps);
-    kernel_matmul_nt(d->logits, d->h, m->w.gen_w, m->w.gen_b, 1, D, m->tgt_vocab.size);
-    cache->t = t + 1;
+    for (int b = 0; b < rows; b++)
+        g.step_len[b] = 1;
+    decoder_state_free(d);
+    *d = g;
     return TT_OK;
+}
+
+int decoder_state_step(DecoderState *d, const Encoder *e, const int *tokens, const int *slot,
+                       const int *sent, int B, int t, Pool *pool)
+{
+    const Model *m = d->model;
+    const ModelConfig *c = &m->config;
+    if (B < 1 || B > d->rows || t < 0 || t >= d->cap || e->S > d->S)
+        return TT_EINVAL;
+    for (int b = 0; b < B; b++) {
+        if (tokens[b] < 0 || tokens[b] >= m->tgt_vocab.size || slot[b] < 0 ||
+            slot[b] >= d->slots || sent[b] < 0 || sent[b] >= e->B)
+            return TT_EINVAL;
+        d->self_len[b] = t + 1;
+        d->cross_len[b] = e->len[sent[b]];
+    }
+    const size_t L = (size_t)c->n_decoder_layers, D = (size_t)c->d_model, H = (size_t)c->n_heads;
+    NetDecCache cache = {.t = t, .cap = d->cap, .S = e->S, .slot = slot, .sent = sent,
+                         .self_len = d->self_len, .cross_len = d->cross_len};
+    for (size_t l = 0; l < L; l++) {
+        cache.self_k[l] = d->k + l * d->slots * d->cap * D;
+        cache.self_v[l] = d->v + l * d->slots * d->cap * D;
+        cache.cross_k[l] = e->cross_k[l];
+        cache.cross_v[l] = e->cross_v[l];
+        cache.self_att[l] = d->self_att + l * d->rows * H * d->cap;
+        /* Rows of S weights, the batch's S: decoder_state_cross reads them so. */
+        cache.cross_att[l] = d->cross_att + l * d->rows * H * d->S;
+    }
+    /* Every row has one position (step_len holds ones). */
+    const NetBatch nb = {.B = B, .S = e->S, .T = 1, .src_len = NULL, .tgt_len = d->step_len};
+    const NetCtx ctx = translation_ctx(m, d->params_t, pool);
+    net_decoder_forward(&d->acts, m, tokens, &nb, &cache, &ctx);
+    d->S_step = e->S;
+    return TT_OK;
+}
+
+const float *decoder_state_logits(const DecoderState *d, int b)
+{
+    assert(b >= 0 && b < d->rows);
+    return d->acts.logits + (size_t)b * d->model->tgt_vocab.size;
+}
+
+const float *decoder_state_self(const DecoderState *d, int l, int b, int h)
+{
+    const size_t H = (size_t)d->model->config.n_heads;
+    return d->self_att + (((size_t)l * d->rows + b) * H + h) * d->cap;
+}
+
+const float *decoder_state_cross(const DecoderState *d, int l, int b, int h)
+{
+    const size_t H = (size_t)d->model->config.n_heads;
+    return d->cross_att + (size_t)l * d->rows * H * d->S + ((size_t)b * H + h) * d->S_step;
+}
+
+void decoder_state_copy_slot(DecoderState *d, int dst, int src, int n)
+{
+    const ModelConfig *c = &d->model->config;
+    const size_t D = (size_t)c->d_model, N = (size_t)d->cap;
+    assert(dst >= 0 && dst < d->slots && src >= 0 && src < d->slots && n >= 0 && n <= d->cap);
+    if (dst == src || n == 0)
+        return;
+    for (size_t l = 0; l < (size_t)c->n_decoder_layers; l++) {
+        const size_t base = l * d->slots * N * D;
+        memcpy(d->k + base + dst * N * D, d->k + base + src * N * D, sizeof(float) * n * D);
+        memcpy(d->v + base + dst * N * D, d->v + base + src * N * D, sizeof(float) * n * D);
+    }
 }

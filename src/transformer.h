@@ -1,20 +1,21 @@
 /*
- * transformer.h — the encoder-decoder's forward passes.
+ * transformer.h — translation's side of the encoder-decoder: a batch of source sentences
+ * encoded, and the decoder's cached steps over rows that read them.
  *
- * The encoder reads the whole source at once. The decoder runs one position at a time
- * with a key/value cache, so step t attends over t + 1 cached keys instead of re-running
- * the whole prefix. It is the one deliberately different path: every other forward pass
- * (training, validation) runs the batched layers of net.h, and tests/test_transformer.c
- * holds the cached step to them at every position (1e-5).
+ * There is one encoder and one decoder, net.h's net_encoder_forward and
+ * net_decoder_forward, which training runs over whole batches. Translation runs the
+ * decoder one position at a time with a key/value cache (NetDecCache), so step t attends
+ * over t + 1 cached keys instead of re-running the whole prefix: T = 1 and B = the live
+ * rows (sentences, or a beam's hypotheses). tests/test_transformer.c holds the cached
+ * steps to the whole-batch pass at every position.
  *
- * Every attention call keeps its weights, so translate --json and inspect can show
- * exactly the numbers the forward pass used.
+ * Translation's products run with NetCtx.row_stable: a sentence's tokens,
+ * log-probabilities and attention weights are the same bits whatever sentences share its
+ * batch and however many threads run it.
  *
- * Buffers are sized to the sentence, never to the model's max_len up front: a model may
- * allow 4096 positions, and n_heads · max_len² attention weights per layer would take
- * gigabytes for a two-word sentence. encoder_forward grows the encoder's buffers to the
- * sentence it is given; the decoder's are grown by *_reserve before a sentence is
- * decoded, so nothing allocates inside the step loop.
+ * Buffers are sized to what is decoded, never to the model's max_len up front: a model
+ * may allow 4096 positions. Both structs grow by their *_forward / *_reserve calls, so
+ * nothing allocates inside the step loop.
  */
 #ifndef TOYTRANS_TRANSFORMER_H
 #define TOYTRANS_TRANSFORMER_H
@@ -22,70 +23,87 @@
 #include "attention.h"
 #include "model.h"
 #include "net.h"
+#include "pool.h"
 
-/* The encoded source sentence, shared by every hypothesis decoded from it. */
+/* A batch of encoded source sentences, shared by every row decoded from them. */
 typedef struct {
     const Model *model;
-    int cap;         /* positions the buffers hold, 0..max_len; N below */
-    int S;           /* source positions of the current sentence, 1..cap */
-    const float *memory; /* (N, D) encoder output, after encoder.norm: acts.memory */
-    float *attn;     /* (L_enc, H, S, S) self-attention weights, packed for the current S */
-    float *cross_k;  /* (L_dec, N, D) memory projected by each decoder layer's W_key */
-    float *cross_v;  /* (L_dec, N, D) likewise by W_value */
-    NetActs acts;    /* the encoder's layers for one sentence of N positions (net.h), the
-                        same forward pass training runs */
+    int cap_B, cap_S; /* sentences and positions the buffers hold */
+    int B;           /* sentences of the current batch, 0..cap_B (0: none) */
+    int S;           /* positions of its longest sentence, </s> included */
+    int *len;        /* (cap_B) each sentence's positions, 1..S */
+    const float *memory; /* (B·S, D) encoder output after encoder.norm: acts.memory */
+    float *cross_k[CONFIG_MAX_LAYERS], *cross_v[CONFIG_MAX_LAYERS];
+                     /* (B·S, D) the memory projected by decoder layer l's cross-attention
+                        W_key and W_value, once per sentence */
+    float *block;    /* the one allocation of cross_k and cross_v (owned) */
+    int *pad_ids;    /* (cap_B·cap_S) the batch's ids, padded to S (owned) */
+    NetActs acts;    /* the encoder's layers for the batch (net.h) */
+    const float *params_t; /* the model's weights transposed (model_params_transposed), or
+                              NULL; not owned */
 } Encoder;
 
-/* An encoder with no buffers yet (cap 0): encoder_forward sizes them. */
+/* An encoder with no buffers yet: encoder_forward sizes them. */
 int encoder_init(Encoder *e, const Model *m);
 void encoder_free(Encoder *e);
 
-/* Encodes ids (S of them, </s> included, each in 0..V_src-1, 1 <= S <= max_len), first
- * growing the buffers to S positions if they are smaller. Returns TT_OK, TT_EINVAL or
- * TT_ENOMEM (the encoder is then as it was, with no sentence). */
+/* Encodes n sentences (1..): sentence i is ids[i] (len[i] ids, </s> included, each in
+ * 0..V_src-1, 1 <= len[i] <= max_len), first growing the buffers. pool may be NULL.
+ * Returns TT_OK, TT_EINVAL or TT_ENOMEM (the encoder then holds no batch, B 0). */
+int encoder_forward_batch(Encoder *e, const int *const *ids, const int *len, int n,
+                          Pool *pool);
+
+/* encoder_forward_batch of the one sentence ids (S of them), on the calling thread. */
 int encoder_forward(Encoder *e, const int *ids, int S);
 
-/* One hypothesis's decoder state: the keys and values of every position so far. */
-typedef struct {
-    int cap;        /* positions the cache holds, 0..max_len; N below */
-    int t;          /* positions in the cache, 0..cap */
-    float *self_k;  /* (L_dec, N, D) */
-    float *self_v;  /* (L_dec, N, D) */
-} DecoderCache;
+/* Sentence i's self-attention weights in encoder layer l, head h: (len[i], len[i]),
+ * query rows then key columns, packed. */
+const float *encoder_attention(const Encoder *e, int i, int l, int h);
 
-/* An empty cache with no room (cap 0): decoder_cache_reserve makes room. */
-int decoder_cache_init(DecoderCache *c, const Model *m);
-void decoder_cache_free(DecoderCache *c);
-/* Makes room for n positions (1..max_len) and empties the cache (t = 0). Returns TT_OK,
- * TT_EINVAL or TT_ENOMEM (the cache is then as it was, emptied). */
-int decoder_cache_reserve(DecoderCache *c, const Model *m, int n);
-/* Copies src's first src->t positions into dst, which must have room for them (beam
- * search reorders hypotheses). */
-void decoder_cache_copy(DecoderCache *dst, const DecoderCache *src, const Model *m);
-
-/* Scratch and outputs of one decoder step. */
+/* The decoder's state for cached steps: the keys and values of every slot's positions so
+ * far, the step's activations, and its attention weights. A row of a step (one sentence
+ * or hypothesis) reads and extends one slot. */
 typedef struct {
     const Model *model;
-    int cap;                    /* keys the weight records hold, 0..max_len; N below */
-    float *x, *h, *y, *q, *ctx; /* (D) */
-    float *ff;                  /* (F) */
-    float *logits;              /* (V_tgt) for the next token */
-    float *self_w;   /* (L_dec, H, N): layer l head h at (l*H + h)*N, t+1 used */
-    float *cross_w;  /* (L_dec, H, N): layer l head h at (l*H + h)*N, S used */
-} DecoderStep;
+    int rows;        /* rows a step can take */
+    int slots;       /* slots of the cache */
+    int cap;         /* positions per slot */
+    int S;           /* source positions the cross-attention weights hold per row */
+    float *k, *v;    /* (L_dec, slots, cap, D) */
+    float *self_att; /* (L_dec, rows, H, cap) */
+    float *cross_att; /* (L_dec, rows, H, S) */
+    int *self_len, *cross_len; /* (rows) scratch for NetDecCache */
+    int *step_len;   /* (rows) ones: each row's one position */
+    int S_step;      /* the last step's source positions: its cross weights' row length */
+    NetActs acts;    /* the step's activations: rows × 1 position, the decoder alone */
+    const float *params_t; /* as Encoder's */
+} DecoderState;
 
-/* A step with room for no keys yet (cap 0): decoder_step_reserve makes room. */
-int decoder_step_init(DecoderStep *d, const Model *m);
-void decoder_step_free(DecoderStep *d);
-/* Makes room in the weight records for n keys (1..max_len). Returns TT_OK, TT_EINVAL or
+int decoder_state_init(DecoderState *d, const Model *m);
+void decoder_state_free(DecoderState *d);
+
+/* Makes room for steps of up to rows rows over slots slots of cap positions each, and
+ * sources of S positions (each 1..; cap and S at most max_len). Grows only; the cache's
+ * contents are kept only when nothing had to grow. Returns TT_OK, TT_EINVAL or
  * TT_ENOMEM (d is then as it was). */
-int decoder_step_reserve(DecoderStep *d, int n);
+int decoder_state_reserve(DecoderState *d, int rows, int slots, int cap, int S);
 
-/* Feeds token (the one at position cache->t: <s> first) through the decoder, appends its
- * keys and values to the cache and leaves the next token's logits and this step's
- * attention weights in d. Returns TT_OK, or TT_EINVAL when the cache or d's records are
- * full (the cache holds cache->cap positions, d's records d->cap keys of self- and
- * cross-attention) or the token is out of range. */
-int decoder_step(DecoderStep *d, DecoderCache *cache, const Encoder *e, int token);
+/* One step of B rows (1..rows): row b feeds tokens[b] (in 0..V_tgt-1) at position t
+ * (0..cap-1) of slot slot[b], against sentence sent[b] of e, whose keys and values at
+ * positions 0..t-1 the slot must already hold. Leaves the logits and attention weights
+ * below. pool may be NULL. Returns TT_OK or TT_EINVAL (out of range: nothing done). */
+int decoder_state_step(DecoderState *d, const Encoder *e, const int *tokens, const int *slot,
+                       const int *sent, int B, int t, Pool *pool);
+
+/* Row b's logits (V_tgt) after the last step. */
+const float *decoder_state_logits(const DecoderState *d, int b);
+/* Row b's attention weights in layer l, head h after the last step: over positions
+ * 0..t (self, t + 1 values) and over its sentence's source (cross, len values). */
+const float *decoder_state_self(const DecoderState *d, int l, int b, int h);
+const float *decoder_state_cross(const DecoderState *d, int l, int b, int h);
+
+/* Copies slot src's first n positions, every layer, to slot dst (beam search reorders
+ * hypotheses by gathering their slots). */
+void decoder_state_copy_slot(DecoderState *d, int dst, int src, int n);
 
 #endif

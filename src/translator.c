@@ -855,5 +855,5 @@ int translator_write_json(FILE *out, const TranslatorResult *r, const char *line
 
 const float *translator_encoder_attention(const Translator *tr)
 {
-    return tr->t.S > 0 ? tr->dec.enc.attn : NULL;
+    return tr->t.S > 0 ? tr->t.enc : NULL;
 }

@@ -28,8 +28,8 @@
  * and count, an entry whose step flips a ReLU.
  *
  * What is checked is what training runs: net.c's layers and the kernels under them, and
- * backprop.c's whole model (the decoder step's feed-forward, layers.c's ffn_forward, is
- * held to net.c's forward pass by tests/test_transformer.c).
+ * backprop.c's whole model (translation's cached decoder steps are the same net.c
+ * decoder, held to the whole-batch pass by tests/test_transformer.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -658,7 +658,8 @@ static double layer_objective(void *p)
     }
     if (c->dec) {
         memcpy(c->acts.dec[0].x, c->in, sizeof(float) * (size_t)c->rows * D);
-        decoder_layer_forward(c->out, &c->acts.dec[0], c->memory, &w->dec[0], &c->nb, &c->ctx);
+        decoder_layer_forward(c->out, &c->acts.dec[0], c->memory, &w->dec[0], &c->nb, NULL, 0,
+                              &c->ctx);
     } else {
         memcpy(c->acts.enc[0].x, c->in, sizeof(float) * (size_t)c->rows * D);
         encoder_layer_forward(c->out, &c->acts.enc[0], &w->enc[0], &c->nb, &c->ctx);

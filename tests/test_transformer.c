@@ -88,8 +88,11 @@ static void test_transformer_encoder_matches_torch(void **state)
         assert_int_equal(encoder_forward(&e, r->src_ids, r->S), TT_OK);
         const int D = m.config.d_model, LH = m.config.n_encoder_layers * m.config.n_heads;
         assert_close_array("encoder output", e.memory, r->enc_out, (size_t)r->S * D, 1e-5);
-        assert_close_array("encoder self-attention", e.attn, r->enc_w, (size_t)LH * r->S * r->S,
-                           1e-5);
+        for (int lh = 0; lh < LH; lh++)
+            assert_close_array("encoder self-attention",
+                               encoder_attention(&e, 0, lh / m.config.n_heads,
+                                                 lh % m.config.n_heads),
+                               r->enc_w + (size_t)lh * r->S * r->S, (size_t)r->S * r->S, 1e-5);
         encoder_free(&e);
         model_free(&m);
     }
@@ -136,9 +139,9 @@ static void test_transformer_batched_forward_matches_torch(void **state)
     }
 }
 
-/* The cached decoder, one step at a time, gives the training forward pass's logits and
- * attention weights at every position (1e-5), from the inference encoder's memory, which
- * equals the batched encoder's. */
+/* The cached decoder, one step at a time (net_decoder_forward with a cache, T = 1),
+ * gives the whole-batch pass's logits and attention weights at every position (1e-5),
+ * from the inference encoder's memory, which equals the batched encoder's. */
 static void test_transformer_cache_equals_batched_forward(void **state)
 {
     (void)state;
@@ -147,40 +150,36 @@ static void test_transformer_cache_equals_batched_forward(void **state)
         Model m;
         Backprop tr;
         Encoder e;
-        DecoderStep d;
-        DecoderCache cache;
+        DecoderState d;
         load(&m, r);
         batched_forward(&tr, &m, r);
         assert_int_equal(encoder_init(&e, &m), TT_OK);
-        assert_int_equal(decoder_step_init(&d, &m), TT_OK);
-        assert_int_equal(decoder_cache_init(&cache, &m), TT_OK);
+        assert_int_equal(decoder_state_init(&d, &m), TT_OK);
         assert_int_equal(encoder_forward(&e, r->src_ids, r->S), TT_OK);
         const int D = m.config.d_model, V = m.tgt_vocab.size, H = m.config.n_heads;
-        const int L = m.config.n_decoder_layers, T = r->T, S = r->S, N = T > S ? T : S;
+        const int L = m.config.n_decoder_layers, T = r->T, S = r->S;
         assert_close_array("encoder memory", e.memory, tr.acts.memory, (size_t)S * D, 1e-5);
-        assert_int_equal(decoder_step_reserve(&d, N), TT_OK);
-        assert_int_equal(decoder_cache_reserve(&cache, &m, T), TT_OK);
+        assert_int_equal(decoder_state_reserve(&d, 1, 1, T, S), TT_OK);
+        const int slot = 0, sent = 0;
         for (int t = 0; t < T; t++) {
-            assert_int_equal(decoder_step(&d, &cache, &e, r->tgt_ids[t]), TT_OK);
-            assert_close_array("cached logits", d.logits, tr.acts.logits + (size_t)t * V,
-                               (size_t)V, 1e-5);
+            assert_int_equal(decoder_state_step(&d, &e, &r->tgt_ids[t], &slot, &sent, 1, t, NULL),
+                             TT_OK);
+            assert_close_array("cached logits", decoder_state_logits(&d, 0),
+                               tr.acts.logits + (size_t)t * V, (size_t)V, 1e-5);
             for (int l = 0; l < L; l++)
                 for (int h = 0; h < H; h++) {
-                    assert_close_array("cached self weights", d.self_w + ((size_t)l * H + h) * N,
+                    assert_close_array("cached self weights", decoder_state_self(&d, l, 0, h),
                                        tr.acts.dec[l].att + ((size_t)h * T + t) * T,
                                        (size_t)t + 1, 1e-5);
-                    assert_close_array("cached cross weights",
-                                       d.cross_w + ((size_t)l * H + h) * N,
+                    assert_close_array("cached cross weights", decoder_state_cross(&d, l, 0, h),
                                        tr.acts.dec[l].catt + ((size_t)h * T + t) * S, (size_t)S,
                                        1e-5);
                 }
         }
-        /* Room for exactly the sentence: the cache is full, and one step more is refused
-         * and changes nothing. */
-        assert_int_equal(decoder_step(&d, &cache, &e, r->tgt_ids[0]), TT_EINVAL);
-        assert_int_equal(cache.t, T);
-        decoder_cache_free(&cache);
-        decoder_step_free(&d);
+        /* Room for exactly the sentence: one step more is refused. */
+        assert_int_equal(decoder_state_step(&d, &e, &r->tgt_ids[0], &slot, &sent, 1, T, NULL),
+                         TT_EINVAL);
+        decoder_state_free(&d);
         encoder_free(&e);
         backprop_free(&tr);
         model_free(&m);
