@@ -415,6 +415,7 @@ check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@sh tests/test_nothing_lost.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_readme.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_honesty.sh ./$(BIN) "$(RUNNER)"
+	@sh tests/test_batch.sh ./$(BIN) "$(RUNNER)"
 	@if [ -z "$(RUNNER)" ]; then sh tests/test_install.sh ./$(BIN); fi
 
 # The PyTorch bridge, both directions (tests/test_torch.sh, about a minute or two):

@@ -372,6 +372,135 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
     return first;
 }
 
+int cli_batch_open(const char *cmd, Translator *tr, int batch, int threads, Pool **pool)
+{
+    *pool = NULL;
+    int rc = threads > 1 ? pool_open(pool, threads) : TT_OK;
+    if (rc == TT_OK)
+        rc = translator_set_batch(tr, batch, *pool);
+    if (rc != TT_OK) {
+        fprintf(stderr, "toytrans %s: --batch %d --threads %d: %s\n", cmd, batch, threads,
+                status_message(rc));
+        pool_close(*pool);
+        *pool = NULL;
+        return status_exit_code(rc);
+    }
+    return 0;
+}
+
+/* A block of texts being collected: copies of standard input's lines, or the arguments. */
+typedef struct {
+    int n, cap;
+    char **text;       /* (cap) owned copies, or NULL for arguments */
+    const char **view; /* (cap) what before and fn see */
+    size_t *len;
+    long *no;
+} Block;
+
+/* Gives the block to before and then each text to fn; returns the first non-zero code. */
+static int block_flush(Block *b, CliBlockFn before, CliInputFn fn, void *ctx, int *failed)
+{
+    int first = 0;
+    if (b->n > 0)
+        before(b->view, b->len, b->n, ctx);
+    for (int i = 0; i < b->n; i++) {
+        int code = fn(b->view[i], b->len[i], b->no[i], ctx);
+        if (code != 0 && first == 0)
+            first = code;
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            *failed = 1;
+            if (first == 0)
+                first = TT_EXIT_IO;
+            break;
+        }
+    }
+    for (int i = 0; b->text && i < b->n; i++) {
+        free(b->text[i]);
+        b->text[i] = NULL;
+    }
+    b->n = 0;
+    return first;
+}
+
+int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliInputFn fn,
+                       void *ctx)
+{
+    if (block <= 1 || (argc == 0 && isatty(STDIN_FILENO)))
+        return cli_for_each_input(argc, argv, fn, ctx);
+    Block b = {.cap = block};
+    b.text = calloc((size_t)block, sizeof *b.text);
+    b.view = malloc(sizeof *b.view * (size_t)block);
+    b.len = malloc(sizeof *b.len * (size_t)block);
+    b.no = malloc(sizeof *b.no * (size_t)block);
+    int first = 0, failed = 0;
+    if (!b.text || !b.view || !b.len || !b.no) {
+        fprintf(stderr, "toytrans: %s\n", status_message(TT_ENOMEM));
+        first = TT_EXIT_IO;
+        goto done;
+    }
+    if (argc > 0) {
+        for (int i = 0; i < argc && !failed; i++) {
+            b.view[b.n] = argv[i];
+            b.len[b.n] = strlen(argv[i]);
+            b.no[b.n] = i + 1;
+            if (++b.n == block || i + 1 == argc) {
+                int code = block_flush(&b, before, fn, ctx, &failed);
+                if (code != 0 && first == 0)
+                    first = code;
+            }
+        }
+        goto done;
+    }
+    LineIn in;
+    linein_init(&in, stdin, TOKENIZER_MAX_BYTES + 4, NULL);
+    int rc;
+    while (!failed && ((rc = linein_read(&in)) == TT_OK || rc == LINEIN_LONG)) {
+        size_t n = in.line_no == 1 ? tokenizer_strip_bom(in.line, in.len) : in.len;
+        if (rc == TT_OK && n > 0 && in.line[n - 1] == '\n')
+            n--;
+        if (rc == TT_OK && n > 0 && in.line[n - 1] == '\r')
+            n--;
+        char *copy = malloc(n ? n : 1);
+        if (!copy) {
+            fprintf(stderr, "toytrans: standard input line %ld: %s\n", in.line_no,
+                    status_message(TT_ENOMEM));
+            if (first == 0)
+                first = TT_EXIT_IO;
+            break;
+        }
+        memcpy(copy, in.line, n);
+        b.text[b.n] = copy;
+        b.view[b.n] = copy;
+        b.len[b.n] = n;
+        b.no[b.n] = in.line_no;
+        if (++b.n == block) {
+            int code = block_flush(&b, before, fn, ctx, &failed);
+            if (code != 0 && first == 0)
+                first = code;
+        }
+    }
+    if (!failed && b.n > 0) {
+        int code = block_flush(&b, before, fn, ctx, &failed);
+        if (code != 0 && first == 0)
+            first = code;
+    }
+    if (!failed && first != TT_EXIT_IO && rc != LINEIN_END) {
+        fprintf(stderr, "toytrans: error reading standard input after line %ld: %s\n",
+                in.line_no, rc == TT_EIO && errno ? strerror(errno) : status_message(rc));
+        if (first == 0)
+            first = TT_EXIT_IO;
+    }
+    linein_free(&in);
+done:
+    for (int i = 0; b.text && i < b.n; i++)
+        free(b.text[i]);
+    free(b.no);
+    free(b.len);
+    free(b.view);
+    free(b.text);
+    return first;
+}
+
 /* 1 when path is a regular file that starts with SQLite's header string. */
 static int is_sqlite_file(const char *path)
 {

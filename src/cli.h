@@ -9,6 +9,9 @@
 #ifndef TOYTRANS_CLI_H
 #define TOYTRANS_CLI_H
 
+#include "pool.h"
+#include "translator.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -96,6 +99,24 @@ typedef int (*CliInputFn)(const char *text, size_t len, long line_no, void *ctx)
  * others. Returns 0, or the
  * first non-zero exit code fn returned (TT_EXIT_IO if standard input failed). */
 int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx);
+
+/* --batch and --threads for a translator: opens a pool of threads (*pool, NULL for one
+ * thread; the caller closes it after freeing tr) and lets tr decode batch sentences at
+ * once. Returns 0, or an exit code after saying why on stderr. */
+int cli_batch_open(const char *cmd, Translator *tr, int batch, int threads, Pool **pool);
+
+/* Called with a block of texts before fn sees each of them: texts[i] (lens[i] bytes),
+ * valid until fn has seen the block's last. */
+typedef void (*CliBlockFn)(const char *const *texts, const size_t *lens, int n, void *ctx);
+
+/* cli_for_each_input, a block of up to block texts at a time: the arguments, or the lines
+ * of standard input as it reads them, are collected (up to block of them, or to the end
+ * of the input), given to before, then to fn one by one in order, with stdout flushed
+ * after each. On a terminal (and for block 1) every line is its own block, so a typed line
+ * answers at once. Returns what cli_for_each_input returns, or TT_EXIT_IO when the block
+ * cannot be held in memory. */
+int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliInputFn fn,
+                       void *ctx);
 
 /* --head H|mean, shared by translate and inspect: "mean" is HEATMAP_HEAD_MEAN, else a
  * whole number checked like cli_parse_long. Returns 0 or TT_EXIT_USAGE. */

@@ -52,6 +52,7 @@ typedef struct {
     const char *equivalent_by; /* --equivalent-by M: the model of the other direction
                                   whose translation of a missed one back into the source
                                   makes it an equivalent reading, or NULL */
+    long batch, threads; /* --batch, --threads */
 } EvalOptions;
 
 /* The warnings --warnings counts, as translate gives them (docs/honesty.md). */
@@ -112,8 +113,12 @@ static void eval_usage(FILE *out)
           "                     source exactly: another reading of an ambiguous source\n"
           "                     (German ihr: her or their; sie: she, they, her, them)\n"
           "  --warnings         after the report, the warnings' tally (below)\n"
-          "  --min-prob X       the confidence row's threshold (default 0.5)\n",
+          "  --min-prob X       the confidence row's threshold (default 0.5)\n"
+          "  --batch N          translate N sentences at once (the translations are the\n"
+          "                     same, bit for bit, whatever N)\n"
+          "  --threads N        threads for translating (default 1; the same output)\n",
           out);
+    fprintf(out, "                     (--batch's default: %d)\n", TRANSLATOR_DEFAULT_BATCH);
     cli_read_back_help(out, 21);
     fputs("  --json             the scores as one JSON object: \"bleu\" and \"chrf\" with\n"
           "                     sacreBLEU's keys (name, score, signature, verbose_score),\n"
@@ -142,7 +147,7 @@ static void eval_usage(FILE *out)
 static int eval_parse(EvalOptions *o, int argc, char **argv)
 {
     enum { O_MODEL = 256, O_TEST, O_REF, O_SKIP, O_JSON, O_HYPOUT, O_FORCE, O_ERRORS,
-           O_WARNINGS, O_MIN_PROB, O_EQUIV };
+           O_WARNINGS, O_MIN_PROB, O_EQUIV, O_BATCH, O_THREADS };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"test", required_argument, NULL, O_TEST},
@@ -157,6 +162,8 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
         {"warnings", no_argument, NULL, O_WARNINGS},
         {"equivalent-by", required_argument, NULL, O_EQUIV},
         {"min-prob", required_argument, NULL, O_MIN_PROB},
+        {"batch", required_argument, NULL, O_BATCH},
+        {"threads", required_argument, NULL, O_THREADS},
         CLI_READ_BACK_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -166,6 +173,8 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
     cli_read_back_begin(&o->read_back);
     o->to.coverage_min = TRANSLATOR_COVERAGE_MIN; /* as translate warns */
     o->min_prob = 0.5;
+    o->batch = TRANSLATOR_DEFAULT_BATCH;
+    o->threads = 1;
     optind = 1;
     opterr = 0;
     int c, rc;
@@ -207,6 +216,16 @@ static int eval_parse(EvalOptions *o, int argc, char **argv)
             break;
         case O_EQUIV:
             o->equivalent_by = optarg;
+            break;
+        case O_BATCH:
+            if ((rc = cli_parse_long("eval", "--batch", optarg, 1, DECODE_MAX_BATCH,
+                                     &o->batch)))
+                return rc;
+            break;
+        case O_THREADS:
+            if ((rc = cli_parse_long("eval", "--threads", optarg, 1, POOL_MAX_THREADS,
+                                     &o->threads)))
+                return rc;
             break;
         case O_MIN_PROB:
             if ((rc = cli_parse_double("eval", "--min-prob", optarg, 0.0, 1.0, &o->min_prob)))
@@ -515,7 +534,21 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, Re
     int code = 0;
     char err[512];
     const double start = seconds_now();
+    size_t block = (size_t)translator_ahead_capacity(tr);
+    const char **texts = block ? malloc(sizeof *texts * block) : NULL;
+    size_t *lens = block ? malloc(sizeof *lens * block) : NULL;
+    if (!texts || !lens)
+        block = 0; /* out of memory: one sentence at a time, the same translations */
     for (size_t i = 0; i < set->n && code == 0; i++) {
+        if (block > 0 && i % block == 0) {
+            /* The next block decoded in batches; translator_run takes each. */
+            const size_t nb = set->n - i < block ? set->n - i : block;
+            for (size_t j = 0; j < nb; j++) {
+                texts[j] = set->src[i + j];
+                lens[j] = strlen(texts[j]);
+            }
+            (void)translator_decode_ahead(tr, texts, lens, (int)nb);
+        }
         TranslatorResult r;
         const char *hyp = "";
         int rc = translator_run(tr, set->src[i], strlen(set->src[i]), &r, err, sizeof err);
@@ -578,6 +611,8 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, Re
         }
     }
     const double secs = seconds_now() - start;
+    free(lens);
+    free(texts);
     if (code == 0 && o->hyp_out)
         code = cli_write_file("eval", o->hyp_out, write_hyps, &h);
     if (code == 0 && o->json) {
@@ -653,6 +688,9 @@ int cli_eval(int argc, char **argv)
     Translator tr;
     CliReadBack rb = {0};
     code = cli_translator_init("eval", &tr, &m, &o.to);
+    Pool *pool = NULL;
+    if (code == 0)
+        code = cli_batch_open("eval", &tr, (int)o.batch, (int)o.threads, &pool);
     if (code == 0 && o.warnings)
         code = cli_read_back_open("eval", &rb, &o.read_back, &m, o.model_path);
     Model back_model;
@@ -681,6 +719,7 @@ int cli_eval(int argc, char **argv)
         model_free(&back_model);
     cli_read_back_close(&rb);
     translator_free(&tr);
+    pool_close(pool);
     model_free(&m);
     evalset_free(&set);
     return code;

@@ -16,6 +16,7 @@
 #include "heatmap.h"
 #include "json.h"
 #include "model.h"
+#include "pool.h"
 #include "status.h"
 #include "translator.h"
 
@@ -39,6 +40,8 @@ typedef struct {
     int alignment;         /* --alignment: ALIGN_NONE, ALIGN_HARD or ALIGN_SOFT */
     long layer, head;      /* its decoder layer (-1: the last) and head (HEATMAP_HEAD_MEAN) */
     CliReadBackOptions read_back; /* --read-back and its kin */
+    long batch;            /* --batch: sentences decoded at once */
+    long threads;          /* --threads */
 } TranslateOptions;
 
 enum { ALIGN_NONE, ALIGN_HARD, ALIGN_SOFT };
@@ -96,8 +99,13 @@ static void translate_usage(FILE *out)
           "                     token, </s> included (each row sums to 1), values joined\n"
           "                     by ',', rows by ' '\n"
           "  --layer L          the decoder layer alignments read, from 0 (default: the last)\n"
-          "  --head H|mean      the head alignments read, from 0, or the mean (default)\n",
-          (double)TRANSLATOR_COVERAGE_MIN);
+          "  --head H|mean      the head alignments read, from 0, or the mean (default)\n"
+          "  --batch N          decode N sentences at once (default %d; 1: one at a\n"
+          "                     time); lines are read in blocks of %d batches and sorted\n"
+          "                     by length; every sentence's output is the same, bit for\n"
+          "                     bit, whatever N; on a terminal each line answers at once\n"
+          "  --threads N        threads for decoding (default 1; the output is the same)\n",
+          (double)TRANSLATOR_COVERAGE_MIN, TRANSLATOR_DEFAULT_BATCH, TRANSLATOR_AHEAD_BLOCK);
     cli_read_back_help(out, 21);
     fprintf(out,
           "  -h, --help         show this help\n"
@@ -136,7 +144,7 @@ static void translate_usage(FILE *out)
 static int translate_parse(TranslateOptions *o, int argc, char **argv)
 {
     enum { O_MODEL = 256, O_JSON, O_SCORES, O_ALT, O_KEEP, O_ALIGN, O_LAYER, O_HEAD, O_STRICT,
-           O_COVMIN, O_CROP, O_NO_GRAMMAR };
+           O_COVMIN, O_CROP, O_NO_GRAMMAR, O_BATCH, O_THREADS };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         CLI_DECODE_OPTION_PREFIX,
@@ -155,6 +163,8 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
         {"coverage-min", required_argument, NULL, O_COVMIN},
         CLI_READ_BACK_OPTIONS,
         {"no-grammar-check", no_argument, NULL, O_NO_GRAMMAR},
+        {"batch", required_argument, NULL, O_BATCH},
+        {"threads", required_argument, NULL, O_THREADS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -163,6 +173,8 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
     o->to.coverage_min = TRANSLATOR_COVERAGE_MIN;
     o->layer = -1;
     o->head = HEATMAP_HEAD_MEAN;
+    o->batch = TRANSLATOR_DEFAULT_BATCH;
+    o->threads = 1;
     cli_read_back_begin(&o->read_back);
     optind = 1;
     opterr = 0;
@@ -204,6 +216,16 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
             break;
         case O_NO_GRAMMAR:
             o->to.no_grammar_check = 1;
+            break;
+        case O_BATCH:
+            if ((rc = cli_parse_long("translate", "--batch", optarg, 1, DECODE_MAX_BATCH,
+                                     &o->batch)))
+                return rc;
+            break;
+        case O_THREADS:
+            if ((rc = cli_parse_long("translate", "--threads", optarg, 1, POOL_MAX_THREADS,
+                                     &o->threads)))
+                return rc;
             break;
         case O_COVMIN:
             if ((rc = cli_parse_double("translate", "--coverage-min", optarg, 0.0, 1e6, &x)))
@@ -446,6 +468,13 @@ static int write_n_best(TranslateRun *run, const TranslatorResult *best, long no
     return 0;
 }
 
+/* A block of lines decoded in batches before translate_line shows each. */
+static void translate_ahead(const char *const *texts, const size_t *lens, int n, void *ctx)
+{
+    TranslateRun *run = ctx;
+    (void)translator_decode_ahead(&run->tr, texts, lens, n);
+}
+
 static int translate_line(const char *line, size_t len, long no, void *ctx)
 {
     TranslateRun *run = ctx;
@@ -521,12 +550,20 @@ int cli_translate(int argc, char **argv)
         return code;
     }
     code = cli_translator_init("translate", &run.tr, &m, &o.to);
+    Pool *pool = NULL;
+    /* An n-best list is one sentence's search: those are decoded one at a time. */
+    const int batch = o.to.decode.n_best ? 1 : (int)o.batch;
+    if (code == 0)
+        code = cli_batch_open("translate", &run.tr, batch, (int)o.threads, &pool);
     if (code == 0)
         code = cli_read_back_open("translate", &run.rb, &o.read_back, &m, o.model_path);
     if (code == 0)
-        code = cli_for_each_input(argc - optind, argv + optind, translate_line, &run);
+        code = cli_for_each_block(argc - optind, argv + optind,
+                                  translator_ahead_capacity(&run.tr), translate_ahead,
+                                  translate_line, &run);
     cli_read_back_close(&run.rb);
     translator_free(&run.tr);
+    pool_close(pool);
     model_free(&m);
     return code;
 }

@@ -27,10 +27,35 @@ static void set_error(char *err, size_t errlen, const char *msg)
         snprintf(err, errlen, "%s", msg);
 }
 
+static void ahead_free(Translator *tr)
+{
+    for (int i = 0; i < tr->n_ahead_cap; i++) {
+        free(tr->ahead[i].ids);
+        translation_free(&tr->ahead[i].t);
+    }
+    free(tr->ahead);
+    free(tr->order);
+    free(tr->batch_ids);
+    free(tr->batch_S);
+    free(tr->batch_t);
+    for (int i = 0; tr->more && i < tr->threads - 1; i++)
+        decoder_free(&tr->more[i]);
+    free(tr->more);
+    tr->more = NULL;
+    tr->threads = 1;
+    tr->ahead = NULL;
+    tr->order = NULL;
+    tr->batch_ids = NULL;
+    tr->batch_S = NULL;
+    tr->batch_t = NULL;
+    tr->n_ahead_cap = tr->n_ahead = tr->next_ahead = 0;
+}
+
 void translator_free(Translator *tr)
 {
     if (!tr)
         return;
+    ahead_free(tr);
     free(tr->label_ptrs);
     free(tr->label_text);
     free(tr->case_text);
@@ -111,6 +136,7 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
         return TT_EINVAL;
     }
     tr->model = m;
+    tr->batch = 1;
     tr->grammar_check = !o->no_grammar_check &&
                         config_lang_rules(m->config.src_lang) == TOK_SRC &&
                         m->lexicon_fnv1a64 == grammar_lexicon_fnv1a64();
@@ -448,6 +474,7 @@ static int label_result(Translator *tr, TranslatorResult *out)
 }
 
 static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_t errlen);
+static TranslatorAhead *ahead_take(Translator *tr, const char *text, size_t len);
 
 /* The message for decode_run's failure rc. */
 static void set_decode_error(char *err, size_t errlen, int rc)
@@ -522,12 +549,20 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         for (int i = 0; i < tr->src.n; i++)
             tr->src_ids[i] = vocab_lookup(&m->src_vocab, tr->src.tok[i]);
         tr->src_ids[tr->src.n] = VOCAB_EOS;
-        rc = decode_run(&tr->dec, t, tr->src_ids, S, &tr->decode);
-        if (rc != TT_OK) {
-            set_decode_error(err, errlen, rc);
-            goto fail;
+        TranslatorAhead *a = ahead_take(tr, text, len);
+        if (a && a->S == S && memcmp(a->ids, tr->src_ids, sizeof(int) * (size_t)S) == 0) {
+            /* Decoded ahead, in a batch: take its record (the two swap buffers). */
+            const Translation tmp = *t;
+            *t = a->t;
+            a->t = tmp;
+        } else {
+            rc = decode_run(&tr->dec, t, tr->src_ids, S, &tr->decode);
+            if (rc != TT_OK) {
+                set_decode_error(err, errlen, rc);
+                goto fail;
+            }
+            tr->n_hyp = decode_n_best(&tr->dec);
         }
-        tr->n_hyp = decode_n_best(&tr->dec);
     }
     tr->cropped = cropped;
     rc = finish_result(tr, out, err, errlen);
@@ -539,6 +574,160 @@ fail:
     tokenlist_free(&tr->surface);
     tokenlist_free(&tr->src);
     return rc;
+}
+
+int translator_set_batch(Translator *tr, int batch, Pool *pool)
+{
+    if (batch < 1 || batch > DECODE_MAX_BATCH || (batch > 1 && tr->decode.n_best))
+        return TT_EINVAL;
+    int rc = decoder_set_batch(&tr->dec, batch, NULL);
+    if (rc != TT_OK)
+        return rc;
+    ahead_free(tr);
+    tr->batch = batch;
+    tr->pool = pool;
+    const int threads = pool_threads(pool);
+    if (batch == 1 && threads == 1)
+        return TT_OK;
+    const int n = TRANSLATOR_AHEAD_BLOCK * batch * threads, L = tr->model->config.max_len;
+    const size_t per = (size_t)batch * threads;
+    tr->ahead = calloc((size_t)n, sizeof *tr->ahead);
+    tr->order = malloc(sizeof(int) * (size_t)n);
+    tr->batch_ids = malloc(sizeof(int *) * per);
+    tr->batch_S = malloc(sizeof(int) * per);
+    tr->batch_t = malloc(sizeof(Translation *) * per);
+    tr->more = calloc((size_t)threads, sizeof *tr->more);
+    if (!tr->ahead || !tr->order || !tr->batch_ids || !tr->batch_S || !tr->batch_t ||
+        !tr->more) {
+        ahead_free(tr);
+        return TT_ENOMEM;
+    }
+    tr->n_ahead_cap = n;
+    for (int i = 0; i < threads - 1; i++) {
+        tr->threads = i + 1; /* ahead_free frees the ones made so far */
+        rc = decoder_init(&tr->more[i], tr->model, tr->dec.beam);
+        if (rc == TT_OK)
+            rc = decoder_set_batch(&tr->more[i], batch, NULL);
+        tr->more[i].words_only = tr->dec.words_only;
+        if (rc != TT_OK) {
+            tr->threads = i + 2;
+            ahead_free(tr);
+            return rc;
+        }
+    }
+    tr->threads = threads;
+    for (int i = 0; i < n; i++) {
+        TranslatorAhead *a = &tr->ahead[i];
+        a->ids = malloc(sizeof(int) * (size_t)L);
+        rc = a->ids ? translation_init(&a->t, tr->model, tr->t.alt_k) : TT_ENOMEM;
+        if (rc != TT_OK) {
+            ahead_free(tr);
+            return rc;
+        }
+    }
+    return TT_OK;
+}
+
+int translator_ahead_capacity(const Translator *tr)
+{
+    return tr->n_ahead_cap;
+}
+
+/* What the threads of translator_decode_ahead share. */
+typedef struct {
+    Translator *tr;
+    int n_order;   /* entries to decode, in tr->order */
+} AheadJob;
+
+/* Thread task's share: batches task, task + threads, ... of the sorted entries, with its
+ * own decoder and scratch. A batch that fails is left to translator_run. */
+static void ahead_task(void *ctx, int task)
+{
+    const AheadJob *job = ctx;
+    Translator *tr = job->tr;
+    Decoder *dec = task == 0 ? &tr->dec : &tr->more[task - 1];
+    const int B = tr->batch;
+    const int **ids = tr->batch_ids + (size_t)task * B;
+    int *S = tr->batch_S + (size_t)task * B;
+    Translation **t = tr->batch_t + (size_t)task * B;
+    for (int k = task * B; k < job->n_order; k += tr->threads * B) {
+        const int nb = job->n_order - k < B ? job->n_order - k : B;
+        for (int j = 0; j < nb; j++) {
+            TranslatorAhead *a = &tr->ahead[tr->order[k + j]];
+            ids[j] = a->ids;
+            S[j] = a->S;
+            t[j] = &a->t;
+        }
+        if (decode_batch(dec, t, ids, S, nb, &tr->decode) == TT_OK)
+            for (int j = 0; j < nb; j++)
+                tr->ahead[tr->order[k + j]].decoded = 1;
+    }
+}
+
+/* Sorts entries by source length, shortest first (ties in input order). */
+static void sort_by_length(int *order, const TranslatorAhead *a, int n)
+{
+    for (int i = 1; i < n; i++) {
+        const int x = order[i];
+        int j = i;
+        while (j > 0 && a[order[j - 1]].S > a[x].S) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+}
+
+int translator_decode_ahead(Translator *tr, const char *const *texts, const size_t *lens,
+                            int n)
+{
+    const Model *m = tr->model;
+    tr->n_ahead = tr->next_ahead = 0;
+    if (n < 0 || n > tr->n_ahead_cap)
+        return TT_EINVAL;
+    const TokLang src_rules = config_lang_rules(m->config.src_lang);
+    int n_order = 0;
+    for (int i = 0; i < n; i++) {
+        TranslatorAhead *a = &tr->ahead[i];
+        a->text = texts[i];
+        a->len = lens[i];
+        a->decoded = 0;
+        /* As translator_run tokenizes and crops; what it would refuse is left to it. */
+        TokenList src = {0};
+        if (tokenize(&src, texts[i], lens[i], src_rules, NULL) != TT_OK) {
+            tokenlist_free(&src);
+            continue;
+        }
+        const int max_src = m->config.max_len - 1;
+        int n_src = src.n;
+        if (n_src > max_src)
+            n_src = tr->crop ? max_src : 0;
+        for (int j = 0; j < n_src; j++)
+            a->ids[j] = vocab_lookup(&m->src_vocab, src.tok[j]);
+        tokenlist_free(&src);
+        if (n_src == 0)
+            continue;
+        a->ids[n_src] = VOCAB_EOS;
+        a->S = n_src + 1;
+        tr->order[n_order++] = i;
+    }
+    sort_by_length(tr->order, tr->ahead, n_order);
+    AheadJob job = {.tr = tr, .n_order = n_order};
+    pool_run(tr->pool, tr->threads, ahead_task, &job);
+    tr->n_ahead = n;
+    return TT_OK;
+}
+
+/* The entry decoded ahead for this text, if it is the next one. */
+static TranslatorAhead *ahead_take(Translator *tr, const char *text, size_t len)
+{
+    if (tr->next_ahead >= tr->n_ahead)
+        return NULL;
+    TranslatorAhead *a = &tr->ahead[tr->next_ahead];
+    if (a->text != text || a->len != len)
+        return NULL;
+    tr->next_ahead++;
+    return a->decoded ? a : NULL;
 }
 
 int translator_n_best(const Translator *tr)

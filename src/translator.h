@@ -159,6 +159,16 @@ typedef struct {
     TranslatorReadBack read_back; /* zeroed by the translator; readback_run fills it */
 } TranslatorResult;
 
+/* A text decoded ahead of translator_run (translator_decode_ahead). */
+typedef struct {
+    const char *text;     /* the caller's text and length, which translator_run matches */
+    size_t len;
+    int decoded;          /* 1: t holds its decoding; 0: translator_run decodes it itself */
+    int S;                /* its source positions, </s> included */
+    int *ids;             /* (max_len) its source ids */
+    Translation t;        /* its record */
+} TranslatorAhead;
+
 typedef struct {
     const Model *model;   /* not owned; must outlive the Translator */
     DecodeOptions decode; /* TranslatorOptions.decode with max_len capped at the model's
@@ -192,7 +202,25 @@ typedef struct {
     char *label_text;     /* the current labels' characters; owned */
     char *case_text;      /* an English target's words as shown (truecase); owned */
     const char **label_ptrs; /* (N + N) TranslatorResult.src_labels, then .labels */
+    int batch;            /* sentences decoded at once by translator_decode_ahead, >= 1 */
+    int n_ahead_cap;      /* entries of ahead: TRANSLATOR_AHEAD_BLOCK · batch */
+    TranslatorAhead *ahead; /* (n_ahead_cap) owned */
+    int n_ahead, next_ahead; /* entries decoded by the last translator_decode_ahead, and
+                                the next one translator_run may take */
+    int *order;           /* (n_ahead_cap) scratch: entries sorted by source length */
+    const int **batch_ids; /* (threads · batch) scratch: each thread's batch's sources, */
+    int *batch_S;          /* lengths */
+    Translation **batch_t; /* and records */
+    Pool *pool;           /* translator_set_batch's, or NULL; not owned */
+    int threads;          /* its threads: each decodes whole batches with its own decoder */
+    Decoder *more;        /* (threads − 1) the other threads' decoders; owned */
 } Translator;
+
+/* translator_decode_ahead takes up to this many batches of texts at once, sorted by
+ * source length before they are cut into batches (less padding). */
+#define TRANSLATOR_AHEAD_BLOCK 4
+/* The commands' default --batch (measured: bench/results.md). */
+#define TRANSLATOR_DEFAULT_BATCH 32
 
 /* Sets up tr for model m (which must stay alive and unchanged while tr is used).
  * Returns TT_OK; TT_EINVAL for options out of range; TT_EINPUT when the prefix is not
@@ -218,6 +246,28 @@ void translator_free(Translator *tr);
  * count and the limit) unless the translator crops; TT_ENOMEM. On failure *out is zeroed and err says why. */
 int translator_run(Translator *tr, const char *text, size_t len, TranslatorResult *out,
                    char *err, size_t errlen);
+
+/* Lets translator_decode_ahead decode batch sentences at once (1..DECODE_MAX_BATCH), its
+ * batches shared among pool's threads, each with a decoder of its own (NULL: the calling
+ * thread; not owned, must outlive tr's use). Returns TT_OK, TT_EINVAL (batch out of
+ * range, or an n-best list wanted) or TT_ENOMEM. */
+int translator_set_batch(Translator *tr, int batch, Pool *pool);
+
+/* The most texts one translator_decode_ahead takes: TRANSLATOR_AHEAD_BLOCK · batch ·
+ * threads. */
+int translator_ahead_capacity(const Translator *tr);
+
+/* Decodes texts[0..n) (n up to translator_ahead_capacity) ahead, sorted by source length,
+ * in batches of the batch size; the translator_run calls that follow, given the same
+ * text pointers and lengths in the same order, take each one's decoding instead of
+ * decoding it again, and do everything else as usual. A sentence's result is the same,
+ * bit for bit, as translator_run alone gives (decode.h: batches are row-stable). Texts
+ * that translator_run would refuse (invalid UTF-8, too long) or that are empty are left
+ * to it, and so is a batch whose decoding failed (translator_run then reports the error
+ * for each sentence). The texts must stay unchanged until translator_run has taken them.
+ * Returns TT_OK, or TT_EINVAL (n out of range). */
+int translator_decode_ahead(Translator *tr, const char *const *texts, const size_t *lens,
+                            int n);
 
 /* How many finished hypotheses the last translator_run kept, best first (beam search
  * keeps up to the beam; greedy decoding none unless decode.n_best); 0 after

@@ -1,0 +1,138 @@
+#!/bin/sh
+# test_batch.sh — batched translation changes nothing but the speed: a sentence's tokens,
+# log-probabilities and attention weights (translate --json prints every float with the
+# digits that give back its bits) are the same for any --batch and any --threads, for
+# greedy decoding and beam search, and bad lines inside a batch are reported as they are
+# one at a time, with the lines around them translated.
+#
+#   sh tests/test_batch.sh BIN [RUNNER]
+#
+# Uses the shipped model, models/en-de.db, on the sources of data/test.tsv (the first 40
+# under a RUNNER such as valgrind). Prints "ok - ..." or "FAIL - ..." per check and ends
+# with "N passed, M failed"; exits 1 if any failed.
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+    echo "usage: sh tests/test_batch.sh BIN [RUNNER]" >&2
+    exit 2
+fi
+BIN=$1
+RUNNER=${2-}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/toytrans-batch.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' HUP INT TERM
+OUT=$TMP/stdout
+ERR=$TMP/stderr
+passed=0
+failed=0
+CODE=0
+# shellcheck source=tests/cli_lib.sh
+. "$(dirname "$0")/cli_lib.sh"
+
+MODEL=models/en-de.db
+if [ ! -f "$MODEL" ]; then
+    echo "test_batch.sh: $MODEL is missing (make model trains it)" >&2
+    exit 1
+fi
+N=1800
+[ -n "$RUNNER" ] && N=40
+SRC=$TMP/src.txt
+cut -f1 data/test.tsv | sed -n "1,${N}p" >"$SRC"
+# A block with bad lines among good ones: invalid UTF-8, an empty line, a line longer
+# than the model takes, and a name.
+MIXED=$TMP/mixed.txt
+{
+    sed -n '1,5p' "$SRC"
+    printf 'the cat \377 sleeps\n'
+    printf '\n'
+    i=0
+    line=""
+    while [ $i -lt 60 ]; do line="$line the cat"; i=$((i + 1)); done
+    echo "$line"
+    echo "Anna reads the book."
+    sed -n '6,12p' "$SRC"
+} >"$MIXED"
+
+# same DESC REF ARGS...: translate --json of $SRC with ARGS is byte for byte REF.
+same() {
+    desc=$1
+    ref=$2
+    shift 2
+    run_in "$SRC" translate --model "$MODEL" --no-read-back --json "$@"
+    if [ "$CODE" -ne 0 ]; then
+        fail "$desc" "exit $CODE"
+        show "$ERR"
+    elif cmp -s "$OUT" "$ref"; then
+        pass "$desc"
+    else
+        fail "$desc" "output differs from --batch 1: $(cmp "$OUT" "$ref" 2>&1 | head -1)"
+    fi
+}
+
+REF=$TMP/ref.jsonl
+run_in "$SRC" translate --model "$MODEL" --no-read-back --json --batch 1
+cp "$OUT" "$REF"
+if [ "$CODE" -eq 0 ] && [ "$(wc -l <"$REF")" -eq "$N" ]; then
+    pass "--batch 1: $N JSON lines"
+else
+    fail "--batch 1: $N JSON lines" "exit $CODE, $(wc -l <"$REF") lines"
+fi
+for b in 7 32 64; do
+    same "greedy --batch $b equals --batch 1, every float" "$REF" --batch "$b"
+done
+for t in 2 3; do
+    same "greedy --batch 32 --threads $t equals --batch 1" "$REF" --batch 32 --threads "$t"
+done
+# The default batch is the measured one, and the same again.
+same "greedy, default batch, equals --batch 1" "$REF"
+
+BREF=$TMP/beam.jsonl
+sed -n '1,200p' "$SRC" >"$TMP/src200.txt"
+run_in "$TMP/src200.txt" translate --model "$MODEL" --no-read-back --json --beam 4 --batch 1
+cp "$OUT" "$BREF"
+SRC_ALL=$SRC
+SRC=$TMP/src200.txt
+same "--beam 4 --batch 32 --threads 2 equals --batch 1" "$BREF" --beam 4 --batch 32 --threads 2
+same "--beam 4 --batch 5 equals --batch 1" "$BREF" --beam 4 --batch 5
+SRC=$SRC_ALL
+
+# Bad lines inside a block: the same messages, exit code and output as one at a time.
+run_in "$MIXED" translate --model "$MODEL" --no-read-back --batch 1
+cp "$OUT" "$TMP/mixed1.out"
+cp "$ERR" "$TMP/mixed1.err"
+code1=$CODE
+run_in "$MIXED" translate --model "$MODEL" --no-read-back --batch 4 --threads 2
+if [ "$CODE" -eq "$code1" ] && cmp -s "$OUT" "$TMP/mixed1.out" &&
+    cmp -s "$ERR" "$TMP/mixed1.err"; then
+    pass "bad lines in a batch: same output, messages and exit code ($CODE) as one at a time"
+else
+    fail "bad lines in a batch: same output, messages and exit code as one at a time" \
+        "exit $CODE vs $code1"
+    show "$ERR"
+fi
+expect_in "the invalid line is named in a batch too" "$ERR" "line 6"
+if [ "$(wc -l <"$OUT")" -eq "$(wc -l <"$MIXED")" ]; then
+    pass "one output line per input line in a batch"
+else
+    fail "one output line per input line in a batch" "$(wc -l <"$OUT") lines"
+fi
+
+# eval translates in batches too: the same translations.
+paste "$SRC" "$SRC" | sed -n '1,300p' >"$TMP/test.tsv"
+run eval --model "$MODEL" --test "$TMP/test.tsv" --hyp-out "$TMP/hyp1.txt" --batch 1
+run eval --model "$MODEL" --test "$TMP/test.tsv" --hyp-out "$TMP/hyp32.txt" --batch 32 \
+    --threads 2
+if [ "$CODE" -eq 0 ] && cmp -s "$TMP/hyp1.txt" "$TMP/hyp32.txt"; then
+    pass "eval --batch 32 --threads 2: the same translations as --batch 1"
+else
+    fail "eval --batch 32 --threads 2: the same translations as --batch 1" "exit $CODE"
+fi
+
+# Usage errors name the flag.
+run translate --model "$MODEL" --batch 0 "hi"
+expect_code "--batch 0 is a usage error" 2
+expect_in "--batch 0 names the flag" "$ERR" "--batch"
+run translate --model "$MODEL" --threads 0 "hi"
+expect_code "--threads 0 is a usage error" 2
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
