@@ -84,6 +84,7 @@ typedef struct {
     const Model *reverse;    /* read each translation back through it, or NULL */
     const EvalSet *set;
     int beam, first, stride; /* translates sentences first, first + stride, ... */
+    int batch;               /* sentences decoded at once (translator_decode_ahead) */
     long words;              /* output words, a check that the work was done */
     int rc;
     char err[512];
@@ -99,7 +100,21 @@ static void *translate_job(void *arg)
     j->rc = translator_init(&tr, j->model, &o, j->err, sizeof j->err);
     if (j->rc == TT_OK && j->reverse)
         j->rc = readback_init(&rb, j->reverse, READBACK_MARGIN, j->err, sizeof j->err);
+    if (j->rc == TT_OK && j->batch > 1)
+        j->rc = translator_set_batch(&tr, j->batch, NULL);
+    const size_t block = (size_t)translator_ahead_capacity(&tr);
+    const char *texts[TRANSLATOR_AHEAD_BLOCK * 64];
+    size_t lens[TRANSLATOR_AHEAD_BLOCK * 64];
+    size_t done = 0; /* this thread's sentences so far */
     for (size_t i = (size_t)j->first; j->rc == TT_OK && i < j->set->n; i += (size_t)j->stride) {
+        if (block > 0 && done++ % block == 0) {
+            int n = 0;
+            for (size_t k = i; k < j->set->n && (size_t)n < block; k += (size_t)j->stride) {
+                texts[n] = j->set->src[k];
+                lens[n++] = strlen(j->set->src[k]);
+            }
+            (void)translator_decode_ahead(&tr, texts, lens, n);
+        }
         TranslatorResult r;
         j->rc = translator_run(&tr, j->set->src[i], strlen(j->set->src[i]), &r, j->err,
                                sizeof j->err);
@@ -116,14 +131,14 @@ static void *translate_job(void *arg)
 
 /* One pass over every sentence with `threads` threads; returns seconds, or -1. */
 static double translate_pass(const Model *m, const Model *reverse, const EvalSet *set, int beam,
-                             int threads)
+                             int threads, int batch)
 {
     TranslateJob jobs[2];
     pthread_t tid[2];
     assert(threads >= 1 && threads <= 2);
     const double t0 = now();
     for (int k = 0; k < threads; k++) {
-        jobs[k] = (TranslateJob){m, reverse, set, beam, k, threads, 0, TT_OK, ""};
+        jobs[k] = (TranslateJob){m, reverse, set, beam, k, threads, batch, 0, TT_OK, ""};
         if (k > 0 && pthread_create(&tid[k], NULL, translate_job, &jobs[k]) != 0) {
             fprintf(stderr, "toytrans-bench: cannot start a thread\n");
             return -1;
@@ -142,13 +157,14 @@ static double translate_pass(const Model *m, const Model *reverse, const EvalSet
 }
 
 static int bench_translate(JsonWriter *w, const Model *m, const Model *reverse,
-                           const EvalSet *set, const char *key, int beam, int threads, int reps)
+                           const EvalSet *set, const char *key, int beam, int threads,
+                           int batch, int reps)
 {
     double t[MAX_REPS];
-    if (translate_pass(m, reverse, set, beam, threads) < 0) /* warm-up */
+    if (translate_pass(m, reverse, set, beam, threads, batch) < 0) /* warm-up */
         return 1;
     for (int r = 0; r < reps; r++)
-        if ((t[r] = translate_pass(m, reverse, set, beam, threads)) < 0)
+        if ((t[r] = translate_pass(m, reverse, set, beam, threads, batch)) < 0)
             return 1;
     const double secs = median(t, reps);
     json_key(w, key);
@@ -159,13 +175,15 @@ static int bench_translate(JsonWriter *w, const Model *m, const Model *reverse,
     json_int(w, threads);
     json_key(w, "beam");
     json_int(w, beam);
+    json_key(w, "batch");
+    json_int(w, batch);
     json_key(w, "sentences_per_s");
     json_float(w, (double)set->n / secs);
     json_key(w, "ms_per_sentence");
     json_float(w, 1e3 * secs / (double)set->n);
     json_end_object(w);
-    fprintf(stderr, "  translate beam %d, %d thread(s)%s: %.0f sentences/s\n", beam, threads,
-            reverse ? ", read back" : "", (double)set->n / secs);
+    fprintf(stderr, "  translate beam %d, batch %d, %d thread(s)%s: %.0f sentences/s\n", beam,
+            batch, threads, reverse ? ", read back" : "", (double)set->n / secs);
     return 0;
 }
 
@@ -614,7 +632,8 @@ static void usage(FILE *f)
           "                      [--train-steps S] [--reps R] [--json OUT] [--only PART]\n"
           "                      [--reverse M]\n"
           "\n"
-          "Times toytrans's library: translation (greedy with 1 and 2 threads, beam 4, and\n"
+          "Times toytrans's library: translation (greedy with 1 and 2 threads, one sentence\n"
+          "at a time and in batches of 32; beam 4 one at a time and in batches of 32; and\n"
           "with --reverse greedy read back through the reverse model M, 1 thread),\n"
           "load to first word, the translate command's peak memory, training tokens/s\n"
           "(batch 32 with 1 and 2 threads, batch 128 with 2) and the matrix-multiply kernel\n"
@@ -709,10 +728,15 @@ int main(int argc, char **argv)
             evalset_free(&set);
             return 3;
         }
-        rc = bench_translate(&w, &m, NULL, &set, "greedy_threads_1", 1, 1, o.reps) ||
-             bench_translate(&w, &m, NULL, &set, "greedy_threads_2", 1, 2, o.reps) ||
-             bench_translate(&w, &m, NULL, &set, "beam_4", 4, 1, o.reps) ||
-             (o.reverse && bench_translate(&w, &m, &rev, &set, "greedy_read_back_1", 1, 1,
+        rc = bench_translate(&w, &m, NULL, &set, "greedy_threads_1", 1, 1, 1, o.reps) ||
+             bench_translate(&w, &m, NULL, &set, "greedy_threads_2", 1, 2, 1, o.reps) ||
+             bench_translate(&w, &m, NULL, &set, "greedy_batch_32_threads_1", 1, 1, 32,
+                             o.reps) ||
+             bench_translate(&w, &m, NULL, &set, "greedy_batch_32_threads_2", 1, 2, 32,
+                             o.reps) ||
+             bench_translate(&w, &m, NULL, &set, "beam_4", 4, 1, 1, o.reps) ||
+             bench_translate(&w, &m, NULL, &set, "beam_4_batch_32", 4, 1, 32, o.reps) ||
+             (o.reverse && bench_translate(&w, &m, &rev, &set, "greedy_read_back_1", 1, 1, 1,
                                            o.reps)) ||
              bench_load(&w, o.model, &set, o.reps) || bench_rss(&w, o.toytrans, o.model, &set);
         if (o.reverse)

@@ -81,6 +81,24 @@ def main():
         f"{fmt(t2['greedy_sentences_per_s'], 1)} | {ratio(g2['sentences_per_s'], t2['greedy_sentences_per_s'])} |")
     add(f"| greedy, 2 threads: ms/sentence | {fmt(g2['ms_per_sentence'], 3)} | "
         f"{fmt(t2['greedy_ms_per_sentence'], 2)} | |")
+    gb1, gb2 = tt.get("greedy_batch_32_threads_1"), tt.get("greedy_batch_32_threads_2")
+    if gb1 and t1.get("greedy_batched_sentences_per_s"):
+        add(f"| greedy in batches (toytrans 32, PyTorch 64), 1 thread: sentences/s | "
+            f"{fmt(gb1['sentences_per_s'], 0)} | {fmt(t1['greedy_batched_sentences_per_s'], 1)} | "
+            f"{ratio(gb1['sentences_per_s'], t1['greedy_batched_sentences_per_s'])} |")
+    if gb2 and t2.get("greedy_batched_sentences_per_s"):
+        add(f"| greedy in batches (toytrans 32, PyTorch 64), 2 threads: sentences/s | "
+            f"{fmt(gb2['sentences_per_s'], 0)} | {fmt(t2['greedy_batched_sentences_per_s'], 1)} | "
+            f"{ratio(gb2['sentences_per_s'], t2['greedy_batched_sentences_per_s'])} |")
+    if gb1:
+        add(f"| toytrans greedy, batch 32 against one at a time, 1 thread | "
+            f"{ratio(gb1['sentences_per_s'], g1['sentences_per_s'])} | | |")
+    if gb1 and gb2:
+        add(f"| toytrans greedy, batch 32, 2 threads against 1 | "
+            f"{ratio(gb2['sentences_per_s'], gb1['sentences_per_s'])} | | |")
+    bb = tt.get("beam_4_batch_32")
+    if bb:
+        add(f"| beam 4, batch 32, 1 thread: sentences/s | {fmt(bb['sentences_per_s'], 0)} | | |")
     add(f"| beam 4, 1 thread: sentences/s | {fmt(b4['sentences_per_s'], 0)} | "
         f"{fmt(t1.get('beam_sentences_per_s'), 1)} | {ratio(b4['sentences_per_s'], t1.get('beam_sentences_per_s'))} |")
     add(f"| beam 4, 1 thread: ms/sentence | {fmt(b4['ms_per_sentence'], 3)} | "

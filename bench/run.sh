@@ -111,3 +111,12 @@ json.dump({"date": "$(date -u '+%Y-%m-%d %H:%M UTC')", "cpu": "$cpu", "cores": $
            "reps": $REPS}, open(sys.argv[1], "w"))
 EOF
 $PY bench/report.py "$OUT" bench/results.md
+# Files through the command as a whole process, against BASELINE's build when given.
+echo "bench: files, toytrans translate as a whole process" >&2
+{
+    echo
+    echo "## Files: \`toytrans translate\` as a whole process"
+    echo
+    # shellcheck disable=SC2086
+    BENCH_REPS=$REPS sh bench/files.sh "$TOYTRANS" ${BASELINE:-}
+} >>bench/results.md

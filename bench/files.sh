@@ -1,0 +1,72 @@
+#!/bin/sh
+# bench/files.sh — `toytrans translate` on a file, as a whole process: sentences per
+# second at several --batch and --threads settings, beam 4, the read-back's cost, one
+# sentence's latency (load included) and peak memory, side by side in one run, against a
+# baseline binary when one is given (a build of an earlier commit: the same-run A/B).
+#
+#   sh bench/files.sh BIN [BASELINE_BIN]
+#
+# Environment: BENCH_MODEL (default models/en-de.db), BENCH_SENTENCES (default
+# data/test.tsv; its source column), BENCH_REPS (default 3: the median is shown, and the
+# spread of the runs as the noise). Prints a Markdown table on stdout.
+set -eu
+BIN=$1
+BASE=${2-}
+MODEL=${BENCH_MODEL:-models/en-de.db}
+SENTENCES=${BENCH_SENTENCES:-data/test.tsv}
+REPS=${BENCH_REPS:-3}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/toytrans-files.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+cut -f1 "$SENTENCES" >"$TMP/src.txt"
+N=$(wc -l <"$TMP/src.txt")
+
+# measure LABEL BIN ARGS...: REPS runs on the file; prints a table row: median seconds,
+# sentences/s, the runs' spread, peak RSS.
+measure() {
+    label=$1
+    bin=$2
+    shift 2
+    : >"$TMP/times"
+    i=0
+    while [ "$i" -lt "$REPS" ]; do
+        /usr/bin/time -f '%e %M' -o "$TMP/t" "$bin" translate --model "$MODEL" "$@" \
+            <"$TMP/src.txt" >/dev/null 2>"$TMP/err" || true
+        cat "$TMP/t" >>"$TMP/times"
+        i=$((i + 1))
+    done
+    sort -n "$TMP/times" | awk -v label="$label" -v n="$N" -v reps="$REPS" '
+        { t[NR] = $1; m[NR] = $2 }
+        END {
+            med = t[int((NR + 1) / 2)]; if (med <= 0) med = 0.001
+            rss = 0; for (i = 1; i <= NR; i++) if (m[i] > rss) rss = m[i]
+            printf "| %s | %.2f | %.0f | %.2f–%.2f | %.0f |\n", label, med, n / med, t[1], t[NR], rss / 1024
+        }'
+}
+
+echo "| $N sentences of $SENTENCES, one process each | seconds (median of $REPS) | sentences/s | spread (s) | peak RSS (MiB) |"
+echo "| --- | ---: | ---: | ---: | ---: |"
+if [ -n "$BASE" ]; then
+    measure "baseline: one sentence at a time" "$BASE" --no-read-back
+fi
+measure "--batch 1" "$BIN" --no-read-back --batch 1
+for b in 8 32 64; do
+    measure "--batch $b" "$BIN" --no-read-back --batch "$b"
+done
+measure "--batch 32 --threads 2" "$BIN" --no-read-back --batch 32 --threads 2
+if [ -n "$BASE" ]; then
+    measure "baseline: --beam 4" "$BASE" --no-read-back --beam 4
+fi
+measure "--beam 4 --batch 1" "$BIN" --no-read-back --beam 4 --batch 1
+measure "--beam 4 --batch 32" "$BIN" --no-read-back --beam 4 --batch 32
+measure "--batch 32, read-back on (the default)" "$BIN" --batch 32
+
+# One sentence, load included: the latency a person typing waits.
+echo "This is an example" >"$TMP/src.txt"
+N=1
+echo
+echo "| one sentence, load included | seconds (median of $REPS) | | spread (s) | peak RSS (MiB) |"
+echo "| --- | ---: | ---: | ---: | ---: |"
+if [ -n "$BASE" ]; then
+    measure "baseline" "$BASE" --no-read-back
+fi
+measure "this build (default batch)" "$BIN" --no-read-back
