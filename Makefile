@@ -1,7 +1,7 @@
 # toytrans — build, test and demo.
 #
 #   make            build build/release/toytrans (installs missing -dev packages first)
-#   make demo       build, then run the main job
+#   make demo       build, then run the main job; its last line puts toytrans on the PATH
 #   make test       build and run the whole test suite (it fails when a part cannot run,
 #                   the PyTorch bridge's included; TORCH=0 leaves that part out on purpose)
 #   make asan       the whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -317,8 +317,10 @@ demo: $(BIN)
 	  echo; echo '(more: toytrans trace, toytrans translate --json, toytrans help)'; \
 	else \
 	  echo "no trained model in models/en-de.db yet (make model trains one): tracing attention"; \
-	  ./$(BIN) trace; \
+	  ./$(BIN) trace || exit $$?; \
 	fi
+	@echo; echo '# toytrans by name, as the README writes it: run this line in your shell'
+	@echo 'export PATH="$(CURDIR)/$(B):$$PATH"'
 
 corpus: $(BIN)
 	./$(BIN) corpus --out-dir data

@@ -9,7 +9,9 @@
 # or the end only separate examples). Lines of the form "toytrans CMD: ..."
 # are expected on stderr, in order; all the others on stdout, in order. A command is run
 # by sh from the repository root, with "toytrans" meaning BIN (under RUNNER) and its
-# exit status ignored: the output is what is checked.
+# exit status ignored: the output is what is checked. Then: the README's first command
+# puts toytrans on the PATH, make demo ends with that line, and no command block spells
+# the binary build/release/toytrans.
 set -u
 if [ $# -lt 1 ]; then
     echo "usage: $0 BIN [RUNNER]" >&2
@@ -82,6 +84,49 @@ while [ "$i" -le "$count" ]; do
     fi
     i=$((i + 1))
 done
+# One spelling: a command says toytrans, which the README's first command puts on the
+# PATH, and make demo ends with that line (with the clone's directory for $PWD).
+spelled=$(awk '/^```/ { inside = !inside; next } inside && /build\/release\/toytrans/ {
+                   print FILENAME ":" FNR }' README.md docs/*.md)
+if [ -z "$spelled" ]; then
+    passed=$((passed + 1))
+    echo "ok - no command block spells the binary build/release/toytrans"
+else
+    failed=$((failed + 1))
+    echo "FAIL - no command block spells the binary build/release/toytrans:" $spelled
+fi
+line='export PATH="$PWD/build/release:$PATH"'
+first=$(sed -n '/^<!-- example -->$/,$p' README.md | sed -n 's/^\$ //p' | head -n 1)
+case $first in
+"$line"*)
+    passed=$((passed + 1))
+    echo "ok - the README's first command puts toytrans on the PATH" ;;
+*)
+    failed=$((failed + 1))
+    echo "FAIL - the README's first command puts toytrans on the PATH: it is '$first'" ;;
+esac
+ROOT=$(pwd)
+found=$(env -i HOME="$HOME" PATH=/usr/bin:/bin sh -c "$line; command -v toytrans")
+if [ "$found" = "$ROOT/build/release/toytrans" ]; then
+    passed=$((passed + 1))
+    echo "ok - after it, toytrans is $ROOT/build/release/toytrans"
+else
+    failed=$((failed + 1))
+    echo "FAIL - after it, toytrans is $ROOT/build/release/toytrans: '$found'"
+fi
+# make demo only in the release build, which is the one it runs.
+if [ "$BIN" = "$ROOT/build/release/toytrans" ] && [ -z "$RUNNER" ]; then
+    last=$(make -s --no-print-directory demo 2>/dev/null | tail -n 1)
+    want="export PATH=\"$ROOT/build/release:\$PATH\""
+    if [ "$last" = "$want" ]; then
+        passed=$((passed + 1))
+        echo "ok - make demo ends with the line that puts toytrans on the PATH"
+    else
+        failed=$((failed + 1))
+        echo "FAIL - make demo ends with the line that puts toytrans on the PATH: '$last', not '$want'"
+    fi
+fi
+
 # The training command the README shows is make model's: the same settings, in order.
 settings=$(sed -n '/^MODEL_SETTINGS = /,/[^\\]$/p' Makefile | sed 's/^MODEL_SETTINGS = //; s/\\$//' |
     tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//')
