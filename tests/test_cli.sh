@@ -996,16 +996,38 @@ run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$TMP/resumed.db" --re
 expect_code "train --resume --epochs 4 --stop-after 2: exit 0" 0
 expect_in "train --resume: stopped after step 7 of 8" "$OUT" "stopped after step 7 of 8"
 run info --model "$TMP/resumed.db"
-if grep -E '^  resumed +20[0-9-]+T[0-9:]+Z  toytrans train .*--resume --epochs 4 --stop-after 2$' "$OUT" >/dev/null &&
+if grep -E '^  resumed +20[0-9-]+T[0-9:]+Z  epochs 4, threads 1  toytrans train .*--resume --epochs 4 --stop-after 2$' "$OUT" >/dev/null &&
     grep -E '^  epochs +4$' "$OUT" >/dev/null; then
-    pass "info after a resume: the resume's time and command, and epochs 4 in effect"
+    pass "info after a resume: the resume's time, the epochs and threads then in effect, its command"
 else
     fail "info after a resume" "$(grep -E '^  (resumed|epochs) ' "$OUT" | tr '\n' '|')"
+fi
+# A resume without --threads runs with the threads the run was started with, and says so.
+run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$TMP/threads.db" --batch 2 --d-model 8 \
+    --heads 2 --d-ff 16 --max-len 12 --warmup 2 --threads 2 --stop-after 2
+run train --out "$TMP/threads.db" --resume --stop-after 1
+expect_code "train --resume of a run on 2 threads: exit 0" 0
+run info --model "$TMP/threads.db"
+if grep -E '^  resumed +20[0-9-]+T[0-9:]+Z  epochs 10, threads 2  toytrans train --out .*threads.db --resume --stop-after 1$' \
+        "$OUT" >/dev/null && grep -E '^  threads +2$' "$OUT" >/dev/null; then
+    pass "train --resume without --threads: the run's 2 threads, shown by info"
+else
+    fail "train --resume without --threads: the run's 2 threads, shown by info" \
+        "$(grep -E -A1 '^  (resumed|threads) ' "$OUT" | tr '\n' '|')"
+fi
+run train --out "$TMP/threads.db" --resume --stop-after 1 --threads 1
+run info --model "$TMP/threads.db"
+if grep -E 'Z  epochs 10, threads 1  toytrans train .*--threads 1$' "$OUT" >/dev/null &&
+    grep -E '^  threads +1$' "$OUT" >/dev/null; then
+    pass "train --resume --threads 1: a given thread count is used, and shown by info"
+else
+    fail "train --resume --threads 1: a given thread count is used, and shown by info" \
+        "$(grep -E -A1 '^  (resumed|threads) ' "$OUT" | tr '\n' '|')"
 fi
 run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$TMP/resumed.db" --resume --epochs 4
 expect_in "train --resume to the end: trained" "$OUT" "resumed.db: trained, 8 steps"
 run info --model "$TMP/resumed.db"
-if [ "$(grep -cE 'Z  toytrans train .*--resume --epochs 4' "$OUT")" -eq 2 ]; then
+if [ "$(grep -cE 'Z  epochs 4, threads 1  toytrans train .*--resume --epochs 4' "$OUT")" -eq 2 ]; then
     pass "info: each resume on a line of its own"
 else
     fail "info: each resume on a line of its own" "$(grep -A2 '^  resumed' "$OUT" | tr '\n' '|')"
