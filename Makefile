@@ -419,11 +419,13 @@ check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@sh tests/test_honesty.sh ./$(BIN) "$(RUNNER)"
 	@if [ -z "$(RUNNER)" ]; then sh tests/test_install.sh ./$(BIN); fi
 
-# The PyTorch bridge, both directions (tests/test_torch.sh, about a minute or two):
-# installs python3-torch first where it can (as root); where it cannot, the target fails,
-# so that a green `make test` means the checks ran. TORCH=0 leaves them out on purpose,
-# and says so. It tests the Python side and the file format against
-# the release binary, so the sanitizer and valgrind flavours leave it out.
+# The PyTorch bridge, both directions (about a minute or two): the README's Python and
+# torchrun examples, one of which runs tests/test_torch.sh and compares its report, so
+# that the suite runs once and its "N passed, 0 failed" is the README's
+# (tests/test_readme.sh --torch). Installs python3-torch first where it can (as root);
+# where it cannot, the target fails, so that a green `make test` means the checks ran.
+# TORCH=0 leaves them out on purpose, and says so. It tests the Python side and the file
+# format against the release binary, so the sanitizer and valgrind flavours leave it out.
 check-torch: $(BIN)
 	@if [ "$(TORCH)" = 0 ]; then \
 	  echo "check-torch: SKIPPED, as asked (TORCH=0): the PyTorch bridge is not tested"; \
@@ -432,7 +434,7 @@ check-torch: $(BIN)
 	else \
 	  $(MAKE) --no-print-directory torch-deps || \
 	    { echo "check-torch: python3-torch could not be installed (make test TORCH=0 leaves these checks out)" >&2; exit 1; }; \
-	  sh tests/test_torch.sh ./$(BIN); \
+	  sh tests/test_readme.sh --torch ./$(BIN); \
 	fi
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

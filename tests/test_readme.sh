@@ -7,8 +7,9 @@
 # beginning with "$ " or ">>> ". Each one must follow a marker line:
 #
 #   <!-- example -->             run, and its output compared
-#   <!-- example: torch -->      the same, but only with --torch (make check-torch runs
-#                                those, where the PyTorch bridge is tested)
+#   <!-- example: torch -->      the same, but only with --torch, which runs these alone
+#                                (make check-torch: where, and only where, the PyTorch
+#                                bridge is tested; one of them runs tests/test_torch.sh)
 #   <!-- example: needs PROG -->  the same, where the program PROG is installed (one the
 #                                build does not need, such as the sqlite3 shell)
 #   <!-- not run: REASON -->     shown, not run; the test prints the reason
@@ -18,8 +19,9 @@
 # ending in a backslash continues it on the next line); the lines after it, up to the
 # next command or the end of the block, are what it prints (blank lines before the next
 # command or the end only separate commands). A line of the form "toytrans: ...",
-# "toytrans CMD: ..." or "toytrans_torch.MODULE: ..." and the lines after it are expected
-# on stderr, in order; the lines before it on stdout.
+# "toytrans CMD: ...", "toytrans_torch.MODULE: ..." (also with torchrun's "[default0]:"
+# before it) or "WARNING:..." (Python's logging) and the lines after it are expected on
+# stderr, in order; the lines before it on stdout.
 # A "…" in an expected line matches any characters, and a line that is "…" alone any
 # number of lines: for what varies (times) or what a page leaves out. A command
 # followed by ">>> " lines is a Python session: those lines and the output shown under
@@ -197,7 +199,8 @@ split_page() {
                     blank++
                     continue
                 }
-                if (line ~ /^toytrans( [a-z-]+)?: / || line ~ /^toytrans_torch\.[a-z_]+: /)
+                if (line ~ /^toytrans( [a-z-]+)?: / || line ~ /^(\[default[0-9]+\]:)?toytrans_torch\.[a-z_]+: / ||
+                    line ~ /^WARNING:/)
                     err = 1
                 if (err) {
                     for (; blank > 0; blank--)
