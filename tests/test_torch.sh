@@ -352,6 +352,30 @@ py -m toytrans_torch.verify --model "$TMP/ddp.db" --sentences "$ROOT/data/test.t
 expect_code "50 test sentences: PyTorch and toytrans decode alike (greedy, beam 4, log-probabilities within 1e-4)" 0
 sed 's/^/# /' "$OUT"
 
+# A model whose greedy translation is empty (</s> first): --regression writes no case
+# that toytrans check would refuse as malformed (an empty field), so that the two agree.
+py - "$ROOT/models/en-de.db" "$ROOT/data/valid.tsv" "$TMP/empty.regression.tsv" "$BIN" <<'EOF'
+import sys, argparse, torch
+import toytrans_torch as tt
+from toytrans_torch.modelfile import EOS
+from toytrans_torch.train import write_regression
+model, vocabs, config = tt.load(sys.argv[1])
+with torch.no_grad():
+    model.generator.bias[EOS] += 1000.0     # </s> wins every step, the first one included
+args = argparse.Namespace(valid=sys.argv[2], train=None, toytrans=sys.argv[4],
+                          regression_count=5, out="empty.db")
+write_regression(sys.argv[3], model, vocabs, args)
+EOF
+expect_code "--regression of a model that translates into nothing: exit 0" 0
+if grep -q '	$' "$TMP/empty.regression.tsv" 2>/dev/null; then
+    fail "--regression writes no empty translation" \
+        "$(grep -c '	$' "$TMP/empty.regression.tsv") lines end in a TAB"
+else
+    pass "--regression writes no empty translation"
+fi
+run check "$TMP/empty.regression.tsv" --model "$ROOT/models/en-de.db"
+expect_code "toytrans check takes that --regression file: exit 0" 0
+
 # ---------------------------------------------------------------------------------------
 # Resume: stopped after 100 steps and resumed, the run ends with the same weights
 

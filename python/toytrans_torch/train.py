@@ -752,7 +752,8 @@ def write_regression(path, model, vocabs, args):
     """`toytrans check` cases from the validation corpus (else --train): each source with
     this model's own greedy translation, so that toytrans is checked to decode the file
     as PyTorch does. Outputs with <unk> are left out (toytrans shows a source word for
-    it)."""
+    it), and so are empty ones (</s> first): `toytrans check` takes a case with an empty
+    field for a malformed line, so a file it would refuse is never written."""
     pairs = tools.read_tsv(args.valid or args.train)
     ids = tools.tokenize_ids([s for s, _ in pairs], "src", vocabs.src, args.toytrans)
     limit = model.config["max_len"]
@@ -770,6 +771,8 @@ def write_regression(path, model, vocabs, args):
             if UNK in out:
                 continue
             words = [vocabs.tgt[i] for i in out if i != EOS]
+            if not words:
+                continue
             lines.append(f"{source}\t{tools.detokenize(words)}\n")
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
