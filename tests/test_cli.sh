@@ -1246,6 +1246,40 @@ expect_code "trace --input: a byte-order mark is skipped: exit 0" 0
 # The shipped model (models/en-de.db): the figures the README promises
 
 if [ -f models/en-de.db ]; then
+    # Every checksum a shipped model records of a file it was made from (its vocabulary's
+    # and training's corpus, its lexicon) is that committed file's: `make corpus vocab
+    # model` retrains the shipped models from the files in the repository, not others.
+    # Each is computed again by the code that recorded it: vocab for a corpus, train
+    # --lexicon for a lexicon. Not under a RUNNER: it reads the whole corpus three times.
+    printf 'the dog\tder Hund\n' >"$TMP/one.tsv"
+    [ -n "$RUNNER" ] || for model in models/*.db; do
+        run info --model "$model"
+        awk '/^  (vocabulary corpus|training corpus|lexicon) / { what = $1; file = $NF; next }
+             what && /^    fnv1a64 / { print what, file, $2; what = "" }
+             /^  [a-z]/ { what = "" }' "$OUT" >"$TMP/recorded.txt"
+        if [ ! -s "$TMP/recorded.txt" ]; then
+            fail "$model records the checksums of its corpus" "info shows none"
+            continue
+        fi
+        while read -r what file recorded; do
+            if [ "$what" = lexicon ]; then
+                run train --train "$TMP/one.tsv" --lexicon "$file" --out "$TMP/lex.db" --force \
+                    --d-model 8 --heads 2 --d-ff 8 --max-len 8 --stop-after 1
+                run info --model "$TMP/lex.db"
+                now=$(awk '/^  lexicon / { f = 1; next } f && /^    fnv1a64 / { print $2; exit }' "$OUT")
+            else
+                run vocab --train "$file" --out "$TMP/sum.db" --force
+                run info --model "$TMP/sum.db"
+                now=$(awk '/^  vocabulary corpus / { f = 1; next } f && /^    fnv1a64 / { print $2; exit }' "$OUT")
+            fi
+            if [ -n "$now" ] && [ "$now" = "$recorded" ]; then
+                pass "$model: the $what it records is $file as committed (fnv1a64 $now)"
+            else
+                fail "$model: the $what it records is $file as committed" \
+                    "recorded fnv1a64 $recorded, $file hashes to '$now'"
+            fi
+        done <"$TMP/recorded.txt"
+    done
     run translate "This is an example" "this is an example" "This is an example."
     expect_file_eq "shipped model: the seed example, in any case, with a period" "$OUT" \
 "Das ist ein Beispiel
