@@ -8,6 +8,7 @@
 #   make valgrind   the whole test suite under valgrind (errors and leaks fail the run)
 #   make model      train both shipped models, models/en-de.db and models/de-en.db
 #   make honesty-measure  how often each warning fires on right and wrong translations
+#                   (UPDATE=1: and into docs/honesty.md, as make coverage-measure)
 #   make tsan       the threaded tests (pool, training on 1–8 threads) under ThreadSanitizer
 #   make bench      time toytrans beside PyTorch on the same model (bench/results.md)
 #   make torch-deps install Debian's python3-torch and python3-numpy (the PyTorch bridge)
@@ -401,15 +402,28 @@ bench: $(BIN) $(BENCH) bench-deps
 	@sh bench/run.sh ./$(BIN) ./$(BENCH)
 
 # How often translate's "not translated" warning fires on correct and on wrong
-# translations, per threshold (docs/honesty.md); not part of `make test`.
+# translations, per threshold: the table goes to stdout and build/coverage/table.md, and
+# with UPDATE=1 into docs/honesty.md (bench/splice.sh, between its markers). Not part of
+# `make test`, which compares the rows that need no checkpoint with the page
+# (tests/test_honesty.sh).
 coverage-measure: $(BIN)
-	@sh bench/coverage.sh ./$(BIN)
+	@mkdir -p build/coverage
+	@sh bench/coverage.sh ./$(BIN) >build/coverage/table.md
+	@cat build/coverage/table.md
+	@if [ "$(UPDATE)" = 1 ]; then sh bench/splice.sh docs/honesty.md coverage-measure build/coverage/table.md && \
+	  echo "coverage-measure: the table is now docs/honesty.md's"; fi
 
 # How often each of translate's warnings fires on right and on wrong translations of
-# data/honesty.tsv, data/test.tsv and an early checkpoint (docs/honesty.md, whose tables
-# it prints); not part of `make test`, which checks the targets (tests/test_honesty.sh).
+# data/honesty.tsv, data/test.tsv and an early checkpoint: the tables go to stdout and
+# build/honesty/tables.md, and with UPDATE=1 into docs/honesty.md. Not part of `make
+# test`, which checks the targets and compares the part that needs no checkpoint with
+# the page (tests/test_honesty.sh).
 honesty-measure: $(BIN)
-	@sh bench/honesty.sh ./$(BIN)
+	@mkdir -p build/honesty
+	@sh bench/honesty.sh ./$(BIN) >build/honesty/tables.md
+	@cat build/honesty/tables.md
+	@if [ "$(UPDATE)" = 1 ]; then sh bench/splice.sh docs/honesty.md honesty-measure build/honesty/tables.md && \
+	  echo "honesty-measure: the tables are now docs/honesty.md's"; fi
 
 check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
