@@ -1280,6 +1280,43 @@ if [ -f models/en-de.db ]; then
             fi
         done <"$TMP/recorded.txt"
     done
+    # A copied word (the model wrote <unk>; the most attended source word stands in) is
+    # marked wherever the words are shown, and only there: --keep-unk shows the <unk>.
+    run translate --scores "I want coffee"
+    if grep -Eq '	Ich:0\.[0-9]{3} want:0\.[0-9]{3}\(copied\) coffee:0\.[0-9]{3}\(copied\) </s>:0\.[0-9]{3}$' "$OUT"; then
+        pass "translate --scores: copied words say (copied)"
+    else
+        fail "translate --scores: copied words say (copied)" "$(cat "$OUT")"
+    fi
+    run translate --scores --keep-unk "I want coffee"
+    expect_not_in "translate --scores --keep-unk: nothing copied" "$OUT" "(copied)"
+    run translate --json "I want coffee"
+    "$CHECK" --print steps <"$OUT" >"$TMP/steps.txt"
+    if grep -q '"token":"want","id":1,[^{]*"copied":true' "$TMP/steps.txt" &&
+        grep -q '"token":"Ich",[^{]*"copied":false' "$TMP/steps.txt"; then
+        pass "translate --json: a step's \"copied\" says whether its token was copied"
+    else
+        fail "translate --json: \"copied\" per step" "$(cut -c1-300 "$TMP/steps.txt")"
+    fi
+    run inspect --json "I want coffee"
+    expect_in "inspect --json: a copied word's entry says so" "$OUT" \
+        '{"word":"want","label":"want","probability":'
+    if grep -q '"word":"want","label":"want","probability":[0-9.e-]*,"forced":false,"copied":true' "$OUT" &&
+        grep -q '"word":"Ich","label":"Ich","probability":[0-9.e-]*,"forced":false,"copied":false' "$OUT"; then
+        pass "inspect --json: \"copied\" in each words entry"
+    else
+        fail "inspect --json: \"copied\" in each words entry" "$(cut -c1-400 "$OUT")"
+    fi
+    run inspect --color never "I want coffee"
+    if grep -Eq '^     1  want\* +0\.[0-9]{3}  copied$' "$OUT" &&
+        grep -Eq '^  want\* ' "$OUT" &&
+        grep -q '^  \* copied from the source: the model wrote <unk>$' "$OUT"; then
+        pass "inspect: a copied word is marked in the table and the heatmap, with a legend"
+    else
+        fail "inspect: a copied word is marked in the table and the heatmap" "$(cat "$OUT")"
+    fi
+    run inspect --color never "I love you"
+    expect_not_in "inspect: no copy mark where nothing was copied" "$OUT" "copied"
     run translate "This is an example" "this is an example" "This is an example."
     expect_file_eq "shipped model: the seed example, in any case, with a period" "$OUT" \
 "Das ist ein Beispiel
