@@ -1280,6 +1280,14 @@ if [ -f models/en-de.db ]; then
             fi
         done <"$TMP/recorded.txt"
     done
+    # docs/loss.svg is plot's picture of the shipped model, as plot draws it now.
+    run plot --model models/en-de.db --out -
+    if cmp -s "$OUT" docs/loss.svg; then
+        pass "docs/loss.svg is what plot --model models/en-de.db draws"
+    else
+        fail "docs/loss.svg is what plot --model models/en-de.db draws" \
+            "differs (toytrans plot --model models/en-de.db --out docs/loss.svg --force)"
+    fi
     # A copied word (the model wrote <unk>; the most attended source word stands in) is
     # marked wherever the words are shown, and only there: --keep-unk shows the <unk>.
     run translate --scores "I want coffee"
