@@ -10,7 +10,8 @@
 #   make honesty-measure  how often each warning fires on right and wrong translations
 #                   (UPDATE=1: and into docs/honesty.md, as make coverage-measure)
 #   make tsan       the threaded tests (pool, training on 1–8 threads) under ThreadSanitizer
-#   make bench      time toytrans beside PyTorch on the same model (bench/results.md)
+#   make bench      time toytrans beside PyTorch on the same model (build/bench/results.md;
+#                   UPDATE=1: bench/results.md, the committed table)
 #   make torch-deps install Debian's python3-torch and python3-numpy (the PyTorch bridge)
 #   make test-browser  build, then click through `toytrans inspect --html` in headless
 #                   Chromium (installs Debian's chromium as root, and the npm packages)
@@ -397,9 +398,11 @@ check-unit: $(TEST_BIN)
 	if [ $$failed -ne 0 ]; then echo "unit tests: $$failed binaries failed"; exit 1; fi
 
 # toytrans beside PyTorch on the shipped model: the table goes to stdout and to
-# bench/results.md (bench/run.sh says what is measured and how).
+# build/bench/results.md, or with UPDATE=1 to the committed bench/results.md (bench/run.sh
+# says what is measured and how).
+BENCH_RESULTS = $(if $(filter 1,$(UPDATE)),bench/results.md,build/bench/results.md)
 bench: $(BIN) $(BENCH) bench-deps
-	@sh bench/run.sh ./$(BIN) ./$(BENCH)
+	@sh bench/run.sh ./$(BIN) ./$(BENCH) $(BENCH_RESULTS)
 
 # How often translate's "not translated" warning fires on correct and on wrong
 # translations, per threshold: the table goes to stdout and build/coverage/table.md, and
