@@ -336,6 +336,25 @@ expect_code "beam 4 where greedy says </s> at once: PyTorch and toytrans decode 
 expect_in "beam 4 where greedy says </s> at once: all 3 sentences compared" "$OUT" \
     "beam 4: 3/3 sentences equal token for token"
 
+# --help describes every option: each one argparse lists has words after its name (on
+# its line or the next), not the bare option alone.
+py -m toytrans_torch.train --help
+expect_code "toytrans_torch.train --help: exit 0" 0
+undescribed=$(awk '/^options:/ { on = 1; next }
+    on && /^  -/ {
+        if (name != "" && !said) print name
+        name = $1; sub(/,$/, "", name)
+        line = $0; sub(/^  -[^ ]*( [A-Z_{},a-z]+)?(, --[^ ]+( [A-Z_{},a-z]+)?)?/, "", line)
+        said = line ~ /[a-z]/; next
+    }
+    on && /^    / && name != "" { said = 1 }
+    END { if (name != "" && !said) print name }' "$OUT" | tr '\n' ' ')
+if [ -z "$undescribed" ] && grep -q -- '--regression-count' "$OUT"; then
+    pass "toytrans_torch.train --help describes every option"
+else
+    fail "toytrans_torch.train --help describes every option" "none for: $undescribed"
+fi
+
 # ---------------------------------------------------------------------------------------
 # Two processes, DDP on gloo: a tiny model, 152 steps on a slice of the corpus (4,800 pairs
 # and 61 copies with names as <unk>)
