@@ -1,15 +1,17 @@
 # toytrans — build, test and demo.
 #
 #   make            build build/release/toytrans (installs missing -dev packages first)
-#   make demo       build, then run the main job
+#   make demo       build, then run the main job; its last line puts toytrans on the PATH
 #   make test       build and run the whole test suite (it fails when a part cannot run,
 #                   the PyTorch bridge's included; TORCH=0 leaves that part out on purpose)
 #   make asan       the whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make valgrind   the whole test suite under valgrind (errors and leaks fail the run)
 #   make model      train both shipped models, models/en-de.db and models/de-en.db
 #   make honesty-measure  how often each warning fires on right and wrong translations
+#                   (UPDATE=1: and into docs/honesty.md, as make coverage-measure)
 #   make tsan       the threaded tests (pool, training on 1–8 threads) under ThreadSanitizer
-#   make bench      time toytrans beside PyTorch on the same model (bench/results.md)
+#   make bench      time toytrans beside PyTorch on the same model (build/bench/results.md;
+#                   UPDATE=1: bench/results.md, the committed table)
 #   make torch-deps install Debian's python3-torch and python3-numpy (the PyTorch bridge)
 #   make test-browser  build, then click through `toytrans inspect --html` in headless
 #                   Chromium (installs Debian's chromium as root, and the npm packages)
@@ -317,8 +319,10 @@ demo: $(BIN)
 	  echo; echo '(more: toytrans trace, toytrans translate --json, toytrans help)'; \
 	else \
 	  echo "no trained model in models/en-de.db yet (make model trains one): tracing attention"; \
-	  ./$(BIN) trace; \
+	  ./$(BIN) trace || exit $$?; \
 	fi
+	@echo; echo '# toytrans by name, as the README writes it: run this line in your shell'
+	@echo 'export PATH="$(CURDIR)/$(B):$$PATH"'
 
 corpus: $(BIN)
 	./$(BIN) corpus --out-dir data
@@ -394,20 +398,35 @@ check-unit: $(TEST_BIN)
 	if [ $$failed -ne 0 ]; then echo "unit tests: $$failed binaries failed"; exit 1; fi
 
 # toytrans beside PyTorch on the shipped model: the table goes to stdout and to
-# bench/results.md (bench/run.sh says what is measured and how).
+# build/bench/results.md, or with UPDATE=1 to the committed bench/results.md (bench/run.sh
+# says what is measured and how).
+BENCH_RESULTS = $(if $(filter 1,$(UPDATE)),bench/results.md,build/bench/results.md)
 bench: $(BIN) $(BENCH) bench-deps
-	@sh bench/run.sh ./$(BIN) ./$(BENCH)
+	@sh bench/run.sh ./$(BIN) ./$(BENCH) $(BENCH_RESULTS)
 
 # How often translate's "not translated" warning fires on correct and on wrong
-# translations, per threshold (docs/honesty.md); not part of `make test`.
+# translations, per threshold: the table goes to stdout and build/coverage/table.md, and
+# with UPDATE=1 into docs/honesty.md (bench/splice.sh, between its markers). Not part of
+# `make test`, which compares the rows that need no checkpoint with the page
+# (tests/test_honesty.sh).
 coverage-measure: $(BIN)
-	@sh bench/coverage.sh ./$(BIN)
+	@mkdir -p build/coverage
+	@sh bench/coverage.sh ./$(BIN) >build/coverage/table.md
+	@cat build/coverage/table.md
+	@if [ "$(UPDATE)" = 1 ]; then sh bench/splice.sh docs/honesty.md coverage-measure build/coverage/table.md && \
+	  echo "coverage-measure: the table is now docs/honesty.md's"; fi
 
 # How often each of translate's warnings fires on right and on wrong translations of
-# data/honesty.tsv, data/test.tsv and an early checkpoint (docs/honesty.md, whose tables
-# it prints); not part of `make test`, which checks the targets (tests/test_honesty.sh).
+# data/honesty.tsv, data/test.tsv and an early checkpoint: the tables go to stdout and
+# build/honesty/tables.md, and with UPDATE=1 into docs/honesty.md. Not part of `make
+# test`, which checks the targets and compares the part that needs no checkpoint with
+# the page (tests/test_honesty.sh).
 honesty-measure: $(BIN)
-	@sh bench/honesty.sh ./$(BIN)
+	@mkdir -p build/honesty
+	@sh bench/honesty.sh ./$(BIN) >build/honesty/tables.md
+	@cat build/honesty/tables.md
+	@if [ "$(UPDATE)" = 1 ]; then sh bench/splice.sh docs/honesty.md honesty-measure build/honesty/tables.md && \
+	  echo "honesty-measure: the tables are now docs/honesty.md's"; fi
 
 check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
@@ -418,11 +437,13 @@ check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@sh tests/test_batch.sh ./$(BIN) "$(RUNNER)"
 	@if [ -z "$(RUNNER)" ]; then sh tests/test_install.sh ./$(BIN); fi
 
-# The PyTorch bridge, both directions (tests/test_torch.sh, about a minute or two):
-# installs python3-torch first where it can (as root); where it cannot, the target fails,
-# so that a green `make test` means the checks ran. TORCH=0 leaves them out on purpose,
-# and says so. It tests the Python side and the file format against
-# the release binary, so the sanitizer and valgrind flavours leave it out.
+# The PyTorch bridge, both directions (about a minute or two): the README's Python and
+# torchrun examples, one of which runs tests/test_torch.sh and compares its report, so
+# that the suite runs once and its "N passed, 0 failed" is the README's
+# (tests/test_readme.sh --torch). Installs python3-torch first where it can (as root);
+# where it cannot, the target fails, so that a green `make test` means the checks ran.
+# TORCH=0 leaves them out on purpose, and says so. It tests the Python side and the file
+# format against the release binary, so the sanitizer and valgrind flavours leave it out.
 check-torch: $(BIN)
 	@if [ "$(TORCH)" = 0 ]; then \
 	  echo "check-torch: SKIPPED, as asked (TORCH=0): the PyTorch bridge is not tested"; \
@@ -431,7 +452,7 @@ check-torch: $(BIN)
 	else \
 	  $(MAKE) --no-print-directory torch-deps || \
 	    { echo "check-torch: python3-torch could not be installed (make test TORCH=0 leaves these checks out)" >&2; exit 1; }; \
-	  sh tests/test_torch.sh ./$(BIN); \
+	  sh tests/test_readme.sh --torch ./$(BIN); \
 	fi
 
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -13,11 +13,14 @@
 #   (d) the read-back alone at several margins (HONESTY_MARGINS), over (a), (b) and (c):
 #       what chose READBACK_MARGIN.
 #
-#   sh bench/honesty.sh [BIN]        (or: make honesty-measure)
+#   sh bench/honesty.sh [BIN]        (or: make honesty-measure; UPDATE=1 also writes the
+#                                     tables into docs/honesty.md)
 #
 # Environment: HONESTY_MODEL (models/en-de.db), HONESTY_REVERSE (models/de-en.db),
-# HONESTY_STEPS (600), HONESTY_MARGINS ("3 4 4.5 5 6 8"), HONESTY_DIR (build/honesty).
-# Prints Markdown to stdout.
+# HONESTY_STEPS (600), HONESTY_MARGINS ("3 4 4.5 5 6 8"), HONESTY_DIR (build/honesty),
+# HONESTY_PARTS ("a b c": the rows, and the read-back table's columns, measured; "a b"
+# needs no checkpoint: with two margins, what tests/test_honesty.sh compares with
+# docs/honesty.md in seconds). Prints Markdown to stdout.
 set -eu
 
 BIN=${1:-build/release/toytrans}
@@ -26,7 +29,14 @@ REVERSE=${HONESTY_REVERSE:-models/de-en.db}
 STEPS=${HONESTY_STEPS:-600}
 MARGINS=${HONESTY_MARGINS:-3 4 4.5 5 6 8}
 DIR=${HONESTY_DIR:-build/honesty}
+PARTS=${HONESTY_PARTS:-a b c}
 mkdir -p "$DIR"
+
+# has PART: PART is one of the parts asked for.
+has() {
+    case " $PARTS " in *" $1 "*) return 0 ;; esac
+    return 1
+}
 
 # eval_warnings OUT MODEL TSV [ARGS...]: eval --warnings's report into OUT. Exit 4 (a
 # source the model cannot take) still reports; anything else stops the measurement.
@@ -77,37 +87,55 @@ header() {
 # The checkpoint: the shipped model's settings (the Makefile's MODEL_SETTINGS), one
 # thread, stopped early. Training is deterministic, so the same steps give the same file.
 UNDER=$DIR/under-$STEPS.db
-"$BIN" train --train data/train.tsv --valid data/valid.tsv --lexicon data/lexicon.tsv \
+! has c || "$BIN" train --train data/train.tsv --valid data/valid.tsv --lexicon data/lexicon.tsv \
     --out "$UNDER" --force --epochs 7 --batch 32 --lr 0.001 --warmup 1000 \
     --label-smoothing 0.02 --d-model 128 --heads 4 --enc-layers 2 --dec-layers 2 \
     --d-ff 512 --max-len 40 --name-augment 0.3 --seed 1 --threads 1 --stop-after "$STEPS" \
     >"$DIR/train.log" 2>&1 ||
     { echo "honesty: training the checkpoint failed (see $DIR/train.log)" >&2; exit 1; }
 
-eval_warnings "$DIR/a.txt" "$MODEL" data/honesty.tsv
-eval_warnings "$DIR/b.txt" "$MODEL" data/test.tsv
-eval_warnings "$DIR/c.txt" "$UNDER" data/test.tsv
+! has a || eval_warnings "$DIR/a.txt" "$MODEL" data/honesty.tsv
+! has b || eval_warnings "$DIR/b.txt" "$MODEL" data/test.tsv
+! has c || eval_warnings "$DIR/c.txt" "$UNDER" data/test.tsv
 
 echo "Each warning's cell: wrong translations it flagged / right ones it flagged."
 echo
 header
-rows "$DIR/a.txt" "(a) $MODEL, data/honesty.tsv"
-rows "$DIR/b.txt" "(b) $MODEL, data/test.tsv" | tail -n 1
-rows "$DIR/c.txt" "(c) $STEPS steps, data/test.tsv" | tail -n 1
+! has a || rows "$DIR/a.txt" "(a) $MODEL, data/honesty.tsv"
+! has b || rows "$DIR/b.txt" "(b) $MODEL, data/test.tsv" | tail -n 1
+! has c || rows "$DIR/c.txt" "(c) $STEPS steps, data/test.tsv" | tail -n 1
 
 echo
 echo "The read-back alone, by margin (nats): wrong translations flagged / right ones flagged."
 echo
-echo "| margin | (a) in-grammar | (a) near-grammar | (a) other-words | (a) all | (b) data/test.tsv | (c) $STEPS steps, data/test.tsv |"
-echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+# The columns of the parts measured, in order: a row of the full table starts with the
+# row the parts a and b give.
+head="| margin |"
+rule="| ---: |"
+! has a || { head="$head (a) in-grammar | (a) near-grammar | (a) other-words | (a) all |"
+             rule="$rule ---: | ---: | ---: | ---: |"; }
+! has b || { head="$head (b) data/test.tsv |"; rule="$rule ---: |"; }
+! has c || { head="$head (c) $STEPS steps, data/test.tsv |"; rule="$rule ---: |"; }
+echo "$head"
+echo "$rule"
 # readback_cells REPORT [all]: the read-back column, every row or the "all" row only.
 readback_cells() {
     awk -v only="${2-}" '/^each warning/ { on = 1; getline; next }
-        on && NF == 16 && (only == "" || $1 == only) { printf "%s | ", $11 "/" $13 }' "$1"
+        on && NF == 16 && (only == "" || $1 == only) { printf " %s |", $11 "/" $13 }' "$1"
 }
 for m in $MARGINS; do
-    eval_warnings "$DIR/a-$m.txt" "$MODEL" data/honesty.tsv --read-back-margin "$m"
-    eval_warnings "$DIR/b-$m.txt" "$MODEL" data/test.tsv --read-back-margin "$m"
-    eval_warnings "$DIR/c-$m.txt" "$UNDER" data/test.tsv --read-back-margin "$m"
-    echo "| $m | $(readback_cells "$DIR/a-$m.txt")$(readback_cells "$DIR/b-$m.txt" all)$(readback_cells "$DIR/c-$m.txt" all)"
+    row="| $m |"
+    if has a; then
+        eval_warnings "$DIR/a-$m.txt" "$MODEL" data/honesty.tsv --read-back-margin "$m"
+        row="$row$(readback_cells "$DIR/a-$m.txt")"
+    fi
+    if has b; then
+        eval_warnings "$DIR/b-$m.txt" "$MODEL" data/test.tsv --read-back-margin "$m"
+        row="$row$(readback_cells "$DIR/b-$m.txt" all)"
+    fi
+    if has c; then
+        eval_warnings "$DIR/c-$m.txt" "$UNDER" data/test.tsv --read-back-margin "$m"
+        row="$row$(readback_cells "$DIR/c-$m.txt" all)"
+    fi
+    echo "$row"
 done

@@ -1,8 +1,11 @@
 #!/bin/sh
 # bench/run.sh — the body of `make bench`: toytrans and PyTorch on the same model file,
-# measured in one run, into one table (stdout and bench/results.md).
+# measured in one run, into one table (stdout and RESULTS).
 #
-#   sh bench/run.sh TOYTRANS TOYTRANS_BENCH
+#   sh bench/run.sh TOYTRANS TOYTRANS_BENCH [RESULTS]
+#
+# RESULTS is the Markdown file the table goes to, default build/bench/results.md; `make
+# bench UPDATE=1` gives bench/results.md, the committed one.
 #
 # Environment: BENCH_REPS (repetitions per figure, default 5), BENCH_TRAIN_STEPS
 # (optimiser steps timed per training figure, default 200), BENCH_MODEL (default
@@ -20,6 +23,7 @@ set -eu
 
 TOYTRANS=$1
 BENCH=$2
+RESULTS=${3:-build/bench/results.md}
 REPS=${BENCH_REPS:-5}
 STEPS=${BENCH_TRAIN_STEPS:-200}
 MODEL=${BENCH_MODEL:-models/en-de.db}
@@ -110,7 +114,8 @@ json.dump({"date": "$(date -u '+%Y-%m-%d %H:%M UTC')", "cpu": "$cpu", "cores": $
            "model": "$MODEL", "params": "$params", "sentences": "$SENTENCES",
            "reps": $REPS}, open(sys.argv[1], "w"))
 EOF
-$PY bench/report.py "$OUT" bench/results.md
+mkdir -p "$(dirname "$RESULTS")"
+$PY bench/report.py "$OUT" "$RESULTS"
 # Files through the command as a whole process, against BASELINE's build when given.
 echo "bench: files, toytrans translate as a whole process" >&2
 {
@@ -119,4 +124,4 @@ echo "bench: files, toytrans translate as a whole process" >&2
     echo
     # shellcheck disable=SC2086
     BENCH_REPS=$REPS sh bench/files.sh "$TOYTRANS" ${BASELINE:-}
-} >>bench/results.md
+} >>"$RESULTS"

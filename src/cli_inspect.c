@@ -376,6 +376,27 @@ static char *marked_labels(const TranslatorResult *r, const char **labels)
     return buf;
 }
 
+/* The decoded words' labels into labels[0..T), a word copied from the source for a
+ * generated <unk> marked INSPECT_COPIED_MARK; *copied counts them. Returns the buffer
+ * they point into (owned by the caller, free()), or NULL when out of memory. */
+static char *marked_words(const TranslatorResult *r, const char **labels, int *copied)
+{
+    const int T = r->t->n;
+    size_t total = 1;
+    for (int i = 0; i < T; i++)
+        total += strlen(r->labels[i]) + sizeof INSPECT_COPIED_MARK;
+    char *buf = malloc(total), *p = buf;
+    if (!buf)
+        return NULL;
+    *copied = 0;
+    for (int i = 0; i < T; i++) {
+        labels[i] = p;
+        p += sprintf(p, "%s%s", r->labels[i], r->copied[i] ? INSPECT_COPIED_MARK : "") + 1;
+        *copied += r->copied[i] != 0;
+    }
+    return buf;
+}
+
 /* A heatmap's title, wrapped to the report's width, after a blank line. */
 static void inspect_heading(const InspectRun *run, const char *what, const char *title)
 {
@@ -401,20 +422,25 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
     const ModelConfig *c = &run->m->config;
     const Translation *t = r->t;
     const int L = c->n_decoder_layers, H = c->n_heads, N = run->cap;
-    int cols;
+    int cols, copied = 0;
+    const char **rows = malloc(sizeof *rows * (size_t)t->n);
+    char *words = rows ? marked_words(r, rows, &copied) : NULL;
     char *marked = NULL;
+    if (!words || (kind == HEATMAP_CROSS && !(marked = marked_labels(r, run->labels)))) {
+        free(words);
+        free(rows);
+        return TT_ENOMEM;
+    }
     if (kind == HEATMAP_CROSS) {
-        if (!(marked = marked_labels(r, run->labels)))
-            return TT_ENOMEM;
         cols = t->S;
     } else {
         run->labels[0] = VOCAB_SPECIAL[VOCAB_BOS];
         for (int i = 0; i + 1 < t->n; i++)
-            run->labels[i + 1] = r->labels[i];
+            run->labels[i + 1] = rows[i];
         cols = t->n;
     }
     const HeatmapOptions ho = {
-        .row_labels = r->labels,
+        .row_labels = rows,
         .col_labels = run->labels,
         .causal = kind == HEATMAP_SELF,
         .color = run->color,
@@ -434,10 +460,14 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
         for (int i = 0; i < t->n; i++)
             heatmap_select(run->rows + (size_t)i * N, t, kind, i, l, (int)run->o->head);
         rc = heatmap_print(stdout, run->rows, t->n, cols, N, &ho);
+        if (rc == TT_OK && copied)
+            printf("  " INSPECT_COPIED_MARK " " INSPECT_COPIED_LEGEND "\n");
         if (rc == TT_OK)
             inspect_legend(run);
     }
     free(marked);
+    free(words);
+    free(rows);
     return rc;
 }
 
@@ -638,6 +668,8 @@ static int inspect_json(InspectRun *run, const TranslatorResult *r, const char *
         json_float(&w, exp((double)t->logprob[i]));
         json_key(&w, "forced");
         json_bool(&w, i < t->n_forced);
+        json_key(&w, "copied");
+        json_bool(&w, r->copied[i]);
         json_end_object(&w);
     }
     json_end_array(&w);
@@ -761,9 +793,11 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
     printf("\n  step  word%*s  probability\n", HEATMAP_LABEL_MAX - 4, "");
     for (int i = 0; i < t->n; i++) {
         /* Padded by terminal columns, not bytes: "Tür" is 4 bytes and 3 columns. */
-        const int pad = HEATMAP_LABEL_MAX - matprint_text_width(r.words[i]);
-        printf("  %4d  %s%*s  %.3f%s\n", i, r.words[i], pad > 0 ? pad : 0, "",
-               exp((double)t->logprob[i]), i < t->n_forced ? "  forced" : "");
+        const char *mark = r.copied[i] ? INSPECT_COPIED_MARK : "";
+        const int pad = HEATMAP_LABEL_MAX - matprint_text_width(r.words[i]) - (int)strlen(mark);
+        printf("  %4d  %s%s%*s  %.3f%s\n", i, r.words[i], mark, pad > 0 ? pad : 0, "",
+               exp((double)t->logprob[i]),
+               i < t->n_forced ? "  forced" : r.copied[i] ? "  copied" : "");
     }
     inspect_ceiling(run, t);
     rc = inspect_decoder(run, &r, HEATMAP_CROSS);

@@ -121,7 +121,8 @@ static void train_usage(FILE *out)
     cli_shape_usage(out, 23);
     fputs("  --min-count N          keep tokens seen at least N times (default 1)\n"
           "  --seed N               initialisation and data order (default 1)\n"
-          "  --threads N            threads for the gradient computation (default 1)\n"
+          "  --threads N            threads for the gradient computation (default 1;\n"
+          "                         --resume: the run's); the result is the same for any N\n"
           "  --checkpoint-every N   steps between checkpoints (default 500; also each epoch)\n"
           "  --stop-after N         stop with a checkpoint after N steps of this run\n"
           "  --release              when the last epoch is done, leave out the optimiser\n"

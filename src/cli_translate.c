@@ -72,7 +72,9 @@ static void translate_usage(FILE *out)
     cli_decode_help(out, CLI_DECODE_PREFIX, 21);
     cli_decode_help(out, CLI_DECODE_BEAM, 21);
     cli_decode_help(out, CLI_DECODE_MAX_LEN, 21);
-    fputs("  --scores           after a TAB, each output word with its probability\n"
+    fputs("  --scores           after a TAB, each output word with its probability,\n"
+          "                     marked (forced) for the prefix's words and (copied) for\n"
+          "                     a source word shown for a generated <unk>\n"
           "  --alternatives K   after a TAB, the K most probable words at every step\n"
           "  --json             one JSON object per line: tokens, log-probabilities and the\n"
           "                     attention weights of every step\n"
@@ -344,7 +346,7 @@ static void write_plain(const TranslateRun *run, const TranslatorResult *r)
         putchar('\t');
         for (int i = 0; i < t->n; i++)
             printf("%s%s:%.3f%s", i ? " " : "", r->words[i], exp((double)t->logprob[i]),
-                   i < t->n_forced ? "(forced)" : "");
+                   i < t->n_forced ? "(forced)" : r->copied[i] ? "(copied)" : "");
     }
     if (t->alt_k) {
         putchar('\t');

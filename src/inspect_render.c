@@ -83,6 +83,16 @@ static int count_unknown(const TranslatorResult *r)
     return n;
 }
 
+/* The number of decoded words that are source words copied for a generated <unk>,
+ * marked with INSPECT_COPIED_MARK. */
+static int count_copied(const TranslatorResult *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->t->n; i++)
+        n += r->copied[i] != 0;
+    return n;
+}
+
 /* Weight w clamped to 0..1 (NaN as 0). */
 static double clamp01(float w)
 {
@@ -118,13 +128,15 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
         return TT_EINVAL;
 
     int row_chars = 1, col_chars = 1;
-    for (int i = 0; i < T; i++)
-        row_chars = text_chars(r->labels[i]) > row_chars ? text_chars(r->labels[i]) : row_chars;
+    for (int i = 0; i < T; i++) {
+        const int n = text_chars(r->labels[i]) + (r->copied[i] != 0);
+        row_chars = n > row_chars ? n : row_chars;
+    }
     for (int j = 0; j < S; j++) {
         const int n = text_chars(source_label(r, j)) + source_unknown(r, j);
         col_chars = n > col_chars ? n : col_chars;
     }
-    const int unknown = count_unknown(r);
+    const int unknown = count_unknown(r), copied = count_copied(r);
     const int rotate = col_chars > SVG_ROTATE_MIN;
     const int cell = INSPECT_SVG_CELL;
     const double left = 20 + row_chars * SVG_CHAR_W + 10;
@@ -137,7 +149,7 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
                            (double)len * SVG_CHAR_W * 1.15; /* len bytes: an upper bound */
     if (title_w > width)
         width = title_w;
-    const double height = top + legend_h + 28 + 20 + (unknown ? 20 : 0);
+    const double height = top + legend_h + 28 + 20 + (unknown ? 20 : 0) + (copied ? 20 : 0);
 
     char sub[160];
     if (head == HEATMAP_HEAD_MEAN)
@@ -194,6 +206,9 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 8,
                 top + (i + 0.5) * cell + 4);
         put_str(out, r->labels[i]);
+        if (r->copied[i])
+            fputs("<tspan class=\"copied\" fill=\"#b00020\" font-weight=\"bold\">"
+                  INSPECT_COPIED_MARK "</tspan>", out);
         fputs("</text>\n", out);
     }
 
@@ -228,11 +243,18 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#666666\">weight</text>\n",
             legend_x - 4, top + legend_h + 18);
     fprintf(out, "<text id=\"axis-note\" x=\"20\" y=\"%.1f\" font-size=\"12\" "
-                 "fill=\"#666666\">" SVG_AXIS_NOTE "</text>\n", height - (unknown ? 30 : 10));
+                 "fill=\"#666666\">" SVG_AXIS_NOTE "</text>\n",
+            height - 10 - 20 * (unknown != 0) - 20 * (copied != 0));
     if (unknown)
         fprintf(out, "<text id=\"unknown-legend\" x=\"20\" y=\"%.1f\" font-size=\"12\" "
                      "fill=\"#b00020\">" INSPECT_UNKNOWN_MARK " " INSPECT_UNKNOWN_LEGEND
-                     "</text>\n", height - 10);
+                     "</text>\n", height - 10 - 20 * (copied != 0));
+    if (copied) {
+        fprintf(out, "<text id=\"copied-legend\" x=\"20\" y=\"%.1f\" font-size=\"12\" "
+                     "fill=\"#b00020\">" INSPECT_COPIED_MARK " ", height - 10);
+        put_str(out, INSPECT_COPIED_LEGEND);
+        fputs("</text>\n", out);
+    }
     fputs("</svg>\n", out);
     return ferror(out) ? TT_EIO : TT_OK;
 }
@@ -273,6 +295,13 @@ static int html_data_json(char **buf, size_t *n, const TranslatorResult *r,
     json_end_array(&w);
     json_key(&w, "mark");
     json_string(&w, INSPECT_UNKNOWN_MARK);
+    json_key(&w, "copied");
+    json_begin_array(&w);
+    for (int i = 0; i < T; i++)
+        json_bool(&w, r->copied[i]);
+    json_end_array(&w);
+    json_key(&w, "copied_mark");
+    json_string(&w, INSPECT_COPIED_MARK);
     json_key(&w, "target");
     json_begin_array(&w);
     for (int i = 0; i < T; i++)
@@ -350,6 +379,9 @@ static const char HTML_STYLE[] =
     ".src-token.unknown::after{content:'" INSPECT_UNKNOWN_MARK "';color:#b00020;"
     "font-weight:bold}\n"
     "#unknown-legend{color:#b00020}\n"
+    ".tgt-word.copied::after{content:'" INSPECT_COPIED_MARK "';color:#b00020;"
+    "font-weight:bold}\n"
+    "#copied-legend{color:#b00020}\n"
     "#controls label{margin-right:1em}\n"
     "#target,#source{margin:.6em 0;line-height:2.2em}\n"
     "#target span,#source span{padding:.25em .45em;margin:0 .1em;border-radius:4px;"
@@ -456,9 +488,12 @@ static const char *const HTML_SCRIPT[] = {
     "    /* Source tokens the vocabulary lacks carry the mark the tokens above carry. */\n",
     "    var srcMarked = D.source.map(function (s, j) { return D.unknown[j] ? s + D.mark : s; "
         "});\n",
+    "    /* Words copied from the source for <unk> carry theirs, as the words above. */\n",
+    "    var tgtMarked = D.target.map(function (s, i) { return D.copied[i] ? s + D.copied_mark "
+        ": s; });\n",
     "    if (k === 'encoder') { rows = srcMarked; cols = srcMarked; }\n",
-    "    else if (k === 'cross') { rows = D.target; cols = srcMarked; }\n",
-    "    else { rows = D.target; cols = ['<s>'].concat(D.target.slice(0, D.target.length - 1)); }\n",
+    "    else if (k === 'cross') { rows = tgtMarked; cols = srcMarked; }\n",
+    "    else { rows = tgtMarked; cols = ['<s>'].concat(tgtMarked.slice(0, tgtMarked.length - 1)); }\n",
     "    /* A real table: a caption, headers with scope, and each weight as text (shown\n",
     "     * with 'numbers', else only for screen readers), so it reads without colour. */\n",
     "    var cap = t.createCaption();\n",
@@ -593,7 +628,14 @@ int inspect_write_html(FILE *out, const TranslatorResult *r, const float *encode
           "<div id=\"target\"><span id=\"bos\" class=\"bos-marker\">&lt;s&gt;</span>", out);
     for (int i = 0; i < t->n; i++) {
         /* The label (ist#1, ist#2), as the table's rows and the data name the word. */
-        fprintf(out, " <span class=\"tgt-word\" data-index=\"%d\">", i);
+        fprintf(out, " <span class=\"tgt-word%s\" data-index=\"%d\"", r->copied[i] ? " copied" : "",
+                i);
+        if (r->copied[i]) {
+            fputs(" title=\"", out);
+            put_str(out, INSPECT_COPIED_LEGEND);
+            fputc('"', out);
+        }
+        fputc('>', out);
         put_str(out, r->labels[i]);
         fputs("</span>", out);
     }
@@ -610,6 +652,11 @@ int inspect_write_html(FILE *out, const TranslatorResult *r, const float *encode
               INSPECT_UNKNOWN_LEGEND "</p>", out);
     else
         fputs("</div>", out);
+    if (count_copied(r)) {
+        fputs("\n<p id=\"copied-legend\">" INSPECT_COPIED_MARK " ", out);
+        put_str(out, INSPECT_COPIED_LEGEND);
+        fputs("</p>", out);
+    }
     fputs("\n<div id=\"status\"></div>\n<table id=\"heatmap\"></table>\n"
           "<script id=\"data\" type=\"application/json\">", out);
     put_script_json(out, json, n);

@@ -28,6 +28,12 @@
 #define INSPECT_UNKNOWN_MARK "?"
 #define INSPECT_UNKNOWN_LEGEND "not in the vocabulary"
 
+/* The mark after a decoded word that is a source word copied for a generated <unk>
+ * (TranslatorResult.copied): the model did not choose it. Plain text; HTML and SVG
+ * escape the legend's angle brackets. */
+#define INSPECT_COPIED_MARK "*"
+#define INSPECT_COPIED_LEGEND "copied from the source: the model wrote <unk>"
+
 /* Writes the cross-attention heatmap of r (decoder layer `layer`, head `head` or
  * HEATMAP_HEAD_MEAN) as an SVG 1.1 document: a title line with the sentence (len bytes
  * of UTF-8, as typed) and its translation, the decoded words (</s> included) down the
@@ -36,7 +42,9 @@
  * <title> tooltip "word → token: 0.1234", and a colour scale legend 0 → 1
  * (<rect id="legend">). A source token not in the vocabulary is followed by a red
  * <tspan class="unknown">?</tspan>, and then a <text id="unknown-legend"> line says
- * "? not in the vocabulary". A <text id="axis-note"> under the grid says that the rows
+ * "? not in the vocabulary". A decoded word copied from the source for a generated <unk>
+ * (TranslatorResult.copied) is followed by a red <tspan class="copied">*</tspan>, and a
+ * <text id="copied-legend"> line explains it. A <text id="axis-note"> under the grid says that the rows
  * are the German output and the columns the English source tokens. Returns TT_OK; TT_EINVAL (r has no decoded word, layer or head
  * out of range, out NULL); TT_EIO (out reported an error). */
 int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence, size_t len,
@@ -48,7 +56,9 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
  *   <select id="kind"> "cross","self","encoder" ("cross" selected);
  *   <div id="target"> a marker <span id="bos" class="bos-marker">&lt;s&gt;</span>, then
  *     <span class="tgt-word" data-index="i"> per decoded word (</s> included), its text
- *     the word's label (ist#1, ist#2 for a repeated word), as the table names it;
+ *     the word's label (ist#1, ist#2 for a repeated word), as the table names it; a
+ *     word copied from the source for <unk> also has class "copied" (a red "*" after
+ *     it, by CSS) and a title, and <p id="copied-legend"> follows the source div;
  *   <div id="source"> <span class="src-token" data-index="j"> per source token (</s>
  *     included); a token not in the vocabulary also has class "unknown" (a red "?"
  *     after it, by CSS, so its text stays the token) and a title, and then
@@ -57,7 +67,8 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
  *     title tooltip; a source token not in the vocabulary has its "?" in the headers) and <div id="status"> (e.g. "cross-attention, layer 1, mean of 4
  *     heads");
  *   <script id="data" type="application/json"> the data: {"sentence", "translation",
- *     "source", "unknown" (per source token), "mark" (INSPECT_UNKNOWN_MARK), "target",
+ *     "source", "unknown" (per source token), "mark" (INSPECT_UNKNOWN_MARK), "copied"
+ *     (per decoded word), "copied_mark" (INSPECT_COPIED_MARK), "target",
  *     "layers", "encoder_layers", "heads", "cross"
  *     [step][layer][head][S], "self" [step][layer][head][step+1], "encoder"
  *     [layer][head][query][S]}.

@@ -73,6 +73,60 @@ static void text_at(FILE *out, double x, double y, const char *anchor, int size,
     fputs("</text>\n", out);
 }
 
+/* The subtitle's lines: at most SUBTITLE_LINES, each at most a width's worth of
+ * characters at SUBTITLE_CHAR_W pixels a character (12-pixel sans-serif: about 6.6 on
+ * average; 7 keeps a line inside the canvas in DejaVu Sans and Helvetica alike). */
+enum { SUBTITLE_LINES = 4 };
+#define SUBTITLE_CHAR_W 7.0
+#define SUBTITLE_SEP " \xc2\xb7 " /* " · ", which joins the subtitle's parts */
+
+typedef struct {
+    const char *s; /* the line's first byte */
+    size_t n;      /* its bytes */
+} Line;
+
+/* Breaks s into lines of at most max_chars code points: after the last " · " that fits
+ * (the separator dropped), else after the last blank that fits, else where the limit
+ * falls. The last line allowed takes the rest. Returns the number of lines, >= 1. */
+static int subtitle_lines(const char *s, int max_chars, Line *lines)
+{
+    int n = 0;
+    const size_t sep = strlen(SUBTITLE_SEP);
+    for (;;) {
+        const size_t len = strlen(s);
+        size_t fit = 0, at_sep = 0, at_blank = 0;
+        int chars = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (((unsigned char)s[i] & 0xC0) != 0x80) {
+                if (chars == max_chars)
+                    break;
+                chars++;
+            }
+            fit = i + 1;
+            if (strncmp(s + fit, SUBTITLE_SEP, sep) == 0)
+                at_sep = fit;
+            else if (s[fit] == ' ')
+                at_blank = fit;
+        }
+        if (fit == len || n == SUBTITLE_LINES - 1) {
+            lines[n++] = (Line){s, len};
+            return n;
+        }
+        /* fit ends inside a character when the limit falls there: back to its start. */
+        while (fit > 0 && ((unsigned char)s[fit] & 0xC0) == 0x80)
+            fit--;
+        const size_t cut = at_sep ? at_sep : at_blank ? at_blank : fit > 0 ? fit : len;
+        lines[n++] = (Line){s, cut};
+        s += cut;
+        if (strncmp(s, SUBTITLE_SEP, sep) == 0)
+            s += sep;
+        while (*s == ' ')
+            s++;
+        if (!*s)
+            return n;
+    }
+}
+
 /* ---------------------------------------------------------------------------------------
  * Ticks
  */
@@ -523,10 +577,13 @@ int plot_loss_svg(FILE *out, const TrainLogRow *steps, int n_steps, const ValidL
     const char *newline = strchr(title, '\n');
     const size_t title_len = newline ? (size_t)(newline - title) : strlen(title);
     const char *subtitle = newline ? newline + 1 : NULL;
+    Line sub[SUBTITLE_LINES];
+    const int n_sub =
+        subtitle ? subtitle_lines(subtitle, (int)((width - 40) / SUBTITLE_CHAR_W), sub) : 0;
 
     Frame f;
     f.left = 78;
-    f.top = subtitle ? 66 : 46;
+    f.top = n_sub ? 50 + 16 * n_sub : 46; /* 66 under one subtitle line, as before */
     f.pw = width - f.left - 24;
     f.ph = height - f.top - 52;
     f.x_max = 1;
@@ -622,8 +679,12 @@ int plot_loss_svg(FILE *out, const TrainLogRow *steps, int n_steps, const ValidL
                  "font-weight=\"bold\" fill=\"%s\">", width / 2.0, COLOR_TEXT);
     xml_put_text(out, title, title_len, XML_APOS_ENTITY);
     fputs("</text>\n", out);
-    if (subtitle)
-        text_at(out, width / 2.0, 46, "middle", 12, COLOR_MUTED, subtitle);
+    for (int i = 0; i < n_sub; i++) {
+        fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\" "
+                     "fill=\"%s\">", width / 2.0, 46 + 16 * i, COLOR_MUTED);
+        xml_put_text(out, sub[i].s, sub[i].n, XML_APOS_ENTITY);
+        fputs("</text>\n", out);
+    }
     text_at(out, f.left + f.pw / 2, height - 12, "middle", 12, COLOR_TEXT, "optimiser step");
     const double cy = f.top + f.ph / 2;
     fprintf(out, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\" fill=\"%s\" "

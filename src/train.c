@@ -539,7 +539,7 @@ void train_options_defaults(TrainOptions *o)
         }
     }
     o->min_count = 1;
-    o->threads = 1;
+    o->threads = 0;
     o->checkpoint_every = 500;
     o->validate_exact = 1;
 }
@@ -597,8 +597,8 @@ static int write_settings(Store *store, const TrainOptions *o, char *err, size_t
 /* The most bytes train_resumes keeps: the oldest lines go first. */
 #define TRAIN_RESUMES_MAX 8192
 
-/* In the transaction of a resumed run's first checkpoint: appends "UTC-TIME  COMMAND" to
- * meta train_resumes, and records the settings now in effect (a longer --epochs, the
+/* In the transaction of a resumed run's first checkpoint: appends "UTC-TIME  epochs E,
+ * threads T  COMMAND" to meta train_resumes, and records the settings now in effect (a longer --epochs, the
  * threads, and any key a file from before it was recorded gains here). */
 static int record_resume(Run *r, char *err, size_t errlen)
 {
@@ -618,8 +618,8 @@ static int record_resume(Run *r, char *err, size_t errlen)
     if (gmtime_r(&now, &tm))
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     const char *command = o->command && *o->command ? o->command : "(command not given)";
-    int n = snprintf(all, 2 * TRAIN_RESUMES_MAX, "%s%s%s  %.1000s", old, old[0] ? "\n" : "",
-                     when, command);
+    int n = snprintf(all, 2 * TRAIN_RESUMES_MAX, "%s%s%s  epochs %d, threads %d  %.1000s", old,
+                     old[0] ? "\n" : "", when, o->epochs, o->threads, command);
     /* Keep the newest lines within the bound. */
     const char *keep = all;
     while (n > 0 && strlen(keep) >= TRAIN_RESUMES_MAX) {
@@ -1085,6 +1085,10 @@ static int start_resume(Run *r, char *err, size_t errlen)
         r->batch_pos = (int)v;
     if (rc == TT_OK)
         rc = resume_settings(r, err, errlen);
+    /* Not given, the threads the run last ran with: they change the time, not the result. */
+    if (rc == TT_OK && r->opt.threads == 0 &&
+        store_meta_get_long(r->store, "train_threads", 1, TRAIN_MAX_THREADS, &v, NULL, 0) == TT_OK)
+        r->opt.threads = (int)v;
     /* Given no corpus, the run's corpora (meta train_corpus, train_valid). */
     if (rc == TT_OK && !o->train_path) {
         if (store_meta_get(r->store, "train_corpus", r->corpus_path, sizeof r->corpus_path, NULL,
@@ -1179,7 +1183,7 @@ static void run_free(Run *r)
 int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
               volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
-    if (!o->out_path || (!o->train_path && !o->resume) || o->threads < 1 ||
+    if (!o->out_path || (!o->train_path && !o->resume) || o->threads < 0 ||
         o->threads > TRAIN_MAX_THREADS || !settings_valid(o)) {
         snprintf(err, errlen, "invalid training options");
         return TT_EINVAL;
@@ -1202,7 +1206,11 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
         free(r);
         return rc;
     }
+    if (!o->resume && r->opt.threads == 0)
+        r->opt.threads = 1;
     rc = o->resume ? start_resume(r, err, errlen) : start_new(r, stop, err, errlen);
+    if (r->opt.threads == 0)
+        r->opt.threads = 1; /* a resume of a file that records none */
     r->batch = o->batch;
     r->adam = (AdamConfig){o->adam_beta1, o->adam_beta2, o->adam_eps, o->weight_decay};
     if (rc == TT_OK)

@@ -25,8 +25,10 @@
  * AdamW's, which ran with 0.9, 0.98 and 1e-9.
  *
  * A resumed run records itself in its first checkpoint: meta train_resumes gains a line
- * "UTC-TIME  COMMAND", and the settings in effect (a longer --epochs, --threads, a key
- * the file lacked) are written.
+ * "UTC-TIME  epochs E, threads T  COMMAND" with the epochs and threads it runs with, and
+ * the settings in effect (a longer --epochs, --threads, a key the file lacked) are
+ * written. Threads change no result, only the time: a resume not given them takes the
+ * run's.
  */
 #ifndef TOYTRANS_TRAIN_H
 #define TOYTRANS_TRAIN_H
@@ -82,7 +84,8 @@ typedef struct {
     float adam_eps;           /* AdamW's denominator term, > 0 (default 1e-9) */
     float clip;               /* gradient-norm clipping threshold; 0 for none */
     uint64_t seed;
-    int threads;              /* 1..TRAIN_MAX_THREADS */
+    int threads;              /* 1..TRAIN_MAX_THREADS; 0 (the default): a new run's 1, a
+                                 resumed run's recorded train_threads (else 1) */
     unsigned given;           /* TRAIN_GIVEN(s) for each setting s the user gave: a resumed
                                  run takes the others from its file (see above) */
     int resume;               /* continue the run stored in out_path */

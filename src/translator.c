@@ -69,6 +69,7 @@ void translator_free(Translator *tr)
     free(tr->roll_tmp);
     free(tr->roll);
     free(tr->kind);
+    free(tr->copied);
     free(tr->words);
     free(tr->tokens);
     free(tr->src_ids);
@@ -174,6 +175,7 @@ static int translator_reserve(Translator *tr, int n)
     g.src_ids = malloc(sizeof(int) * N);
     g.tokens = malloc(sizeof(char *) * N);
     g.words = malloc(sizeof(char *) * N);
+    g.copied = malloc(N);
     g.kind = malloc(sizeof(int) * N);
     g.coverage = malloc(sizeof(float) * N);
     g.roll = malloc(sizeof(double) * N);
@@ -182,7 +184,7 @@ static int translator_reserve(Translator *tr, int n)
     g.rolled = malloc(sizeof(float) * N);
     g.uncovered = malloc(N);
     g.label_ptrs = malloc(sizeof(char *) * 2 * N);
-    const int ok = g.src_ids && g.tokens && g.words && g.kind && g.coverage && g.roll &&
+    const int ok = g.src_ids && g.tokens && g.words && g.copied && g.kind && g.coverage && g.roll &&
                    g.roll_tmp && g.roll_row && g.rolled && g.uncovered && g.label_ptrs;
     /* Swap: on success tr gets the new buffers and g the old ones, freed below. */
     if (ok) {
@@ -195,6 +197,7 @@ static int translator_reserve(Translator *tr, int n)
         SWAP(src_ids);
         SWAP(tokens);
         SWAP(words);
+        SWAP(copied);
         SWAP(kind);
         SWAP(coverage);
         SWAP(roll);
@@ -214,6 +217,7 @@ static int translator_reserve(Translator *tr, int n)
     free(g.roll);
     free(g.coverage);
     free(g.kind);
+    free(g.copied);
     free(g.words);
     free(g.tokens);
     free(g.src_ids);
@@ -230,14 +234,18 @@ static const char *output_token(const Translator *tr, int i)
 }
 
 /* The word shown for output position i: for a generated <unk>, the source word the
- * decoder attended to most, as typed. */
-static const char *output_word(const Translator *tr, const TokenList *surface, int i)
+ * decoder attended to most, as typed, and *copied set; else the token, *copied 0. */
+static const char *output_word(const Translator *tr, const TokenList *surface, int i,
+                               unsigned char *copied)
 {
     const Translation *t = &tr->t;
+    *copied = 0;
     if (i >= t->n_forced && t->ids[i] == VOCAB_UNK && !tr->keep_unk && surface->n > 0) {
         int j = translation_most_attended(t, tr->model, i);
-        if (j < surface->n)
+        if (j < surface->n) {
+            *copied = 1;
             return surface->tok[j];
+        }
     }
     return output_token(tr, i);
 }
@@ -854,7 +862,7 @@ static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_
     const TokenList *surface = tr->surface.n ? &tr->surface : &tr->src;
     for (int i = 0; i < t->n; i++) {
         tr->tokens[i] = output_token(tr, i);
-        tr->words[i] = output_word(tr, surface, i);
+        tr->words[i] = output_word(tr, surface, i, &tr->copied[i]);
     }
     const int n_text = text_tokens(t);
     if (config_lang_rules(tr->model->config.tgt_lang) == TOK_SRC) {
@@ -878,6 +886,7 @@ static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_
     out->surface = surface;
     out->tokens = tr->tokens;
     out->words = tr->words;
+    out->copied = tr->copied;
     out->n_text = n_text;
     assess(tr, surface, n_text, out);
     out->kind = tr->kind;
@@ -1001,6 +1010,8 @@ int translator_write_json(FILE *out, const TranslatorResult *r, const char *line
         json_float(&w, t->logprob[i]);
         json_key(&w, "forced");
         json_bool(&w, i < t->n_forced);
+        json_key(&w, "copied");
+        json_bool(&w, r->copied[i]);
         static const char *const KINDS[2] = {"cross_attention", "self_attention"};
         for (int kind = 0; kind < 2; kind++) {
             const int width = kind == 0 ? t->S : i + 1;

@@ -131,6 +131,8 @@ typedef struct {
                                   token as written, else the vocabulary token */
     const char *const *words;  /* (t->n) each output token as shown: tokens, with <unk>
                                   replaced by a source word unless keep_unk */
+    const unsigned char *copied; /* (t->n) nonzero: words[i] is that source word, copied
+                                  for a generated <unk>, not a word the model chose */
     int n_text;                /* the first n_text words make the text: t->n, less a final
                                   generated </s> */
     const int *kind;           /* (src->n) each source token's TranslatorWordKind */
@@ -188,6 +190,7 @@ typedef struct {
     int *src_ids;         /* (N) the source ids of the current sentence, </s> last */
     const char **tokens;  /* (N) TranslatorResult.tokens */
     const char **words;   /* (N) TranslatorResult.words */
+    unsigned char *copied; /* (N) TranslatorResult.copied */
     int *kind;            /* (N) TranslatorResult.kind */
     float *coverage;      /* (N) TranslatorResult.coverage */
     float *rolled;        /* (N) TranslatorResult.rollout */
@@ -286,8 +289,8 @@ int translator_hypothesis(Translator *tr, int k, TranslatorResult *out, double *
 /* Writes r as one line of JSON Lines to out: {"source", "source_tokens" (</s> included),
  * "translation", "tokens", "unknown_words" and "names" (source words as typed),
  * "coverage" and "coverage_rollout" (one number per source token, </s> included), "not_translated" (content
- * words as typed), "steps": [{"token", "id", "logprob", "forced",
- * "cross_attention" [layer][head][source token], "self_attention" [layer][head][step+1],
+ * words as typed), "steps": [{"token", "id", "logprob", "forced", "copied" (the
+ * token is a source word shown for a generated <unk>), "cross_attention" [layer][head][source token], "self_attention" [layer][head][step+1],
  * and "alternatives" when kept}]}. line (len bytes) is echoed as "source". Returns TT_OK
  * or TT_EIO. */
 int translator_write_json(FILE *out, const TranslatorResult *r, const char *line, size_t len);

@@ -996,16 +996,38 @@ run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$TMP/resumed.db" --re
 expect_code "train --resume --epochs 4 --stop-after 2: exit 0" 0
 expect_in "train --resume: stopped after step 7 of 8" "$OUT" "stopped after step 7 of 8"
 run info --model "$TMP/resumed.db"
-if grep -E '^  resumed +20[0-9-]+T[0-9:]+Z  toytrans train .*--resume --epochs 4 --stop-after 2$' "$OUT" >/dev/null &&
+if grep -E '^  resumed +20[0-9-]+T[0-9:]+Z  epochs 4, threads 1  toytrans train .*--resume --epochs 4 --stop-after 2$' "$OUT" >/dev/null &&
     grep -E '^  epochs +4$' "$OUT" >/dev/null; then
-    pass "info after a resume: the resume's time and command, and epochs 4 in effect"
+    pass "info after a resume: the resume's time, the epochs and threads then in effect, its command"
 else
     fail "info after a resume" "$(grep -E '^  (resumed|epochs) ' "$OUT" | tr '\n' '|')"
+fi
+# A resume without --threads runs with the threads the run was started with, and says so.
+run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$TMP/threads.db" --batch 2 --d-model 8 \
+    --heads 2 --d-ff 16 --max-len 12 --warmup 2 --threads 2 --stop-after 2
+run train --out "$TMP/threads.db" --resume --stop-after 1
+expect_code "train --resume of a run on 2 threads: exit 0" 0
+run info --model "$TMP/threads.db"
+if grep -E '^  resumed +20[0-9-]+T[0-9:]+Z  epochs 10, threads 2  toytrans train --out .*threads.db --resume --stop-after 1$' \
+        "$OUT" >/dev/null && grep -E '^  threads +2$' "$OUT" >/dev/null; then
+    pass "train --resume without --threads: the run's 2 threads, shown by info"
+else
+    fail "train --resume without --threads: the run's 2 threads, shown by info" \
+        "$(grep -E -A1 '^  (resumed|threads) ' "$OUT" | tr '\n' '|')"
+fi
+run train --out "$TMP/threads.db" --resume --stop-after 1 --threads 1
+run info --model "$TMP/threads.db"
+if grep -E 'Z  epochs 10, threads 1  toytrans train .*--threads 1$' "$OUT" >/dev/null &&
+    grep -E '^  threads +1$' "$OUT" >/dev/null; then
+    pass "train --resume --threads 1: a given thread count is used, and shown by info"
+else
+    fail "train --resume --threads 1: a given thread count is used, and shown by info" \
+        "$(grep -E -A1 '^  (resumed|threads) ' "$OUT" | tr '\n' '|')"
 fi
 run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$TMP/resumed.db" --resume --epochs 4
 expect_in "train --resume to the end: trained" "$OUT" "resumed.db: trained, 8 steps"
 run info --model "$TMP/resumed.db"
-if [ "$(grep -cE 'Z  toytrans train .*--resume --epochs 4' "$OUT")" -eq 2 ]; then
+if [ "$(grep -cE 'Z  epochs 4, threads 1  toytrans train .*--resume --epochs 4' "$OUT")" -eq 2 ]; then
     pass "info: each resume on a line of its own"
 else
     fail "info: each resume on a line of its own" "$(grep -A2 '^  resumed' "$OUT" | tr '\n' '|')"
@@ -1224,6 +1246,85 @@ expect_code "trace --input: a byte-order mark is skipped: exit 0" 0
 # The shipped model (models/en-de.db): the figures the README promises
 
 if [ -f models/en-de.db ]; then
+    # Every checksum a shipped model records of a file it was made from (its vocabulary's
+    # and training's corpus, its lexicon) is that committed file's: `make corpus vocab
+    # model` retrains the shipped models from the files in the repository, not others.
+    # Each is computed again by the code that recorded it: vocab for a corpus, train
+    # --lexicon for a lexicon. Not under a RUNNER: it reads the whole corpus three times.
+    printf 'the dog\tder Hund\n' >"$TMP/one.tsv"
+    [ -n "$RUNNER" ] || for model in models/*.db; do
+        run info --model "$model"
+        awk '/^  (vocabulary corpus|training corpus|lexicon) / { what = $1; file = $NF; next }
+             what && /^    fnv1a64 / { print what, file, $2; what = "" }
+             /^  [a-z]/ { what = "" }' "$OUT" >"$TMP/recorded.txt"
+        if [ ! -s "$TMP/recorded.txt" ]; then
+            fail "$model records the checksums of its corpus" "info shows none"
+            continue
+        fi
+        while read -r what file recorded; do
+            if [ "$what" = lexicon ]; then
+                run train --train "$TMP/one.tsv" --lexicon "$file" --out "$TMP/lex.db" --force \
+                    --d-model 8 --heads 2 --d-ff 8 --max-len 8 --stop-after 1
+                run info --model "$TMP/lex.db"
+                now=$(awk '/^  lexicon / { f = 1; next } f && /^    fnv1a64 / { print $2; exit }' "$OUT")
+            else
+                run vocab --train "$file" --out "$TMP/sum.db" --force
+                run info --model "$TMP/sum.db"
+                now=$(awk '/^  vocabulary corpus / { f = 1; next } f && /^    fnv1a64 / { print $2; exit }' "$OUT")
+            fi
+            if [ -n "$now" ] && [ "$now" = "$recorded" ]; then
+                pass "$model: the $what it records is $file as committed (fnv1a64 $now)"
+            else
+                fail "$model: the $what it records is $file as committed" \
+                    "recorded fnv1a64 $recorded, $file hashes to '$now'"
+            fi
+        done <"$TMP/recorded.txt"
+    done
+    # docs/loss.svg is plot's picture of the shipped model, as plot draws it now.
+    run plot --model models/en-de.db --out -
+    if cmp -s "$OUT" docs/loss.svg; then
+        pass "docs/loss.svg is what plot --model models/en-de.db draws"
+    else
+        fail "docs/loss.svg is what plot --model models/en-de.db draws" \
+            "differs (toytrans plot --model models/en-de.db --out docs/loss.svg --force)"
+    fi
+    # A copied word (the model wrote <unk>; the most attended source word stands in) is
+    # marked wherever the words are shown, and only there: --keep-unk shows the <unk>.
+    run translate --scores "I want coffee"
+    if grep -Eq '	Ich:0\.[0-9]{3} want:0\.[0-9]{3}\(copied\) coffee:0\.[0-9]{3}\(copied\) </s>:0\.[0-9]{3}$' "$OUT"; then
+        pass "translate --scores: copied words say (copied)"
+    else
+        fail "translate --scores: copied words say (copied)" "$(cat "$OUT")"
+    fi
+    run translate --scores --keep-unk "I want coffee"
+    expect_not_in "translate --scores --keep-unk: nothing copied" "$OUT" "(copied)"
+    run translate --json "I want coffee"
+    "$CHECK" --print steps <"$OUT" >"$TMP/steps.txt"
+    if grep -q '"token":"want","id":1,[^{]*"copied":true' "$TMP/steps.txt" &&
+        grep -q '"token":"Ich",[^{]*"copied":false' "$TMP/steps.txt"; then
+        pass "translate --json: a step's \"copied\" says whether its token was copied"
+    else
+        fail "translate --json: \"copied\" per step" "$(cut -c1-300 "$TMP/steps.txt")"
+    fi
+    run inspect --json "I want coffee"
+    expect_in "inspect --json: a copied word's entry says so" "$OUT" \
+        '{"word":"want","label":"want","probability":'
+    if grep -q '"word":"want","label":"want","probability":[0-9.e-]*,"forced":false,"copied":true' "$OUT" &&
+        grep -q '"word":"Ich","label":"Ich","probability":[0-9.e-]*,"forced":false,"copied":false' "$OUT"; then
+        pass "inspect --json: \"copied\" in each words entry"
+    else
+        fail "inspect --json: \"copied\" in each words entry" "$(cut -c1-400 "$OUT")"
+    fi
+    run inspect --color never "I want coffee"
+    if grep -Eq '^     1  want\* +0\.[0-9]{3}  copied$' "$OUT" &&
+        grep -Eq '^  want\* ' "$OUT" &&
+        grep -q '^  \* copied from the source: the model wrote <unk>$' "$OUT"; then
+        pass "inspect: a copied word is marked in the table and the heatmap, with a legend"
+    else
+        fail "inspect: a copied word is marked in the table and the heatmap" "$(cat "$OUT")"
+    fi
+    run inspect --color never "I love you"
+    expect_not_in "inspect: no copy mark where nothing was copied" "$OUT" "copied"
     run translate "This is an example" "this is an example" "This is an example."
     expect_file_eq "shipped model: the seed example, in any case, with a period" "$OUT" \
 "Das ist ein Beispiel

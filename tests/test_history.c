@@ -533,6 +533,44 @@ static void test_plot_escapes_the_title(void **state)
     free(svg);
 }
 
+/* A subtitle wider than the picture is broken into lines between its " · " parts, each
+ * line at most (width - 40) / 7 characters (7 pixels a character of the 12-pixel font,
+ * an upper bound for DejaVu Sans and Helvetica), and the plot area moves down to make
+ * room: the shipped model's subtitle of 164 characters once ran off a 900-pixel canvas. */
+static void test_plot_wraps_a_long_subtitle(void **state)
+{
+    (void)state;
+    TrainLogRow steps[3];
+    ValidLogRow epochs[1];
+    make_history(steps, 3, epochs, 1, 3);
+    const char *title = "Training loss of en-de.db\nd_model 128 \xc2\xb7 4 heads \xc2\xb7 2+2 "
+                        "layers \xc2\xb7 d_ff 512 \xc2\xb7 1.0M parameters \xc2\xb7 34181 steps "
+                        "\xc2\xb7 training loss with label smoothing 0.02, validation without "
+                        "\xc2\xb7 best validation loss 0.020 (epoch 7)";
+    enum { W = 900, H = 540 };
+    char *svg;
+    size_t len;
+    assert_int_equal(render(&svg, &len, steps, 3, epochs, 1, title, W, H), TT_OK);
+    assert_well_formed(svg);
+    int lines = 0;
+    for (const char *p = strstr(svg, "fill=\"#666666\">"); p; p = strstr(p + 1, "fill=\"#666666\">")) {
+        const char *text = strchr(p, '>') + 1, *end = strstr(text, "</text>");
+        assert_non_null(end);
+        int chars = 0;
+        for (const char *c = text; c < end; c++)
+            chars += (*c & 0xC0) != 0x80;
+        if (chars > (W - 40) / 7)
+            print_error("subtitle line of %d characters: %.*s\n", chars, (int)(end - text), text);
+        assert_true(chars <= (W - 40) / 7);
+        assert_true(strncmp(text, "\xc2\xb7", 2) != 0); /* no line starts with the separator */
+        lines++;
+    }
+    assert_int_equal(lines, 2);
+    assert_non_null(strstr(svg, "d_model 128 \xc2\xb7 4 heads"));
+    assert_non_null(strstr(svg, "best validation loss 0.020 (epoch 7)</text>"));
+    free(svg);
+}
+
 /* A long run is reduced to at most two points per pixel column of the plot area, and
  * a spike survives the reduction. */
 static void test_plot_reduces_a_long_run(void **state)
@@ -651,6 +689,7 @@ int main(void)
                                         fixture_teardown),
         cmocka_unit_test(test_plot_short_run_is_well_formed),
         cmocka_unit_test(test_plot_escapes_the_title),
+        cmocka_unit_test(test_plot_wraps_a_long_subtitle),
         cmocka_unit_test(test_plot_reduces_a_long_run),
         cmocka_unit_test(test_plot_degenerate_histories),
         cmocka_unit_test(test_plot_rejects_bad_arguments),

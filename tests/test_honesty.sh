@@ -5,7 +5,9 @@
 # the measured targets on the hand-written set data/honesty.tsv:
 #   - wrong translations without any warning: at most 2 % of the wrong ones;
 #   - right translations of in-grammar sentences with a warning: at most 0.5 %;
-#   - right translations of data/test.tsv with a warning: none.
+#   - right translations of data/test.tsv with a warning: none;
+# and that docs/honesty.md's tables are what bench/coverage.sh and bench/honesty.sh
+# measure (the part of them that takes seconds).
 #
 #   sh tests/test_honesty.sh BIN [RUNNER]
 #
@@ -192,6 +194,50 @@ if [ -n "$pct" ] && [ "$pct" -ge 99 ]; then
 else
     fail "de-en: exact or an equivalent reading >= 99%" "got '$pct'"
     show "$OUT"
+fi
+
+# ---------------------------------------------------------------------------------------
+# docs/honesty.md's tables are the measurement's (bench/coverage.sh, bench/honesty.sh, as
+# make coverage-measure and make honesty-measure UPDATE=1 write them): the rows that
+# need no under-trained checkpoint are measured again (about 20 s) and each must be a
+# row of the page, or the start of one (the page's read-back rows go on with the
+# checkpoint's column). Not under a RUNNER: these are measurements, not memory checks.
+
+# expect_rows_in_page DESC NAME FRESH: every table row of FRESH starts a row of the page
+# between NAME's markers.
+expect_rows_in_page() {
+    sed -n "/^<!-- begin $2: /,/^<!-- end $2 -->/p" docs/honesty.md >"$TMP/page.md"
+    missing=$(grep '^| ' "$3" | grep -v -e '^| ---' -e '^| model' -e '^| margin' |
+        while IFS= read -r row; do
+            awk -v row="$row" 'index($0, row) == 1 { found = 1 } END { exit !found }' \
+                "$TMP/page.md" || printf '%s\n' "$row"
+        done)
+    compared=$(grep -c '^| ([a-z])\|^| [0-9]' "$3")
+    if [ -z "$missing" ] && [ "$compared" -gt 0 ]; then
+        pass "$1: the page's $compared rows are the measurement's"
+    else
+        fail "$1: the page's rows are the measurement's" \
+            "measured now, not on the page (make $2 UPDATE=1 writes it):"
+        printf '%s\n' "$missing" | sed 's/^/    | /'
+    fi
+}
+
+if [ -z "$RUNNER" ]; then
+    BINABS=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+    if COVERAGE_PARTS="a c" COVERAGE_DIR="$TMP/coverage" sh bench/coverage.sh "$BINABS" \
+        >"$TMP/coverage.md" 2>"$ERR"; then
+        expect_rows_in_page "docs/honesty.md, coverage (a) and (c)" coverage-measure \
+            "$TMP/coverage.md"
+    else
+        fail "bench/coverage.sh (a) and (c) runs" "$(cat "$ERR")"
+    fi
+    if HONESTY_PARTS="a b" HONESTY_MARGINS="4.5 5" HONESTY_DIR="$TMP/honesty" \
+        sh bench/honesty.sh "$BINABS" >"$TMP/honesty.md" 2>"$ERR"; then
+        expect_rows_in_page "docs/honesty.md, warnings (a) and (b), read-back at 4.5 and 5" \
+            honesty-measure "$TMP/honesty.md"
+    else
+        fail "bench/honesty.sh (a) and (b) runs" "$(cat "$ERR")"
+    fi
 fi
 
 echo "$passed passed, $failed failed"

@@ -35,6 +35,7 @@ typedef struct {
     const char *words[T];
     float logprob[T];           /* each word's log-probability: 0.9 and 0.8 */
     int kind[S - 1];            /* TranslatorWordKind per source token: all known */
+    unsigned char copied[T];    /* each word copied from the source for <unk>: none */
     float cross[N * L * H * N]; /* (max_len, L, H, N) */
     float self[N * L * H * N];
     float enc[LE * H * S * S];  /* (LE, H, S, S) */
@@ -93,6 +94,7 @@ static Fixture *fixture_new(void)
     f->r.src_labels = f->src_labels;
     f->r.n_text = 1;
     f->r.kind = f->kind;
+    f->r.copied = f->copied;
     return f;
 }
 
@@ -366,6 +368,40 @@ static void test_inspect_render_marks_unknown_source_words(void **state)
     free(f);
 }
 
+/* A word copied from the source for a generated <unk> gets the copy mark and its legend
+ * line, in the SVG and in the page (its button, and the table through the data); a
+ * translation without one gets neither. */
+static void test_inspect_render_marks_copied_words(void **state)
+{
+    (void)state;
+    Fixture *f = fixture_new();
+    int rc;
+    char *svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    char *html = render_html(f, &rc);
+    assert_null(strstr(svg, "copied"));
+    assert_null(strstr(html, "copied-legend\">"));
+    assert_int_equal(count_substr(html, "tgt-word copied"), 0);
+    free(html);
+    free(svg);
+    f->copied[0] = 1;
+    svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_well_formed(svg);
+    assert_int_equal(count_substr(svg, "<tspan class=\"copied\""), 1);
+    assert_non_null(strstr(svg, ">Ja<tspan class=\"copied\""));
+    assert_non_null(strstr(svg, ">* copied from the source: the model wrote &lt;unk&gt;</text>"));
+    html = render_html(f, &rc);
+    assert_int_equal(rc, TT_OK);
+    assert_int_equal(count_substr(html, "class=\"tgt-word copied\""), 1);
+    assert_non_null(strstr(html, "<p id=\"copied-legend\">* copied from the source: the model "
+                                 "wrote &lt;unk&gt;</p>"));
+    assert_non_null(strstr(html, "\"copied\":[true,false]"));
+    assert_non_null(strstr(html, "D.copied[i] ? s + D.copied_mark : s"));
+    free(html);
+    free(svg);
+    free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_inspect_render_html_data_is_json_and_script_safe),
         cmocka_unit_test(test_inspect_render_html_rejects_empty),
         cmocka_unit_test(test_inspect_render_marks_unknown_source_words),
+        cmocka_unit_test(test_inspect_render_marks_copied_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

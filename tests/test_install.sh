@@ -108,5 +108,20 @@ else
         "$(find "$P" | tr '\n' ' ')"
 fi
 
+# make bench writes its table into build/ unless asked to update the committed one
+# (UPDATE=1): a measurement on one machine must not rewrite a tracked file by default.
+# make -n only prints the recipe; nothing is measured.
+for update in "" 1; do
+    make -n --no-print-directory bench UPDATE="$update" FLAVOUR="$FLAVOUR_DIR" 2>/dev/null |
+        grep 'bench/run.sh' >"$OUT"
+    want=build/bench/results.md
+    [ "$update" = 1 ] && want=bench/results.md
+    if grep -q " $want\$" "$OUT"; then
+        pass "make bench${update:+ UPDATE=1} writes its table to $want"
+    else
+        fail "make bench${update:+ UPDATE=1} writes its table to $want" "recipe: $(cat "$OUT")"
+    fi
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

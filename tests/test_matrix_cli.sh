@@ -131,6 +131,11 @@ CODE=0 # exit status of the last run
 # shellcheck source=tests/cli_lib.sh
 . "$(dirname "$0")/cli_lib.sh"
 
+# What the script's own commands print on stderr (the shell's "kill: No such process" for
+# a run that ended before its signal, a tool's warning) would be noise in make test's
+# output: it is kept here, and fails the script at the end.
+exec 3>&2 2>"$TMP/script.err"
+
 # ---------------------------------------------------------------------------------------
 # Helpers of this script
 
@@ -1263,7 +1268,7 @@ section_signals() {
         # be installed once the file exists.
         [ -n "$RUNNER" ] && wait_for "$S"
         ms_sleep "$ms"
-        kill -"$sig" "$pid"
+        kill -"$sig" "$pid" 2>/dev/null # the run may have ended: said below
         wait "$pid"
         CODE=$?
         if [ "$CODE" -eq 0 ]; then
@@ -1306,6 +1311,14 @@ else
     section_kill_early
     section_kill_loop
     section_signals
+fi
+
+exec 2>&3 3>&-
+if [ -s "$TMP/script.err" ]; then
+    fail "the script's own commands print nothing on stderr" "they printed:"
+    sed 's/^/    | /' "$TMP/script.err"
+else
+    pass "the script's own commands print nothing on stderr"
 fi
 
 echo "$passed passed, $failed failed"

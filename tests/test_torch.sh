@@ -196,6 +196,28 @@ else
     show "$ERR"
 fi
 
+# translate() copies a generated <unk> as toytrans translate does (the most attended
+# source word, as typed): the same text for every sentence of data/honesty.tsv, a third
+# of which have words the model does not know.
+grep -v -e '^#' -e '^$' "$ROOT/data/honesty.tsv" | cut -f1 >"$TMP/honesty.src"
+run_in "$TMP/honesty.src" translate --no-read-back
+cp "$OUT" "$TMP/honesty.cli"
+py - "$ROOT/models/en-de.db" "$TMP/honesty.src" "$TMP/honesty.cli" <<'EOF'
+import sys, toytrans_torch as tt
+model, _, _ = tt.load(sys.argv[1])
+lines = open(sys.argv[2], encoding="utf-8").read().splitlines()
+cli = open(sys.argv[3], encoding="utf-8").read().splitlines()
+out = [tt.translate(model, s) for s in lines]
+differ = [(s, a, b.text) for s, a, b in zip(lines, cli, out) if a != b.text]
+copied = sum(any(t.copied) for t in out)
+print(f"{len(lines)} sentences, {copied} with a copied word, {len(differ)} differ")
+for d in differ[:5]:
+    print("  %s: toytrans %r, PyTorch %r" % d)
+sys.exit(1 if differ or len(lines) != len(cli) or copied == 0 else 0)
+EOF
+expect_code "translate() copies <unk> as toytrans does: data/honesty.tsv, the same texts" 0
+[ "$CODE" -eq 0 ] || show "$OUT"
+
 # Small hostile files, huge work: a header of 3.8 billion parameters (each field in its
 # range) is refused by the 2^28 cap; the same with generated columns, whose values SQLite
 # computes at each read (a 70 KB file, 7 GB of blobs), by the schema check before any
@@ -314,6 +336,25 @@ expect_code "beam 4 where greedy says </s> at once: PyTorch and toytrans decode 
 expect_in "beam 4 where greedy says </s> at once: all 3 sentences compared" "$OUT" \
     "beam 4: 3/3 sentences equal token for token"
 
+# --help describes every option: each one argparse lists has words after its name (on
+# its line or the next), not the bare option alone.
+py -m toytrans_torch.train --help
+expect_code "toytrans_torch.train --help: exit 0" 0
+undescribed=$(awk '/^options:/ { on = 1; next }
+    on && /^  -/ {
+        if (name != "" && !said) print name
+        name = $1; sub(/,$/, "", name)
+        line = $0; sub(/^  -[^ ]*( [A-Z_{},a-z]+)?(, --[^ ]+( [A-Z_{},a-z]+)?)?/, "", line)
+        said = line ~ /[a-z]/; next
+    }
+    on && /^    / && name != "" { said = 1 }
+    END { if (name != "" && !said) print name }' "$OUT" | tr '\n' ' ')
+if [ -z "$undescribed" ] && grep -q -- '--regression-count' "$OUT"; then
+    pass "toytrans_torch.train --help describes every option"
+else
+    fail "toytrans_torch.train --help describes every option" "none for: $undescribed"
+fi
+
 # ---------------------------------------------------------------------------------------
 # Two processes, DDP on gloo: a tiny model, 152 steps on a slice of the corpus (4,800 pairs
 # and 61 copies with names as <unk>)
@@ -351,6 +392,30 @@ py -m toytrans_torch.verify --model "$TMP/ddp.db" --sentences "$ROOT/data/test.t
     --limit 50 --beam 4 --tolerance 1e-4
 expect_code "50 test sentences: PyTorch and toytrans decode alike (greedy, beam 4, log-probabilities within 1e-4)" 0
 sed 's/^/# /' "$OUT"
+
+# A model whose greedy translation is empty (</s> first): --regression writes no case
+# that toytrans check would refuse as malformed (an empty field), so that the two agree.
+py - "$ROOT/models/en-de.db" "$ROOT/data/valid.tsv" "$TMP/empty.regression.tsv" "$BIN" <<'EOF'
+import sys, argparse, torch
+import toytrans_torch as tt
+from toytrans_torch.modelfile import EOS
+from toytrans_torch.train import write_regression
+model, vocabs, config = tt.load(sys.argv[1])
+with torch.no_grad():
+    model.generator.bias[EOS] += 1000.0     # </s> wins every step, the first one included
+args = argparse.Namespace(valid=sys.argv[2], train=None, toytrans=sys.argv[4],
+                          regression_count=5, out="empty.db")
+write_regression(sys.argv[3], model, vocabs, args)
+EOF
+expect_code "--regression of a model that translates into nothing: exit 0" 0
+if grep -q '	$' "$TMP/empty.regression.tsv" 2>/dev/null; then
+    fail "--regression writes no empty translation" \
+        "$(grep -c '	$' "$TMP/empty.regression.tsv") lines end in a TAB"
+else
+    pass "--regression writes no empty translation"
+fi
+run check "$TMP/empty.regression.tsv" --model "$ROOT/models/en-de.db"
+expect_code "toytrans check takes that --regression file: exit 0" 0
 
 # ---------------------------------------------------------------------------------------
 # Resume: stopped after 100 steps and resumed, the run ends with the same weights

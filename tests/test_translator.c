@@ -82,7 +82,8 @@ static void run_ok(Translator *tr, const char *text, TranslatorResult *r)
     assert_int_equal(rc, TT_OK);
 }
 
-/* A generated <unk> shows the source word attended to most, with its case as typed. */
+/* A generated <unk> shows the source word attended to most, with its case as typed,
+ * and is marked as copied. */
 static void test_translator_unk_copies_the_source_word_as_typed(void **state)
 {
     (void)state;
@@ -101,6 +102,7 @@ static void test_translator_unk_copies_the_source_word_as_typed(void **state)
     for (int i = 0; i < r.t->n; i++) {
         assert_int_equal(r.t->ids[i], VOCAB_UNK);
         assert_string_equal(r.tokens[i], "<unk>");
+        assert_true(r.copied[i]);
         const char *w = r.words[i];
         assert_true(strcmp(w, "Zorblax") == 0 || strcmp(w, "sees") == 0 ||
                     strcmp(w, "Berlin") == 0);
@@ -172,6 +174,7 @@ static void test_translator_keep_unk_shows_unk(void **state)
     run_ok(&tr, "Zorblax sees Berlin", &r);
     assert_int_equal(r.t->n, 3); /* max_len lowers the limit */
     assert_string_equal(r.words[0], "<unk>");
+    assert_false(r.copied[0]); /* nothing was copied */
     assert_string_equal(r.text, "<unk> <unk> <unk>");
     translator_free(&tr);
     model_free(&m);

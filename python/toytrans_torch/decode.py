@@ -134,20 +134,77 @@ def beam_search(model, src_ids, beam, limit, masks=None):
 @dataclass
 class Translation:
     """One sentence's output: the target tokens and ids (</s> included), each step's
-    log-probability (greedy only; None for beam search) and the detokenized text."""
+    log-probability (greedy only; None for beam search), the detokenized text, the words
+    as shown (the tokens, with a generated <unk> replaced by the source word it copies)
+    and, per token, whether it was copied so."""
     tokens: list
     ids: list
     logprobs: list
     text: str
+    words: list = None
+    copied: list = None
 
 
-def translate(model, sentence, beam=1, toytrans=None):
+def most_attended(model, src_ids, ids):
+    """For each output position i of ids (</s> included), the source position (</s>, the
+    last, excluded) that the last decoder layer's cross-attention, summed over heads,
+    weighs most at step i, ties to the lower position: translation_most_attended in
+    src/decode.c, the word a generated <unk> shows. Runs the decoder once over <s> and
+    ids shifted right (the same computation as step by step) and recomputes that layer's
+    weights from the inputs its cross-attention receives."""
+    mha = model.transformer.decoder.layers[-1].multihead_attn
+    seen = {}
+    hook = mha.register_forward_pre_hook(lambda m, args: seen.update(q=args[0], k=args[1]))
+    try:
+        dev = model.generator.weight.device
+        memory = model.encode(torch.tensor([src_ids], device=dev))
+        prefix = [BOS] + list(ids[:-1])
+        model.decode(torch.tensor([prefix], device=dev), memory,
+                     causal_masks(len(prefix))[len(prefix)].to(dev))
+    finally:
+        hook.remove()
+    D, H = mha.embed_dim, mha.num_heads
+    W, b = mha.in_proj_weight, mha.in_proj_bias
+    q = torch.nn.functional.linear(seen["q"][0], W[:D], b[:D])           # [T, D]
+    k = torch.nn.functional.linear(seen["k"][0], W[D:2 * D], b[D:2 * D])  # [S, D]
+    dh = D // H
+    q = q.view(-1, H, dh).transpose(0, 1)                                # [H, T, dh]
+    k = k.view(-1, H, dh).transpose(0, 1)                                # [H, S, dh]
+    w = torch.softmax(q @ k.transpose(1, 2) / float(np.sqrt(dh)), dim=-1)  # [H, T, S]
+    summed = w.double().sum(dim=0).cpu().numpy()                         # [T, S]
+    words = max(len(src_ids) - 1, 1)
+    return [int(np.argmax(row[:words])) for row in summed]              # the first maximum
+
+
+def cased_tokens(folded, typed):
+    """The English source tokens as typed (TOK_SRC_CASED in src/tokenizer.h): folded are
+    the source rules' tokens, typed the same text's tokens with the case kept and no
+    contraction expanded. A typed token that folds to its source token gives its
+    spelling; a contraction (one typed token, two source tokens: "don't", "do not")
+    keeps the folded ones. Where the two cannot be matched, the folded tokens."""
+    out, p, j = [], 0, 0
+    while j < len(folded):
+        if p < len(typed) and typed[p].casefold() == folded[j]:
+            out.append(typed[p])
+            j += 1
+        elif j + 1 < len(folded) and p < len(typed):
+            out += folded[j:j + 2]
+            j += 2
+        else:
+            return list(folded)
+        p += 1
+    return out if p == len(typed) else list(folded)
+
+
+def translate(model, sentence, beam=1, toytrans=None, keep_unk=False):
     """Translates sentence with a model from load() (or any Translator that carries its
     vocabularies). sentence is a string, tokenized by `toytrans tokenize` (toytrans: the
     binary, else $TOYTRANS or `toytrans` on the PATH), or a list of source tokens as the
     tokenizer makes them. Greedy for beam 1, else beam search: the same rules, so the
-    same tokens, as `toytrans translate [--beam N]`. An output <unk> stays <unk> in the
-    text (toytrans shows the most attended source word instead; --keep-unk keeps it)."""
+    same tokens, as `toytrans translate [--beam N]`. As there, a generated <unk> shows the
+    source word the last decoder layer's cross-attention weighs most at its step, as
+    typed (so names pass through: "Hello" → "Hello"), and is marked in .copied;
+    keep_unk=True (--keep-unk) shows <unk>. .tokens keep the vocabulary's tokens."""
     vocabs = model.vocabularies
     if vocabs is None:
         raise ModelError("the model carries no vocabularies (use load())")
@@ -174,4 +231,15 @@ def translate(model, sentence, beam=1, toytrans=None):
     finally:
         model.train(was_training)
     out = [vocabs.tgt[i] for i in ids]
-    return Translation(out, ids, lps, tools.detokenize([t for t in out if t != "</s>"]))
+    words, copied = list(out), [False] * len(out)
+    if not keep_unk and UNK in ids and tokens:
+        surface = tokens
+        if isinstance(sentence, str) and rules == "src":
+            surface = cased_tokens(tokens, tools.tokenize([sentence], "tgt", toytrans)[0])
+        with torch.inference_mode():
+            best = most_attended(model, src_ids, ids)
+        for i, token_id in enumerate(ids):
+            if token_id == UNK and best[i] < len(surface):
+                words[i], copied[i] = surface[best[i]], True
+    text = tools.detokenize([w for w, i in zip(words, ids) if i != EOS])
+    return Translation(out, ids, lps, text, words, copied)

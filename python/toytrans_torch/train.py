@@ -1,10 +1,12 @@
 """Training a toytrans model in PyTorch, across processes and machines, with
 DistributedDataParallel; the result is a toytrans model file.
 
-    torchrun --standalone --nproc_per_node=2 -m toytrans_torch.train \\
+    torchrun --redirects 1 --tee 2 --standalone --nproc_per_node=2 -m toytrans_torch.train \\
         --train data/train.tsv --valid data/valid.tsv --out big.db --epochs 3
 
-(with PYTHONPATH=python; run without torchrun it trains in one process). Every process
+(with PYTHONPATH=python and Debian's Python, which has python3-torch; --redirects 1 --tee 2
+works around Debian's torchrun, README.md says why; run without torchrun, as
+/usr/bin/python3 -m toytrans_torch.train, it trains in one process). Every process
 reads the corpus and tokenizes it with toytrans's own tokenizer (`toytrans tokenize`),
 with the vocabulary of --vocab or one `toytrans vocab` makes from --train, so the ids are
 toytrans's; the processes check that they agree on it before the first step. As
@@ -752,7 +754,8 @@ def write_regression(path, model, vocabs, args):
     """`toytrans check` cases from the validation corpus (else --train): each source with
     this model's own greedy translation, so that toytrans is checked to decode the file
     as PyTorch does. Outputs with <unk> are left out (toytrans shows a source word for
-    it)."""
+    it), and so are empty ones (</s> first): `toytrans check` takes a case with an empty
+    field for a malformed line, so a file it would refuse is never written."""
     pairs = tools.read_tsv(args.valid or args.train)
     ids = tools.tokenize_ids([s for s, _ in pairs], "src", vocabs.src, args.toytrans)
     limit = model.config["max_len"]
@@ -770,6 +773,8 @@ def write_regression(path, model, vocabs, args):
             if UNK in out:
                 continue
             words = [vocabs.tgt[i] for i in out if i != EOS]
+            if not words:
+                continue
             lines.append(f"{source}\t{tools.detokenize(words)}\n")
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -809,39 +814,58 @@ def parse_args(argv=None):
                    help="sentence pairs per optimiser step, over all processes (default 32)")
     p.add_argument("--lr", type=float, help="peak learning rate (default 0.001)")
     p.add_argument("--warmup", type=int, help="linear warm-up steps (default 400)")
-    p.add_argument("--label-smoothing", type=float, help="default 0.1")
-    p.add_argument("--weight-decay", type=float, help="default 0.01")
+    p.add_argument("--label-smoothing", type=float,
+                   help="the share of each target's probability spread over the other "
+                        "words in the training loss (default 0.1)")
+    p.add_argument("--weight-decay", type=float,
+                   help="AdamW's decoupled weight decay (default 0.01)")
     p.add_argument("--adam-beta1", type=float, help="AdamW's first-moment decay (default 0.9)")
     p.add_argument("--adam-beta2", type=float,
                    help="AdamW's second-moment decay (default 0.98)")
     p.add_argument("--adam-eps", type=float, help="AdamW's epsilon (default 1e-9)")
     p.add_argument("--clip", type=float, help="gradient-norm clipping, 0: none (default 1)")
-    p.add_argument("--dropout", type=float, help="default 0")
+    p.add_argument("--dropout", type=float,
+                   help="dropout probability in training (default 0: none)")
     p.add_argument("--name-augment", type=float,
                    help="add this fraction of the pairs with names again with every name "
                         "as <unk> on both sides, so that unknown names pass through "
                         "(default 0.1, as toytrans train)")
-    p.add_argument("--d-model", type=int, default=64)
-    p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--enc-layers", type=int, default=2)
-    p.add_argument("--dec-layers", type=int, default=2)
-    p.add_argument("--d-ff", type=int, default=256)
-    p.add_argument("--max-len", type=int, default=32)
-    p.add_argument("--qkv-bias", action="store_true")
+    # The architecture of a new model (docs/model.md); a resumed run keeps the file's.
+    p.add_argument("--d-model", type=int, default=64,
+                   help="a new model's width (default 64; a resume keeps the file's shape, "
+                        "as for every option down to --qkv-bias)")
+    p.add_argument("--heads", type=int, default=4,
+                   help="attention heads, dividing --d-model (default 4)")
+    p.add_argument("--enc-layers", type=int, default=2, help="encoder layers (default 2)")
+    p.add_argument("--dec-layers", type=int, default=2, help="decoder layers (default 2)")
+    p.add_argument("--d-ff", type=int, default=256,
+                   help="feed-forward width of each layer (default 256)")
+    p.add_argument("--max-len", type=int, default=32,
+                   help="longest sequence in tokens, </s> included; longer pairs are left "
+                        "out of training (default 32)")
+    p.add_argument("--qkv-bias", action="store_true",
+                   help="give the query, key and value projections biases (default: none)")
     p.add_argument("--seed", type=int, help="initialisation and data order (default 1)")
-    p.add_argument("--threads", type=int, default=1, help="torch threads per process")
-    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads per process (default 1; torchrun runs several "
+                        "processes)")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                   help="where each process computes: cpu (default) or cuda, one GPU per "
+                        "process (needs a CUDA build of PyTorch)")
     p.add_argument("--backend", choices=("gloo", "nccl"),
                    help="default: gloo on cpu, nccl on cuda")
     p.add_argument("--checkpoint-every", type=int, default=500,
                    help="steps between checkpoints (also after each epoch); 0: epochs only")
     p.add_argument("--stop-after", type=int, help="stop with a checkpoint after N steps")
-    p.add_argument("--log-every", type=int, default=50, help="steps between progress lines")
+    p.add_argument("--log-every", type=int, default=50,
+                   help="steps between progress lines on stderr (default 50)")
     p.add_argument("--valid-exact", type=int,
                    help="validation sentences decoded for the exact-match rate (default 200)")
     p.add_argument("--regression", help="write `toytrans check` cases: validation sources "
-                                        "with this model's PyTorch greedy translations")
-    p.add_argument("--regression-count", type=int, default=50)
+                                        "with this model's PyTorch greedy translations "
+                                        "(none with <unk> or empty)")
+    p.add_argument("--regression-count", type=int, default=50,
+                   help="cases --regression writes (default 50)")
     a = p.parse_args(argv)
     for name in ("threads", "log_every", "regression_count"):
         if getattr(a, name) < 1:
