@@ -461,11 +461,12 @@ asan:
 	  EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" test
 
 # ThreadSanitizer over the tests that run threads: the pool on its own, a batch's passes
-# (test_backprop) and training on 1, 2, 3 and 8 threads (test_train). A data race is a
+# (test_backprop), training on 1, 2, 3 and 8 threads (test_train) and translation in
+# batches on 3 threads (test_translator). A data race is a
 # failure (halt_on_error). The kernels are built once, without target_clones: their
 # resolvers run before the sanitizer's runtime is ready, and crash.
 TSAN = -fsanitize=thread -DTOYTRANS_NO_CLONES
-TSAN_TESTS = test_pool test_backprop test_train
+TSAN_TESTS = test_pool test_backprop test_train test_translator
 tsan:
 	@$(MAKE) --no-print-directory FLAVOUR=tsan CFLAGS="-O1 -g" \
 	  EXTRA_CFLAGS="$(TSAN)" EXTRA_LDFLAGS="$(TSAN)" \

@@ -13,12 +13,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "evalset.h"
 #include "model.h"
+#include "pool.h"
 #include "rng.h"
 #include "status.h"
 #include "translator.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_LEN 8
@@ -509,6 +512,112 @@ static void test_translator_n_best_first_is_the_beam_output(void **state)
     model_free(&m);
 }
 
+/* One sentence's record, copied: its tokens and every float it holds, bit for bit. */
+typedef struct {
+    char *text;
+    int n, S;
+    float *logprob, *cross, *self, *enc;
+    size_t n_att, n_enc;
+} Kept;
+
+static void keep(Kept *k, const TranslatorResult *r)
+{
+    const Translation *t = r->t;
+    k->text = strdup(r->text);
+    k->n = t->n;
+    k->S = t->S;
+    /* Compact: S weights a step and head (cross), n (self, zero-padded past i + 1). */
+    const int w = t->S > t->n ? t->S : t->n;
+    k->n_att = (size_t)t->n * t->L * t->H * (size_t)(w ? w : 1);
+    k->n_enc = (size_t)t->Le * t->H * t->S * t->S;
+    k->logprob = malloc(sizeof(float) * (size_t)(t->n ? t->n : 1));
+    k->cross = calloc(k->n_att ? k->n_att : 1, sizeof(float));
+    k->self = calloc(k->n_att ? k->n_att : 1, sizeof(float));
+    k->enc = malloc(sizeof(float) * (k->n_enc ? k->n_enc : 1));
+    assert_non_null(k->text), assert_non_null(k->logprob), assert_non_null(k->cross);
+    assert_non_null(k->self), assert_non_null(k->enc);
+    memcpy(k->logprob, t->logprob, sizeof(float) * (size_t)t->n);
+    memcpy(k->enc, t->enc, sizeof(float) * k->n_enc);
+    /* The weights a step holds, through the record's accessors (the stride may differ). */
+    size_t at = 0;
+    for (int i = 0; i < t->n; i++)
+        for (int l = 0; l < t->L; l++)
+            for (int h = 0; h < t->H; h++) {
+                memcpy(k->cross + at, translation_cross(t, i, l, h), sizeof(float) * (size_t)t->S);
+                memcpy(k->self + at, translation_self(t, i, l, h), sizeof(float) * (size_t)(i + 1));
+                at += (size_t)w;
+            }
+    assert_true(at <= k->n_att);
+}
+
+static void kept_free(Kept *k)
+{
+    free(k->text), free(k->logprob), free(k->cross), free(k->self), free(k->enc);
+}
+
+/* The shipped model on data/test.tsv's first sentences: decoded ahead in batches of 7
+ * on a pool of 3 threads, every sentence's text, log-probabilities, decoder attention and
+ * encoder attention are the same bits as one sentence at a time — greedy and beam 3.
+ * (Under ThreadSanitizer, `make tsan`, this is also the translation threads' race test.) */
+static void test_translator_batches_and_threads_change_no_bit(void **state)
+{
+    (void)state;
+    enum { N = 24 };
+    Model m;
+    char err[512];
+    if (model_load_file(&m, "models/en-de.db", err, sizeof err) != TT_OK) {
+        print_error("%s\n", err);
+        fail();
+    }
+    EvalSet set;
+    assert_int_equal(evalset_load(&set, "data/test.tsv", NULL, 0, 0, NULL, err, sizeof err),
+                     TT_OK);
+    assert_true(set.n >= N);
+    Pool *pool;
+    assert_int_equal(pool_open(&pool, 3), TT_OK);
+    for (int beam = 1; beam <= 3; beam += 2) {
+        TranslatorOptions o = translator_options_default();
+        o.decode.beam = beam;
+        Translator one, many;
+        init_ok(&one, &m, &o);
+        init_ok(&many, &m, &o);
+        assert_int_equal(translator_set_batch(&many, 7, pool), TT_OK);
+        assert_true(translator_ahead_capacity(&many) >= N);
+        const char *texts[N];
+        size_t lens[N];
+        for (int i = 0; i < N; i++) {
+            texts[i] = set.src[i];
+            lens[i] = strlen(set.src[i]);
+        }
+        assert_int_equal(translator_decode_ahead(&many, texts, lens, N), TT_OK);
+        for (int i = 0; i < N; i++) {
+            TranslatorResult a, b;
+            Kept ka, kb;
+            run_ok(&one, texts[i], &a);
+            keep(&ka, &a);
+            assert_int_equal(translator_run(&many, texts[i], lens[i], &b, err, sizeof err),
+                             TT_OK);
+            keep(&kb, &b);
+            assert_string_equal(ka.text, kb.text);
+            assert_int_equal(ka.n, kb.n);
+            assert_int_equal(ka.S, kb.S);
+            assert_memory_equal(ka.logprob, kb.logprob, sizeof(float) * (size_t)ka.n);
+            assert_int_equal(ka.n_att, kb.n_att);
+            assert_int_equal(ka.n_enc, kb.n_enc);
+            assert_memory_equal(ka.cross, kb.cross, sizeof(float) * ka.n_att);
+            assert_memory_equal(ka.self, kb.self, sizeof(float) * ka.n_att);
+            assert_memory_equal(ka.enc, kb.enc, sizeof(float) * ka.n_enc);
+            kept_free(&ka);
+            kept_free(&kb);
+        }
+        translator_free(&many);
+        translator_free(&one);
+    }
+    pool_close(pool);
+    evalset_free(&set);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -526,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_translator_common_words_are_not_names),
         cmocka_unit_test(test_translator_coverage),
         cmocka_unit_test(test_translator_n_best_first_is_the_beam_output),
+        cmocka_unit_test(test_translator_batches_and_threads_change_no_bit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
