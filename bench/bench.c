@@ -26,6 +26,7 @@
 /* wait4 and its rusage: BSD/GNU, not POSIX. */
 #define _DEFAULT_SOURCE
 
+#include "backprop.h"
 #include "evalset.h"
 #include "json.h"
 #include "kernel.h"
@@ -86,6 +87,7 @@ typedef struct {
     int beam, first, stride; /* translates sentences first, first + stride, ... */
     int batch;               /* sentences decoded at once (translator_decode_ahead) */
     long words;              /* output words, a check that the work was done */
+    double flops;            /* model FLOPs of the translations, forward (as training's) */
     int rc;
     char err[512];
 } TranslateJob;
@@ -97,6 +99,7 @@ static void *translate_job(void *arg)
     ReadBack rb = {0};
     TranslatorOptions o = {.decode = {.beam = j->beam}};
     j->words = 0;
+    j->flops = 0.0;
     j->rc = translator_init(&tr, j->model, &o, j->err, sizeof j->err);
     if (j->rc == TT_OK && j->reverse)
         j->rc = readback_init(&rb, j->reverse, READBACK_MARGIN, j->err, sizeof j->err);
@@ -121,8 +124,13 @@ static void *translate_job(void *arg)
         if (j->rc == TT_OK && j->reverse)
             j->rc = readback_run(&rb, j->set->src[i], strlen(j->set->src[i]), r.text,
                                  &r.read_back, j->err, sizeof j->err);
-        if (j->rc == TT_OK)
+        if (j->rc == TT_OK) {
             j->words += r.n_text;
+            /* A translation's forward pass, S source and n output positions: a third of
+             * what backprop_pair_flops counts for a training step (forward + backward). */
+            j->flops += backprop_pair_flops(&j->model->config, j->model->tgt_vocab.size,
+                                            r.t->S, r.t->n) / 3;
+        }
     }
     readback_free(&rb);
     translator_free(&tr);
@@ -131,14 +139,14 @@ static void *translate_job(void *arg)
 
 /* One pass over every sentence with `threads` threads; returns seconds, or -1. */
 static double translate_pass(const Model *m, const Model *reverse, const EvalSet *set, int beam,
-                             int threads, int batch)
+                             int threads, int batch, double *flops)
 {
     TranslateJob jobs[2];
     pthread_t tid[2];
     assert(threads >= 1 && threads <= 2);
     const double t0 = now();
     for (int k = 0; k < threads; k++) {
-        jobs[k] = (TranslateJob){m, reverse, set, beam, k, threads, batch, 0, TT_OK, ""};
+        jobs[k] = (TranslateJob){m, reverse, set, beam, k, threads, batch, 0, 0.0, TT_OK, ""};
         if (k > 0 && pthread_create(&tid[k], NULL, translate_job, &jobs[k]) != 0) {
             fprintf(stderr, "toytrans-bench: cannot start a thread\n");
             return -1;
@@ -148,6 +156,9 @@ static double translate_pass(const Model *m, const Model *reverse, const EvalSet
     for (int k = 1; k < threads; k++)
         pthread_join(tid[k], NULL);
     const double secs = now() - t0;
+    *flops = 0.0;
+    for (int k = 0; k < threads; k++)
+        *flops += jobs[k].flops;
     for (int k = 0; k < threads; k++)
         if (jobs[k].rc != TT_OK) {
             fprintf(stderr, "toytrans-bench: translate: %s\n", jobs[k].err);
@@ -160,11 +171,11 @@ static int bench_translate(JsonWriter *w, const Model *m, const Model *reverse,
                            const EvalSet *set, const char *key, int beam, int threads,
                            int batch, int reps)
 {
-    double t[MAX_REPS];
-    if (translate_pass(m, reverse, set, beam, threads, batch) < 0) /* warm-up */
+    double t[MAX_REPS], flops = 0.0;
+    if (translate_pass(m, reverse, set, beam, threads, batch, &flops) < 0) /* warm-up */
         return 1;
     for (int r = 0; r < reps; r++)
-        if ((t[r] = translate_pass(m, reverse, set, beam, threads, batch)) < 0)
+        if ((t[r] = translate_pass(m, reverse, set, beam, threads, batch, &flops)) < 0)
             return 1;
     const double secs = median(t, reps);
     json_key(w, key);
@@ -181,6 +192,8 @@ static int bench_translate(JsonWriter *w, const Model *m, const Model *reverse,
     json_float(w, (double)set->n / secs);
     json_key(w, "ms_per_sentence");
     json_float(w, 1e3 * secs / (double)set->n);
+    json_key(w, "model_gflops");
+    json_float(w, flops / secs * 1e-9);
     json_end_object(w);
     fprintf(stderr, "  translate beam %d, batch %d, %d thread(s)%s: %.0f sentences/s\n", beam,
             batch, threads, reverse ? ", read back" : "", (double)set->n / secs);

@@ -133,6 +133,15 @@ def main():
         pg = t["train_tokens_per_s"] * r["model_flops_per_token"] * 1e-9
         add(f"| training, {name}: model GFLOP/s (share of peak) | {fmt(g)} "
             f"({100 * g / peak:.0f} %) | {fmt(pg)} ({100 * pg / peak:.0f} %) | |")
+    # Translation's model FLOPs (the forward pass training counts, a third of a step's)
+    # against the same peak: how much of the machine batched decoding uses.
+    for key, name, peak in (("greedy_threads_1", "greedy one at a time, 1 thread", m_peak1),
+                            ("greedy_batch_32_threads_1", "greedy batch 32, 1 thread", m_peak1),
+                            ("greedy_batch_32_threads_2", "greedy batch 32, 2 threads", m_peak2)):
+        g = tt.get(key, {}).get("model_gflops")
+        if g is not None:
+            add(f"| translation, {name}: model GFLOP/s (share of peak) | {fmt(g)} "
+                f"({100 * g / peak:.0f} %) | | |")
     load_tt, load_pt = tt["load_to_first_word_ms"], t1["load_to_first_word_ms"]
     add(f"| load to first word: ms | {fmt(load_tt, 2)} | {fmt(load_pt, 1)} | "
         f"{ratio(load_pt, load_tt)} |")
