@@ -41,6 +41,7 @@ typedef struct {
     int json;              /* --json: one JSON object per sentence instead of the report */
     long width;            /* --width: columns a report line may take, 0 no limit, -1 the
                               default ($COLUMNS, else the terminal's, else no limit) */
+    long batch, threads;   /* --batch, --threads */
 } InspectOptions;
 
 enum { INSPECT_COLOR_AUTO, INSPECT_COLOR_ALWAYS, INSPECT_COLOR_NEVER };
@@ -105,6 +106,9 @@ static void inspect_usage(FILE *out)
           "                   with their probabilities, and for each layer shown the\n"
           "                   weights of the chosen head (or the heads' mean) and each\n"
           "                   word's three most attended source tokens\n"
+          "  --batch N        decode N texts at once (default 32; the same report\n"
+          "                   whatever N)\n"
+          "  --threads N      threads for decoding (default 1; the same report)\n"
           "  -h, --help       show this help\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 a text could not be\n"
@@ -116,7 +120,7 @@ static void inspect_usage(FILE *out)
 static int inspect_parse(InspectOptions *o, int argc, char **argv)
 {
     enum { O_MODEL = 256, O_LAYER, O_HEAD, O_SELF, O_ENCODER, O_SVG, O_HTML,
-           O_FORCE, O_COLOR, O_JSON, O_WIDTH };
+           O_FORCE, O_COLOR, O_JSON, O_WIDTH, O_BATCH, O_THREADS };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         CLI_DECODE_OPTION_PREFIX,
@@ -130,12 +134,16 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
         {"color", required_argument, NULL, O_COLOR},
         {"json", no_argument, NULL, O_JSON},
         {"width", required_argument, NULL, O_WIDTH},
+        {"batch", required_argument, NULL, O_BATCH},
+        {"threads", required_argument, NULL, O_THREADS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
     cli_decode_begin(&o->to);
     o->layer = INSPECT_LAST;
+    o->batch = TRANSLATOR_DEFAULT_BATCH;
+    o->threads = 1;
     o->head = HEATMAP_HEAD_MEAN;
     o->width = -1;
     optind = 1;
@@ -192,6 +200,16 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
             break;
         case O_WIDTH:
             if ((rc = cli_parse_long("inspect", "--width", optarg, 0, 100000, &o->width)))
+                return rc;
+            break;
+        case O_BATCH:
+            if ((rc = cli_parse_long("inspect", "--batch", optarg, 1, DECODE_MAX_BATCH,
+                                     &o->batch)))
+                return rc;
+            break;
+        case O_THREADS:
+            if ((rc = cli_parse_long("inspect", "--threads", optarg, 1, POOL_MAX_THREADS,
+                                     &o->threads)))
                 return rc;
             break;
         case 'h':
@@ -717,6 +735,13 @@ static void inspect_ceiling(const InspectRun *run, const Translation *t)
     wrap_text(&w, buf);
 }
 
+/* A block of texts decoded in batches before inspect_text reports each. */
+static void inspect_ahead(const char *const *texts, const size_t *lens, int n, void *ctx)
+{
+    InspectRun *run = ctx;
+    (void)translator_decode_ahead(&run->tr, texts, lens, n);
+}
+
 static int inspect_text(const char *text, size_t len, long no, void *ctx)
 {
     InspectRun *run = ctx;
@@ -842,14 +867,20 @@ int cli_inspect(int argc, char **argv)
         .width = inspect_width(&o),
         .smoothing = inspect_smoothing(o.model_path),
     };
+    Pool *pool = NULL;
     if ((code = inspect_check_model(&o, &m.config)) != 0)
         goto done;
     if ((code = cli_translator_init("inspect", &run.tr, &m, &o.to)) != 0)
         goto done;
-    code = cli_for_each_input(argc - optind, argv + optind, inspect_text, &run);
+    if ((code = cli_batch_open("inspect", &run.tr, (int)o.batch, (int)o.threads, &pool)) != 0)
+        goto done;
+    code = cli_for_each_block(argc - optind, argv + optind,
+                              translator_ahead_capacity(&run.tr), inspect_ahead, inspect_text,
+                              &run);
 
 done:
     translator_free(&run.tr);
+    pool_close(pool);
     free(run.labels);
     free(run.rows);
     model_free(&m);

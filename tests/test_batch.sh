@@ -127,6 +127,17 @@ else
     fail "eval --batch 32 --threads 2: the same translations as --batch 1" "exit $CODE"
 fi
 
+# inspect reads several texts in batches too: the same JSON, every float.
+sed -n '1,50p' "$SRC" >"$TMP/src50.txt"
+run_in "$TMP/src50.txt" inspect --model "$MODEL" --json --batch 1
+cp "$OUT" "$TMP/inspect1.json"
+run_in "$TMP/src50.txt" inspect --model "$MODEL" --json --batch 16 --threads 2
+if [ "$CODE" -eq 0 ] && cmp -s "$OUT" "$TMP/inspect1.json"; then
+    pass "inspect --batch 16 --threads 2: the same JSON as --batch 1"
+else
+    fail "inspect --batch 16 --threads 2: the same JSON as --batch 1" "exit $CODE"
+fi
+
 # Usage errors name the flag.
 run translate --model "$MODEL" --batch 0 "hi"
 expect_code "--batch 0 is a usage error" 2
