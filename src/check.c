@@ -134,8 +134,17 @@ static int split_case(char *line, char **fields)
     return n;
 }
 
+/* One line of cases, split. */
+typedef struct {
+    int skip;       /* blank or a comment */
+    int valid;      /* valid UTF-8 (te says where not) */
+    TokError te;
+    char *f[3];     /* source, expected, prefix: views into the line */
+    int nf;         /* fields split_case found, or -1 */
+} CheckCase;
+
 int check_run(const Model *m, const char *path, const char *golden, int update, double tol,
-              FILE *out, CheckSummary *sum, char *err, size_t errlen)
+              int batch, Pool *pool, FILE *out, CheckSummary *sum, char *err, size_t errlen)
 {
     memset(sum, 0, sizeof *sum);
     Lines cases, gold = {0};
@@ -154,38 +163,85 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
         lines_free(&cases);
         return rc;
     }
-    long k = 0; /* cases seen: the index into the golden file */
+    /* The cases split first (split_case writes NULs into the lines), so that the ones
+     * without a prefix can be decoded ahead in batches by one shared translator. */
+    CheckCase *cs = calloc((size_t)(cases.n ? cases.n : 1), sizeof *cs);
+    Translator plain = {0};
+    int have_plain = 0;
+    const char **texts = NULL;
+    size_t *lens = NULL;
+    if (!cs) {
+        rc = TT_ENOMEM;
+        snprintf(err, errlen, "%s", status_message(rc));
+    }
     for (long i = 0; rc == TT_OK && i < cases.n; i++) {
+        CheckCase *cc = &cs[i];
         char *line = cases.line[i];
         size_t n = cases.len[i];
         if (n > 0 && line[n - 1] == '\r')
             line[--n] = '\0';
-        if (n == 0 || tsv_is_comment(line, n))
+        cc->skip = n == 0 || tsv_is_comment(line, n);
+        if (cc->skip)
             continue;
-        char *f[3];
-        TokError te;
-        const int valid = tokenizer_validate(line, n, &te) == TT_OK; /* before the split */
-        int nf = split_case(line, f);
-        if (!valid || nf < 2 || !*f[0] || !*f[1]) {
+        cc->valid = tokenizer_validate(line, n, &cc->te) == TT_OK; /* before the split */
+        cc->nf = split_case(line, cc->f);
+    }
+    if (rc == TT_OK && batch > 1) {
+        TranslatorOptions o = translator_options_default(); /* greedy, no prefix */
+        o.rollout = golden != NULL;
+        char why[512];
+        have_plain = translator_init(&plain, m, &o, why, sizeof why) == TT_OK &&
+                     translator_set_batch(&plain, batch, pool) == TT_OK;
+        const size_t cap = have_plain ? (size_t)translator_ahead_capacity(&plain) : 0;
+        texts = cap ? malloc(sizeof *texts * cap) : NULL;
+        lens = cap ? malloc(sizeof *lens * cap) : NULL;
+        if (!texts || !lens)
+            have_plain = 0; /* then every case alone: the same results */
+    }
+    long next_plain = 0; /* the first case not yet decoded ahead */
+    long k = 0; /* cases seen: the index into the golden file */
+    for (long i = 0; rc == TT_OK && i < cases.n; i++) {
+        CheckCase *cc = &cs[i];
+        if (cc->skip)
+            continue;
+        char **f = cc->f;
+        const int nf = cc->nf;
+        if (!cc->valid || nf < 2 || !*f[0] || !*f[1]) {
             fprintf(out, "FAIL  %s:%ld: malformed: %s\n", path, i + 1,
-                    !valid   ? te.message
-                    : nf < 2 ? "expected 'source TAB translation [TAB prefix]'"
-                             : "an empty field");
+                    !cc->valid ? cc->te.message
+                    : nf < 2  ? "expected 'source TAB translation [TAB prefix]'"
+                              : "an empty field");
             sum->failed++;
             sum->malformed++;
             continue;
         }
+        const int use_plain = have_plain && nf == 2;
+        if (use_plain && next_plain <= i) {
+            /* The next block of prefix-less cases, this one first. */
+            int n = 0;
+            const int cap = translator_ahead_capacity(&plain);
+            for (long j = i; j < cases.n && n < cap; j++) {
+                const CheckCase *d = &cs[j];
+                if (!d->skip && d->valid && d->nf == 2 && *d->f[0] && *d->f[1]) {
+                    texts[n] = d->f[0];
+                    lens[n++] = strlen(d->f[0]);
+                }
+                next_plain = j + 1;
+            }
+            (void)translator_decode_ahead(&plain, texts, lens, n);
+        }
         TranslatorOptions o = translator_options_default(); /* greedy */
         o.rollout = golden != NULL; /* the golden JSON holds coverage_rollout */
         o.prefix = nf == 3 ? f[2] : NULL;
-        Translator tr;
+        Translator own = {0};
+        Translator *tr = use_plain ? &plain : &own;
         TranslatorResult r;
         char why[512];
-        int trc = translator_init(&tr, m, &o, why, sizeof why);
+        int trc = use_plain ? TT_OK : translator_init(&own, m, &o, why, sizeof why);
         if (trc == TT_OK)
-            trc = translator_run(&tr, f[0], strlen(f[0]), &r, why, sizeof why);
+            trc = translator_run(tr, f[0], strlen(f[0]), &r, why, sizeof why);
         if (trc == TT_ENOMEM) {
-            translator_free(&tr);
+            translator_free(&own);
             rc = trc;
             snprintf(err, errlen, "%s", status_message(rc));
             break;
@@ -193,7 +249,7 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
         if (trc != TT_OK) {
             fprintf(out, "FAIL  %s:%ld: %s: %s\n", path, i + 1, f[0], why);
             sum->failed++;
-            translator_free(&tr);
+            translator_free(&own);
             k++;
             continue;
         }
@@ -208,7 +264,7 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
                 mem = NULL;
                 rc = TT_ENOMEM;
                 snprintf(err, errlen, "%s", status_message(rc));
-                translator_free(&tr);
+                translator_free(&own);
                 break;
             }
             mem = NULL;
@@ -242,9 +298,13 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
                 fprintf(out, "      numbers moved: %s\n", moved);
             sum->failed++;
         }
-        translator_free(&tr);
+        translator_free(&own);
         k++;
     }
+    translator_free(&plain);
+    free(lens);
+    free(texts);
+    free(cs);
     if (rc == TT_OK && golden && !update && gold.n > k) {
         fprintf(out, "FAIL  %s has %ld lines for %ld cases\n", golden, gold.n, k);
         sum->failed++;

@@ -12,6 +12,7 @@
 #define TOYTRANS_CHECK_H
 
 #include "model.h"
+#include "pool.h"
 
 #include <stdio.h>
 
@@ -28,8 +29,10 @@ typedef struct {
  * golden: NULL, or the golden file to compare with (update == 0) or to rewrite from this
  * run (update != 0, atomically). Returns TT_OK when the run completed (whatever it found:
  * see *sum), or TT_EIO / TT_ENOMEM / TT_EINPUT (a golden file that does not match the
- * cases) with err saying why. */
+ * cases) with err saying why. batch > 1 decodes the cases without a prefix ahead, batch
+ * at a time, on pool's threads (NULL: the calling thread), which changes no result (a
+ * case with a prefix has a translator of its own). */
 int check_run(const Model *m, const char *path, const char *golden, int update, double tol,
-              FILE *out, CheckSummary *sum, char *err, size_t errlen);
+              int batch, Pool *pool, FILE *out, CheckSummary *sum, char *err, size_t errlen);
 
 #endif

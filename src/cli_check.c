@@ -34,6 +34,9 @@ static void check_usage(FILE *out)
           "                   an SQLite database only with --force\n"
           "  --force          with --update: replace a symbolic link or SQLite file at G\n"
           "  --tolerance X    allowed difference of a number (default 1e-4)\n"
+          "  --batch N        decode N cases at once (default 32; a case with a prefix\n"
+          "                   alone); the results are the same whatever N\n"
+          "  --threads N      threads for decoding (default 1; the same results)\n"
           "  -h, --help       show this help\n"
           "\n"
           "Exit status: 0 all passed, 1 a case failed, 2 bad command line, 3 unusable model,\n"
@@ -44,18 +47,21 @@ static void check_usage(FILE *out)
 
 int cli_check(int argc, char **argv)
 {
-    enum { O_MODEL = 256, O_GOLDEN, O_UPDATE, O_FORCE, O_TOL };
+    enum { O_MODEL = 256, O_GOLDEN, O_UPDATE, O_FORCE, O_TOL, O_BATCH, O_THREADS };
     static const struct option LONG_OPTS[] = {
         {"model", required_argument, NULL, O_MODEL},
         {"golden", required_argument, NULL, O_GOLDEN},
         {"update", no_argument, NULL, O_UPDATE},
         {"force", no_argument, NULL, O_FORCE},
         {"tolerance", required_argument, NULL, O_TOL},
+        {"batch", required_argument, NULL, O_BATCH},
+        {"threads", required_argument, NULL, O_THREADS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *model_path = NULL, *golden = NULL;
-    int update = 0, force = 0, c;
+    int update = 0, force = 0, c, rc;
+    long batch = TRANSLATOR_DEFAULT_BATCH, threads = 1;
     double tol = CHECK_DEFAULT_TOLERANCE;
     optind = 1;
     opterr = 0;
@@ -72,6 +78,15 @@ int cli_check(int argc, char **argv)
             break;
         case O_FORCE:
             force = 1;
+            break;
+        case O_BATCH:
+            if ((rc = cli_parse_long("check", "--batch", optarg, 1, DECODE_MAX_BATCH, &batch)))
+                return rc;
+            break;
+        case O_THREADS:
+            if ((rc = cli_parse_long("check", "--threads", optarg, 1, POOL_MAX_THREADS,
+                                     &threads)))
+                return rc;
             break;
         case O_TOL: {
             char *end;
@@ -97,7 +112,6 @@ int cli_check(int argc, char **argv)
                                "--update writes)");
     const char *path = cli_model_path(model_path);
     const CliPath inputs[] = {{"--model", path}, {"FILE", argv[optind]}};
-    int rc;
     if (update && (rc = cli_check_output("check", (CliPath){"--golden", golden}, CLI_OUT_TEXT,
                                          inputs, 2, force)))
         return rc;
@@ -110,7 +124,12 @@ int cli_check(int argc, char **argv)
         return status_exit_code(rc);
     }
     CheckSummary sum;
-    rc = check_run(&m, argv[optind], golden, update, tol, stdout, &sum, err, sizeof err);
+    Pool *pool = NULL;
+    rc = threads > 1 ? pool_open(&pool, (int)threads) : TT_OK;
+    if (rc == TT_OK)
+        rc = check_run(&m, argv[optind], golden, update, tol, (int)batch, pool, stdout, &sum,
+                       err, sizeof err);
+    pool_close(pool);
     model_free(&m);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans check: %s\n", err[0] ? err : status_message(rc));

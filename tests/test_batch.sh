@@ -138,6 +138,19 @@ else
     fail "inspect --batch 16 --threads 2: the same JSON as --batch 1" "exit $CODE"
 fi
 
+# check decodes its prefix-less cases in batches: the same report, golden numbers
+# included.
+run check --model "$MODEL" data/regression.tsv --golden tests/golden/en-de.jsonl --batch 1
+cp "$OUT" "$TMP/check1.txt"
+code1=$CODE
+run check --model "$MODEL" data/regression.tsv --golden tests/golden/en-de.jsonl --batch 7 \
+    --threads 3
+if [ "$CODE" -eq "$code1" ] && cmp -s "$OUT" "$TMP/check1.txt"; then
+    pass "check --batch 7 --threads 3: the same report as --batch 1 (exit $CODE)"
+else
+    fail "check --batch 7 --threads 3: the same report as --batch 1" "exit $CODE vs $code1"
+fi
+
 # Usage errors name the flag.
 run translate --model "$MODEL" --batch 0 "hi"
 expect_code "--batch 0 is a usage error" 2

@@ -39,7 +39,8 @@ static char *run(const Model *m, const char *cases, const char *golden, CheckSum
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     assert_non_null(out);
-    int rc = check_run(m, cases, golden, 0, CHECK_DEFAULT_TOLERANCE, out, sum, err, sizeof err);
+    int rc = check_run(m, cases, golden, 0, CHECK_DEFAULT_TOLERANCE, 1, NULL, out, sum, err,
+                       sizeof err);
     fclose(out);
     if (rc != TT_OK) {
         print_error("check_run: %s\n", err);
