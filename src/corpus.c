@@ -83,7 +83,8 @@ typedef struct {
 } LexNoun;
 
 typedef struct {
-    const char *en, *de; /* de: the stem, also the predicate form */
+    const char *en, *de; /* de: the predicate form (müde, teuer) */
+    const char *stem;    /* what the endings go on: de, or müd, teur, dunkl */
     Tags tags;           /* describes nouns with one of these */
     AdjSet opposites;    /* never coordinated with these */
 } LexAdj;
@@ -248,14 +249,15 @@ static const char *lex_entry(Lexicon *lex, char **f, int nf)
             return "a noun has exactly one of the tags person, animal, thing";
         lex->n_nouns++;
     } else if (strcmp(f[0], "adj") == 0) {
-        if (nf != 5)
-            return "an adjective has 5 fields";
+        if (nf != 5 && nf != 6)
+            return "an adjective has 5 fields, or 6 with the stem of its declined forms";
         if (lex->n_adjs == LEX_MAX_ADJS)
             return "too many adjectives";
         LexAdj *a = &lex->adjs[lex->n_adjs];
         a->en = f[1];
         a->de = f[2];
-        if (!lex_word_ok(a->en, 1) || !lex_word_ok(a->de, 0))
+        a->stem = nf == 6 ? f[5] : a->de;
+        if (!lex_word_ok(a->en, 1) || !lex_word_ok(a->de, 0) || !lex_word_ok(a->stem, 0))
             return "bad word forms";
         if (lex_tags(lex, f[3], &a->tags))
             return "bad tag list";
@@ -394,7 +396,7 @@ int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errle
                 *tab = '\0';
                 q = tab + 1;
             }
-            if (!why && strcmp(fields[0], "adj") == 0 && nf == 5 && lex->n_adjs < LEX_MAX_ADJS)
+            if (!why && strcmp(fields[0], "adj") == 0 && nf >= 5 && lex->n_adjs < LEX_MAX_ADJS)
                 opp[lex->n_adjs] = fields[4];
             if (!why)
                 why = lex_entry(lex, fields, nf);
@@ -1389,7 +1391,7 @@ static void de_np(Words *ws, const Lexicon *lex, const Np *np, int cas, int kein
     if (np->adj >= 0) {
         if (np->very)
             words_add(ws, "sehr");
-        words_add2(ws, lex->adjs[np->adj].de, DE_ENDING[ART_DECL[art]][cas][slot]);
+        words_add2(ws, lex->adjs[np->adj].stem, DE_ENDING[ART_DECL[art]][cas][slot]);
     }
     if (np->fem)
         words_add(ws, np->plural ? n->fem_pl : n->fem_sg); /* Lehrerinnen: dative alike */

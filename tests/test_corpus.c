@@ -310,10 +310,11 @@ static void test_corpus_lexicon_small_file_loads(void **state)
     remove_tree(dir);
 }
 
-/* The oblique and female columns: a weak masculine noun takes its oblique form in the
+/* The oblique, female and stem columns: a weak masculine noun takes its oblique form in the
  * accusative and dative singular only (der Junge, den Jungen, dem Jungen), and a person
  * noun with a female form takes it, feminine, as the predicate of a woman ("She is my
- * teacher" → "Sie ist meine Lehrerin"), the male form everywhere else. */
+ * teacher" → "Sie ist meine Lehrerin"), the male form everywhere else; an adjective's
+ * endings go on its stem column (müde: die müden Jungen, never müdeen). */
 static void test_corpus_lexicon_weak_and_female_forms(void **state)
 {
     (void)state;
@@ -328,7 +329,7 @@ static void test_corpus_lexicon_weak_and_female_forms(void **state)
                   "noun\tgirl\tgirls\tMädchen\tMädchen\tMädchen\tn\tf\tperson,living\troom"
                   "\t-\n"
                   "noun\thouse\thouses\tHaus\tHäuser\tHäusern\tn\t-\tthing\t-\troom\n"
-                  "adj\tbig\tgroß\tliving,thing\tsmall\n"
+                  "adj\ttired\tmüde\tliving\t-\tmüd\n"
                   "adj\tsmall\tklein\tliving,thing\t-\n"
                   "verb\tsee\tsees\tsehe\tsiehst\tsieht\tsehen\tsehen\tsieh\tliving\tany\n"
                   "class\tperson\tperson,living\troom\n"
@@ -342,7 +343,7 @@ static void test_corpus_lexicon_weak_and_female_forms(void **state)
     assert_int_equal(corpus_lexicon_load(&lex, path, err, sizeof err), TT_OK);
     Rng rng;
     rng_seed(&rng, 11);
-    int oblique = 0, female = 0, male_pred = 0;
+    int oblique = 0, female = 0, male_pred = 0, stem = 0;
     static const CorpusType TYPES[] = {CORPUS_TRANSITIVE, CORPUS_DATIVE,
                                        CORPUS_NOUN_PREDICATE, CORPUS_THIS_IS};
     for (size_t t = 0; t < sizeof TYPES / sizeof TYPES[0]; t++) {
@@ -354,12 +355,14 @@ static void test_corpus_lexicon_weak_and_female_forms(void **state)
                                               "einem Junge ", "den Junge.", "dem Junge.",
                                               "der Jungen ist", "Der Jungen ",
                                               " eine Lehrer ", " einer Lehrerin ist",
-                                              "die Lehrerin ist"};
+                                              "die Lehrerin ist", "müdee", "müdeen",
+                                              "müder ist", " müd "};
             char de[CORPUS_TEXT_MAX + 2];
             snprintf(de, sizeof de, "%s ", p.de);
             for (size_t b = 0; b < sizeof BAD / sizeof BAD[0]; b++)
                 if (strstr(de, BAD[b]))
                     fail_msg("'%s' in: %s → %s", BAD[b], p.en, p.de);
+            stem += strstr(de, "müden ") != NULL || strstr(de, "müde ") != NULL;
             if (strstr(de, "den Jungen ") || strstr(de, "dem Jungen ") ||
                 strstr(de, "einen Jungen ") || strstr(de, "einem Jungen "))
                 oblique++;
@@ -377,7 +380,7 @@ static void test_corpus_lexicon_weak_and_female_forms(void **state)
             }
         }
     }
-    if (oblique == 0 || female == 0 || male_pred == 0)
+    if (oblique == 0 || female == 0 || male_pred == 0 || stem == 0)
         fail_msg("too few cases drawn: oblique %d, female %d, male %d", oblique, female,
                  male_pred);
     corpus_lexicon_free(lex);
