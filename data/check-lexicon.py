@@ -69,8 +69,8 @@ def read_lexicon(path):
                 r["obl"] = f_[11] if len(f_) == 14 and f_[11] != "-" else f_[3]
                 r["fem"] = f_[12] if len(f_) == 14 and f_[12] != "-" else None
                 r["fem_pl"] = f_[13] if len(f_) == 14 and f_[13] != "-" else None
-            elif kind == "adj" and len(f_) == 5:
-                r.update(en=f_[1], de=f_[2])
+            elif kind == "adj" and len(f_) in (5, 6):
+                r.update(en=f_[1], de=f_[2], stem=f_[5] if len(f_) == 6 else f_[2])
             elif kind == "verb" and len(f_) == 11:
                 r.update(en=f_[1], de=f_[3:8], imp=f_[8])
             elif kind == "phrase" and len(f_) >= 3:
@@ -279,7 +279,7 @@ def german_forms(r):
     if r["kind"] == "noun":
         forms = [r["de"], r["de_pl"], r["de_dpl"], r["obl"], r.get("fem"), r.get("fem_pl")]
     elif r["kind"] == "adj":
-        forms = [r["de"], r["de"] + "e", r["de"] + "en"]
+        forms = [r["de"], r["stem"] + "e", r["stem"] + "en"]
     elif r["kind"] == "verb":
         forms = list(r["de"]) + [r["imp"]]
     elif r["kind"] == "phrase":
