@@ -20,7 +20,7 @@
 #   make crash-test kill -9 training CRASH_TRIALS times (default 200); the file survives
 #   make deps       install the Debian packages the build needs (apt-get, as root)
 #   make check-man  lint the man page with mandoc (installs Debian's mandoc as root)
-#   make install    the binary, the shipped models, the man page and data/SOURCES.md under PREFIX
+#   make install    the binary, the shipped models, the man page, data/SOURCES.md and LICENSE under PREFIX
 #                   (default /usr/local; DESTDIR stages them); make uninstall removes them
 #                   and the directories install made that are left empty
 #   make clean      remove build/
@@ -367,6 +367,7 @@ install: $(BIN) $(B)/toytrans.1
 	if [ -f models/de-en.db ]; then install -m 644 models/de-en.db "$(DESTDIR)$(DATADIR)/de-en.db"; fi
 	install -m 644 "$(B)/toytrans.1" "$(DESTDIR)$(MANDIR)/toytrans.1"
 	install -m 644 data/SOURCES.md "$(DESTDIR)$(DOCDIR)/SOURCES.md"
+	install -m 644 LICENSE "$(DESTDIR)$(DOCDIR)/LICENSE"
 
 # Removes the files, then the directories install made on the way, each only when
 # empty (rmdir refuses a directory with anything else in it), deepest first. Every path
@@ -374,7 +375,7 @@ install: $(BIN) $(B)/toytrans.1
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/toytrans" "$(DESTDIR)$(DATADIR)/en-de.db" \
 	  "$(DESTDIR)$(DATADIR)/de-en.db" "$(DESTDIR)$(MANDIR)/toytrans.1" \
-	  "$(DESTDIR)$(DOCDIR)/SOURCES.md"
+	  "$(DESTDIR)$(DOCDIR)/SOURCES.md" "$(DESTDIR)$(DOCDIR)/LICENSE"
 	@for d in "$(DESTDIR)$(DATADIR)" "$(DESTDIR)$(MANDIR)" "$(DESTDIR)$(PREFIX)/share/man" \
 	  "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(PREFIX)/share/doc" \
 	  "$(DESTDIR)$(PREFIX)/share" "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(PREFIX)"; do \

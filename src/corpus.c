@@ -33,12 +33,12 @@
  * The lexicon
  */
 
-#define LEX_MAX_NOUNS 64
-#define LEX_MAX_ADJS 32
-#define LEX_MAX_VERBS 32
+#define LEX_MAX_NOUNS 512
+#define LEX_MAX_ADJS 128 /* a multiple of 64: AdjSet's words */
+#define LEX_MAX_VERBS 128
 #define LEX_MAX_NAMES 256
 #define LEX_MAX_TAGS 64
-#define LEX_MAX_FIELDS 12
+#define LEX_MAX_FIELDS 14
 
 enum { SLOT_M, SLOT_F, SLOT_N, SLOT_PL, N_SLOTS };
 enum { SEX_NONE, SEX_M, SEX_F };
@@ -48,19 +48,45 @@ enum { CLS_PERSON, CLS_ANIMAL, CLS_THING, N_CLASSES };
 
 typedef uint64_t Tags; /* one bit per tag name of the lexicon */
 
+/* A set of adjectives, bit i for lex->adjs[i]. */
+typedef struct {
+    uint64_t w[LEX_MAX_ADJS / 64];
+} AdjSet;
+
+static void adjset_add(AdjSet *s, int i)
+{
+    s->w[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+static int adjset_has(const AdjSet *s, int i)
+{
+    return (s->w[i / 64] >> (i % 64)) & 1;
+}
+
+static void adjset_union(AdjSet *s, const AdjSet *t)
+{
+    for (int k = 0; k < LEX_MAX_ADJS / 64; k++)
+        s->w[k] |= t->w[k];
+}
+
 typedef struct {
     const char *en_sg, *en_pl;          /* en_pl NULL: a mass noun */
     const char *de_sg, *de_pl, *de_dpl; /* NULL exactly when en_pl is */
+    const char *de_obl;                 /* accusative and dative singular: de_sg, or the
+                                           weak masculine's form (Junge → Jungen) */
+    const char *fem_sg, *fem_pl;        /* a person noun's female form (Lehrerin,
+                                           Lehrerinnen), or NULL; fem_pl NULL when de_pl is */
     int gender;                         /* SLOT_M, SLOT_F or SLOT_N */
-    int sex;                            /* SEX_* */
+    int sex;                            /* SEX_*; SEX_M when fem_sg is set */
     int cls;                            /* CLS_* */
     Tags tags, in, place;               /* place 0: cannot follow "in" */
 } LexNoun;
 
 typedef struct {
-    const char *en, *de; /* de: the stem, also the predicate form */
+    const char *en, *de; /* de: the predicate form (müde, teuer) */
+    const char *stem;    /* what the endings go on: de, or müd, teur, dunkl */
     Tags tags;           /* describes nouns with one of these */
-    uint32_t opposites;  /* bit i: never coordinated with adjective i */
+    AdjSet opposites;    /* never coordinated with these */
 } LexAdj;
 
 typedef struct {
@@ -170,8 +196,8 @@ static int lex_sex(const char *s)
 static const char *lex_entry(Lexicon *lex, char **f, int nf)
 {
     if (strcmp(f[0], "noun") == 0) {
-        if (nf != 11)
-            return "a noun has 11 fields";
+        if (nf != 11 && nf != 14)
+            return "a noun has 11 fields, or 14 with the oblique and female forms";
         if (lex->n_nouns == LEX_MAX_NOUNS)
             return "too many nouns";
         LexNoun *n = &lex->nouns[lex->n_nouns];
@@ -192,6 +218,26 @@ static const char *lex_entry(Lexicon *lex, char **f, int nf)
             return "gender must be m, f or n";
         if ((n->sex = lex_sex(f[7])) < 0)
             return "sex must be m, f or -";
+        n->de_obl = n->de_sg;
+        n->fem_sg = n->fem_pl = NULL;
+        if (nf == 14) {
+            if (strcmp(f[11], "-") != 0)
+                n->de_obl = f[11];
+            if (strcmp(f[12], "-") != 0)
+                n->fem_sg = f[12];
+            if (strcmp(f[13], "-") != 0)
+                n->fem_pl = f[13];
+            if (!lex_word_ok(n->de_obl, 0) || (n->fem_sg && !lex_word_ok(n->fem_sg, 0)) ||
+                (n->fem_pl && !lex_word_ok(n->fem_pl, 0)))
+                return "bad oblique or female form";
+            if (n->de_obl != n->de_sg && n->gender != SLOT_M)
+                return "only a masculine noun has an oblique singular of its own (weak "
+                       "declension)";
+            if (n->fem_sg && n->sex != SEX_M)
+                return "a female form belongs to a noun whose sex is m";
+            if (!n->fem_sg != !n->fem_pl && !(mass && n->fem_sg && !n->fem_pl))
+                return "a female form has a singular and, unless a mass noun, a plural";
+        }
         if (lex_tags(lex, f[8], &n->tags) || lex_tags(lex, f[9], &n->in) ||
             lex_tags(lex, f[10], &n->place))
             return "bad tag list (or more than 64 tags)";
@@ -203,19 +249,20 @@ static const char *lex_entry(Lexicon *lex, char **f, int nf)
             return "a noun has exactly one of the tags person, animal, thing";
         lex->n_nouns++;
     } else if (strcmp(f[0], "adj") == 0) {
-        if (nf != 5)
-            return "an adjective has 5 fields";
+        if (nf != 5 && nf != 6)
+            return "an adjective has 5 fields, or 6 with the stem of its declined forms";
         if (lex->n_adjs == LEX_MAX_ADJS)
             return "too many adjectives";
         LexAdj *a = &lex->adjs[lex->n_adjs];
         a->en = f[1];
         a->de = f[2];
-        if (!lex_word_ok(a->en, 1) || !lex_word_ok(a->de, 0))
+        a->stem = nf == 6 ? f[5] : a->de;
+        if (!lex_word_ok(a->en, 1) || !lex_word_ok(a->de, 0) || !lex_word_ok(a->stem, 0))
             return "bad word forms";
         if (lex_tags(lex, f[3], &a->tags))
             return "bad tag list";
         /* Opposites are names, resolved once every adjective is read: keep the text. */
-        a->opposites = 0;
+        memset(&a->opposites, 0, sizeof a->opposites);
         lex->n_adjs++;
     } else if (strcmp(f[0], "verb") == 0) {
         if (nf != 11)
@@ -349,7 +396,7 @@ int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errle
                 *tab = '\0';
                 q = tab + 1;
             }
-            if (!why && strcmp(fields[0], "adj") == 0 && nf == 5 && lex->n_adjs < LEX_MAX_ADJS)
+            if (!why && strcmp(fields[0], "adj") == 0 && nf >= 5 && lex->n_adjs < LEX_MAX_ADJS)
                 opp[lex->n_adjs] = fields[4];
             if (!why)
                 why = lex_entry(lex, fields, nf);
@@ -377,8 +424,8 @@ int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errle
                                         "of the lexicon", path, lex->adjs[i].en, item);
                 goto done;
             }
-            lex->adjs[i].opposites |= UINT32_C(1) << k;
-            lex->adjs[k].opposites |= UINT32_C(1) << i;
+            adjset_add(&lex->adjs[i].opposites, k);
+            adjset_add(&lex->adjs[k].opposites, i);
             if (!comma)
                 break;
             item = comma + 1;
@@ -511,6 +558,7 @@ typedef struct {
     int plural; /* NP_NOUN: 0 or 1 */
     int adj;    /* NP_NOUN: -1 or an index into lex->adjs */
     int very;   /* NP_NOUN: "very" before adj */
+    int fem;    /* NP_NOUN: the noun's female form (a predicate of a woman: Lehrerin) */
     int pron;   /* NP_PRON: PR_* */
     int name;   /* NP_NAME: index into lex->names */
 } Np;
@@ -732,31 +780,31 @@ static int draw_np(Np *np, const Lexicon *lex, const Slot *s, Rng *rng)
         return 0;
     np->det = (Det)draw_bit(rng, dets);
     if (pct(rng, s->p_adj)) {
-        uint32_t ok = 0;
+        int ok[LEX_MAX_ADJS], n_ok = 0; /* ascending, as draw_bit would take them */
         for (int a = 0; a < lex->n_adjs; a++)
             if (lex->adjs[a].tags & nn->tags)
-                ok |= UINT32_C(1) << a;
-        if (ok) {
-            np->adj = draw_bit(rng, ok);
+                ok[n_ok++] = a;
+        if (n_ok) {
+            np->adj = ok[draw_below(rng, (uint32_t)n_ok)];
             np->very = pct(rng, 30);
         }
     }
     return 1;
 }
 
-/* An adjective describing every one of the n phrases, not excluded by avoid (a mask);
- * -1 if none. */
-static int draw_adj_for(const Lexicon *lex, const Np *nps, int n, uint32_t avoid, Rng *rng)
+/* An adjective describing every one of the n phrases, not in avoid; -1 if none. */
+static int draw_adj_for(const Lexicon *lex, const Np *nps, int n, const AdjSet *avoid,
+                        Rng *rng)
 {
-    uint32_t ok = 0;
+    int ok[LEX_MAX_ADJS], n_ok = 0;
     for (int a = 0; a < lex->n_adjs; a++) {
-        int fits = !(avoid & (UINT32_C(1) << a));
+        int fits = !adjset_has(avoid, a);
         for (int i = 0; i < n && fits; i++)
             fits = (lex->adjs[a].tags & np_tags(lex, &nps[i])) != 0;
         if (fits)
-            ok |= UINT32_C(1) << a;
+            ok[n_ok++] = a;
     }
-    return ok ? draw_bit(rng, ok) : -1;
+    return n_ok ? ok[draw_below(rng, (uint32_t)n_ok)] : -1;
 }
 
 /* Features of one construction's clauses, as percentages. */
@@ -842,7 +890,7 @@ static int draw_trans(Clause *c, const Lexicon *lex, const Features *f, Mood moo
     }
     if (mood == MOOD_IMPERATIVE) {
         c->n_subj = 1;
-        c->subj[0] = (Np){NP_PRON, D_THE, 0, 0, -1, 0, PR_YOU, 0};
+        c->subj[0] = (Np){.kind = NP_PRON, .det = D_THE, .adj = -1, .pron = PR_YOU};
         if (!(lex->person_tags & subj))
             return 0;
     } else if (!draw_subjects(c, lex, f, subj, pct(rng, f->p_coord_subj), rng)) {
@@ -915,16 +963,19 @@ static int draw_pred_adj(Clause *c, const Lexicon *lex, const Features *f, int n
     if (!draw_subjects(c, lex, f, ~(Tags)0, pct(rng, f->p_coord_subj), rng))
         return 0;
     c->n_padj = n_padj;
-    uint32_t avoid = 0; /* not "the good dog is good" */
+    AdjSet avoid = {{0}}; /* not "the good dog is good" */
     for (int i = 0; i < c->n_subj; i++)
-        if (c->subj[i].kind == NP_NOUN && c->subj[i].adj >= 0)
-            avoid |= (UINT32_C(1) << c->subj[i].adj) | lex->adjs[c->subj[i].adj].opposites;
+        if (c->subj[i].kind == NP_NOUN && c->subj[i].adj >= 0) {
+            adjset_add(&avoid, c->subj[i].adj);
+            adjset_union(&avoid, &lex->adjs[c->subj[i].adj].opposites);
+        }
     for (int i = 0; i < n_padj; i++) {
         PredAdj *p = &c->padj[i];
-        p->adj = draw_adj_for(lex, c->subj, c->n_subj, avoid, rng);
+        p->adj = draw_adj_for(lex, c->subj, c->n_subj, &avoid, rng);
         if (p->adj < 0)
             return 0;
-        avoid |= (UINT32_C(1) << p->adj) | lex->adjs[p->adj].opposites;
+        adjset_add(&avoid, p->adj);
+        adjset_union(&avoid, &lex->adjs[p->adj].opposites);
         p->very = pct(rng, 30);
         p->neg = pct(rng, n_padj == 1 ? f->p_neg : f->p_neg / 2 + 10);
     }
@@ -957,8 +1008,12 @@ static int draw_pred_noun(Clause *c, const Lexicon *lex, const Features *f, Rng 
     const int cls = np_class(lex, s);
     if (cls >= 0 ? pn->cls != cls : pn->cls == CLS_PERSON)
         return 0;
-    if (pn->cls == CLS_PERSON && pn->sex != SEX_NONE && pn->sex != np_sex(lex, s))
-        return 0;
+    if (pn->cls == CLS_PERSON && pn->sex != SEX_NONE && pn->sex != np_sex(lex, s)) {
+        /* She is my teacher → Sie ist meine Lehrerin: a woman takes the female form. */
+        if (!(pn->fem_sg && np_sex(lex, s) == SEX_F))
+            return 0;
+        c->pred.fem = 1;
+    }
     if (s->kind == NP_NOUN && s->noun == c->pred.noun) {
         /* "The dog is my dog", never "A cat is the cat" */
         if (!(DBIT(c->pred.det) & (DETS_POSS_BASIC | DETS_POSS_MORE)) ||
@@ -1294,7 +1349,7 @@ static void en_contract(Words *ws)
 
 static int np_slot(const Lexicon *lex, const Np *np)
 {
-    return np->plural ? SLOT_PL : lex->nouns[np->noun].gender;
+    return np->plural ? SLOT_PL : np->fem ? SLOT_F : lex->nouns[np->noun].gender;
 }
 
 /* Writes the German of np in case cas; kein: the determiner a/an or none becomes kein. */
@@ -1336,12 +1391,14 @@ static void de_np(Words *ws, const Lexicon *lex, const Np *np, int cas, int kein
     if (np->adj >= 0) {
         if (np->very)
             words_add(ws, "sehr");
-        words_add2(ws, lex->adjs[np->adj].de, DE_ENDING[ART_DECL[art]][cas][slot]);
+        words_add2(ws, lex->adjs[np->adj].stem, DE_ENDING[ART_DECL[art]][cas][slot]);
     }
-    if (np->plural)
+    if (np->fem)
+        words_add(ws, np->plural ? n->fem_pl : n->fem_sg); /* Lehrerinnen: dative alike */
+    else if (np->plural)
         words_add(ws, cas == CASE_DAT ? n->de_dpl : n->de_pl);
     else
-        words_add(ws, n->de_sg);
+        words_add(ws, cas == CASE_NOM ? n->de_sg : n->de_obl);
 }
 
 static void de_subjects(Words *ws, const Lexicon *lex, const Clause *c)

@@ -310,6 +310,83 @@ static void test_corpus_lexicon_small_file_loads(void **state)
     remove_tree(dir);
 }
 
+/* The oblique, female and stem columns: a weak masculine noun takes its oblique form in the
+ * accusative and dative singular only (der Junge, den Jungen, dem Jungen), and a person
+ * noun with a female form takes it, feminine, as the predicate of a woman ("She is my
+ * teacher" → "Sie ist meine Lehrerin"), the male form everywhere else; an adjective's
+ * endings go on its stem column (müde: die müden Jungen, never müdeen). */
+static void test_corpus_lexicon_weak_and_female_forms(void **state)
+{
+    (void)state;
+    char dir[PATH_LEN], err[ERR_LEN], path[PATH_LEN];
+    make_temp_dir(dir);
+    assert_int_equal(
+        load_text(dir,
+                  "noun\tboy\tboys\tJunge\tJungen\tJungen\tm\tm\tperson,living\troom\t-"
+                  "\tJungen\t-\t-\n"
+                  "noun\tteacher\tteachers\tLehrer\tLehrer\tLehrern\tm\tm\tperson,living\t"
+                  "room\t-\t-\tLehrerin\tLehrerinnen\n"
+                  "noun\tgirl\tgirls\tMädchen\tMädchen\tMädchen\tn\tf\tperson,living\troom"
+                  "\t-\n"
+                  "noun\thouse\thouses\tHaus\tHäuser\tHäusern\tn\t-\tthing\t-\troom\n"
+                  "adj\ttired\tmüde\tliving\t-\tmüd\n"
+                  "adj\tsmall\tklein\tliving,thing\t-\n"
+                  "verb\tsee\tsees\tsehe\tsiehst\tsieht\tsehen\tsehen\tsieh\tliving\tany\n"
+                  "class\tperson\tperson,living\troom\n"
+                  "class\tit\tthing,living\troom\n"
+                  "name\tAnna\tf\n"
+                  "name\tBob\tm\n",
+                  err),
+        TT_OK);
+    Lexicon *lex = NULL;
+    join_path(path, dir, "lex.tsv");
+    assert_int_equal(corpus_lexicon_load(&lex, path, err, sizeof err), TT_OK);
+    Rng rng;
+    rng_seed(&rng, 11);
+    int oblique = 0, female = 0, male_pred = 0, stem = 0;
+    static const CorpusType TYPES[] = {CORPUS_TRANSITIVE, CORPUS_DATIVE,
+                                       CORPUS_NOUN_PREDICATE, CORPUS_THIS_IS};
+    for (size_t t = 0; t < sizeof TYPES / sizeof TYPES[0]; t++) {
+        for (int i = 0; i < 3000; i++) {
+            CorpusPair p;
+            corpus_sample(&p, lex, TYPES[t], &rng);
+            /* Never the nominative form after an accusative or dative article. */
+            static const char *const BAD[] = {"den Junge ", "dem Junge ", "einen Junge ",
+                                              "einem Junge ", "den Junge.", "dem Junge.",
+                                              "der Jungen ist", "Der Jungen ",
+                                              " eine Lehrer ", " einer Lehrerin ist",
+                                              "die Lehrerin ist", "müdee", "müdeen",
+                                              "müder ist", " müd "};
+            char de[CORPUS_TEXT_MAX + 2];
+            snprintf(de, sizeof de, "%s ", p.de);
+            for (size_t b = 0; b < sizeof BAD / sizeof BAD[0]; b++)
+                if (strstr(de, BAD[b]))
+                    fail_msg("'%s' in: %s → %s", BAD[b], p.en, p.de);
+            stem += strstr(de, "müden ") != NULL || strstr(de, "müde ") != NULL;
+            if (strstr(de, "den Jungen ") || strstr(de, "dem Jungen ") ||
+                strstr(de, "einen Jungen ") || strstr(de, "einem Jungen "))
+                oblique++;
+            /* One clause whose predicate is "teacher": a woman there is its subject. */
+            const int woman = strstr(p.en, "She ") || strstr(p.en, " she ") ||
+                              strstr(p.en, "Anna") || strstr(p.en, "girl");
+            if (TYPES[t] == CORPUS_NOUN_PREDICATE && strstr(p.en, "teacher") &&
+                !strstr(p.en, " and ")) {
+                if (woman && !strstr(p.de, "Lehrerin"))
+                    fail_msg("a woman, not the female form: %s → %s", p.en, p.de);
+                if (!woman && strstr(p.de, "Lehrerin"))
+                    fail_msg("the female form of no woman: %s → %s", p.en, p.de);
+                female += woman;
+                male_pred += !woman;
+            }
+        }
+    }
+    if (oblique == 0 || female == 0 || male_pred == 0 || stem == 0)
+        fail_msg("too few cases drawn: oblique %d, female %d, male %d", oblique, female,
+                 male_pred);
+    corpus_lexicon_free(lex);
+    remove_tree(dir);
+}
+
 /* Each kind of malformed entry is refused with TT_EINPUT, naming the file, the line and
  * what is wrong; a missing file is TT_EIO. */
 static void test_corpus_lexicon_errors_name_file_and_line(void **state)
@@ -319,6 +396,12 @@ static void test_corpus_lexicon_errors_name_file_and_line(void **state)
         const char *text, *want;
     } CASES[] = {
         {LEX_OK "noun\tcat\tcats\tKatze\tKatzen\tf\t-\tanimal\t-\t-\n", "lex.tsv:10: a noun has 11"},
+        {LEX_OK "noun\tcat\tcats\tKatze\tKatzen\tKatzen\tf\t-\tanimal\t-\t-\tKatzen\t-\t-\n",
+         "only a masculine noun has an oblique"},
+        {LEX_OK "noun\tcat\tcats\tKatze\tKatzen\tKatzen\tf\t-\tanimal\t-\t-\t-\tKätzin\t-\n",
+         "a female form belongs to a noun whose sex is m"},
+        {LEX_OK "noun\tboy\tboys\tJunge\tJungen\tJungen\tm\tm\tperson\t-\t-\t-\tJungin\t-\n",
+         "a female form has a singular and"},
         {LEX_OK "noun\tcat\tcats\tKatze\tKatzen\tKatzen\tx\t-\tanimal\t-\t-\n", "lex.tsv:10: gender"},
         {LEX_OK "noun\tcat\tcats\tKatze\tKatzen\tKatzen\tf\t-\tliving\t-\t-\n", "exactly one of the tags"},
         {LEX_OK "noun\tbread\t-\tBrot\tBrote\t-\tn\t-\tthing\t-\t-\n", "mass noun"},
@@ -429,6 +512,34 @@ static void test_corpus_samples_show_their_construction(void **state)
                 fail_msg("%s does not show: %s", corpus_type_name((CorpusType)t), p.en);
         }
     }
+}
+
+/* The staged lexicon, data/lexicon-next.tsv (data/README.md), loads and writes every
+ * construction: each of its rows stays readable while the generator changes, and its
+ * weak masculine nouns are declined in the accusative (den Jungen, never den Junge). */
+static void test_corpus_lexicon_next_writes_every_construction(void **state)
+{
+    (void)state;
+    char err[ERR_LEN];
+    Lexicon *lex = NULL;
+    if (corpus_lexicon_load(&lex, "data/lexicon-next.tsv", err, sizeof err) != TT_OK)
+        fail_msg("%s", err);
+    Rng rng;
+    rng_seed(&rng, 3);
+    for (int t = 0; t < CORPUS_N_TYPES; t++) {
+        for (int i = 0; i < 300; i++) {
+            CorpusPair p;
+            corpus_sample(&p, lex, (CorpusType)t, &rng);
+            if (!shows_construction(&p))
+                fail_msg("%s does not show: %s", corpus_type_name((CorpusType)t), p.en);
+            char de[CORPUS_TEXT_MAX + 2];
+            snprintf(de, sizeof de, "%s ", p.de);
+            if (strstr(de, "den Junge ") || strstr(de, "den Mensch ") ||
+                strstr(de, "dem Herr ") || strstr(de, "den Student "))
+                fail_msg("a weak noun undeclined: %s → %s", p.en, p.de);
+        }
+    }
+    corpus_lexicon_free(lex);
 }
 
 /* The names of the constructions are the table of docs/corpus.md. */
@@ -733,9 +844,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus_lexicon_small_file_loads),
+        cmocka_unit_test(test_corpus_lexicon_weak_and_female_forms),
         cmocka_unit_test(test_corpus_lexicon_errors_name_file_and_line),
         cmocka_unit_test(test_corpus_core_normalises),
         cmocka_unit_test(test_corpus_samples_show_their_construction),
+        cmocka_unit_test(test_corpus_lexicon_next_writes_every_construction),
         cmocka_unit_test(test_corpus_type_names),
         cmocka_unit_test(test_corpus_files_well_formed),
         cmocka_unit_test(test_corpus_test_file_balanced),

@@ -2,7 +2,7 @@
 # test_install.sh — `make install` and `make uninstall` with blanks in DESTDIR and PREFIX:
 # every path of the recipes is one word, so install puts the files where they belong and
 # uninstall removes the files it installed (the binary, the models, the man page and
-# the word lists' licence notices, share/doc/toytrans/SOURCES.md) and nothing else (a DESTDIR "/x/victim x" must not
+# the word lists' licence notices, share/doc/toytrans/SOURCES.md, and LICENSE) and nothing else (a DESTDIR "/x/victim x" must not
 # remove /x/victim); uninstall also removes the directories install made, when empty.
 #
 #   sh tests/test_install.sh BIN
@@ -59,10 +59,11 @@ mk install DESTDIR="$D" PREFIX=/usr
 expect_code "make install DESTDIR='.../dest dir': exit 0" 0
 if [ -x "$D/usr/bin/toytrans" ] && cmp -s models/en-de.db "$D/usr/share/toytrans/en-de.db" &&
     [ -f "$D/usr/share/man/man1/toytrans.1" ] &&
-    cmp -s data/SOURCES.md "$D/usr/share/doc/toytrans/SOURCES.md"; then
-    pass "make install DESTDIR='.../dest dir': binary, model, man page and SOURCES.md under it"
+    cmp -s data/SOURCES.md "$D/usr/share/doc/toytrans/SOURCES.md" &&
+    cmp -s LICENSE "$D/usr/share/doc/toytrans/LICENSE"; then
+    pass "make install DESTDIR='.../dest dir': binary, model, man page, SOURCES.md and LICENSE under it"
 else
-    fail "make install DESTDIR='.../dest dir': binary, model, man page and SOURCES.md under it" \
+    fail "make install DESTDIR='.../dest dir': binary, model, man page, SOURCES.md and LICENSE under it" \
         "$(find "$TMP" -type f | tr '\n' ' ')"
 fi
 if [ -e "$TMP/dest" ]; then
