@@ -585,16 +585,25 @@ float *model_params_transposed(const Model *m)
         return NULL;
     float *t = malloc(sizeof(float) * (total ? total : 1));
     if (t) {
-        memcpy(t, m->params, sizeof(float) * total);
+        /* Only the matrices: a vector's floats in the copy are never read. */
         for (int i = 0; i < n; i++) {
             const ParamSpec *p = &specs[i];
             if (p->cols < 1)
                 continue;
             const float *src = m->params + p->offset;
             float *dst = t + p->offset;
-            for (int r = 0; r < p->rows; r++)
-                for (int c = 0; c < p->cols; c++)
-                    dst[(size_t)c * p->rows + r] = src[(size_t)r * p->cols + c];
+            /* In 32 × 32 blocks: a row of the block read, a column written, both within a
+             * few cache lines (element by element, the writes' stride made it 10 ms for a
+             * million parameters, longer than loading them). */
+            enum { BLK = 32 };
+            for (int r0 = 0; r0 < p->rows; r0 += BLK)
+                for (int c0 = 0; c0 < p->cols; c0 += BLK) {
+                    const int r1 = r0 + BLK < p->rows ? r0 + BLK : p->rows;
+                    const int c1 = c0 + BLK < p->cols ? c0 + BLK : p->cols;
+                    for (int r = r0; r < r1; r++)
+                        for (int c = c0; c < c1; c++)
+                            dst[(size_t)c * p->rows + r] = src[(size_t)r * p->cols + c];
+                }
         }
     }
     free(specs);

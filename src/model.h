@@ -112,8 +112,9 @@ int model_param_specs(const ModelConfig *c, int V_src, int V_tgt, ParamSpec **sp
 int model_init(Model *m, const ModelConfig *c, Vocab *src, Vocab *tgt, char *err, size_t errlen);
 void model_free(Model *m);
 
-/* A copy of m's parameter block with every matrix of the table stored transposed at its
- * own offset ((rows, cols) as (cols, rows)), vectors as they are: what
+/* A block the size of m's parameter block holding every matrix of the table transposed at
+ * its own offset ((rows, cols) as (cols, rows)); the vectors' places are left unwritten
+ * (never read: biases and norms are read from m's block). What
  * kernel_matmul_bias takes for translation's Linear layers (NetCtx.params_t). Returns
  * the copy (owned by the caller, free()) or NULL when out of memory. */
 float *model_params_transposed(const Model *m);
