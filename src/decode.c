@@ -280,17 +280,9 @@ static int decoder_reserve_batch(Decoder *d, int n, int S, int n_out)
     return TT_OK;
 }
 
-int decoder_reserve(Decoder *d, int n)
-{
-    if (n < 1 || n > d->model->config.max_len)
-        return TT_EINVAL;
-    return decoder_reserve_batch(d, 1, n, n);
-}
-
 /* ---------------------------------------------------------------------------------------
  * The recorded pass
  */
-
 
 /* Step i's row b of the decoder state into out: the token chosen, its log-probability,
  * the attention weights and the alternatives. */
@@ -330,8 +322,8 @@ static void record_source(const Decoder *d, Translation *out, int i)
 /* Runs the cached decoder for the n sentences of the encoder batch at once: each over
  * its forced tokens and, if greedy, on by arg-max until </s> or its limit, recording
  * every step into its out; d->sum[i] gets the sum of sentence i's log-probabilities in
- * double. A sentence that has finished drops out of the next step's rows; every row is
- * its sentence's slot. */
+ * double. A sentence that has finished drops out of the next step's rows; a row's slot is
+ * its sentence's index, so d->live gives both. */
 static int decode_record(Decoder *d, const RecordJob *jobs, int n, int greedy)
 {
     const int V = d->model->tgt_vocab.size;
@@ -348,9 +340,7 @@ static int decode_record(Decoder *d, const RecordJob *jobs, int n, int greedy)
         }
     }
     for (int t = 0; live > 0; t++) {
-        for (int b = 0; b < live; b++)
-            d->slot[b] = d->sent[b] = d->live[b];
-        int rc = decoder_state_step(&d->state, &d->enc, d->tok, d->slot, d->sent, live, t,
+        int rc = decoder_state_step(&d->state, &d->enc, d->tok, d->live, d->live, live, t,
                                     d->pool);
         if (rc != TT_OK)
             return rc;
@@ -655,8 +645,6 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
 
 int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o)
 {
-    if (S < 1 || S > d->model->config.max_len)
-        return TT_EINVAL;
     return decode_batch(d, &out, &src, &S, 1, o);
 }
 

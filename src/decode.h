@@ -166,10 +166,6 @@ void decoder_free(Decoder *d);
  * d's use). Returns TT_OK, TT_EINVAL or TT_ENOMEM (d is then as it was). */
 int decoder_set_batch(Decoder *d, int batch, Pool *pool);
 
-/* Makes room for sentences of up to n positions (source and output, 1..max_len). Returns
- * TT_OK, TT_EINVAL or TT_ENOMEM. decode_run calls it. */
-int decoder_reserve(Decoder *d, int n);
-
 /* A record with no room yet (cap 0): translation_reserve or decode_run makes it. */
 int translation_init(Translation *t, const Model *m, int alt_k);
 void translation_free(Translation *t);
