@@ -310,6 +310,12 @@ static void linear_forward(float *out, const float *x, const float *w, const flo
     linear_forward_group(&g, c);
 }
 
+void net_linear_forward(float *out, const float *x, const float *w, const float *b, int M,
+                        int K, int N, const NetCtx *c)
+{
+    linear_forward(out, x, w, b, M, K, N, 0, NULL, c);
+}
+
 /* A backward loop has two kinds of task: n_rows over blocks of rows (the input gradient)
  * and the rest over blocks of a parameter gradient's rows. They are interleaved evenly,
  * in order within each kind, so that any contiguous range of tasks — what a thread of the

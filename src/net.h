@@ -197,6 +197,11 @@ void net_embed_forward(float *out, float *mask, const float *table, const float 
 void net_embed_backward(float *dtable, const float *dout, const float *mask, const int *ids,
                         const int *len, int B, int T, const NetCtx *c);
 
+/* A Linear layer over M rows: out (M, N) = x (M, K) · wᵀ + b, on c's pool. With
+ * c->row_stable its products are row-stable, from c->params_t when w lies in c->params. */
+void net_linear_forward(float *out, const float *x, const float *w, const float *b, int M,
+                        int K, int N, const NetCtx *c);
+
 /* LayerNorm of all n rows: out, mean/rstd in st (2, n). */
 void net_norm_forward(float *out, float *st, const float *x, const float *w, const float *b,
                       int n, const NetCtx *c);

@@ -11,7 +11,6 @@
  */
 #include "transformer.h"
 
-#include "kernel.h"
 #include "status.h"
 
 #include <assert.h>
@@ -26,16 +25,6 @@ static NetCtx translation_ctx(const Model *m, const float *params_t, Pool *pool)
                     .eps = (float)c->layer_norm_eps, .pool = pool, .dropout = 0.0f,
                     .rng = NULL, .row_stable = 1, .params = m->params,
                     .params_t = params_t, .n_params = m->n_params};
-}
-
-/* out = x · wᵀ + b over rows rows, row-stable: from the transposed copy when there is one. */
-static void stable_linear(float *out, const float *x, const float *w, const float *b, int rows,
-                          int K, int N, const Model *m, const float *params_t)
-{
-    if (params_t)
-        kernel_matmul_bias(out, x, params_t + (w - m->params), b, rows, K, N);
-    else
-        kernel_matmul_nt_rows(out, x, w, b, rows, K, N);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -127,9 +116,9 @@ int encoder_forward_batch(Encoder *e, const int *const *ids, const int *len, int
     const int rows = n * S;
     for (int l = 0; l < c->n_decoder_layers; l++) {
         const MhaWeights *cw = &m->w.dec[l].cross_attn;
-        stable_linear(e->cross_k[l], e->memory, cw->w_key, cw->b_key, rows, D, D, m, e->params_t);
-        stable_linear(e->cross_v[l], e->memory, cw->w_value, cw->b_value, rows, D, D, m,
-                      e->params_t);
+        net_linear_forward(e->cross_k[l], e->memory, cw->w_key, cw->b_key, rows, D, D, &ctx);
+        net_linear_forward(e->cross_v[l], e->memory, cw->w_value, cw->b_value, rows, D, D,
+                           &ctx);
     }
     e->B = n;
     e->S = S;
