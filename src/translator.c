@@ -484,6 +484,24 @@ static int label_result(Translator *tr, TranslatorResult *out)
 static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_t errlen);
 static TranslatorAhead *ahead_take(Translator *tr, const char *text, size_t len);
 
+/* ids (n + 1): the source ids of the first n tokens of src, unknown words as <unk>, then
+ * </s>; returns n + 1, the source positions. */
+static int source_ids(int *ids, const Model *m, const TokenList *src, int n)
+{
+    for (int i = 0; i < n; i++)
+        ids[i] = vocab_lookup(&m->src_vocab, src->tok[i]);
+    ids[n] = VOCAB_EOS;
+    return n + 1;
+}
+
+/* Of n source tokens, how many are cut off the end: what exceeds the model's max_len
+ * (</s> included). */
+static int source_cropped(const Model *m, int n)
+{
+    const int max_src = m->config.max_len - 1;
+    return n > max_src ? n - max_src : 0;
+}
+
 /* The message for decode_run's failure rc. */
 static void set_decode_error(char *err, size_t errlen, int rc)
 {
@@ -514,8 +532,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     }
     /* Tokens past what the model takes: refused, or with crop cut off (below, once the
      * surface tokens have been matched with these). */
-    const int max_src = m->config.max_len - 1;
-    const int cropped = tr->src.n > max_src ? tr->src.n - max_src : 0;
+    const int cropped = source_cropped(m, tr->src.n);
     if (cropped && !tr->crop) {
         if (err && errlen > 0)
             snprintf(err, errlen, "%d tokens; this model takes at most %d (max_len %d with "
@@ -554,9 +571,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         t->S = 0;
         t->n_forced = 0;
     } else {
-        for (int i = 0; i < tr->src.n; i++)
-            tr->src_ids[i] = vocab_lookup(&m->src_vocab, tr->src.tok[i]);
-        tr->src_ids[tr->src.n] = VOCAB_EOS;
+        source_ids(tr->src_ids, m, &tr->src, tr->src.n);
         TranslatorAhead *a = ahead_take(tr, text, len);
         if (a && a->S == S && memcmp(a->ids, tr->src_ids, sizeof(int) * (size_t)S) == 0) {
             /* Decoded ahead, in a batch: take its record (the two swap buffers). */
@@ -611,19 +626,17 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
         return TT_ENOMEM;
     }
     tr->n_ahead_cap = n;
+    tr->threads = threads; /* ahead_free frees every decoder of more: a zeroed one too */
     for (int i = 0; i < threads - 1; i++) {
-        tr->threads = i + 1; /* ahead_free frees the ones made so far */
         rc = decoder_init(&tr->more[i], tr->model, tr->dec.beam);
         if (rc == TT_OK)
             rc = decoder_set_batch(&tr->more[i], batch, NULL);
         tr->more[i].words_only = tr->dec.words_only;
         if (rc != TT_OK) {
-            tr->threads = i + 2;
             ahead_free(tr);
             return rc;
         }
     }
-    tr->threads = threads;
     for (int i = 0; i < n; i++) {
         TranslatorAhead *a = &tr->ahead[i];
         a->ids = malloc(sizeof(int) * (size_t)L);
@@ -706,18 +719,12 @@ int translator_decode_ahead(Translator *tr, const char *const *texts, const size
             tokenlist_free(&src);
             continue;
         }
-        const int max_src = m->config.max_len - 1;
-        int n_src = src.n;
-        if (n_src > max_src)
-            n_src = tr->crop ? max_src : 0;
-        for (int j = 0; j < n_src; j++)
-            a->ids[j] = vocab_lookup(&m->src_vocab, src.tok[j]);
+        const int cropped = source_cropped(m, src.n);
+        if (src.n > 0 && (!cropped || tr->crop)) {
+            a->S = source_ids(a->ids, m, &src, src.n - cropped);
+            tr->order[n_order++] = i;
+        }
         tokenlist_free(&src);
-        if (n_src == 0)
-            continue;
-        a->ids[n_src] = VOCAB_EOS;
-        a->S = n_src + 1;
-        tr->order[n_order++] = i;
     }
     sort_by_length(tr->order, tr->ahead, n_order);
     AheadJob job = {.tr = tr, .n_order = n_order};
