@@ -224,7 +224,12 @@ try {
     execFileSync(BIN, ["inspect", "--html", page2, text2], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     page2Url = pathToFileURL(page2).href;
     await page.goto(page2Url, { waitUntil: "load" });
-    const buttons = await texts("#target .tgt-word");
+    // As a reader sees them: a copied word's mark is drawn by CSS (::after), not text.
+    const buttons = await page.locator("#target .tgt-word").evaluateAll((els) => els.map((el) => {
+      const after = getComputedStyle(el, "::after").content;
+      const mark = after && after !== "none" && after !== "normal" ? after.replace(/^"|"$/g, "") : "";
+      return el.textContent.trim() + mark;
+    }));
     const rowHeads = await texts("#heatmap th[scope=row]");
     check("repeated word: the buttons are labelled as the table's rows",
           fmt(buttons) === fmt(rowHeads) && buttons.includes("ist#1") && buttons.includes("ist#2"),
