@@ -322,16 +322,20 @@ static void record_source(const Decoder *d, Translation *out, int i)
 /* Runs the cached decoder for the n sentences of the encoder batch at once: each over
  * its forced tokens and, if greedy, on by arg-max until </s> or its limit, recording
  * every step into its out; d->sum[i] gets the sum of sentence i's log-probabilities in
- * double. A sentence that has finished drops out of the next step's rows; a row's slot is
- * its sentence's index, so d->live gives both. */
+ * double. A job without an out (forced tokens only) is scored, not recorded: its sum
+ * adds each log-probability rounded to float, as a record holds it. A sentence that has
+ * finished drops out of the next step's rows; a row's slot is its sentence's index, so
+ * d->live gives both. */
 static int decode_record(Decoder *d, const RecordJob *jobs, int n, int greedy)
 {
     const int V = d->model->tgt_vocab.size;
     int live = 0;
     for (int i = 0; i < n; i++) {
-        record_source(d, jobs[i].out, i);
-        jobs[i].out->n = 0;
-        jobs[i].out->n_forced = jobs[i].n_prefix;
+        if (jobs[i].out) {
+            record_source(d, jobs[i].out, i);
+            jobs[i].out->n = 0;
+            jobs[i].out->n_forced = jobs[i].n_prefix;
+        }
         d->sum[i] = 0.0;
         if (greedy || jobs[i].n_forced > 0) {
             d->live[live] = i;
@@ -360,6 +364,15 @@ static int decode_record(Decoder *d, const RecordJob *jobs, int n, int greedy)
                 for (int v = 0; v < V; v++)
                     if (may_choose(d, v) && (chosen < 0 || logits[v] > logits[chosen]))
                         chosen = v;
+            }
+            if (!j->out) {
+                d->sum[s] += (double)(float)lp[chosen];
+                if (t + 1 < j->n_forced) {
+                    d->live[next] = s;
+                    d->tok[next] = chosen;
+                    next++;
+                }
+                continue;
             }
             record_step(d, j->out, b, t, chosen, lp);
             d->sum[s] += lp[chosen];
@@ -641,6 +654,37 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
         jobs[i].n_forced = d->fin_len[best];
     }
     return decode_record(d, jobs, n, 0);
+}
+
+int decode_score_batch(Decoder *d, const int *const *src, const int *S, int n,
+                       const int *const *target, const int *n_target, double *sum)
+{
+    const Model *m = d->model;
+    if (n < 1 || n > d->batch)
+        return TT_EINVAL;
+    int S_max = 0, need = 0;
+    RecordJob *jobs = d->jobs;
+    for (int i = 0; i < n; i++) {
+        if (S[i] < 1 || S[i] > m->config.max_len || n_target[i] < 1 ||
+            n_target[i] > m->config.max_len)
+            return TT_EINVAL;
+        for (int k = 0; k < n_target[i]; k++)
+            if (target[i][k] < 0 || target[i][k] >= m->tgt_vocab.size)
+                return TT_EINVAL;
+        jobs[i] = (RecordJob){.out = NULL, .forced = target[i], .n_forced = n_target[i],
+                              .n_prefix = n_target[i], .limit = n_target[i]};
+        S_max = S[i] > S_max ? S[i] : S_max;
+        need = S[i] > need ? S[i] : need;
+        need = n_target[i] > need ? n_target[i] : need;
+    }
+    int rc = decoder_reserve_batch(d, n, S_max, need);
+    if (rc == TT_OK)
+        rc = encoder_forward_batch(&d->enc, src, S, n, d->pool);
+    if (rc == TT_OK)
+        rc = decode_record(d, jobs, n, 0);
+    for (int i = 0; rc == TT_OK && i < n; i++)
+        sum[i] = d->sum[i];
+    return rc;
 }
 
 int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o)

@@ -200,6 +200,17 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
  * 0 after greedy decoding without n_best. They are ranked best first by their
  * length-normalised score (ties: the one finished first), so hypothesis 0 is the one
  * decoded into the Translation. */
+/* Scores given outputs instead of choosing them: sentence i's target[i] (n_target[i] ids,
+ * 1..the model's max_len, </s> included if it should count) forced through the decoder
+ * from <s>, for n sentences at once (1..the decoder's batch); sum[i] gets the sum of its
+ * tokens' log-probabilities, each rounded to float before it is added in double (as
+ * Translation.logprob holds them, so a sum equals one over a recorded decode_run of the
+ * same tokens), bit for bit the same whatever n and the other sentences. Nothing is
+ * recorded. Returns TT_OK, TT_EINVAL (a length or id out of range), TT_ENOMEM, or
+ * TT_EMODEL (a NaN or infinite logit); sum is then unspecified. */
+int decode_score_batch(Decoder *d, const int *const *src, const int *S, int n,
+                       const int *const *target, const int *n_target, double *sum);
+
 int decode_n_best(const Decoder *d);
 
 /* Hypothesis k (0 <= k < decode_n_best(d)) of that list: *ids its tokens (prefix and a

@@ -104,6 +104,69 @@ static void test_decode_beam_never_empty(void **state)
     model_free(&m);
 }
 
+/* decode_score_batch: a target's score is the sum of the log-probabilities a recorded
+ * decode_run gives the same tokens as its prefix (each a float, added in double), and
+ * it is the same bits whether the sentence is scored alone or among others of other
+ * lengths, in any order. */
+static void test_decode_score_batch(void **state)
+{
+    (void)state;
+    Model m;
+    build_tiny(&m, 5); /* the favourite plays no part: every token is forced */
+    for (int i = 0; i < m.n_specs; i++)
+        if (strcmp(m.specs[i].name, "generator.bias") == 0)
+            m.params[m.specs[i].offset + 5] = 0.5f;
+    Decoder dec;
+    Translation t;
+    assert_int_equal(decoder_init(&dec, &m, 1), TT_OK);
+    assert_int_equal(decoder_set_batch(&dec, 3, NULL), TT_OK);
+    assert_int_equal(translation_init(&t, &m, 0), TT_OK);
+    const int s0[] = {4, 5, VOCAB_EOS}, s1[] = {5, VOCAB_EOS}, s2[] = {4, 4, 5, 5, VOCAB_EOS};
+    const int g0[] = {4, 5, 6, VOCAB_EOS}, g1[] = {VOCAB_EOS}, g2[] = {5, 4, 4, 6, 6, VOCAB_EOS};
+    const int *src[] = {s0, s1, s2}, *tgt[] = {g0, g1, g2};
+    const int S[] = {3, 2, 5}, n_tgt[] = {4, 1, 6};
+    double alone[3];
+    for (int i = 0; i < 3; i++) {
+        /* The reference: the target as a forced prefix of a recorded greedy decode. */
+        DecodeOptions o = decode_options_default();
+        o.prefix = tgt[i];
+        o.n_prefix = n_tgt[i];
+        o.max_len = n_tgt[i] + 1;
+        assert_int_equal(decode_run(&dec, &t, src[i], S[i], &o), TT_OK);
+        double want = 0.0;
+        for (int k = 0; k < n_tgt[i]; k++)
+            want += (double)t.logprob[k];
+        assert_true(want < 0.0);
+        assert_int_equal(decode_score_batch(&dec, &src[i], &S[i], 1, &tgt[i], &n_tgt[i],
+                                            &alone[i]),
+                         TT_OK);
+        assert_memory_equal(&alone[i], &want, sizeof want);
+    }
+    double together[3];
+    assert_int_equal(decode_score_batch(&dec, src, S, 3, tgt, n_tgt, together), TT_OK);
+    assert_memory_equal(together, alone, sizeof alone);
+    const int *rsrc[] = {s2, s0, s1}, *rtgt[] = {g2, g0, g1};
+    const int rS[] = {5, 3, 2}, rn[] = {6, 4, 1};
+    double reversed[3];
+    assert_int_equal(decode_score_batch(&dec, rsrc, rS, 3, rtgt, rn, reversed), TT_OK);
+    assert_memory_equal(&reversed[0], &alone[2], sizeof(double));
+    assert_memory_equal(&reversed[1], &alone[0], sizeof(double));
+    assert_memory_equal(&reversed[2], &alone[1], sizeof(double));
+    /* Out of range: more sentences than the batch, an empty target, a bad id. */
+    const int *four_src[] = {s0, s1, s2, s0}, *four_tgt[] = {g0, g1, g2, g0};
+    const int four_S[] = {3, 2, 5, 3}, four_n[] = {4, 1, 6, 4};
+    double four[4];
+    assert_int_equal(decode_score_batch(&dec, four_src, four_S, 4, four_tgt, four_n, four),
+                     TT_EINVAL);
+    const int zero = 0, bad[] = {99};
+    const int *badp = bad;
+    assert_int_equal(decode_score_batch(&dec, src, S, 1, tgt, &zero, four), TT_EINVAL);
+    assert_int_equal(decode_score_batch(&dec, src, S, 1, &badp, &n_tgt[1], four), TT_EINVAL);
+    translation_free(&t);
+    decoder_free(&dec);
+    model_free(&m);
+}
+
 /* After a forced prefix the output is not empty, so </s> may follow it at once. */
 static void test_decode_beam_eos_after_prefix(void **state)
 {
@@ -339,6 +402,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decode_beam_never_empty),
         cmocka_unit_test(test_decode_beam_eos_after_prefix),
+        cmocka_unit_test(test_decode_score_batch),
         cmocka_unit_test(test_decode_beam_example),
         cmocka_unit_test(test_decode_beam_never_loses_to_greedy),
         cmocka_unit_test(test_decode_n_best_never_empty),
