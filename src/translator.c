@@ -38,6 +38,9 @@ static void ahead_free(Translator *tr)
     free(tr->batch_ids);
     free(tr->batch_S);
     free(tr->batch_t);
+    free(tr->batch_tgt);
+    free(tr->batch_n_tgt);
+    free(tr->batch_sum);
     for (int i = 0; tr->more && i < tr->threads - 1; i++)
         decoder_free(&tr->more[i]);
     free(tr->more);
@@ -48,7 +51,11 @@ static void ahead_free(Translator *tr)
     tr->batch_ids = NULL;
     tr->batch_S = NULL;
     tr->batch_t = NULL;
+    tr->batch_tgt = NULL;
+    tr->batch_n_tgt = NULL;
+    tr->batch_sum = NULL;
     tr->n_ahead_cap = tr->n_ahead = tr->next_ahead = 0;
+    tr->cur = &tr->t;
 }
 
 void translator_free(Translator *tr)
@@ -227,7 +234,7 @@ static int translator_reserve(Translator *tr, int n)
 /* The token the decoder saw at output position i. */
 static const char *output_token(const Translator *tr, int i)
 {
-    const Translation *t = &tr->t;
+    const Translation *t = tr->cur;
     if (i < t->n_forced)
         return tr->prefix.tok[i];
     return tr->model->tgt_vocab.tokens[t->ids[i]];
@@ -238,7 +245,7 @@ static const char *output_token(const Translator *tr, int i)
 static const char *output_word(const Translator *tr, const TokenList *surface, int i,
                                unsigned char *copied)
 {
-    const Translation *t = &tr->t;
+    const Translation *t = tr->cur;
     *copied = 0;
     if (i >= t->n_forced && t->ids[i] == VOCAB_UNK && !tr->keep_unk && surface->n > 0) {
         int j = translation_most_attended(t, tr->model, i);
@@ -328,7 +335,7 @@ int translator_is_capitalised(const char *token)
 /* Whether a generated <unk> of the last translation took its word from source token j. */
 static int copied(const Translator *tr, int j)
 {
-    const Translation *t = &tr->t;
+    const Translation *t = tr->cur;
     for (int i = t->n_forced; i < t->n; i++)
         if (t->ids[i] == VOCAB_UNK && translation_most_attended(t, tr->model, i) == j)
             return 1;
@@ -383,7 +390,7 @@ static void rollout(Translator *tr, int S)
 /* Fills kind, coverage and uncovered for the sentence just decoded. */
 static void assess(Translator *tr, const TokenList *surface, int n_text, TranslatorResult *out)
 {
-    const Translation *t = &tr->t;
+    const Translation *t = tr->cur;
     const ModelConfig *c = &tr->model->config;
     const int L = c->n_decoder_layers;
     int first = 0; /* the first word: the first token that is not punctuation */
@@ -566,18 +573,18 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     }
 
     Translation *t = &tr->t;
+    tr->cur = t;
     if (tr->src.n == 0) {
         t->n = 0;
         t->S = 0;
         t->n_forced = 0;
     } else {
         source_ids(tr->src_ids, m, &tr->src, tr->src.n);
-        TranslatorAhead *a = ahead_take(tr, text, len);
+        const TranslatorAhead *a = ahead_take(tr, text, len);
         if (a && a->S == S && memcmp(a->ids, tr->src_ids, sizeof(int) * (size_t)S) == 0) {
-            /* Decoded ahead, in a batch: take its record (the two swap buffers). */
-            const Translation tmp = *t;
-            *t = a->t;
-            a->t = tmp;
+            /* Decoded ahead, in a batch: its record is the result's, and stays in place
+             * for a run of the same text after translator_ahead_rewind. */
+            tr->cur = &a->t;
         } else {
             rc = decode_run(&tr->dec, t, tr->src_ids, S, &tr->decode);
             if (rc != TT_OK) {
@@ -619,9 +626,12 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
     tr->batch_ids = malloc(sizeof(int *) * per);
     tr->batch_S = malloc(sizeof(int) * per);
     tr->batch_t = malloc(sizeof(Translation *) * per);
+    tr->batch_tgt = malloc(sizeof(int *) * per);
+    tr->batch_n_tgt = malloc(sizeof(int) * per);
+    tr->batch_sum = malloc(sizeof(double) * per);
     tr->more = calloc((size_t)threads, sizeof *tr->more);
     if (!tr->ahead || !tr->order || !tr->batch_ids || !tr->batch_S || !tr->batch_t ||
-        !tr->more) {
+        !tr->batch_tgt || !tr->batch_n_tgt || !tr->batch_sum || !tr->more) {
         ahead_free(tr);
         return TT_ENOMEM;
     }
@@ -654,34 +664,50 @@ int translator_ahead_capacity(const Translator *tr)
     return tr->n_ahead_cap;
 }
 
-/* What the threads of translator_decode_ahead share. */
+/* What the threads of translator_decode_ahead and translator_score_ahead share. */
 typedef struct {
     Translator *tr;
-    int n_order;   /* entries to decode, in tr->order */
+    int n_order;   /* entries to decode or score, in tr->order */
+    const int *const *target; /* translator_score_ahead's targets, or NULL: decode */
+    const int *n_target;
+    double *sum;
 } AheadJob;
 
 /* Thread task's share: batches task, task + threads, ... of the sorted entries, with its
- * own decoder and scratch. A batch that fails is left to translator_run. */
+ * own decoder and scratch. A batch that fails is left to translator_run (decoding) or
+ * scored NAN. */
 static void ahead_task(void *ctx, int task)
 {
     const AheadJob *job = ctx;
     Translator *tr = job->tr;
     Decoder *dec = task == 0 ? &tr->dec : &tr->more[task - 1];
     const int B = tr->batch;
-    const int **ids = tr->batch_ids + (size_t)task * B;
-    int *S = tr->batch_S + (size_t)task * B;
-    Translation **t = tr->batch_t + (size_t)task * B;
+    const size_t at = (size_t)task * B;
+    const int **ids = tr->batch_ids + at, **tgt = tr->batch_tgt + at;
+    int *S = tr->batch_S + at, *n_tgt = tr->batch_n_tgt + at;
+    Translation **t = tr->batch_t + at;
+    double *sum = tr->batch_sum + at;
     for (int k = task * B; k < job->n_order; k += tr->threads * B) {
         const int nb = job->n_order - k < B ? job->n_order - k : B;
+        const int *order = tr->order + k;
         for (int j = 0; j < nb; j++) {
-            TranslatorAhead *a = &tr->ahead[tr->order[k + j]];
+            TranslatorAhead *a = &tr->ahead[order[j]];
             ids[j] = a->ids;
             S[j] = a->S;
             t[j] = &a->t;
+            if (job->target) {
+                tgt[j] = job->target[order[j]];
+                n_tgt[j] = job->n_target[order[j]];
+            }
         }
-        if (decode_batch(dec, t, ids, S, nb, &tr->decode) == TT_OK)
+        if (job->target) {
+            const int ok = decode_score_batch(dec, ids, S, nb, tgt, n_tgt, sum) == TT_OK;
             for (int j = 0; j < nb; j++)
-                tr->ahead[tr->order[k + j]].decoded = 1;
+                job->sum[order[j]] = ok ? sum[j] : NAN;
+        } else if (decode_batch(dec, t, ids, S, nb, &tr->decode) == TT_OK) {
+            for (int j = 0; j < nb; j++)
+                tr->ahead[order[j]].decoded = 1;
+        }
     }
 }
 
@@ -739,10 +765,41 @@ static TranslatorAhead *ahead_take(Translator *tr, const char *text, size_t len)
     if (tr->next_ahead >= tr->n_ahead)
         return NULL;
     TranslatorAhead *a = &tr->ahead[tr->next_ahead];
-    if (a->text != text || a->len != len)
+    if (a->len != len || (a->text != text && memcmp(a->text, text, len) != 0))
         return NULL;
     tr->next_ahead++;
     return a->decoded ? a : NULL;
+}
+
+void translator_ahead_rewind(Translator *tr)
+{
+    tr->next_ahead = 0;
+}
+
+const int *translator_ahead_source(const Translator *tr, int i, int *S)
+{
+    if (i < 0 || i >= tr->n_ahead || !tr->ahead[i].decoded)
+        return NULL;
+    *S = tr->ahead[i].S;
+    return tr->ahead[i].ids;
+}
+
+int translator_score_ahead(Translator *tr, const int *const *target, const int *n_target,
+                           int n, double *sum)
+{
+    if (n != tr->n_ahead)
+        return TT_EINVAL;
+    int n_order = 0;
+    for (int i = 0; i < n; i++) {
+        sum[i] = NAN;
+        if (tr->ahead[i].decoded && target[i])
+            tr->order[n_order++] = i;
+    }
+    sort_by_length(tr->order, tr->ahead, n_order);
+    AheadJob job = {.tr = tr, .n_order = n_order, .target = target, .n_target = n_target,
+                    .sum = sum};
+    pool_run(tr->pool, tr->threads, ahead_task, &job);
+    return TT_OK;
 }
 
 int translator_n_best(const Translator *tr)
@@ -763,6 +820,7 @@ int translator_hypothesis(Translator *tr, int k, TranslatorResult *out, double *
     decode_hypothesis(&tr->dec, k, &ids, &n, logprob, score);
     free(tr->text); /* the previous result's views end here */
     tr->text = NULL;
+    tr->cur = &tr->t;
     int rc = decode_record_hypothesis(&tr->dec, &tr->t, k);
     if (rc != TT_OK) {
         set_decode_error(err, errlen, rc);
@@ -829,7 +887,7 @@ static size_t cased_word(char *dst, size_t size, const char *w, int first,
  * The capitalised source words are folded once for the sentence, not once a word. */
 static int truecase(Translator *tr, const TokenList *surface, int n_text)
 {
-    const Translation *t = &tr->t;
+    const Translation *t = tr->cur;
     char **folded = calloc(surface->n ? (size_t)surface->n : 1, sizeof *folded);
     if (!folded)
         return TT_ENOMEM;
@@ -862,10 +920,10 @@ static int truecase(Translator *tr, const TokenList *surface, int n_text)
     return buf ? TT_OK : TT_ENOMEM;
 }
 
-/* The result of the sentence tr->t holds: words, text and what deserves doubt. */
+/* The result of the sentence tr->cur holds: words, text and what deserves doubt. */
 static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_t errlen)
 {
-    const Translation *t = &tr->t;
+    const Translation *t = tr->cur;
     const TokenList *surface = tr->surface.n ? &tr->surface : &tr->src;
     for (int i = 0; i < t->n; i++) {
         tr->tokens[i] = output_token(tr, i);
@@ -1062,5 +1120,5 @@ int translator_write_json(FILE *out, const TranslatorResult *r, const char *line
 
 const float *translator_encoder_attention(const Translator *tr)
 {
-    return tr->t.S > 0 ? tr->t.enc : NULL;
+    return tr->cur && tr->cur->S > 0 ? tr->cur->enc : NULL;
 }

@@ -184,7 +184,9 @@ typedef struct {
     int cropped;          /* the last sentence's TranslatorResult.cropped */
     float coverage_min;   /* >= 0 */
     Decoder dec;
-    Translation t;        /* the last sentence's record */
+    Translation t;        /* the record of a sentence decoded here, not ahead */
+    const Translation *cur; /* the last sentence's record: &t or its entry of ahead;
+                               NULL before the first */
     TokenList prefix;     /* the prefix's tokens as the user wrote them (target rules) */
     int *prefix_ids;      /* (max(prefix.n, 1)) their ids, unknown words as <unk> */
     int *src_ids;         /* (N) the source ids of the current sentence, </s> last */
@@ -212,8 +214,11 @@ typedef struct {
                                 the next one translator_run may take */
     int *order;           /* (n_ahead_cap) scratch: entries sorted by source length */
     const int **batch_ids; /* (threads · batch) scratch: each thread's batch's sources, */
-    int *batch_S;          /* lengths */
-    Translation **batch_t; /* and records */
+    int *batch_S;          /* lengths, */
+    Translation **batch_t; /* records, */
+    const int **batch_tgt; /* and for translator_score_ahead targets, */
+    int *batch_n_tgt;      /* their lengths */
+    double *batch_sum;     /* and sums */
     Pool *pool;           /* translator_set_batch's, or NULL; not owned */
     int threads;          /* its threads: each decodes whole batches with its own decoder */
     Decoder *more;        /* (threads − 1) the other threads' decoders; owned */
@@ -262,15 +267,35 @@ int translator_ahead_capacity(const Translator *tr);
 
 /* Decodes texts[0..n) (n up to translator_ahead_capacity) ahead, sorted by source length,
  * in batches of the batch size; the translator_run calls that follow, given the same
- * text pointers and lengths in the same order, take each one's decoding instead of
+ * texts (the same bytes) in the same order, take each one's decoding instead of
  * decoding it again, and do everything else as usual. A sentence's result is the same,
  * bit for bit, as translator_run alone gives (decode.h: batches are row-stable). Texts
  * that translator_run would refuse (invalid UTF-8, too long) or that are empty are left
  * to it, and so is a batch whose decoding failed (translator_run then reports the error
- * for each sentence). The texts must stay unchanged until translator_run has taken them.
+ * for each sentence). The texts must stay alive and unchanged until translator_run has
+ * taken them (after a rewind, again).
  * Returns TT_OK, or TT_EINVAL (n out of range). */
 int translator_decode_ahead(Translator *tr, const char *const *texts, const size_t *lens,
                             int n);
+
+/* Lets the translator_run calls that follow take the texts decoded by the last
+ * translator_decode_ahead from the first again: a caller that needs every text's result
+ * before it shows any (the read-back of a block) runs them twice, decoding once. */
+void translator_ahead_rewind(Translator *tr);
+
+/* Entry i of the last translator_decode_ahead, if it was decoded: its source ids (S of
+ * them, </s> last) as translator_run reads them; NULL when it was left to translator_run. */
+const int *translator_ahead_source(const Translator *tr, int i, int *S);
+
+/* Scores a target for each entry of the last translator_decode_ahead that was decoded:
+ * target[i] (n_target[i] ids, or NULL to skip the entry) forced through the decoder
+ * against entry i's source, in batches of the same size, sorted by source length and
+ * shared among the same threads; sum[i] gets decode_score_batch's sum, bit for bit the
+ * same whatever the batch, or NAN for an entry skipped, not decoded, or whose batch
+ * failed (the caller scores it alone and reports the error). Returns TT_OK, or
+ * TT_EINVAL (n is not the last decode's). */
+int translator_score_ahead(Translator *tr, const int *const *target, const int *n_target,
+                           int n, double *sum);
 
 /* How many finished hypotheses the last translator_run kept, best first (beam search
  * keeps up to the beam; greedy decoding none unless decode.n_best); 0 after
