@@ -867,7 +867,7 @@ static void read_back_beside(char *buf, size_t size, const char *path, const Mod
 }
 
 int cli_read_back_open(const char *cmd, CliReadBack *c, const CliReadBackOptions *o,
-                       const Model *m, const char *model_path)
+                       const Model *m, const char *model_path, int batch, Pool *pool)
 {
     memset(c, 0, sizeof *c);
     if (o->mode == CLI_READ_BACK_OFF)
@@ -899,6 +899,10 @@ int cli_read_back_open(const char *cmd, CliReadBack *c, const CliReadBackOptions
                                m->config.src_lang);
     }
     rc = readback_init(&c->rb, &c->reverse, o->margin, err, sizeof err);
+    if (rc == TT_OK && (rc = readback_set_batch(&c->rb, batch, pool)) != TT_OK) {
+        snprintf(err, sizeof err, "%s", status_message(rc));
+        readback_free(&c->rb);
+    }
     if (rc != TT_OK) {
         model_free(&c->reverse);
         fprintf(stderr, "toytrans %s: read-back: %s\n", cmd, err);

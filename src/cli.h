@@ -293,10 +293,11 @@ void cli_read_back_help(FILE *out, int column);
  * "TGT-SRC.db" beside it (de-en.db beside an en→de model), and only when that file is
  * there and reads m's output back; the one --read-back-model names (which must load and
  * fit: exit 3 or 2 otherwise); none with --no-read-back. Returns 0 with c->rb.model set
- * or NULL, or the exit code with the message printed. Close with cli_read_back_close,
- * which accepts a zeroed CliReadBack. */
+ * or NULL, or the exit code with the message printed. It reads blocks back in batches
+ * of batch, on pool's threads (readback_set_batch), as the command translates them. Close
+ * with cli_read_back_close, which accepts a zeroed CliReadBack. */
 int cli_read_back_open(const char *cmd, CliReadBack *c, const CliReadBackOptions *o,
-                       const Model *m, const char *model_path);
+                       const Model *m, const char *model_path, int batch, Pool *pool);
 void cli_read_back_close(CliReadBack *c);
 
 #endif

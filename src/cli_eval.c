@@ -692,7 +692,8 @@ int cli_eval(int argc, char **argv)
     if (code == 0)
         code = cli_batch_open("eval", &tr, (int)o.batch, (int)o.threads, &pool);
     if (code == 0 && o.warnings)
-        code = cli_read_back_open("eval", &rb, &o.read_back, &m, o.model_path);
+        code = cli_read_back_open("eval", &rb, &o.read_back, &m, o.model_path, (int)o.batch,
+                                  pool);
     Model back_model;
     Translator back = {0};
     const int have_back = code == 0 && o.equivalent_by;

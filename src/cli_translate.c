@@ -104,8 +104,9 @@ static void translate_usage(FILE *out)
           "  --head H|mean      the head alignments read, from 0, or the mean (default)\n"
           "  --batch N          decode N sentences at once (default %d; 1: one at a\n"
           "                     time); lines are read in blocks of %d batches and sorted\n"
-          "                     by length; every sentence's output is the same, bit for\n"
-          "                     bit, whatever N; on a terminal each line answers at once\n"
+          "                     by length, and read back in batches too; every\n"
+          "                     sentence's output is the same, bit for bit, whatever N;\n"
+          "                     on a terminal each line answers at once\n"
           "  --threads N        threads for decoding (default 1; the output is the same)\n",
           (double)TRANSLATOR_COVERAGE_MIN, TRANSLATOR_DEFAULT_BATCH, TRANSLATOR_AHEAD_BLOCK);
     cli_read_back_help(out, 21);
@@ -470,11 +471,26 @@ static int write_n_best(TranslateRun *run, const TranslatorResult *best, long no
     return 0;
 }
 
-/* A block of lines decoded in batches before translate_line shows each. */
+/* A block of lines decoded in batches before translate_line shows each; with the
+ * read-back, their translations are read back in batches too, which needs every text
+ * first: a first pass takes them (decoding nothing), and translate_line's runs the block
+ * again. What fails here is left to translate_line, which reports it. */
 static void translate_ahead(const char *const *texts, const size_t *lens, int n, void *ctx)
 {
     TranslateRun *run = ctx;
     (void)translator_decode_ahead(&run->tr, texts, lens, n);
+    ReadBack *rb = &run->rb.rb;
+    if (!rb->model || !rb->n_ahead_cap || run->o->to.decode.n_best)
+        return;
+    readback_ahead_clear(rb);
+    for (int i = 0; i < n; i++) {
+        TranslatorResult r;
+        if (translator_run(&run->tr, texts[i], lens[i], &r, NULL, 0) == TT_OK &&
+            readback_ahead_add(rb, texts[i], lens[i], r.text) != TT_OK)
+            break;
+    }
+    translator_ahead_rewind(&run->tr);
+    readback_ahead_decode(rb);
 }
 
 static int translate_line(const char *line, size_t len, long no, void *ctx)
@@ -558,7 +574,8 @@ int cli_translate(int argc, char **argv)
     if (code == 0)
         code = cli_batch_open("translate", &run.tr, batch, (int)o.threads, &pool);
     if (code == 0)
-        code = cli_read_back_open("translate", &run.rb, &o.read_back, &m, o.model_path);
+        code = cli_read_back_open("translate", &run.rb, &o.read_back, &m, o.model_path, batch,
+                                  pool);
     if (code == 0)
         code = cli_for_each_block(argc - optind, argv + optind,
                                   translator_ahead_capacity(&run.tr), translate_ahead,

@@ -27,6 +27,7 @@
 #define TOYTRANS_READBACK_H
 
 #include "model.h"
+#include "pool.h"
 #include "translator.h"
 
 #include <stddef.h>
@@ -35,13 +36,29 @@
 #define READBACK_MARGIN 5.0
 #define READBACK_MARGIN_TEXT "5.0" /* the same, for help texts */
 
+/* A pair handed to readback_ahead_add, read back with the others of its block. */
+typedef struct {
+    char *source, *translation; /* copies, owned */
+    size_t len, tlen;
+    int *target;        /* (max_len) the input's ids, then </s>; owned */
+    int n_target;       /* 0: the input cannot be scored (readback_run says why) */
+    double input;       /* its score, or NAN: readback_run scores it alone */
+} ReadBackAhead;
+
 typedef struct {
     const Model *model; /* the reverse model; not owned, must outlive the ReadBack */
     double margin_max;  /* a margin above this disagrees, >= 0 */
     Translator tr;      /* the reverse model's greedy translator */
-    Translation forced; /* the input forced through the reverse model */
     int *ids;           /* (max_len) the forced prefix: the input's ids, then </s> */
     TokenList input;    /* the input in the reverse model's target tokens */
+    int n_ahead_cap;    /* pairs a block holds: the translator's ahead capacity, or 0 */
+    int n_ahead, next_ahead; /* pairs added, and the first readback_run has not taken */
+    ReadBackAhead *ahead;    /* (n_ahead_cap) owned */
+    const char **texts;      /* (n_ahead_cap) scratch: the translations, */
+    size_t *lens;            /* their lengths, */
+    const int **targets;     /* the targets, */
+    int *n_targets;          /* their lengths */
+    double *sums;            /* and scores */
 } ReadBack;
 
 /* What the read-back of one translation found: translator.h's TranslatorReadBack, the
@@ -58,6 +75,21 @@ int readback_fits(const Model *forward, const Model *reverse);
 int readback_init(ReadBack *rb, const Model *reverse, double margin_max, char *err,
                   size_t errlen);
 void readback_free(ReadBack *rb);
+
+/* Lets a block of pairs be read back in batches of batch, shared among pool's threads (NULL:
+ * the calling thread; not owned, must outlive rb's use), as translator_set_batch. Batch 1
+ * without threads keeps one pair at a time. Returns TT_OK, TT_EINVAL or TT_ENOMEM. */
+int readback_set_batch(ReadBack *rb, int batch, Pool *pool);
+
+/* A block: readback_ahead_clear empties it; readback_ahead_add copies a pair (source, len
+ * bytes; translation NUL-terminated) into it, up to the batch's capacity (TT_EINVAL when
+ * full, TT_ENOMEM); readback_ahead_decode reads them all back at once (the reverse model's
+ * readings, then the inputs' scores, in batches). The readback_run calls that follow, for
+ * the same pairs in the same order (some may be left out), take each one's work; the
+ * result is the same, bit for bit, as readback_run alone gives. */
+void readback_ahead_clear(ReadBack *rb);
+int readback_ahead_add(ReadBack *rb, const char *source, size_t len, const char *translation);
+void readback_ahead_decode(ReadBack *rb);
 
 /* Reads translation (NUL-terminated, the forward model's output) back and scores source
  * (len bytes, the forward model's input) against the reading. A pair that cannot be

@@ -95,6 +95,43 @@ same "--beam 4 --batch 32 --threads 2 equals --batch 1" "$BREF" --beam 4 --batch
 same "--beam 4 --batch 5 equals --batch 1" "$BREF" --beam 4 --batch 5
 SRC=$SRC_ALL
 
+# The read-back (the reverse model beside the model) reads a block back in batches too:
+# its readings, scores and warnings are the same, bit for bit, as one sentence at a time.
+# The honesty set's sentences make it warn (reads back as ...), test.tsv's agree; with
+# --strict, lines left out of a block's output must not shift the others' read-backs.
+RB=$TMP/readback.txt
+{ grep -v '^#' data/honesty.tsv | cut -f1; sed -n '1,300p' "$SRC"; } >"$RB"
+for extra in "" "--strict"; do
+    # shellcheck disable=SC2086 # $extra is one flag or none
+    run_in "$RB" translate --model "$MODEL" --read-back --json --batch 1 $extra
+    cp "$OUT" "$TMP/rb1.out"
+    cp "$ERR" "$TMP/rb1.err"
+    rcode=$CODE
+    if [ -z "$extra" ]; then
+        want='"agrees":false'
+    else
+        want='"error"' # lines refused among the read-back ones
+    fi
+    if grep -q "$want" "$TMP/rb1.out" && grep -q '"agrees":true' "$TMP/rb1.out"; then
+        pass "read-back $extra: readings that agree, and $want"
+    else
+        fail "read-back $extra: readings that agree, and $want" "exit $CODE"
+        show "$ERR"
+    fi
+    for args in "--batch 32" "--batch 7 --threads 2"; do
+        # shellcheck disable=SC2086
+        run_in "$RB" translate --model "$MODEL" --read-back --json $args $extra
+        if [ "$CODE" -eq "$rcode" ] && cmp -s "$OUT" "$TMP/rb1.out" &&
+            cmp -s "$ERR" "$TMP/rb1.err"; then
+            pass "read-back $extra $args: the same JSON, warnings and exit code as --batch 1"
+        else
+            fail "read-back $extra $args: the same JSON, warnings and exit code as --batch 1" \
+                "exit $CODE vs $rcode; $(cmp "$OUT" "$TMP/rb1.out" 2>&1 | head -1)"
+            show "$ERR"
+        fi
+    done
+done
+
 # Bad lines inside a block: the same messages, exit code and output as one at a time.
 run_in "$MIXED" translate --model "$MODEL" --no-read-back --batch 1
 cp "$OUT" "$TMP/mixed1.out"
