@@ -70,6 +70,7 @@ LIB_SRC = \
     src/kernel.c \
     src/rng.c \
     src/corpus.c \
+    src/phrasebook.c \
     src/grammar.c \
     src/attention.c \
     src/selfattn.c \

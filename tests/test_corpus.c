@@ -206,7 +206,7 @@ static int group_setup(void **state)
         return -1;
     }
     make_temp_dir(g.dir);
-    if (corpus_write(g.dir, g.lex, CORPUS_DEFAULT_SEED, CORPUS_DEFAULT_TRAIN,
+    if (corpus_write(g.dir, g.lex, NULL, CORPUS_DEFAULT_SEED, CORPUS_DEFAULT_TRAIN,
                      CORPUS_DEFAULT_VALID, CORPUS_DEFAULT_TEST, NULL, err, sizeof err) != TT_OK) {
         fprintf(stderr, "test_corpus: %s\n", err);
         return -1;
@@ -495,7 +495,7 @@ static void test_corpus_samples_show_their_construction(void **state)
     (void)state;
     Rng rng;
     rng_seed(&rng, 42);
-    for (int t = 0; t < CORPUS_N_TYPES; t++) {
+    for (int t = 0; t < CORPUS_N_GRAMMAR; t++) {
         for (int i = 0; i < 500; i++) {
             CorpusPair p;
             corpus_sample(&p, g.lex, (CorpusType)t, &rng);
@@ -526,7 +526,7 @@ static void test_corpus_lexicon_next_writes_every_construction(void **state)
         fail_msg("%s", err);
     Rng rng;
     rng_seed(&rng, 3);
-    for (int t = 0; t < CORPUS_N_TYPES; t++) {
+    for (int t = 0; t < CORPUS_N_GRAMMAR; t++) {
         for (int i = 0; i < 300; i++) {
             CorpusPair p;
             corpus_sample(&p, lex, (CorpusType)t, &rng);
@@ -591,7 +591,7 @@ static void test_corpus_files_well_formed(void **state)
     }
 }
 
-/* The test file holds every construction equally often, 100 each by default. */
+/* The test file holds every grammar construction equally often, 100 each by default. */
 static void test_corpus_test_file_balanced(void **state)
 {
     (void)state;
@@ -602,8 +602,9 @@ static void test_corpus_test_file_balanced(void **state)
         for (int t = 0; t < CORPUS_N_TYPES; t++)
             count[t] += strcmp(name, corpus_type_name((CorpusType)t)) == 0;
     }
-    for (int t = 0; t < CORPUS_N_TYPES; t++)
-        assert_int_equal(count[t], CORPUS_DEFAULT_TEST / CORPUS_N_TYPES);
+    for (int t = 0; t < CORPUS_N_GRAMMAR; t++)
+        assert_int_equal(count[t], CORPUS_DEFAULT_TEST / CORPUS_N_GRAMMAR);
+    assert_int_equal(count[CORPUS_PHRASE], 0); /* no phrasebook, no phrase */
 }
 
 /* No core appears twice, within a file or across files. */
@@ -705,9 +706,9 @@ static void test_corpus_write_deterministic(void **state)
     make_temp_dir(a);
     make_temp_dir(b);
     make_temp_dir(c);
-    assert_int_equal(corpus_write(a, g.lex, 5, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
-    assert_int_equal(corpus_write(b, g.lex, 5, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
-    assert_int_equal(corpus_write(c, g.lex, 6, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
+    assert_int_equal(corpus_write(a, g.lex, NULL, 5, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
+    assert_int_equal(corpus_write(b, g.lex, NULL, 5, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
+    assert_int_equal(corpus_write(c, g.lex, NULL, 6, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
     for (int s = 0; s < N_SPLITS; s++) {
         size_t na, nb, nc;
         join_path(pa, a, SPLIT_FILES[s]);
@@ -738,12 +739,12 @@ static void test_corpus_write_rejects_bad_sizes(void **state)
     char parent[PATH_LEN], dir[PATH_LEN], err[ERR_LEN];
     make_temp_dir(parent);
     join_path(dir, parent, "out");
-    assert_int_equal(corpus_write(dir, g.lex, 1, 0, 1, 1, NULL, err, sizeof err), TT_EINVAL);
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 0, 1, 1, NULL, err, sizeof err), TT_EINVAL);
     assert_non_null(strstr(err, "train 0"));
-    assert_int_equal(corpus_write(dir, g.lex, 1, 10, -1, 1, NULL, err, sizeof err), TT_EINVAL);
-    assert_int_equal(corpus_write(dir, g.lex, 1, CORPUS_MAX_PAIRS, 1, 0, NULL, err, sizeof err),
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 10, -1, 1, NULL, err, sizeof err), TT_EINVAL);
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, CORPUS_MAX_PAIRS, 1, 0, NULL, err, sizeof err),
                      TT_EINVAL);
-    assert_int_equal(corpus_write(NULL, g.lex, 1, 10, 1, 1, NULL, err, sizeof err), TT_EINVAL);
+    assert_int_equal(corpus_write(NULL, g.lex, NULL, 1, 10, 1, 1, NULL, err, sizeof err), TT_EINVAL);
     assert_false(path_exists(dir));
     remove_tree(parent);
 }
@@ -756,7 +757,7 @@ static void test_corpus_missing_parent_gives_eio(void **state)
     CorpusStats stats;
     make_temp_dir(parent);
     join_path(dir, parent, "missing/out");
-    assert_int_equal(corpus_write(dir, g.lex, 1, 10, 1, 1, &stats, err, sizeof err), TT_EIO);
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 10, 1, 1, &stats, err, sizeof err), TT_EIO);
     assert_non_null(strstr(err, dir));
     assert_non_null(strstr(err, strerror(ENOENT)));
     assert_int_equal(stats.draws, 0);
@@ -777,7 +778,7 @@ static void test_corpus_unwritable_dir_gives_eio(void **state)
     FILE *f = fopen(dir, "w");
     assert_non_null(f);
     fclose(f);
-    assert_int_equal(corpus_write(dir, g.lex, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
     assert_non_null(strstr(err, "plain-file/train.tsv"));
     assert_non_null(strstr(err, strerror(ENOTDIR)));
     assert_int_equal(count_entries(parent), 1);
@@ -785,7 +786,7 @@ static void test_corpus_unwritable_dir_gives_eio(void **state)
     join_path(dir, parent, "read-only");
     assert_int_equal(mkdir(dir, 0555), 0);
     if (access(dir, W_OK) != 0) {
-        assert_int_equal(corpus_write(dir, g.lex, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
+        assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
         assert_non_null(strstr(err, "read-only/train.tsv"));
         assert_non_null(strstr(err, strerror(EACCES)));
         assert_int_equal(count_entries(dir), 0);
@@ -800,7 +801,7 @@ static void test_corpus_failed_write_keeps_old_files(void **state)
     (void)state;
     char dir[PATH_LEN], err[ERR_LEN], path[PATH_LEN];
     make_temp_dir(dir);
-    assert_int_equal(corpus_write(dir, g.lex, 1, 300, 20, 20, NULL, err, sizeof err), TT_OK);
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 300, 20, 20, NULL, err, sizeof err), TT_OK);
     char *before[N_SPLITS];
     size_t len[N_SPLITS];
     for (int s = 0; s < N_SPLITS; s++) {
@@ -817,7 +818,7 @@ static void test_corpus_failed_write_keeps_old_files(void **state)
     void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
     fflush(NULL);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-    int rc = corpus_write(dir, g.lex, 2, 2000, 100, 100, NULL, err, sizeof err);
+    int rc = corpus_write(dir, g.lex, NULL, 2, 2000, 100, 100, NULL, err, sizeof err);
     setrlimit(RLIMIT_FSIZE, &old);
     signal(SIGXFSZ, old_handler);
 
