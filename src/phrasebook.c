@@ -100,6 +100,12 @@ static const char *side_why(const char *s, int english, size_t *at)
     if (n > PHRASEBOOK_TEXT_MAX)
         return english ? "the English is longer than 160 bytes"
                        : "the German is longer than 160 bytes";
+    *at = n - 1;
+    if (strchr(".!?", s[n - 1]))
+        return english ? "the English ends in a punctuation mark (the construction adds "
+                         "the final mark)"
+                       : "the German ends in a punctuation mark (the construction adds "
+                         "the final mark)";
     for (size_t i = 0; i < n; i++) {
         const unsigned char c = (unsigned char)s[i];
         *at = i;
@@ -112,12 +118,6 @@ static const char *side_why(const char *s, int english, size_t *at)
         if (!english && (c < ' ' || c == 0x7f))
             return "the German has a control character";
     }
-    *at = n - 1;
-    if (strchr(".!?", s[n - 1]))
-        return english ? "the English ends in a punctuation mark (the construction adds "
-                         "the final mark)"
-                       : "the German ends in a punctuation mark (the construction adds "
-                         "the final mark)";
     *at = 0;
     if (english && !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
         return "the English does not start with a letter";
