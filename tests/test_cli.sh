@@ -973,6 +973,28 @@ expect_in "info: the per-epoch table" "$OUT" "epoch        step  valid loss  exa
 expect_in "info: the training command" "$OUT" "toytrans train --train"
 expect_in "info: train records the vocabulary's corpus as vocab and init do" "$OUT" "vocabulary corpus"
 expect_in "info: train records the seed of its random weights" "$OUT" "init seed"
+
+# The phrasebook: train --phrasebook records its checksum (the one src/grammar.c's table
+# was typed from, so the grammar check may take its phrases), corpus --phrasebook writes
+# the phrase construction and names a bad phrasebook's lines (exit 4).
+run train --train "$TMP/c.tsv" --phrasebook data/phrasebook-next.tsv --out "$TMP/pb.db" \
+    --d-model 8 --heads 2 --d-ff 16 --max-len 12 --stop-after 1
+expect_code "train --phrasebook: exit 0" 0
+run info --model "$TMP/pb.db"
+expect_in "info: train --phrasebook records the phrasebook" "$OUT" "data/phrasebook-next.tsv"
+expect_in "info: and its checksum" "$OUT" "60fb2f3b45ad9e2f"
+mkdir "$TMP/pbc"
+run corpus --out-dir "$TMP/pbc" --phrasebook data/phrasebook-next.tsv --train 300 --valid 20 \
+    --test 40
+expect_code "corpus --phrasebook: exit 0" 0
+expect_in "corpus --phrasebook: counts the phrases" "$OUT" "phrases of data/phrasebook-next.tsv"
+printf 'phrase\tHello\tHallo\nphrase\tGood morning\nphrase\tBye\t\n' >"$TMP/badbook.tsv"
+run corpus --out-dir "$TMP/pbc" --phrasebook "$TMP/badbook.tsv"
+expect_code "corpus: a malformed phrasebook: exit 4" 4
+expect_in "corpus: a malformed phrasebook: names line 2" "$ERR" "badbook.tsv:2: byte 19: a phrase has 3 fields"
+expect_in "corpus: a malformed phrasebook: and line 3" "$ERR" "badbook.tsv:3: byte"
+run corpus --out-dir "$TMP" --phrasebook "$TMP/train.tsv"
+expect_code "corpus: the phrasebook as an output: exit 2" 2
 expect_in "info: train's created_by names the version" "$OUT" "toytrans 0.1.0 train"
 run plot --model "$H" --out "$TMP/loss.svg" --width 640 --height 400
 expect_code "plot on a trained model: exit 0" 0
