@@ -102,7 +102,7 @@ static int file_lines_load(FileLines *fl, const char *path)
     fl->ends_newline = fl->len == 0 || fl->text[fl->len - 1] == '\n';
     if (!fl->ends_newline)
         n++;
-    fl->lines = malloc((n + 1) * sizeof *fl->lines);
+    fl->lines = calloc(n + 1, sizeof *fl->lines);
     if (!fl->lines) {
         file_lines_free(fl);
         return -1;
@@ -1061,23 +1061,24 @@ static void test_corpus_phrasebook_construction(void **state)
     CorpusStats stats;
     assert_int_equal(corpus_write(dir, g.lex, book, 11, 20000, 1000, 1000, &stats, err,
                                   sizeof err), TT_OK);
-    FileLines fl[N_SPLITS];
-    for (int s = 0; s < N_SPLITS; s++) {
-        join_path(path, dir, SPLIT_FILES[s]);
-        assert_int_equal(file_lines_load(&fl[s], path), 0);
-    }
     int *in_train = calloc((size_t)n_book, sizeof *in_train);
     int *in_test = calloc((size_t)n_book, sizeof *in_test);
     assert_true(in_train && in_test);
-    size_t total = fl[0].n + fl[1].n + fl[2].n, n_phrase_lines = 0, n_cores = 0;
+    size_t total = 20000 + 1000 + 1000, n_phrase_lines = 0, n_cores = 0;
     char **phrase_lines = calloc(total, sizeof *phrase_lines); /* "split:line" of phrases */
     char **cores = calloc(total, sizeof *cores);               /* the grammar's cores */
     assert_true(phrase_lines && cores);
     long phrase_count = 0;
     for (int s = 0; s < N_SPLITS; s++) {
-        for (size_t i = 0; i < fl[s].n; i++) {
+        FileLines fl; /* one file at a time */
+        join_path(path, dir, SPLIT_FILES[s]);
+        assert_int_equal(file_lines_load(&fl, path), 0);
+        for (size_t i = 0; i < fl.n; i++) {
             char line[2 * CORPUS_TEXT_MAX], *f[4];
-            strcpy(line, fl[s].lines[i]);
+            const char *text = fl.lines[i];
+            assert_non_null(text);
+            assert_true(strlen(text) < sizeof line);
+            strcpy(line, text);
             const int nf = split_tabs(line, f, 3);
             assert_int_equal(nf, s == SPLIT_TEST ? 3 : 2);
             const int k = find_phrase(book, f[0]);
@@ -1115,6 +1116,7 @@ static void test_corpus_phrasebook_construction(void **state)
                 sprintf(phrase_lines[n_phrase_lines++], "%d:%s", s, tagged);
             }
         }
+        file_lines_free(&fl);
     }
     assert_int_equal(phrase_count, stats.pairs[CORPUS_PHRASE]);
     for (int k = 0; k < n_book; k++) {
@@ -1169,8 +1171,6 @@ static void test_corpus_phrasebook_construction(void **state)
     free(cores);
     free(in_train);
     free(in_test);
-    for (int s = 0; s < N_SPLITS; s++)
-        file_lines_free(&fl[s]);
     remove_tree(dir);
     phrasebook_free(book);
 }

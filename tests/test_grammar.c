@@ -2262,9 +2262,11 @@ typedef struct {
 static void book_file_read(BookFile *b)
 {
     FILE *fp = fopen(PHRASEBOOK_FILE, "r");
-    if (fp == NULL)
+    if (fp == NULL) {
         fail_msg(PHRASEBOOK_FILE ": %s — run the test from the repository root",
                  strerror(errno));
+        return;
+    }
     char line[512];
     b->n = 0;
     while (fgets(line, sizeof line, fp) != NULL) {
@@ -2301,8 +2303,10 @@ static void test_grammar_phrasebook_checksum(void **state)
 {
     (void)state;
     FILE *fp = fopen(PHRASEBOOK_FILE, "rb");
-    if (fp == NULL)
+    if (fp == NULL) {
         fail_msg(PHRASEBOOK_FILE ": %s", strerror(errno));
+        return;
+    }
     uint64_t h = FNV1A64_OFFSET;
     unsigned char buf[4096];
     size_t got;
