@@ -958,22 +958,6 @@ expect_usage_error "plot without --out" plot --model "$TMP/tiny.db"
 expect_usage_error "plot --width 10" plot --model "$TMP/tiny.db" --out "$TMP/x.svg" --width 10
 expect_usage_error "plot --height abc" plot --model "$TMP/tiny.db" --out "$TMP/x.svg" --height abc
 
-# A model with a history: five steps of training on the three-pair corpus, two batches
-# an epoch, so two epochs are validated.
-H="$TMP/trained.db"
-run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$H" --batch 2 --d-model 8 --heads 2 \
-    --d-ff 16 --max-len 12 --warmup 2 --stop-after 5
-expect_code "train five steps (for info and plot): exit 0" 0
-expect_in "train --stop-after 5: says it stopped early, with the checkpoint" "$OUT" \
-    "trained.db: stopped after step 5 of 20 (checkpoint saved; --resume continues)"
-run info --model "$H"
-expect_code "info on a trained model: exit 0" 0
-expect_in "info: the history's steps" "$OUT" "5 logged, steps 1 to 5"
-expect_in "info: the per-epoch table" "$OUT" "epoch        step  valid loss  exact match"
-expect_in "info: the training command" "$OUT" "toytrans train --train"
-expect_in "info: train records the vocabulary's corpus as vocab and init do" "$OUT" "vocabulary corpus"
-expect_in "info: train records the seed of its random weights" "$OUT" "init seed"
-
 # The phrasebook: train --phrasebook records its checksum (the one src/grammar.c's table
 # was typed from, so the grammar check may take its phrases), corpus --phrasebook writes
 # the phrase construction and names a bad phrasebook's lines (exit 4).
@@ -993,8 +977,24 @@ run corpus --out-dir "$TMP/pbc" --phrasebook "$TMP/badbook.tsv"
 expect_code "corpus: a malformed phrasebook: exit 4" 4
 expect_in "corpus: a malformed phrasebook: names line 2" "$ERR" "badbook.tsv:2: byte 19: a phrase has 3 fields"
 expect_in "corpus: a malformed phrasebook: and line 3" "$ERR" "badbook.tsv:3: byte"
-run corpus --out-dir "$TMP" --phrasebook "$TMP/train.tsv"
+run corpus --out-dir "$TMP/pbc" --phrasebook "$TMP/pbc/test.tsv"
 expect_code "corpus: the phrasebook as an output: exit 2" 2
+
+# A model with a history: five steps of training on the three-pair corpus, two batches
+# an epoch, so two epochs are validated.
+H="$TMP/trained.db"
+run train --train "$TMP/c.tsv" --valid "$TMP/c.tsv" --out "$H" --batch 2 --d-model 8 --heads 2 \
+    --d-ff 16 --max-len 12 --warmup 2 --stop-after 5
+expect_code "train five steps (for info and plot): exit 0" 0
+expect_in "train --stop-after 5: says it stopped early, with the checkpoint" "$OUT" \
+    "trained.db: stopped after step 5 of 20 (checkpoint saved; --resume continues)"
+run info --model "$H"
+expect_code "info on a trained model: exit 0" 0
+expect_in "info: the history's steps" "$OUT" "5 logged, steps 1 to 5"
+expect_in "info: the per-epoch table" "$OUT" "epoch        step  valid loss  exact match"
+expect_in "info: the training command" "$OUT" "toytrans train --train"
+expect_in "info: train records the vocabulary's corpus as vocab and init do" "$OUT" "vocabulary corpus"
+expect_in "info: train records the seed of its random weights" "$OUT" "init seed"
 expect_in "info: train's created_by names the version" "$OUT" "toytrans 0.1.0 train"
 run plot --model "$H" --out "$TMP/loss.svg" --width 640 --height 400
 expect_code "plot on a trained model: exit 0" 0
