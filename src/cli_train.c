@@ -102,6 +102,9 @@ static void train_usage(FILE *out)
           "                         corpus; data/lexicon.tsv): its FNV-1a 64 is recorded,\n"
           "                         and translate then checks sentences against the\n"
           "                         corpus grammar when this toytrans knows that lexicon\n"
+          "  --phrasebook FILE      the phrasebook the corpus was generated with (toytrans\n"
+          "                         corpus --phrasebook): its FNV-1a 64 is recorded, and\n"
+          "                         the grammar check then takes its phrases too\n"
           "  --epochs N             total epochs (default 10)\n"
           "  --batch N              sentences per batch, grouped by length (default 32)\n"
           "  --lr X                 peak learning rate (default 0.001)\n"
@@ -142,7 +145,7 @@ int cli_train(int argc, char **argv)
     /* A setting of the run (train.h) is O_SET + its TrainSetting, its option named by
      * train.c's table. */
     enum { O_TRAIN = 256, O_VALID, O_OUT, O_RESUME, O_FORCE, O_MIN, O_THREADS, O_CKPT, O_STOP,
-           O_SKIP, O_RELEASE, O_LEXICON, O_SET };
+           O_SKIP, O_RELEASE, O_LEXICON, O_PHRASEBOOK, O_SET };
     static const struct option FIXED_OPTS[] = {
         {"train", required_argument, NULL, O_TRAIN},   {"valid", required_argument, NULL, O_VALID},
         {"out", required_argument, NULL, O_OUT},       {"resume", no_argument, NULL, O_RESUME},
@@ -153,6 +156,7 @@ int cli_train(int argc, char **argv)
         {"stop-after", required_argument, NULL, O_STOP},
         {"release", no_argument, NULL, O_RELEASE},
         {"lexicon", required_argument, NULL, O_LEXICON},
+        {"phrasebook", required_argument, NULL, O_PHRASEBOOK},
         {"skip-bad-lines", no_argument, NULL, O_SKIP}, {"help", no_argument, NULL, 'h'},
     };
     enum { N_FIXED = (int)(sizeof FIXED_OPTS / sizeof FIXED_OPTS[0]) };
@@ -185,6 +189,7 @@ int cli_train(int argc, char **argv)
         case O_TRAIN: o.train_path = optarg; break;
         case O_VALID: o.valid_path = optarg; break;
         case O_LEXICON: o.lexicon_path = optarg; break;
+        case O_PHRASEBOOK: o.phrasebook_path = optarg; break;
         case O_OUT: o.out_path = optarg; break;
         case O_RESUME: o.resume = 1; break;
         case O_FORCE: o.force = 1; break;
@@ -236,10 +241,14 @@ int cli_train(int argc, char **argv)
     if (o.lexicon_path && o.resume)
         return cli_usage_error("train", "--lexicon names a new run's lexicon; a resume keeps "
                                         "the run's");
-    const CliPath inputs[3] = {{"--train", o.train_path}, {"--valid", o.valid_path},
-                               {"--lexicon", o.lexicon_path}};
+    if (o.phrasebook_path && o.resume)
+        return cli_usage_error("train", "--phrasebook names a new run's phrasebook; a resume "
+                                        "keeps the run's");
+    const CliPath inputs[4] = {{"--train", o.train_path}, {"--valid", o.valid_path},
+                               {"--lexicon", o.lexicon_path},
+                               {"--phrasebook", o.phrasebook_path}};
     if ((rc = cli_check_output("train", (CliPath){"--out", o.out_path}, CLI_OUT_MODEL, inputs,
-                               3, o.force)))
+                               4, o.force)))
         return rc;
     char err[512] = "";
     if (!o.resume && config_check(&o.config, err, sizeof err) != TT_OK)

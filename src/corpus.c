@@ -1772,6 +1772,7 @@ static int draw_sentence(Sentence *s, const Lexicon *lex, CorpusType type, Rng *
         }
         break;
     }
+    case CORPUS_PHRASE: /* not drawn from the grammar (CORPUS_N_GRAMMAR too) */
     case CORPUS_N_TYPES: assert(!"draw_sentence: not a construction"); return 0;
     }
     for (int i = 0; i < s->n; i++)
@@ -1831,7 +1832,7 @@ static int has_contraction(const char *en)
 
 void corpus_sample(CorpusPair *out, const Lexicon *lex, CorpusType type, Rng *rng)
 {
-    assert(type >= 0 && type < CORPUS_N_TYPES);
+    assert(type >= 0 && type < CORPUS_N_GRAMMAR);
     for (;;) {
         Sentence s;
         if (!draw_sentence(&s, lex, type, rng))
@@ -1864,6 +1865,7 @@ static const char *const TYPE_NAMES[CORPUS_N_TYPES] = {
     [CORPUS_DO_QUESTION] = "do-question",
     [CORPUS_IMPERATIVE] = "imperative",
     [CORPUS_CONTRACTION] = "contraction",
+    [CORPUS_PHRASE] = "phrase",
 };
 
 const char *corpus_type_name(CorpusType type)
@@ -1872,7 +1874,9 @@ const char *corpus_type_name(CorpusType type)
 }
 
 /* Weights of the constructions in train.tsv: the long and the word-order-changing ones
- * more often. */
+ * more often. A phrase (with a phrasebook only) weighs 3 of 110: about 2.7% of the
+ * training file, some 80 lines of each of 52 phrases in 150,000 pairs, since a fixed
+ * expression is learned only by seeing it again and again. */
 static const unsigned TRAIN_WEIGHTS[CORPUS_N_TYPES] = {
     [CORPUS_THIS_IS] = 4,      [CORPUS_PREDICATE] = 4,    [CORPUS_COORD_ADJ] = 5,
     [CORPUS_NOUN_PREDICATE] = 5, [CORPUS_TRANSITIVE] = 6, [CORPUS_OBJ_PRONOUN] = 5,
@@ -1880,6 +1884,7 @@ static const unsigned TRAIN_WEIGHTS[CORPUS_N_TYPES] = {
     [CORPUS_NAMES] = 6,        [CORPUS_COORD_NP] = 6,     [CORPUS_COORD_VERB] = 4,
     [CORPUS_COORD_CLAUSE] = 14, [CORPUS_DATIVE] = 7,      [CORPUS_BE_QUESTION] = 6,
     [CORPUS_DO_QUESTION] = 6,  [CORPUS_IMPERATIVE] = 5,   [CORPUS_CONTRACTION] = 5,
+    [CORPUS_PHRASE] = 3,
 };
 
 /* ---------------------------------------------------------------------------------------
@@ -1931,11 +1936,156 @@ void corpus_core(char *out, size_t n, const char *en)
 }
 
 /* ---------------------------------------------------------------------------------------
+ * Phrases: a phrasebook's fixed expressions in the forms a user types
+ */
+
+/* The English phrase en with its contractions written out ("I'm sorry" → "I am sorry",
+ * "Don't" → "Do not"), into out[0..n); returns 1 when it differs from en. */
+static int phrase_expand(char *out, size_t n, const char *en)
+{
+    size_t len = 0;
+    int changed = 0;
+    for (const char *p = en; *p;) {
+        const char *end = p;
+        while (*end && *end != ' ' && *end != ',')
+            end++;
+        const size_t wl = (size_t)(end - p);
+        const char *w = p;
+        size_t wn = wl;
+        char buf[32];
+        for (size_t k = 0; k < N_CONTRACTED; k++) {
+            const char *c = CONTRACTED[k][2];
+            if (strlen(c) != wl)
+                continue;
+            size_t i = 0;
+            while (i < wl && (p[i] | 0x20) == (c[i] | 0x20))
+                i++;
+            if (i < wl)
+                continue;
+            snprintf(buf, sizeof buf, "%s %s", CONTRACTED[k][0], CONTRACTED[k][1]);
+            if (p[0] >= 'A' && p[0] <= 'Z')
+                capitalise(buf);
+            w = buf;
+            wn = strlen(buf);
+            changed = 1;
+            break;
+        }
+        const size_t rest = *end == ',' ? 1 : 0; /* the comma stays with its word */
+        assert(len + wn + rest + 1 < n);
+        memcpy(out + len, w, wn);
+        len += wn;
+        if (rest)
+            out[len++] = ',';
+        p = end + rest;
+        while (*p == ' ')
+            out[len++] = *p++;
+    }
+    out[len] = '\0';
+    return changed;
+}
+
+/* Every form of every phrase, phrase by phrase, and which file each goes to. Phrase i has
+ * forms [first[i], first[i + 1]): the English as written, then (if it has a contraction)
+ * written out, each without a mark and with each mark its mood takes ("." and "!", or
+ * "?"). Of its k forms, form i % k goes to test.tsv, form (i + 1) % k to valid.tsv when
+ * k >= 3, the others to train.tsv: no line is in two files, every phrase is in train.tsv,
+ * and the marks rotate over the phrases. */
+typedef struct {
+    CorpusPair *form; /* first[n] forms; owned */
+    int *first;       /* n + 1 offsets into form; owned */
+    int n;            /* phrases */
+} PhraseForms;
+
+enum { MAX_FORMS_PER_PHRASE = 6 }; /* 2 spellings × 3 marks */
+
+/* out = text and its mark (0: none), first letter capitalised as the corpus writes it.
+ * PHRASEBOOK_TEXT_MAX keeps a side, written out and marked, within CORPUS_TEXT_MAX. */
+static void phrase_side(char out[CORPUS_TEXT_MAX], const char *text, char mark)
+{
+    const size_t n = strlen(text);
+    assert(n + 2 <= CORPUS_TEXT_MAX);
+    memcpy(out, text, n);
+    out[n] = mark;
+    out[n + (mark != 0)] = '\0';
+    capitalise(out);
+}
+
+static void phrase_forms_free(PhraseForms *pf)
+{
+    free(pf->first);
+    free(pf->form);
+    memset(pf, 0, sizeof *pf);
+}
+
+static int phrase_forms_init(PhraseForms *pf, const Phrasebook *book)
+{
+    memset(pf, 0, sizeof *pf);
+    const int n = phrasebook_count(book);
+    pf->form = calloc((size_t)n * MAX_FORMS_PER_PHRASE, sizeof *pf->form);
+    pf->first = calloc((size_t)n + 1, sizeof *pf->first);
+    if (!pf->form || !pf->first) {
+        phrase_forms_free(pf);
+        return TT_ENOMEM;
+    }
+    pf->n = n;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        const Phrase *ph = phrasebook_phrase(book, i);
+        char spelling[2][CORPUS_TEXT_MAX];
+        snprintf(spelling[0], sizeof spelling[0], "%s", ph->en);
+        const int n_spell = 1 + phrase_expand(spelling[1], sizeof spelling[1], ph->en);
+        static const char MARKS[2][3] = {{0, '.', '!'}, {0, '?', 0}};
+        const int n_marks = ph->question ? 2 : 3;
+        pf->first[i] = k;
+        for (int sp = 0; sp < n_spell; sp++) {
+            for (int m = 0; m < n_marks; m++) {
+                CorpusPair *f = &pf->form[k++];
+                const char mark = MARKS[ph->question][m];
+                f->type = CORPUS_PHRASE;
+                f->punct = mark;
+                phrase_side(f->en, spelling[sp], mark);
+                phrase_side(f->de, ph->de, mark);
+            }
+        }
+    }
+    pf->first[n] = k;
+    return TT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
  * The writer
  */
 
 enum { SPLIT_TRAIN, SPLIT_VALID, SPLIT_TEST, N_SPLITS };
 static const char *const SPLIT_FILES[N_SPLITS] = {"train.tsv", "valid.tsv", "test.tsv"};
+
+/* The file of form j of a phrase i with k forms (PhraseForms). */
+static int phrase_split_of(int i, int j, int k)
+{
+    if (j == i % k)
+        return SPLIT_TEST;
+    if (k >= 3 && j == (i + 1) % k)
+        return SPLIT_VALID;
+    return SPLIT_TRAIN;
+}
+
+/* The index into pf->form of phrase i's form in split s, the r-th of them (r 0 for test
+ * and valid, which hold one), or -1 when there is none. */
+static int phrase_form_in(const PhraseForms *pf, int i, int s, int r)
+{
+    const int k = pf->first[i + 1] - pf->first[i];
+    for (int j = 0; j < k; j++)
+        if (phrase_split_of(i, j, k) == s && r-- == 0)
+            return pf->first[i] + j;
+    return -1;
+}
+
+/* How many of phrase i's forms go to train.tsv (at least 1: every phrase has 2 forms). */
+static int phrase_train_count(const PhraseForms *pf, int i)
+{
+    const int k = pf->first[i + 1] - pf->first[i];
+    return k - 1 - (k >= 3);
+}
 
 #define CORPUS_PATH_MAX 4096     /* bytes of a file path with its NUL */
 #define CORPUS_MAX_MISSES 100000 /* consecutive duplicate draws before giving up */
@@ -2000,19 +2150,49 @@ static int write_pair(FILE *f, const CorpusPair *p, int with_type, const char *n
     return TT_OK;
 }
 
-/* Draws n pairs into f: construction i % N for the i-th when cycle, else by TRAIN_WEIGHTS. */
-static int draw_split(FILE *f, const char *name, int n, int cycle, int with_type,
-                      const Lexicon *lex, CoreSet *seen, Rng *rng, CorpusStats *stats,
+/* The next phrase line of split (SPLIT_*) into *out: in the test and validation files
+ * the next phrase that has a form there (*next counts them off), in the training file a
+ * phrase and one of its training forms drawn from rng. Returns 0 when the test or
+ * validation file has every phrase already. */
+static int next_phrase(CorpusPair *out, const PhraseForms *pf, int split, int *next, Rng *rng)
+{
+    int at = -1;
+    if (split == SPLIT_TRAIN) {
+        const int i = (int)draw_below(rng, (uint32_t)pf->n);
+        at = phrase_form_in(pf, i, SPLIT_TRAIN,
+                            (int)draw_below(rng, (uint32_t)phrase_train_count(pf, i)));
+    } else {
+        while (*next < pf->n && (at = phrase_form_in(pf, *next, split, 0)) < 0)
+            ++*next;
+        if (at < 0)
+            return 0;
+        ++*next;
+    }
+    assert(at >= 0);
+    *out = pf->form[at];
+    return 1;
+}
+
+/* Draws n pairs into f, the file of split (SPLIT_*): in the test and validation files
+ * the constructions take turns in enum order, in the training file they are drawn by
+ * TRAIN_WEIGHTS; the phrase construction only when pf is not NULL (it holds the
+ * phrasebook's forms), and in the cycles only while phrases remain. The test file's
+ * lines name their construction. */
+static int draw_split(FILE *f, const char *name, int split, int n, const Lexicon *lex,
+                      const PhraseForms *pf, CoreSet *seen, Rng *rng, CorpusStats *stats,
                       char *err, size_t errlen)
 {
+    const int n_types = pf ? CORPUS_N_TYPES : CORPUS_N_GRAMMAR;
     unsigned total = 0;
-    for (int t = 0; t < CORPUS_N_TYPES; t++)
+    for (int t = 0; t < n_types; t++)
         total += TRAIN_WEIGHTS[t];
     long misses = 0;
+    int turn = 0;  /* the cycle's position: it moves on when its construction wrote */
+    int ahead = 0; /* the next phrase the test or validation file may take */
     for (int i = 0; i < n;) {
         CorpusType type;
-        if (cycle) {
-            type = (CorpusType)(i % CORPUS_N_TYPES);
+        if (split != SPLIT_TRAIN) {
+            type = (CorpusType)(turn % n_types);
         } else {
             unsigned x = draw_below(rng, total);
             int t = 0;
@@ -2021,33 +2201,44 @@ static int draw_split(FILE *f, const char *name, int n, int cycle, int with_type
             type = (CorpusType)t;
         }
         CorpusPair pair;
-        corpus_sample(&pair, lex, type, rng);
-        stats->draws++;
-        if (!coreset_insert(seen, core_key(pair.en))) {
-            if (++misses > CORPUS_MAX_MISSES) {
-                corpus_err(err, errlen, "the grammar ran out of new sentences after %ld "
-                                        "draws", stats->draws);
-                return TT_EINVAL;
+        if (type == CORPUS_PHRASE) {
+            if (!next_phrase(&pair, pf, split, &ahead, rng)) {
+                turn++; /* every phrase is placed: the turn passes */
+                continue;
             }
-            continue;
+        } else {
+            corpus_sample(&pair, lex, type, rng);
+            stats->draws++;
+            if (!coreset_insert(seen, core_key(pair.en))) {
+                if (++misses > CORPUS_MAX_MISSES) {
+                    corpus_err(err, errlen, "the grammar ran out of new sentences after %ld "
+                                            "draws", stats->draws);
+                    return TT_EINVAL;
+                }
+                continue;
+            }
+            misses = 0;
         }
-        misses = 0;
-        int rc = write_pair(f, &pair, with_type, name, err, errlen);
+        int rc = write_pair(f, &pair, split == SPLIT_TEST, name, err, errlen);
         if (rc != TT_OK)
             return rc;
         stats->pairs[type]++;
+        turn++;
         i++;
     }
     return TT_OK;
 }
 
-int corpus_write(const char *dir, const Lexicon *lex, uint64_t seed, int n_train,
-                 int n_valid, int n_test, CorpusStats *stats, char *err, size_t errlen)
+int corpus_write(const char *dir, const Lexicon *lex, const Phrasebook *book, uint64_t seed,
+                 int n_train, int n_valid, int n_test, CorpusStats *stats, char *err,
+                 size_t errlen)
 {
     char path[N_SPLITS][CORPUS_PATH_MAX], tmp[N_SPLITS][CORPUS_PATH_MAX];
     FILE *files[N_SPLITS] = {NULL, NULL, NULL};
     int created[N_SPLITS] = {0, 0, 0}; /* tmp[s] exists and must go on failure */
     CoreSet seen = {NULL, 0};
+    PhraseForms forms = {NULL, NULL, 0};
+    const PhraseForms *pf = NULL; /* &forms with a phrasebook */
     CorpusStats local;
     Rng rng;
     int rc = TT_OK;
@@ -2078,7 +2269,15 @@ int corpus_write(const char *dir, const Lexicon *lex, uint64_t seed, int n_train
         corpus_err(err, errlen, "cannot create directory '%s': %s", dir, strerror(errno));
         return TT_EIO;
     }
-    if ((rc = coreset_init(&seen, (size_t)n_train + n_valid + n_test)) != TT_OK) {
+    if (book) {
+        if ((rc = phrase_forms_init(&forms, book)) != TT_OK) {
+            corpus_err(err, errlen, "out of memory for the forms of %d phrases",
+                       phrasebook_count(book));
+            goto done;
+        }
+        pf = &forms;
+    }
+    if ((rc = coreset_init(&seen, (size_t)n_train + n_valid + n_test + forms.n)) != TT_OK) {
         corpus_err(err, errlen, "out of memory for the set of %d sentences",
                    n_train + n_valid + n_test);
         goto done;
@@ -2108,14 +2307,25 @@ int corpus_write(const char *dir, const Lexicon *lex, uint64_t seed, int n_train
                          errlen)) != TT_OK)
         goto done;
     stats->pairs[CORPUS_THIS_IS]++;
+    /* So are the phrases': no sentence of the grammar takes a phrase's core (its German
+     * would compete with the phrasebook's), and its forms are exempt from distinctness. */
+    for (int i = 0; i < forms.n; i++) {
+        if (!coreset_insert(&seen, core_key(forms.form[forms.first[i]].en))) {
+            corpus_err(err, errlen, "phrase \"%s\" (line %d of the phrasebook) is the seed "
+                                    "pair \"%s\"", phrasebook_phrase(book, i)->en,
+                       phrasebook_phrase(book, i)->line, CORPUS_SEED_EN);
+            rc = TT_EINVAL;
+            goto done;
+        }
+    }
 
     rng_seed(&rng, seed);
-    if ((rc = draw_split(files[SPLIT_TEST], tmp[SPLIT_TEST], n_test, 1, 1, lex, &seen, &rng,
-                         stats, err, errlen)) != TT_OK ||
-        (rc = draw_split(files[SPLIT_VALID], tmp[SPLIT_VALID], n_valid, 1, 0, lex, &seen, &rng,
-                         stats, err, errlen)) != TT_OK ||
-        (rc = draw_split(files[SPLIT_TRAIN], tmp[SPLIT_TRAIN], n_train - 1, 0, 0, lex, &seen,
-                         &rng, stats, err, errlen)) != TT_OK)
+    if ((rc = draw_split(files[SPLIT_TEST], tmp[SPLIT_TEST], SPLIT_TEST, n_test, lex, pf,
+                         &seen, &rng, stats, err, errlen)) != TT_OK ||
+        (rc = draw_split(files[SPLIT_VALID], tmp[SPLIT_VALID], SPLIT_VALID, n_valid, lex, pf,
+                         &seen, &rng, stats, err, errlen)) != TT_OK ||
+        (rc = draw_split(files[SPLIT_TRAIN], tmp[SPLIT_TRAIN], SPLIT_TRAIN, n_train - 1, lex,
+                         pf, &seen, &rng, stats, err, errlen)) != TT_OK)
         goto done;
 
     for (int s = 0; s < N_SPLITS; s++) {
@@ -2148,6 +2358,7 @@ done:
             remove(tmp[s]);
     }
     coreset_free(&seen);
+    phrase_forms_free(&forms);
     if (rc != TT_OK)
         memset(stats, 0, sizeof *stats);
     return rc;

@@ -4,16 +4,19 @@
  * The words come from a lexicon file (data/lexicon.tsv: nouns, adjectives, verbs, names
  * and the tags that restrict which goes with which); the grammar — determiners,
  * pronouns, declension, word order — is this module's. A sentence is drawn as one of
- * CORPUS_N_TYPES *constructions* (coordinated clauses, object pronouns, do-questions, …)
- * by corpus_sample(); corpus_write() draws a whole corpus with distinct sentences into
+ * CORPUS_N_GRAMMAR *constructions* (coordinated clauses, object pronouns, do-questions,
+ * …) by corpus_sample(); corpus_write() draws a whole corpus with distinct sentences into
  * train.tsv, valid.tsv and test.tsv, the test file with each sentence's construction in a
- * third column.
+ * third column. Given a phrasebook (phrasebook.h), corpus_write adds one more
+ * construction, CORPUS_PHRASE: the phrasebook's fixed expressions in the forms a user
+ * types, repeated in train.tsv so that they are learned by heart.
  *
  * English text is ASCII; German text is UTF-8 in NFC (ä ö ü ß precomposed).
  */
 #ifndef TOYTRANS_CORPUS_H
 #define TOYTRANS_CORPUS_H
 
+#include "phrasebook.h"
 #include "rng.h"
 
 #include <stddef.h>
@@ -52,6 +55,8 @@ typedef enum {
     CORPUS_DO_QUESTION,
     CORPUS_IMPERATIVE,
     CORPUS_CONTRACTION,
+    CORPUS_N_GRAMMAR, /* the constructions above are drawn from the lexicon's grammar */
+    CORPUS_PHRASE = CORPUS_N_GRAMMAR, /* a phrasebook's fixed expression (only with one) */
     CORPUS_N_TYPES
 } CorpusType;
 
@@ -67,6 +72,7 @@ typedef struct {
 
 typedef struct {
     long pairs[CORPUS_N_TYPES]; /* pairs written per construction; the seed pair is THIS_IS */
+                                /* (pairs[CORPUS_PHRASE]: phrase lines, 0 without a book) */
     long draws;                 /* sentences drawn, the rejected duplicates included */
 } CorpusStats;
 
@@ -80,7 +86,8 @@ void corpus_lexicon_free(Lexicon *lex); /* NULL is fine */
 /* A short static name for type ("this-is", "coord-clause", …), or "?" outside the enum. */
 const char *corpus_type_name(CorpusType type);
 
-/* Draws one sentence of construction type from rng. type must be a valid CorpusType. */
+/* Draws one sentence of construction type from rng: 0 <= type < CORPUS_N_GRAMMAR (a
+ * phrase is not drawn from the grammar). */
 void corpus_sample(CorpusPair *out, const Lexicon *lex, CorpusType type, Rng *rng);
 
 /* The core of an English sentence, the key of sentence-level distinctness: lower-cased,
@@ -96,15 +103,26 @@ void corpus_core(char *out, size_t n, const char *en);
  * "English<TAB>German<LF>"; test.tsv lines have a third field, the construction's name.
  * The same arguments always give byte-identical files.
  *
+ * book: NULL, or a phrasebook whose phrases are written too (docs/corpus.md, "Phrases"):
+ * each phrase's forms (with and without its final marks, contractions written out) are
+ * split between the files so that no line is in two of them — at most one form in
+ * test.tsv, one in valid.tsv, the others in train.tsv, where they repeat; the phrase
+ * construction takes its turn in the cycles while phrases remain, and a weight in the
+ * training draw. Phrase lines are the one exception to distinct cores: a phrase's forms
+ * share it. No sentence of the grammar has a phrase's core. Without a phrasebook the
+ * files are exactly those of the 18 grammar constructions alone.
+ *
  * dir is created if it does not exist (its parent must). Each file is written under a
  * temporary name (NAME.tmp) in dir and renamed into place only after all three were
  * written and closed, so a failed run leaves the earlier files as they were. Needs
  * 1 <= n_train, 0 <= n_valid, n_test, and a total of at most CORPUS_MAX_PAIRS.
  *
  * Returns TT_OK, TT_EINVAL (sizes out of range, a path too long, a grammar too small for
- * the sizes), TT_ENOMEM or TT_EIO; on failure err names the file and the reason. If stats
- * is not NULL it receives the counts of the run (zero on failure). */
-int corpus_write(const char *dir, const Lexicon *lex, uint64_t seed, int n_train,
-                 int n_valid, int n_test, CorpusStats *stats, char *err, size_t errlen);
+ * the sizes, a phrase that is the seed pair), TT_ENOMEM or TT_EIO; on failure err names
+ * the file and the reason. If stats is not NULL it receives the counts of the run (zero
+ * on failure). */
+int corpus_write(const char *dir, const Lexicon *lex, const Phrasebook *book, uint64_t seed,
+                 int n_train, int n_valid, int n_test, CorpusStats *stats, char *err,
+                 size_t errlen);
 
 #endif

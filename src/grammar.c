@@ -1200,3 +1200,167 @@ int grammar_check(const char *const *tokens, const unsigned char *is_name, int n
     *out = best;
     return TT_OK;
 }
+
+/* ---------------------------------------------------------------------------------------
+ * The phrasebook, typed from data/phrasebook-next.tsv (test_grammar_phrasebook_matches_
+ * table holds it to the file, token for token).
+ * ------------------------------------------------------------------------------------- */
+
+/* FNV-1a 64 of data/phrasebook-next.tsv as the table was typed from it. */
+#define PHRASEBOOK_FNV1A64 UINT64_C(0x60fb2f3b45ad9e2f)
+
+const GrammarPhrase GRAMMAR_PHRASES[GRAMMAR_N_PHRASES] = {
+    {"hello", "Hallo", 0},
+    {"hi", "Hi", 0},
+    {"good morning", "Guten Morgen", 0},
+    {"good afternoon", "Guten Tag", 0},
+    {"good evening", "Guten Abend", 0},
+    {"good night", "Gute Nacht", 0},
+    {"goodbye", "Auf Wiedersehen", 0},
+    {"bye", "Tschüss", 0},
+    {"see you later", "Bis später", 0},
+    {"see you tomorrow", "Bis morgen", 0},
+    {"see you soon", "Bis bald", 0},
+    {"have a nice day", "Schönen Tag noch", 0},
+    {"welcome", "Willkommen", 0},
+    {"thanks", "Danke", 0},
+    {"thank you", "Danke schön", 0},
+    {"thank you very much", "Vielen Dank", 0},
+    {"you are welcome", "Gern geschehen", 0},
+    {"please", "Bitte", 0},
+    {"yes", "Ja", 0},
+    {"no", "Nein", 0},
+    {"yes , please", "Ja, bitte", 0},
+    {"no , thank you", "Nein, danke", 0},
+    {"excuse me", "Entschuldigung", 0},
+    {"sorry", "Tut mir leid", 0},
+    {"i am sorry", "Es tut mir leid", 0},
+    {"no problem", "Kein Problem", 0},
+    {"how are you", "Wie geht es dir", 1},
+    {"i am fine", "Mir geht es gut", 0},
+    {"i am fine , thanks", "Mir geht es gut, danke", 0},
+    {"and you", "Und dir", 1},
+    {"not bad", "Nicht schlecht", 0},
+    {"what is your name", "Wie heißt du", 1},
+    {"nice to meet you", "Freut mich", 0},
+    {"where are you from", "Woher kommst du", 1},
+    {"i do not understand", "Ich verstehe das nicht", 0},
+    {"i do not know", "Ich weiß es nicht", 0},
+    {"can you help me", "Kannst du mir helfen", 1},
+    {"do you speak english", "Sprichst du Englisch", 1},
+    {"i speak a little german", "Ich spreche ein bisschen Deutsch", 0},
+    {"of course", "Natürlich", 0},
+    {"me too", "Ich auch", 0},
+    {"good luck", "Viel Glück", 0},
+    {"have fun", "Viel Spaß", 0},
+    {"congratulations", "Herzlichen Glückwunsch", 0},
+    {"happy birthday", "Alles Gute zum Geburtstag", 0},
+    {"merry christmas", "Frohe Weihnachten", 0},
+    {"happy new year", "Frohes neues Jahr", 0},
+    {"enjoy your meal", "Guten Appetit", 0},
+    {"cheers", "Prost", 0},
+    {"take care", "Pass auf dich auf", 0},
+    {"sleep well", "Schlaf gut", 0},
+    {"get well soon", "Gute Besserung", 0},
+};
+
+uint64_t grammar_phrasebook_fnv1a64(void)
+{
+    return PHRASEBOOK_FNV1A64;
+}
+
+/* How many of tokens[0..n) match phrase p word for word from the start; *whole is set to
+ * 1 when they are all of it. */
+static int phrase_prefix(const GrammarPhrase *p, const char *const *tokens, int n, int *whole)
+{
+    const char *w = p->en;
+    int k = 0;
+    while (k < n) {
+        const size_t len = strcspn(w, " ");
+        if (len == 0 || strlen(tokens[k]) != len || strncmp(tokens[k], w, len) != 0)
+            break;
+        k++;
+        w += len;
+        if (*w == ' ')
+            w++;
+    }
+    *whole = k == n && *w == '\0';
+    return k;
+}
+
+int grammar_find_phrase(const char *const *tokens, int n)
+{
+    if (n <= 0 || tokens == NULL)
+        return -1;
+    for (int i = 0; i < GRAMMAR_N_PHRASES; i++) {
+        int whole;
+        phrase_prefix(&GRAMMAR_PHRASES[i], tokens, n, &whole);
+        if (whole)
+            return i;
+    }
+    return -1;
+}
+
+/* The phrasebook's verdict on tokens[0..n): 1 when a phrase with a mark its mood takes
+ * (out filled, in the grammar); else 0, with *near the tokens the nearest phrase matches
+ * and out filled with where the sentence leaves it (when *near > 0). */
+static int phrase_verdict(const char *const *tokens, int n, GrammarVerdict *out, int *near)
+{
+    const char *last = n > 0 ? tokens[n - 1] : "";
+    const int marked = streq(last, ".") || streq(last, "?") || streq(last, "!");
+    const int m = n - marked; /* the words */
+    int best = -1, best_len = 0;
+    *near = 0;
+    for (int i = 0; i < GRAMMAR_N_PHRASES; i++) {
+        int whole;
+        const int k = phrase_prefix(&GRAMMAR_PHRASES[i], tokens, m, &whole);
+        if (whole) {
+            const int ok = !marked || (GRAMMAR_PHRASES[i].question ? last[0] == '?'
+                                                                   : last[0] != '?');
+            if (ok) {
+                memset(out, 0, sizeof *out);
+                out->in_grammar = 1;
+                return 1;
+            }
+            *near = n;
+            verdict_fail(out, m, n, m, GRAMMAR_PHRASES[i].question
+                         ? "\"%s\" asks: \"?\" or no mark, not \"%s\""
+                         : "\"%s\" does not ask: \".\", \"!\" or no mark, not \"%s\"",
+                         GRAMMAR_PHRASES[i].en, last);
+            return 0;
+        }
+        if (k > best_len) {
+            best = i;
+            best_len = k;
+        }
+    }
+    if (best < 0)
+        return 0;
+    *near = best_len;
+    if (best_len < m)
+        verdict_fail(out, best_len, best_len + 1, best_len, "not the phrase \"%s\"",
+                     GRAMMAR_PHRASES[best].en);
+    else /* all the words, but the phrase goes on */
+        verdict_fail(out, m - 1, m, m, "the phrase \"%s\" cut short",
+                     GRAMMAR_PHRASES[best].en);
+    return 0;
+}
+
+int grammar_check_with(const char *const *tokens, const unsigned char *is_name, int n,
+                       unsigned with, GrammarVerdict *out)
+{
+    int rc = check_args(tokens, n, out);
+    if (rc != TT_OK || !(with & GRAMMAR_WITH_PHRASEBOOK))
+        return rc != TT_OK ? rc : grammar_check(tokens, is_name, n, out);
+    GrammarVerdict phrase;
+    int near;
+    if (phrase_verdict(tokens, n, &phrase, &near)) {
+        *out = phrase;
+        return TT_OK;
+    }
+    rc = grammar_check(tokens, is_name, n, out);
+    /* Outside both: report the one the sentence followed farther. */
+    if (rc == TT_OK && !out->in_grammar && near > 0 && near >= out->reached)
+        *out = phrase;
+    return rc;
+}

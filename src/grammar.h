@@ -141,6 +141,31 @@ int grammar_is_word(const char *token);
 uint64_t grammar_lexicon_fnv1a64(void);
 
 /* ---------------------------------------------------------------------------------------
+ * The phrasebook: fixed expressions (docs/corpus.md, "Phrases"), a table typed from
+ * data/phrasebook-next.tsv (test_grammar_phrasebook_matches_table holds it to the file).
+ * A model learned them only when its corpus was written with that phrasebook: its meta
+ * records the file's checksum (train --phrasebook, MODEL_PHRASEBOOK_KEY), and only then
+ * does grammar_check_with take GRAMMAR_WITH_PHRASEBOOK.
+ * ------------------------------------------------------------------------------------- */
+
+enum { GRAMMAR_N_PHRASES = 52 };
+
+typedef struct {
+    const char *en; /* in token space: lower case, contractions expanded, a comma a token
+                       of its own ("i am fine , thanks") */
+    const char *de; /* as the phrasebook writes it, without the final mark */
+    int question;   /* 1: the phrase asks ("?" or no mark); 0: ".", "!" or no mark */
+} GrammarPhrase;
+
+extern const GrammarPhrase GRAMMAR_PHRASES[GRAMMAR_N_PHRASES]; /* hello, hi, ... */
+
+/* FNV-1a 64 of the phrasebook file whose phrases GRAMMAR_PHRASES holds. */
+uint64_t grammar_phrasebook_fnv1a64(void);
+
+/* The index of the phrase whose tokens are tokens[0..n) exactly (no final mark), or -1. */
+int grammar_find_phrase(const char *const *tokens, int n);
+
+/* ---------------------------------------------------------------------------------------
  * Checking a sentence.
  * ------------------------------------------------------------------------------------- */
 
@@ -167,6 +192,22 @@ typedef struct {
  * one of them) NULL while n > 0. An empty sentence (n = 0) is not in the grammar. */
 int grammar_check(const char *const *tokens, const unsigned char *is_name, int n,
                   GrammarVerdict *out);
+
+/* What a model learned besides the grammar of the lexicon, for grammar_check_with. */
+enum {
+    GRAMMAR_WITH_PHRASEBOOK = 1, /* the phrases of GRAMMAR_PHRASES: the model's meta
+                                    records grammar_phrasebook_fnv1a64() */
+};
+
+/* grammar_check over a larger language: with = 0 is grammar_check exactly; with
+ * GRAMMAR_WITH_PHRASEBOOK a phrase of GRAMMAR_PHRASES is in too, alone, with no mark or
+ * one its mood takes ("?" on a question, "." or "!" otherwise). A sentence that is
+ * neither is reported as grammar_check reports it, unless it follows a phrase farther
+ * than the grammar's reading went ("good mornin", "thank you very much please"): then
+ * [from, to) is the first word where it leaves the nearest phrase (or the mark), and the
+ * reason names that phrase. Returns as grammar_check. */
+int grammar_check_with(const char *const *tokens, const unsigned char *is_name, int n,
+                       unsigned with, GrammarVerdict *out);
 
 /* ---------------------------------------------------------------------------------------
  * The parse, for checkers that go on from it (tests/test_grammar.c builds the German).

@@ -345,12 +345,13 @@ int model_header_open(Store **out, ModelHeader *h, const char *path, char *err,
     return rc;
 }
 
-/* The lexicon checksum meta records (MODEL_LEXICON_KEY), or 0: absent, or not 16 hex
- * digits. Informational, so a missing or odd value only means no grammar check. */
-static uint64_t read_lexicon_key(Store *s)
+/* The checksum meta records under key (MODEL_LEXICON_KEY, MODEL_PHRASEBOOK_KEY), or 0:
+ * absent, or not 16 hex digits. Informational, so a missing or odd value only means no
+ * grammar check (no phrases in it). */
+static uint64_t read_checksum_key(Store *s, const char *key)
 {
     char buf[32];
-    if (store_meta_get(s, MODEL_LEXICON_KEY, buf, sizeof buf, NULL, 0) != TT_OK ||
+    if (store_meta_get(s, key, buf, sizeof buf, NULL, 0) != TT_OK ||
         strlen(buf) != 16 || strspn(buf, "0123456789abcdef") != 16)
         return 0;
     return (uint64_t)strtoull(buf, NULL, 16);
@@ -377,8 +378,10 @@ static int load_weights(Model *m, ModelHeader *h, Store *s, char *err, size_t er
     /* Last, so that a file broken in a way the checks above name gets that message. */
     if (rc == TT_OK)
         rc = store_verify_checksum(s, err, errlen);
-    if (rc == TT_OK)
-        m->lexicon_fnv1a64 = read_lexicon_key(s);
+    if (rc == TT_OK) {
+        m->lexicon_fnv1a64 = read_checksum_key(s, MODEL_LEXICON_KEY);
+        m->phrasebook_fnv1a64 = read_checksum_key(s, MODEL_PHRASEBOOK_KEY);
+    }
     if (rc != TT_OK)
         model_free(m);
     return rc;
@@ -417,6 +420,11 @@ int model_save(const Model *m, Store *s, char *err, size_t errlen)
         char buf[32];
         snprintf(buf, sizeof buf, "%016llx", (unsigned long long)m->lexicon_fnv1a64);
         rc = store_meta_set(s, MODEL_LEXICON_KEY, buf, err, errlen);
+    }
+    if (rc == TT_OK && m->phrasebook_fnv1a64) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%016llx", (unsigned long long)m->phrasebook_fnv1a64);
+        rc = store_meta_set(s, MODEL_PHRASEBOOK_KEY, buf, err, errlen);
     }
     if (rc == TT_OK)
         rc = store_vocab_write(s, "src", &m->src_vocab, err, errlen);
@@ -470,6 +478,8 @@ static const ProvKey PROVENANCE[] = {
     {"train_valid", "validation corpus", PROV_TEXT, TRAINING},
     {"train_lexicon", "lexicon", PROV_TEXT, TRAINING},
     {MODEL_LEXICON_KEY, "  fnv1a64", PROV_HEX64, TRAINING},
+    {"train_phrasebook", "phrasebook", PROV_TEXT, TRAINING},
+    {MODEL_PHRASEBOOK_KEY, "  fnv1a64", PROV_HEX64, TRAINING},
     TRAIN_SETTINGS(PROV_SETTING_ROW) /* train_epochs .. train_seed */
     {"train_threads", "threads", PROV_TEXT, TRAINING},
     {"train_resumes", "resumed", PROV_LINES, TRAINING},

@@ -86,11 +86,19 @@ typedef struct {
  * 16 hex digits of its FNV-1a 64. */
 #define MODEL_LEXICON_KEY "train_lexicon_fnv1a64"
 
+/* The meta key of the phrasebook the training corpus was generated with (train
+ * --phrasebook): 16 hex digits of its FNV-1a 64. Absent in older files and in models
+ * trained without phrases. */
+#define MODEL_PHRASEBOOK_KEY "train_phrasebook_fnv1a64"
+
 typedef struct {
     ModelConfig config;
     uint64_t lexicon_fnv1a64; /* meta MODEL_LEXICON_KEY; 0 when absent or not 16 hex
                                  digits (informational: it only enables the grammar
                                  check, translator.h) */
+    uint64_t phrasebook_fnv1a64; /* meta MODEL_PHRASEBOOK_KEY; 0 when absent or not 16
+                                    hex digits: the model learned no phrasebook (the
+                                    grammar check then takes no phrase, grammar.h) */
     Vocab src_vocab;     /* owned */
     Vocab tgt_vocab;     /* owned */
     ParamSpec *specs;    /* n_specs entries, owned */
@@ -155,7 +163,8 @@ int model_load(Model *m, Store *s, char *err, size_t errlen);
 int model_load_file(Model *m, const char *path, char *err, size_t errlen);
 
 /* Writes config, vocabularies, embeddings and tensors into s, inside the caller's
- * transaction, and the lexicon checksum (MODEL_LEXICON_KEY) when m has one. */
+ * transaction, and the lexicon and phrasebook checksums (MODEL_LEXICON_KEY,
+ * MODEL_PHRASEBOOK_KEY) when m has them. */
 int model_save(const Model *m, Store *s, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------------------------------

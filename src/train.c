@@ -912,12 +912,13 @@ static int start_new(Run *r, volatile sig_atomic_t *stop, char *err, size_t errl
 
 
 /* The FNV-1a 64 of a whole file's bytes, into *out. TT_OK, or TT_EIO with err naming it. */
-static int file_fnv1a64(const char *path, uint64_t *out, char *err, size_t errlen)
+static int file_fnv1a64(const char *opt, const char *path, uint64_t *out, char *err,
+                        size_t errlen)
 {
     *out = FNV1A64_OFFSET;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, errlen, "--lexicon %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s %s: %s", opt, path, strerror(errno));
         return TT_EIO;
     }
     unsigned char chunk[65536];
@@ -927,7 +928,7 @@ static int file_fnv1a64(const char *path, uint64_t *out, char *err, size_t errle
     const int bad = ferror(f);
     fclose(f);
     if (bad) {
-        snprintf(err, errlen, "--lexicon %s: read error", path);
+        snprintf(err, errlen, "%s %s: read error", opt, path);
         return TT_EIO;
     }
     return TT_OK;
@@ -970,12 +971,22 @@ static int new_file(Run *r, char *err, size_t errlen)
         rc = store_meta_set(s, "train_corpus_fnv1a64", buf, err, errlen);
     if (rc == TT_OK && o->lexicon_path) {
         uint64_t h;
-        rc = file_fnv1a64(o->lexicon_path, &h, err, errlen);
+        rc = file_fnv1a64("--lexicon", o->lexicon_path, &h, err, errlen);
         if (rc == TT_OK)
             rc = store_meta_set(s, "train_lexicon", o->lexicon_path, err, errlen);
         snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
         if (rc == TT_OK)
             rc = store_meta_set(s, MODEL_LEXICON_KEY, buf, err, errlen);
+    }
+    /* The phrasebook likewise: a model records the phrases it learned (model.h). */
+    if (rc == TT_OK && o->phrasebook_path) {
+        uint64_t h;
+        rc = file_fnv1a64("--phrasebook", o->phrasebook_path, &h, err, errlen);
+        if (rc == TT_OK)
+            rc = store_meta_set(s, "train_phrasebook", o->phrasebook_path, err, errlen);
+        snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
+        if (rc == TT_OK)
+            rc = store_meta_set(s, MODEL_PHRASEBOOK_KEY, buf, err, errlen);
     }
     /* The file is a checkpoint from the moment it appears (step 0, zero AdamW moments):
      * a run killed before its first checkpoint commits can still be resumed. */

@@ -65,6 +65,8 @@ typedef struct {
     const char *lexicon_path; /* the lexicon the corpus was generated from, or NULL: its
                                  FNV-1a 64 is recorded (train_lexicon_fnv1a64), which lets
                                  the translator check the grammar (translator.h) */
+    const char *phrasebook_path; /* the phrasebook the corpus was generated with, or NULL:
+                                    its FNV-1a 64 is recorded (MODEL_PHRASEBOOK_KEY) */
     const char *out_path;     /* the model file */
     const char *command;      /* the command line, for provenance */
     const char *created_by;   /* the tool and its version, for provenance ("toytrans 0.1.0

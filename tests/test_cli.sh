@@ -958,6 +958,28 @@ expect_usage_error "plot without --out" plot --model "$TMP/tiny.db"
 expect_usage_error "plot --width 10" plot --model "$TMP/tiny.db" --out "$TMP/x.svg" --width 10
 expect_usage_error "plot --height abc" plot --model "$TMP/tiny.db" --out "$TMP/x.svg" --height abc
 
+# The phrasebook: train --phrasebook records its checksum (the one src/grammar.c's table
+# was typed from, so the grammar check may take its phrases), corpus --phrasebook writes
+# the phrase construction and names a bad phrasebook's lines (exit 4).
+run train --train "$TMP/c.tsv" --phrasebook data/phrasebook-next.tsv --out "$TMP/pb.db" \
+    --d-model 8 --heads 2 --d-ff 16 --max-len 12 --stop-after 1
+expect_code "train --phrasebook: exit 0" 0
+run info --model "$TMP/pb.db"
+expect_in "info: train --phrasebook records the phrasebook" "$OUT" "data/phrasebook-next.tsv"
+expect_in "info: and its checksum" "$OUT" "60fb2f3b45ad9e2f"
+mkdir "$TMP/pbc"
+run corpus --out-dir "$TMP/pbc" --phrasebook data/phrasebook-next.tsv --train 300 --valid 20 \
+    --test 40
+expect_code "corpus --phrasebook: exit 0" 0
+expect_in "corpus --phrasebook: counts the phrases" "$OUT" "phrases of data/phrasebook-next.tsv"
+printf 'phrase\tHello\tHallo\nphrase\tGood morning\nphrase\tBye\t\n' >"$TMP/badbook.tsv"
+run corpus --out-dir "$TMP/pbc" --phrasebook "$TMP/badbook.tsv"
+expect_code "corpus: a malformed phrasebook: exit 4" 4
+expect_in "corpus: a malformed phrasebook: names line 2" "$ERR" "badbook.tsv:2: byte 19: a phrase has 3 fields"
+expect_in "corpus: a malformed phrasebook: and line 3" "$ERR" "badbook.tsv:3: byte"
+run corpus --out-dir "$TMP/pbc" --phrasebook "$TMP/pbc/test.tsv"
+expect_code "corpus: the phrasebook as an output: exit 2" 2
+
 # A model with a history: five steps of training on the three-pair corpus, two batches
 # an epoch, so two epochs are validated.
 H="$TMP/trained.db"

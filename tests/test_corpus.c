@@ -10,6 +10,7 @@
  * job, with tables of its own.
  */
 #include "corpus.h"
+#include "phrasebook.h"
 #include "rng.h"
 #include "status.h"
 
@@ -101,7 +102,7 @@ static int file_lines_load(FileLines *fl, const char *path)
     fl->ends_newline = fl->len == 0 || fl->text[fl->len - 1] == '\n';
     if (!fl->ends_newline)
         n++;
-    fl->lines = malloc((n + 1) * sizeof *fl->lines);
+    fl->lines = calloc(n + 1, sizeof *fl->lines);
     if (!fl->lines) {
         file_lines_free(fl);
         return -1;
@@ -206,7 +207,7 @@ static int group_setup(void **state)
         return -1;
     }
     make_temp_dir(g.dir);
-    if (corpus_write(g.dir, g.lex, CORPUS_DEFAULT_SEED, CORPUS_DEFAULT_TRAIN,
+    if (corpus_write(g.dir, g.lex, NULL, CORPUS_DEFAULT_SEED, CORPUS_DEFAULT_TRAIN,
                      CORPUS_DEFAULT_VALID, CORPUS_DEFAULT_TEST, NULL, err, sizeof err) != TT_OK) {
         fprintf(stderr, "test_corpus: %s\n", err);
         return -1;
@@ -495,7 +496,7 @@ static void test_corpus_samples_show_their_construction(void **state)
     (void)state;
     Rng rng;
     rng_seed(&rng, 42);
-    for (int t = 0; t < CORPUS_N_TYPES; t++) {
+    for (int t = 0; t < CORPUS_N_GRAMMAR; t++) {
         for (int i = 0; i < 500; i++) {
             CorpusPair p;
             corpus_sample(&p, g.lex, (CorpusType)t, &rng);
@@ -526,7 +527,7 @@ static void test_corpus_lexicon_next_writes_every_construction(void **state)
         fail_msg("%s", err);
     Rng rng;
     rng_seed(&rng, 3);
-    for (int t = 0; t < CORPUS_N_TYPES; t++) {
+    for (int t = 0; t < CORPUS_N_GRAMMAR; t++) {
         for (int i = 0; i < 300; i++) {
             CorpusPair p;
             corpus_sample(&p, lex, (CorpusType)t, &rng);
@@ -591,7 +592,7 @@ static void test_corpus_files_well_formed(void **state)
     }
 }
 
-/* The test file holds every construction equally often, 100 each by default. */
+/* The test file holds every grammar construction equally often, 100 each by default. */
 static void test_corpus_test_file_balanced(void **state)
 {
     (void)state;
@@ -602,8 +603,9 @@ static void test_corpus_test_file_balanced(void **state)
         for (int t = 0; t < CORPUS_N_TYPES; t++)
             count[t] += strcmp(name, corpus_type_name((CorpusType)t)) == 0;
     }
-    for (int t = 0; t < CORPUS_N_TYPES; t++)
-        assert_int_equal(count[t], CORPUS_DEFAULT_TEST / CORPUS_N_TYPES);
+    for (int t = 0; t < CORPUS_N_GRAMMAR; t++)
+        assert_int_equal(count[t], CORPUS_DEFAULT_TEST / CORPUS_N_GRAMMAR);
+    assert_int_equal(count[CORPUS_PHRASE], 0); /* no phrasebook, no phrase */
 }
 
 /* No core appears twice, within a file or across files. */
@@ -705,9 +707,9 @@ static void test_corpus_write_deterministic(void **state)
     make_temp_dir(a);
     make_temp_dir(b);
     make_temp_dir(c);
-    assert_int_equal(corpus_write(a, g.lex, 5, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
-    assert_int_equal(corpus_write(b, g.lex, 5, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
-    assert_int_equal(corpus_write(c, g.lex, 6, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
+    assert_int_equal(corpus_write(a, g.lex, NULL, 5, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
+    assert_int_equal(corpus_write(b, g.lex, NULL, 5, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
+    assert_int_equal(corpus_write(c, g.lex, NULL, 6, 3000, 180, 180, NULL, err, sizeof err), TT_OK);
     for (int s = 0; s < N_SPLITS; s++) {
         size_t na, nb, nc;
         join_path(pa, a, SPLIT_FILES[s]);
@@ -738,12 +740,12 @@ static void test_corpus_write_rejects_bad_sizes(void **state)
     char parent[PATH_LEN], dir[PATH_LEN], err[ERR_LEN];
     make_temp_dir(parent);
     join_path(dir, parent, "out");
-    assert_int_equal(corpus_write(dir, g.lex, 1, 0, 1, 1, NULL, err, sizeof err), TT_EINVAL);
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 0, 1, 1, NULL, err, sizeof err), TT_EINVAL);
     assert_non_null(strstr(err, "train 0"));
-    assert_int_equal(corpus_write(dir, g.lex, 1, 10, -1, 1, NULL, err, sizeof err), TT_EINVAL);
-    assert_int_equal(corpus_write(dir, g.lex, 1, CORPUS_MAX_PAIRS, 1, 0, NULL, err, sizeof err),
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 10, -1, 1, NULL, err, sizeof err), TT_EINVAL);
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, CORPUS_MAX_PAIRS, 1, 0, NULL, err, sizeof err),
                      TT_EINVAL);
-    assert_int_equal(corpus_write(NULL, g.lex, 1, 10, 1, 1, NULL, err, sizeof err), TT_EINVAL);
+    assert_int_equal(corpus_write(NULL, g.lex, NULL, 1, 10, 1, 1, NULL, err, sizeof err), TT_EINVAL);
     assert_false(path_exists(dir));
     remove_tree(parent);
 }
@@ -756,7 +758,7 @@ static void test_corpus_missing_parent_gives_eio(void **state)
     CorpusStats stats;
     make_temp_dir(parent);
     join_path(dir, parent, "missing/out");
-    assert_int_equal(corpus_write(dir, g.lex, 1, 10, 1, 1, &stats, err, sizeof err), TT_EIO);
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 10, 1, 1, &stats, err, sizeof err), TT_EIO);
     assert_non_null(strstr(err, dir));
     assert_non_null(strstr(err, strerror(ENOENT)));
     assert_int_equal(stats.draws, 0);
@@ -777,7 +779,7 @@ static void test_corpus_unwritable_dir_gives_eio(void **state)
     FILE *f = fopen(dir, "w");
     assert_non_null(f);
     fclose(f);
-    assert_int_equal(corpus_write(dir, g.lex, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
     assert_non_null(strstr(err, "plain-file/train.tsv"));
     assert_non_null(strstr(err, strerror(ENOTDIR)));
     assert_int_equal(count_entries(parent), 1);
@@ -785,7 +787,7 @@ static void test_corpus_unwritable_dir_gives_eio(void **state)
     join_path(dir, parent, "read-only");
     assert_int_equal(mkdir(dir, 0555), 0);
     if (access(dir, W_OK) != 0) {
-        assert_int_equal(corpus_write(dir, g.lex, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
+        assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 10, 1, 1, NULL, err, sizeof err), TT_EIO);
         assert_non_null(strstr(err, "read-only/train.tsv"));
         assert_non_null(strstr(err, strerror(EACCES)));
         assert_int_equal(count_entries(dir), 0);
@@ -800,7 +802,7 @@ static void test_corpus_failed_write_keeps_old_files(void **state)
     (void)state;
     char dir[PATH_LEN], err[ERR_LEN], path[PATH_LEN];
     make_temp_dir(dir);
-    assert_int_equal(corpus_write(dir, g.lex, 1, 300, 20, 20, NULL, err, sizeof err), TT_OK);
+    assert_int_equal(corpus_write(dir, g.lex, NULL, 1, 300, 20, 20, NULL, err, sizeof err), TT_OK);
     char *before[N_SPLITS];
     size_t len[N_SPLITS];
     for (int s = 0; s < N_SPLITS; s++) {
@@ -817,7 +819,7 @@ static void test_corpus_failed_write_keeps_old_files(void **state)
     void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
     fflush(NULL);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-    int rc = corpus_write(dir, g.lex, 2, 2000, 100, 100, NULL, err, sizeof err);
+    int rc = corpus_write(dir, g.lex, NULL, 2, 2000, 100, 100, NULL, err, sizeof err);
     setrlimit(RLIMIT_FSIZE, &old);
     signal(SIGXFSZ, old_handler);
 
@@ -840,6 +842,339 @@ static void test_corpus_failed_write_keeps_old_files(void **state)
     remove_tree(dir);
 }
 
+/* ---------------------------------------------------------------------------------------
+ * The phrasebook and the phrase construction
+ */
+
+#define PHRASEBOOK "data/phrasebook-next.tsv"
+
+/* Writes text to dir/book.tsv and loads it as a phrasebook; returns the status, the
+ * message in err[ERR_BIG] and the path in path[PATH_LEN]. */
+#define ERR_BIG 4096
+static int load_book_text(const char *dir, const char *text, size_t len, char *err, char *path)
+{
+    join_path(path, dir, "book.tsv");
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    Phrasebook *book = (Phrasebook *)&book; /* must be set to NULL on failure */
+    const int rc = phrasebook_load(&book, path, err, ERR_BIG);
+    if (rc == TT_OK)
+        assert_non_null(book);
+    else
+        assert_null(book);
+    phrasebook_free(book);
+    return rc;
+}
+
+/* How many '\n'-separated lines the message err has. */
+static int message_lines(const char *err)
+{
+    int n = err[0] != '\0';
+    for (; *err; err++)
+        n += *err == '\n';
+    return n;
+}
+
+/* err names path:line with the given text (one message line holds both). */
+static void assert_names(const char *err, const char *path, int line, const char *text)
+{
+    char want[PATH_LEN + 32];
+    snprintf(want, sizeof want, "%s:%d: byte ", path, line);
+    const char *at = strstr(err, want);
+    if (!at)
+        fail_msg("no message for line %d in:\n%s", line, err);
+    const char *eol = strchr(at, '\n');
+    const size_t n = eol ? (size_t)(eol - at) : strlen(at);
+    char msg[ERR_BIG];
+    memcpy(msg, at, n);
+    msg[n] = '\0';
+    if (!strstr(msg, text))
+        fail_msg("line %d: wanted \"%s\" in \"%s\"", line, text, msg);
+}
+
+/* The committed phrasebook loads: its 52 phrases in the file's order, German in NFC, the
+ * asking ones marked as questions. */
+static void test_corpus_phrasebook_loads(void **state)
+{
+    (void)state;
+    char err[ERR_BIG];
+    Phrasebook *book = NULL;
+    if (phrasebook_load(&book, PHRASEBOOK, err, sizeof err) != TT_OK)
+        fail_msg("%s", err);
+    assert_int_equal(phrasebook_count(book), 52);
+    const Phrase *first = phrasebook_phrase(book, 0), *last = phrasebook_phrase(book, 51);
+    assert_string_equal(first->en, "Hello");
+    assert_string_equal(first->de, "Hallo");
+    assert_int_equal(first->line, 11);
+    assert_string_equal(last->en, "Get well soon");
+    assert_string_equal(last->de, "Gute Besserung");
+    assert_null(phrasebook_phrase(book, 52));
+    int questions = 0;
+    for (int i = 0; i < 52; i++)
+        questions += phrasebook_phrase(book, i)->question;
+    /* How are you, And you, What is your name, Where are you from, Can you help me, Do you
+     * speak English. */
+    assert_int_equal(questions, 6);
+    phrasebook_free(book);
+}
+
+/* The question rule: a question word, be, do or a modal first, or "and"; any case. */
+static void test_corpus_phrasebook_question_rule(void **state)
+{
+    (void)state;
+    static const char *const ASK[] = {"How are you", "what is your name", "Where are you from",
+                                      "Can you help me", "Do you speak English", "And you",
+                                      "Is it far", "WHY"};
+    static const char *const TELL[] = {"Hello", "Have a nice day", "Thank you", "I don't know",
+                                       "Howdy", "Island", "Andy", "Doing fine", "No, thank you"};
+    for (size_t i = 0; i < sizeof ASK / sizeof ASK[0]; i++)
+        if (!phrasebook_is_question(ASK[i]))
+            fail_msg("\"%s\" asks", ASK[i]);
+    for (size_t i = 0; i < sizeof TELL / sizeof TELL[0]; i++)
+        if (phrasebook_is_question(TELL[i]))
+            fail_msg("\"%s\" does not ask", TELL[i]);
+}
+
+/* Each kind of bad line is named with file:line and what is wrong, the good lines among
+ * them do not hide them, and the whole file is refused (TT_EINPUT, exit 4). */
+static void test_corpus_phrasebook_bad_lines_named(void **state)
+{
+    (void)state;
+    char dir[PATH_LEN], err[ERR_BIG], path[PATH_LEN];
+    make_temp_dir(dir);
+    static const char TEXT[] =
+        "# a comment\n"                     /* 1 */
+        "phrase\tHello\tHallo\n"            /* 2 good */
+        "phrase\tGood morning\n"            /* 3 missing column */
+        "phrase\tThanks\t\n"                /* 4 empty German */
+        "phrase\tBye\tTsch\xc3\n"           /* 5 invalid UTF-8 (a cut ü) */
+        "phrase\tPlease\tBitte\n"           /* 6 good */
+        "phrase\thello\tHallo\n"            /* 7 duplicate English of line 2 */
+        "phrase\tYes\tJa\textra\n"          /* 8 four fields */
+        "word\tNo\tNein\n"                  /* 9 unknown kind */
+        "phrase\tSorry!\tTut mir leid!\n"   /* 10 final mark */
+        "phrase\tCheers\tProst\r\n"         /* 11 carriage return */
+        "phrase\tMerry Christmas\tFrohe Weihnachten\n"; /* 12 good */
+    assert_int_equal(load_book_text(dir, TEXT, sizeof TEXT - 1, err, path), TT_EINPUT);
+    assert_names(err, path, 3, "3 fields");
+    assert_names(err, path, 4, "the German is empty");
+    assert_names(err, path, 5, "invalid UTF-8");
+    assert_names(err, path, 7, "line 2's again");
+    assert_names(err, path, 8, "this line has 4");
+    assert_names(err, path, 9, "unknown kind");
+    assert_names(err, path, 10, "ends in a punctuation mark");
+    assert_names(err, path, 11, "carriage return");
+    assert_int_equal(message_lines(err), 8); /* the good lines are not named */
+    assert_int_equal(status_exit_code(TT_EINPUT), 4);
+
+    /* The byte offset points at the fault: the cut ü of line 5 is its byte 15 (from 0). */
+    const size_t line5 = strlen("# a comment\n" "phrase\tHello\tHallo\n" "phrase\tGood morning\n"
+                                "phrase\tThanks\t\n");
+    char want[PATH_LEN + 40];
+    snprintf(want, sizeof want, "%s:5: byte %zu: invalid UTF-8", path, line5 + 15);
+    if (!strstr(err, want))
+        fail_msg("wanted \"%s\" in:\n%s", want, err);
+
+    /* The same lines without the bad ones load. */
+    static const char GOOD[] = "phrase\tHello\tHallo\nphrase\tPlease\tBitte\n";
+    assert_int_equal(load_book_text(dir, GOOD, sizeof GOOD - 1, err, path), TT_OK);
+    remove_tree(dir);
+}
+
+/* More of the bad lines: NFC, characters, spaces, a NUL, contractions as duplicates,
+ * an empty file; and past PHRASEBOOK_MAX_REPORTED bad lines the rest are counted. */
+static void test_corpus_phrasebook_more_bad_lines(void **state)
+{
+    (void)state;
+    char dir[PATH_LEN], err[ERR_BIG], path[PATH_LEN];
+    make_temp_dir(dir);
+    static const struct {
+        const char *text;
+        size_t len;
+        const char *why;
+    } CASES[] = {
+        {"phrase\tBye\tTschu\xcc\x88ss\n", 0, "not in NFC"},
+        {"phrase\tCaf\xc3\xa9\tCafe\n", 0, "ASCII letters"},
+        {"phrase\tGood  day\tGuten Tag\n", 0, "two spaces"},
+        {"phrase\t Hi\tHi\n", 0, "space at the start"},
+        {"phrase\tHi\tH\ti\n", 0, "this line has 4"},
+        {"phrase\tHi\tH\x01i\n", 0, "control character"},
+        {"phrase\tI'm sorry\tEs tut mir leid\nphrase\tI am sorry\tTut mir leid\n", 0,
+         "line 1's again"},
+        {"phrase\tHi\tH\0i\n", 14, "NUL"},
+        {"phrase\t1 2\tEins zwei\n", 0, "ASCII letters"},
+    };
+    for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
+        const size_t len = CASES[c].len ? CASES[c].len : strlen(CASES[c].text);
+        assert_int_equal(load_book_text(dir, CASES[c].text, len, err, path), TT_EINPUT);
+        if (!strstr(err, CASES[c].why) || !strstr(err, path))
+            fail_msg("case %zu: wanted \"%s\" and the path in \"%s\"", c, CASES[c].why, err);
+    }
+    assert_int_equal(load_book_text(dir, "# nothing\n\n", 11, err, path), TT_EINPUT);
+    assert_non_null(strstr(err, "no phrase"));
+
+    char many[4096] = "";
+    for (int i = 0; i < PHRASEBOOK_MAX_REPORTED + 5; i++)
+        strcat(many, "phrase\tHi\n");
+    assert_int_equal(load_book_text(dir, many, strlen(many), err, path), TT_EINPUT);
+    assert_int_equal(message_lines(err), PHRASEBOOK_MAX_REPORTED + 1);
+    assert_non_null(strstr(err, ": 5 more bad lines"));
+    assert_names(err, path, PHRASEBOOK_MAX_REPORTED, "3 fields");
+    remove_tree(dir);
+}
+
+/* The English of a corpus line (before its TAB) with its final mark, and the mark. */
+static char line_mark(const char *text, size_t n)
+{
+    return n > 0 && strchr(".?!", text[n - 1]) ? text[n - 1] : 0;
+}
+
+/* The phrase whose core is the core of English en, or -1. */
+static int find_phrase(const Phrasebook *book, const char *en)
+{
+    char a[CORPUS_TEXT_MAX], b[CORPUS_TEXT_MAX];
+    corpus_core(a, sizeof a, en);
+    for (int i = 0; i < phrasebook_count(book); i++) {
+        corpus_core(b, sizeof b, phrasebook_phrase(book, i)->en);
+        if (strcmp(a, b) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* With the phrasebook, the corpus holds every phrase: each in train.tsv, each once in
+ * test.tsv (named "phrase"), German as the phrasebook's with the English's mark, "?"
+ * only on questions; no phrase line is in two files; the grammar's sentences keep
+ * distinct cores and none takes a phrase's; and the same seed writes the same bytes. */
+static void test_corpus_phrasebook_construction(void **state)
+{
+    (void)state;
+    char err[ERR_BIG], dir[PATH_LEN], path[PATH_LEN];
+    Phrasebook *book = NULL;
+    if (phrasebook_load(&book, PHRASEBOOK, err, sizeof err) != TT_OK)
+        fail_msg("%s", err);
+    const int n_book = phrasebook_count(book);
+    make_temp_dir(dir);
+    /* 19 constructions take turns: 1000 test lines give every phrase its turn. */
+    CorpusStats stats;
+    assert_int_equal(corpus_write(dir, g.lex, book, 11, 20000, 1000, 1000, &stats, err,
+                                  sizeof err), TT_OK);
+    int *in_train = calloc((size_t)n_book, sizeof *in_train);
+    int *in_test = calloc((size_t)n_book, sizeof *in_test);
+    assert_true(in_train && in_test);
+    size_t total = 20000 + 1000 + 1000, n_phrase_lines = 0, n_cores = 0;
+    char **phrase_lines = calloc(total, sizeof *phrase_lines); /* "split:line" of phrases */
+    char **cores = calloc(total, sizeof *cores);               /* the grammar's cores */
+    assert_true(phrase_lines && cores);
+    long phrase_count = 0;
+    for (int s = 0; s < N_SPLITS; s++) {
+        FileLines fl; /* one file at a time */
+        join_path(path, dir, SPLIT_FILES[s]);
+        assert_int_equal(file_lines_load(&fl, path), 0);
+        for (size_t i = 0; i < fl.n; i++) {
+            char line[2 * CORPUS_TEXT_MAX], *f[4];
+            const char *text = fl.lines[i];
+            assert_non_null(text);
+            assert_true(strlen(text) < sizeof line);
+            strcpy(line, text);
+            const int nf = split_tabs(line, f, 3);
+            assert_int_equal(nf, s == SPLIT_TEST ? 3 : 2);
+            const int k = find_phrase(book, f[0]);
+            if (k < 0) {
+                if (s == SPLIT_TEST)
+                    assert_string_not_equal(f[2], "phrase");
+                char core[CORPUS_TEXT_MAX];
+                corpus_core(core, sizeof core, f[0]);
+                cores[n_cores++] = strdup(core);
+                continue;
+            }
+            phrase_count++;
+            const Phrase *ph = phrasebook_phrase(book, k);
+            const char mark = line_mark(f[0], strlen(f[0]));
+            char want[CORPUS_TEXT_MAX];
+            snprintf(want, sizeof want, "%s%c", ph->de, mark ? mark : '\0');
+            if (strcmp(f[1], want) != 0)
+                fail_msg("%s:%zu: \"%s\" → \"%s\", the phrasebook says \"%s\"", SPLIT_FILES[s],
+                         i + 1, f[0], f[1], want);
+            if (mark == '?' ? !ph->question : mark != 0 && ph->question)
+                fail_msg("%s:%zu: \"%s\" with the wrong mark", SPLIT_FILES[s], i + 1, f[0]);
+            if (s == SPLIT_TEST) {
+                assert_string_equal(f[2], "phrase");
+                in_test[k]++;
+            }
+            in_train[k] += s == SPLIT_TRAIN;
+            char tagged[2 * CORPUS_TEXT_MAX + 4];
+            snprintf(tagged, sizeof tagged, "%s\t%s", f[0], f[1]);
+            /* Lines repeat within train.tsv only: keep one per split and line. */
+            int seen = 0;
+            for (size_t j = 0; j < n_phrase_lines && !seen; j++)
+                seen = strcmp(phrase_lines[j] + 2, tagged) == 0 && phrase_lines[j][0] == '0' + s;
+            if (!seen) {
+                phrase_lines[n_phrase_lines] = malloc(strlen(tagged) + 3);
+                sprintf(phrase_lines[n_phrase_lines++], "%d:%s", s, tagged);
+            }
+        }
+        file_lines_free(&fl);
+    }
+    assert_int_equal(phrase_count, stats.pairs[CORPUS_PHRASE]);
+    for (int k = 0; k < n_book; k++) {
+        if (in_train[k] < 3) /* weighted: about 700 lines of 20,000 for 52 phrases */
+            fail_msg("\"%s\" is in train.tsv %d times", phrasebook_phrase(book, k)->en,
+                     in_train[k]);
+        if (in_test[k] != 1)
+            fail_msg("\"%s\" is in test.tsv %d times", phrasebook_phrase(book, k)->en,
+                     in_test[k]);
+    }
+    /* A written line in two files: its text twice among the per-split lines. */
+    for (size_t a = 0; a < n_phrase_lines; a++)
+        for (size_t b = a + 1; b < n_phrase_lines; b++)
+            if (strcmp(phrase_lines[a] + 2, phrase_lines[b] + 2) == 0)
+                fail_msg("\"%s\" is in %s and %s", phrase_lines[a] + 2,
+                         SPLIT_FILES[phrase_lines[a][0] - '0'],
+                         SPLIT_FILES[phrase_lines[b][0] - '0']);
+    qsort(cores, n_cores, sizeof *cores, strcmp_ptr);
+    for (size_t i = 1; i < n_cores; i++)
+        if (strcmp(cores[i - 1], cores[i]) == 0)
+            fail_msg("the core '%s' is there twice", cores[i]);
+
+    /* Deterministic: the same arguments, the same bytes; without the book, other bytes. */
+    char again[PATH_LEN], plain[PATH_LEN];
+    join_path(again, dir, "again");
+    join_path(plain, dir, "plain");
+    assert_int_equal(corpus_write(again, g.lex, book, 11, 20000, 1000, 1000, NULL, err,
+                                  sizeof err), TT_OK);
+    assert_int_equal(corpus_write(plain, g.lex, NULL, 11, 20000, 1000, 1000, NULL, err,
+                                  sizeof err), TT_OK);
+    for (int s = 0; s < N_SPLITS; s++) {
+        char p2[PATH_LEN], p3[PATH_LEN];
+        size_t n1, n2, n3;
+        join_path(path, dir, SPLIT_FILES[s]);
+        join_path(p2, again, SPLIT_FILES[s]);
+        join_path(p3, plain, SPLIT_FILES[s]);
+        char *a = read_all(path, &n1), *b = read_all(p2, &n2), *c = read_all(p3, &n3);
+        assert_true(a && b && c);
+        assert_int_equal(n1, n2);
+        assert_memory_equal(a, b, n1);
+        assert_true(n1 != n3 || memcmp(a, c, n1) != 0);
+        free(a);
+        free(b);
+        free(c);
+    }
+
+    for (size_t i = 0; i < n_phrase_lines; i++)
+        free(phrase_lines[i]);
+    for (size_t i = 0; i < n_cores; i++)
+        free(cores[i]);
+    free(phrase_lines);
+    free(cores);
+    free(in_train);
+    free(in_test);
+    remove_tree(dir);
+    phrasebook_free(book);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -860,6 +1195,11 @@ int main(void)
         cmocka_unit_test(test_corpus_missing_parent_gives_eio),
         cmocka_unit_test(test_corpus_unwritable_dir_gives_eio),
         cmocka_unit_test(test_corpus_failed_write_keeps_old_files),
+        cmocka_unit_test(test_corpus_phrasebook_loads),
+        cmocka_unit_test(test_corpus_phrasebook_question_rule),
+        cmocka_unit_test(test_corpus_phrasebook_bad_lines_named),
+        cmocka_unit_test(test_corpus_phrasebook_more_bad_lines),
+        cmocka_unit_test(test_corpus_phrasebook_construction),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

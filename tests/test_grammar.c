@@ -74,10 +74,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 #include <utf8proc.h>
 
+#include "corpus.h"
 #include "fnv.h"
 #include "grammar.h"
+#include "phrasebook.h"
 #include "status.h"
 #include "tokenizer.h"
 
@@ -2242,6 +2245,282 @@ static int tables_teardown(void **state)
     return 0;
 }
 
+/* ---------------------------------------------------------------------------------------
+ * The phrasebook: the table against data/phrasebook-next.tsv, and grammar_check_with.
+ * ------------------------------------------------------------------------------------- */
+
+#define PHRASEBOOK_FILE "data/phrasebook-next.tsv"
+
+/* The phrasebook file's phrases: English and German as written, their count. */
+typedef struct {
+    char en[GRAMMAR_N_PHRASES + 1][128], de[GRAMMAR_N_PHRASES + 1][128];
+    int n;
+} BookFile;
+
+/* Reads PHRASEBOOK_FILE's "phrase" lines (at most GRAMMAR_N_PHRASES + 1, to see one
+ * too many). */
+static void book_file_read(BookFile *b)
+{
+    FILE *fp = fopen(PHRASEBOOK_FILE, "r");
+    if (fp == NULL) {
+        fail_msg(PHRASEBOOK_FILE ": %s — run the test from the repository root",
+                 strerror(errno));
+        return;
+    }
+    char line[512];
+    b->n = 0;
+    while (fgets(line, sizeof line, fp) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        char *f[4];
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        assert_int_equal(split_tabs(line, f, 4), 3);
+        assert_string_equal(f[0], "phrase");
+        assert_true(b->n <= GRAMMAR_N_PHRASES);
+        snprintf(b->en[b->n], sizeof b->en[b->n], "%s", f[1]);
+        snprintf(b->de[b->n], sizeof b->de[b->n], "%s", f[2]);
+        b->n++;
+    }
+    fclose(fp);
+}
+
+/* text tokenized as the translator does, the tokens joined by single spaces. */
+static void token_string(const char *text, char *out, size_t n)
+{
+    TokenList tl;
+    assert_int_equal(tokenize(&tl, text, strlen(text), TOK_SRC, NULL), TT_OK);
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < tl.n; i++)
+        len += (size_t)snprintf(out + len, n - len, "%s%s", i ? " " : "", tl.tok[i]);
+    assert_true(len < n);
+    tokenlist_free(&tl);
+}
+
+/* grammar_phrasebook_fnv1a64 is the checksum of data/phrasebook-next.tsv, the file the
+ * table was typed from. */
+static void test_grammar_phrasebook_checksum(void **state)
+{
+    (void)state;
+    FILE *fp = fopen(PHRASEBOOK_FILE, "rb");
+    if (fp == NULL) {
+        fail_msg(PHRASEBOOK_FILE ": %s", strerror(errno));
+        return;
+    }
+    uint64_t h = FNV1A64_OFFSET;
+    unsigned char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
+        h = fnv1a64_add(h, buf, got);
+    fclose(fp);
+    if (h != grammar_phrasebook_fnv1a64())
+        fail_msg(PHRASEBOOK_FILE " has FNV-1a 64 0x%016llx, src/grammar.c says 0x%016llx: "
+                 "bring GRAMMAR_PHRASES up to date, then the constant", (unsigned long long)h,
+                 (unsigned long long)grammar_phrasebook_fnv1a64());
+}
+
+/* GRAMMAR_PHRASES is the file, phrase for phrase in its order: the English as the
+ * tokenizer reads it, the German as written; the question flags agree with the loader's
+ * rule (phrasebook.h), a second copy of the same decision. */
+static void test_grammar_phrasebook_matches_table(void **state)
+{
+    (void)state;
+    BookFile b;
+    book_file_read(&b);
+    assert_int_equal(b.n, GRAMMAR_N_PHRASES);
+    int failures = 0;
+    for (int i = 0; i < b.n; i++) {
+        char toks[256];
+        token_string(b.en[i], toks, sizeof toks);
+        const GrammarPhrase *p = &GRAMMAR_PHRASES[i];
+        if (!streq(toks, p->en) || !streq(b.de[i], p->de) ||
+            p->question != phrasebook_is_question(b.en[i])) {
+            print_error("phrase %d: the file has \"%s\" (tokens \"%s\") → \"%s\", the table "
+                        "\"%s\" → \"%s\"%s\n", i + 1, b.en[i], toks, b.de[i], p->en, p->de,
+                        p->question != phrasebook_is_question(b.en[i]) ? ", question differs"
+                                                                        : "");
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* v for text (tokenized as the translator does) under with. */
+static void check_with(const char *text, unsigned with, GrammarVerdict *v)
+{
+    TokenList tl;
+    assert_int_equal(tokenize(&tl, text, strlen(text), TOK_SRC, NULL), TT_OK);
+    assert_int_equal(grammar_check_with(tl.tok, NULL, tl.n, with, v), TT_OK);
+    tokenlist_free(&tl);
+}
+
+/* Every phrase, as typed (written, lower case, with every mark its mood takes), is in the
+ * grammar with the phrasebook and outside it without: a model that never saw the phrases
+ * is still warned about them, as before. */
+static void test_grammar_check_with_accepts_every_phrase(void **state)
+{
+    (void)state;
+    BookFile b;
+    book_file_read(&b);
+    for (int i = 0; i < b.n; i++) {
+        static const char *const MARKS[2][3] = {{"", ".", "!"}, {"", "?", "?"}};
+        for (int lower = 0; lower < 2; lower++) {
+            for (int m = 0; m < 3; m++) {
+                char text[160];
+                snprintf(text, sizeof text, "%s%s", b.en[i],
+                         MARKS[GRAMMAR_PHRASES[i].question][m]);
+                if (lower)
+                    text[0] = (char)(text[0] | 0x20);
+                GrammarVerdict v;
+                check_with(text, GRAMMAR_WITH_PHRASEBOOK, &v);
+                if (!v.in_grammar)
+                    fail_msg("\"%s\" refused: %s", text, v.reason);
+                check_with(text, 0, &v);
+                if (v.in_grammar)
+                    fail_msg("\"%s\" accepted without the phrasebook", text);
+            }
+        }
+    }
+    /* The contractions written out are the same tokens. */
+    static const char *const LONG[] = {"You are welcome!", "I am sorry.", "I do not know",
+                                       "I am fine, thanks."};
+    for (size_t i = 0; i < sizeof LONG / sizeof LONG[0]; i++) {
+        GrammarVerdict v;
+        check_with(LONG[i], GRAMMAR_WITH_PHRASEBOOK, &v);
+        if (!v.in_grammar)
+            fail_msg("\"%s\" refused: %s", LONG[i], v.reason);
+    }
+}
+
+/* A phrase with one word changed, left out or moved, or with a mark its mood does not
+ * take, is refused, and at the word that changed when the phrase was followed farther
+ * than the grammar; grammar_check_with(…, 0) is grammar_check. */
+static void test_grammar_check_with_refuses_near_misses(void **state)
+{
+    (void)state;
+    long tried = 0;
+    for (int i = 0; i < GRAMMAR_N_PHRASES; i++) {
+        Words w;
+        words_split(GRAMMAR_PHRASES[i].en, &w);
+        for (int k = 0; k < w.n; k++) {
+            for (int op = 0; op < 3; op++) { /* 0 change, 1 leave out, 2 swap with next */
+                if (op == 2 && k + 1 >= w.n)
+                    continue;
+                const char *tok[MAX_TOKENS + 1];
+                int n = 0;
+                for (int j = 0; j < w.n; j++) {
+                    if (op == 1 && j == k)
+                        continue;
+                    if (op == 2 && (j == k || j == k + 1))
+                        tok[n++] = w.w[j == k ? k + 1 : k];
+                    else
+                        tok[n++] = op == 0 && j == k ? "xyzzy" : w.w[j];
+                }
+                if (n == 0 || grammar_find_phrase(tok, n) >= 0)
+                    continue; /* another phrase ("thank you" of "thank you very much") */
+                if (op == 2 && streq(w.w[k], w.w[k + 1]))
+                    continue;
+                GrammarVerdict v, plain, zero;
+                assert_int_equal(grammar_check_with(tok, NULL, n, GRAMMAR_WITH_PHRASEBOOK, &v),
+                                 TT_OK);
+                assert_int_equal(grammar_check(tok, NULL, n, &plain), TT_OK);
+                assert_int_equal(grammar_check_with(tok, NULL, n, 0, &zero), TT_OK);
+                assert_int_equal(plain.in_grammar, zero.in_grammar);
+                assert_int_equal(plain.from, zero.from);
+                assert_int_equal(plain.to, zero.to);
+                assert_int_equal(plain.reached, zero.reached);
+                assert_string_equal(plain.reason, zero.reason);
+                if (plain.in_grammar)
+                    continue; /* a sentence of the grammar itself */
+                tried++;
+                if (v.in_grammar)
+                    fail_msg("\"%s\" with word %d %s accepted", GRAMMAR_PHRASES[i].en, k,
+                             op == 0 ? "changed" : op == 1 ? "left out" : "swapped");
+                if (op == 0 && k > 0 && v.from != k && !(v.from < k && plain.reached <= k))
+                    fail_msg("\"%s\" with word %d changed: refused at %d (%s)",
+                             GRAMMAR_PHRASES[i].en, k, v.from, v.reason);
+                if (op == 0 && k > 0 && v.from == k && !strstr(v.reason, "phrase"))
+                    fail_msg("\"%s\" with word %d changed: the reason does not name the "
+                             "phrase: %s", GRAMMAR_PHRASES[i].en, k, v.reason);
+            }
+        }
+        /* The other marks: "!" and "." after a question, "?" after the others. */
+        const char *tok[MAX_TOKENS + 2];
+        for (int j = 0; j < w.n; j++)
+            tok[j] = w.w[j];
+        tok[w.n] = GRAMMAR_PHRASES[i].question ? "!" : "?";
+        GrammarVerdict v;
+        assert_int_equal(grammar_check_with(tok, NULL, w.n + 1, GRAMMAR_WITH_PHRASEBOOK, &v),
+                         TT_OK);
+        if (v.in_grammar)
+            fail_msg("\"%s %s\" accepted", GRAMMAR_PHRASES[i].en, tok[w.n]);
+        assert_int_equal(v.from, w.n);
+        tried++;
+    }
+    print_message("phrasebook near-misses: %ld refused\n", tried);
+    assert_true(tried > 3 * GRAMMAR_N_PHRASES);
+}
+
+/* The corpus the generator writes with the phrasebook: every phrase line the independent
+ * table recognises has the table's German with the English's mark, and is accepted by
+ * grammar_check_with; every phrase is there. */
+static void test_grammar_phrase_lines_of_the_generator(void **state)
+{
+    (void)state;
+    char err[4096], dir[] = "/tmp/toytrans-grammar.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    Lexicon *lex = NULL;
+    Phrasebook *book = NULL;
+    if (corpus_lexicon_load(&lex, "data/lexicon.tsv", err, sizeof err) != TT_OK ||
+        phrasebook_load(&book, PHRASEBOOK_FILE, err, sizeof err) != TT_OK ||
+        corpus_write(dir, lex, book, 3, 6000, 1000, 1000, NULL, err, sizeof err) != TT_OK)
+        fail_msg("%s", err);
+    int seen[GRAMMAR_N_PHRASES] = {0};
+    long lines = 0;
+    static const char *const FILES[] = {"train.tsv", "valid.tsv", "test.tsv"};
+    for (int s = 0; s < 3; s++) {
+        char path[256], line[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, FILES[s]);
+        FILE *fp = fopen(path, "r");
+        assert_non_null(fp);
+        while (fgets(line, sizeof line, fp) != NULL) {
+            line[strcspn(line, "\n")] = '\0';
+            char *f[4];
+            const int nf = split_tabs(line, f, 4);
+            assert_true(nf >= 2);
+            TokenList tl;
+            assert_int_equal(tokenize(&tl, f[0], strlen(f[0]), TOK_SRC, NULL), TT_OK);
+            const int marked = tl.n > 0 && strchr(".?!", tl.tok[tl.n - 1][0]);
+            const int k = grammar_find_phrase(tl.tok, tl.n - marked);
+            if (k >= 0) {
+                lines++;
+                seen[k] = 1;
+                GrammarVerdict v;
+                assert_int_equal(grammar_check_with(tl.tok, NULL, tl.n, GRAMMAR_WITH_PHRASEBOOK,
+                                                    &v), TT_OK);
+                char want[160];
+                snprintf(want, sizeof want, "%s%s", GRAMMAR_PHRASES[k].de,
+                         marked ? tl.tok[tl.n - 1] : "");
+                if (!v.in_grammar || !streq(f[1], want) || (nf == 3 && !streq(f[2], "phrase")))
+                    fail_msg("%s: \"%s\" → \"%s\": %s, the table says \"%s\"", FILES[s], f[0],
+                             f[1], v.in_grammar ? "in" : v.reason, want);
+            } else if (nf == 3 && streq(f[2], "phrase")) {
+                fail_msg("test.tsv: \"%s\" is named a phrase but is none", f[0]);
+            }
+            tokenlist_free(&tl);
+        }
+        fclose(fp);
+        remove(path);
+    }
+    rmdir(dir);
+    for (int k = 0; k < GRAMMAR_N_PHRASES; k++)
+        if (!seen[k])
+            fail_msg("\"%s\" is not in the corpus", GRAMMAR_PHRASES[k].en);
+    print_message("generated corpus: %ld phrase lines checked\n", lines);
+    phrasebook_free(book);
+    corpus_lexicon_free(lex);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2258,6 +2537,11 @@ int main(void)
         cmocka_unit_test(test_grammar_lexicon_matches_tables),
         cmocka_unit_test(test_grammar_lexicon_checksum),
         cmocka_unit_test(test_grammar_data_files),
+        cmocka_unit_test(test_grammar_phrasebook_checksum),
+        cmocka_unit_test(test_grammar_phrasebook_matches_table),
+        cmocka_unit_test(test_grammar_check_with_accepts_every_phrase),
+        cmocka_unit_test(test_grammar_check_with_refuses_near_misses),
+        cmocka_unit_test(test_grammar_phrase_lines_of_the_generator),
     };
     return cmocka_run_group_tests(tests, tables_setup, tables_teardown);
 }

@@ -198,6 +198,38 @@ static void test_model_create_whole_model_loads_back(void **state)
     model_free(&m);
 }
 
+/* The lexicon and phrasebook checksums travel with the weights: a model saved with them
+ * loads them back; one saved without (every file older than the phrasebook) loads 0,
+ * which enables no phrase in the grammar check. */
+static void test_model_checksums_load_back_or_zero(void **state)
+{
+    TestDir *f = *state;
+    ModelConfig c;
+    Vocab src, tgt;
+    small_model_parts(&c, &src, &tgt);
+    char err[ERRLEN] = "";
+    Model m, back;
+    assert_tt_ok(model_init(&m, &c, &src, &tgt, err, sizeof err), err);
+    const ModelContents whole = {.weights = &m};
+    create_file(f->path, &whole);
+    assert_tt_ok(model_load_file(&back, f->path, err, sizeof err), err);
+    assert_true(back.lexicon_fnv1a64 == 0 && back.phrasebook_fnv1a64 == 0);
+    assert_false(meta_value(f->path, MODEL_PHRASEBOOK_KEY, (char[64]){0}, 64));
+    model_free(&back);
+    remove(f->path);
+    m.lexicon_fnv1a64 = UINT64_C(0xb758f9487cc0aaa5);
+    m.phrasebook_fnv1a64 = UINT64_C(0x60fb2f3b45ad9e2f);
+    create_file(f->path, &whole);
+    char v[64];
+    assert_true(meta_value(f->path, MODEL_PHRASEBOOK_KEY, v, sizeof v));
+    assert_string_equal(v, "60fb2f3b45ad9e2f");
+    assert_tt_ok(model_load_file(&back, f->path, err, sizeof err), err);
+    assert_true(back.lexicon_fnv1a64 == m.lexicon_fnv1a64);
+    assert_true(back.phrasebook_fnv1a64 == m.phrasebook_fnv1a64);
+    model_free(&back);
+    model_free(&m);
+}
+
 /* An embeddings-only file holds the embeddings a whole model drawn from the same seed
  * holds, so vocab, init and train agree on them. */
 static void test_model_create_embeddings_as_model_randomize_draws_them(void **state)
@@ -323,6 +355,7 @@ int main(void)
         T(test_model_create_writes_exactly_the_table_keys),
         T(test_model_create_writes_provenance_formats),
         T(test_model_create_whole_model_loads_back),
+        T(test_model_checksums_load_back_or_zero),
         T(test_model_create_embeddings_as_model_randomize_draws_them),
         T(test_model_create_appears_only_when_committed),
         T(test_model_header_open_reads_config_vocab_and_specs),
