@@ -148,6 +148,9 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     tr->grammar_check = !o->no_grammar_check &&
                         config_lang_rules(m->config.src_lang) == TOK_SRC &&
                         m->lexicon_fnv1a64 == grammar_lexicon_fnv1a64();
+    tr->grammar_with = m->phrasebook_fnv1a64 == grammar_phrasebook_fnv1a64()
+                           ? GRAMMAR_WITH_PHRASEBOOK
+                           : 0;
     tr->decode = *d;
     tr->decode.max_len = d->max_len < max_len ? d->max_len : max_len;
     tr->keep_unk = o->keep_unk != 0;
@@ -840,7 +843,7 @@ static int check_grammar(Translator *tr, const TokenList *surface, TranslatorRes
     for (int j = 0; j < n; j++)
         is_name[j] = tr->kind[j] == TR_WORD_NAME;
     GrammarVerdict v;
-    const int rc = grammar_check(tr->src.tok, is_name, n, &v);
+    const int rc = grammar_check_with(tr->src.tok, is_name, n, tr->grammar_with, &v);
     free(is_name);
     if (rc != TT_OK)
         return rc;

@@ -179,6 +179,8 @@ typedef struct {
     int keep_unk;
     int crop;             /* TranslatorOptions.crop */
     int grammar_check;    /* 1: check each source against the corpus grammar (grammar.h) */
+    unsigned grammar_with; /* what else the model learned: GRAMMAR_WITH_PHRASEBOOK when
+                              its file records the phrasebook grammar.c knows, else 0 */
     char grammar_note[GRAMMAR_NOTE_LEN]; /* TranslatorResult.grammar_note's text */
     int n_hyp;            /* hypotheses the last sentence kept: translator_n_best */
     int cropped;          /* the last sentence's TranslatorResult.cropped */

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "evalset.h"
+#include "grammar.h"
 #include "model.h"
 #include "pool.h"
 #include "rng.h"
@@ -555,6 +556,40 @@ static void kept_free(Kept *k)
     free(k->text), free(k->logprob), free(k->cross), free(k->self), free(k->enc);
 }
 
+/* The grammar check takes the phrasebook's phrases as in the grammar only for a model
+ * whose file records the phrasebook the recogniser knows (train --phrasebook); the
+ * shipped model records none, so for it a phrase stays outside, as before. */
+static void test_translator_grammar_takes_phrases_the_model_learned(void **state)
+{
+    (void)state;
+    Model m;
+    char err[512];
+    if (model_load_file(&m, "models/en-de.db", err, sizeof err) != TT_OK) {
+        print_error("%s\n", err);
+        fail();
+    }
+    static const char *const PHRASES[] = {"Good morning!", "Hello", "How are you?"};
+    const uint64_t shipped = m.phrasebook_fnv1a64;
+    assert_true(shipped != grammar_phrasebook_fnv1a64());
+    for (int learned = 0; learned <= 1; learned++) {
+        m.phrasebook_fnv1a64 = learned ? grammar_phrasebook_fnv1a64() : shipped;
+        const TranslatorOptions o = translator_options_default();
+        Translator tr;
+        init_ok(&tr, &m, &o);
+        for (size_t i = 0; i < sizeof PHRASES / sizeof PHRASES[0]; i++) {
+            TranslatorResult r;
+            run_ok(&tr, PHRASES[i], &r);
+            assert_int_equal(r.grammar, learned ? TR_GRAMMAR_IN : TR_GRAMMAR_OUT);
+        }
+        /* A phrase with a word changed is outside either way. */
+        TranslatorResult r;
+        run_ok(&tr, "Good apple!", &r);
+        assert_int_equal(r.grammar, TR_GRAMMAR_OUT);
+        translator_free(&tr);
+    }
+    model_free(&m);
+}
+
 /* The shipped model on data/test.tsv's first sentences: decoded ahead in batches of 7
  * on a pool of 3 threads, every sentence's text, log-probabilities, decoder attention and
  * encoder attention are the same bits as one sentence at a time — greedy and beam 3.
@@ -636,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_translator_coverage),
         cmocka_unit_test(test_translator_n_best_first_is_the_beam_output),
         cmocka_unit_test(test_translator_batches_and_threads_change_no_bit),
+        cmocka_unit_test(test_translator_grammar_takes_phrases_the_model_learned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
