@@ -173,7 +173,7 @@ void readback_ahead_decode(ReadBack *rb)
         return;
     for (int i = 0; i < n; i++) {
         ReadBackAhead *a = &rb->ahead[i];
-        const char *why;
+        const char *why = NULL;
         int rc, S;
         a->n_target = translator_ahead_source(&rb->tr, i, &S)
                           ? input_target(rb, a->source, a->len, a->target, &why, &rc)
@@ -232,7 +232,7 @@ int readback_run(ReadBack *rb, const char *source, size_t len, const char *trans
         best += (double)r.t->logprob[i];
 
     /* The input, in the reverse model's target tokens, forced through it. */
-    const char *why;
+    const char *why = "the input cannot be scored";
     const int n = input_target(rb, source, len, rb->ids, &why, &rc);
     if (rc != TT_OK) {
         snprintf(err, errlen, "%s", status_message(rc));
