@@ -1060,13 +1060,14 @@ static int draw_this(Clause *c, const Lexicon *lex, const Features *f, int adj, 
         c->n_padj = 1;
         /* "This is beautiful", "this is red": what describes things ("this is young"
          * would say it of a person). */
-        uint32_t ok = 0;
-        for (int k = 0; k < lex->n_nouns; k++)
-            if (lex->nouns[k].cls == CLS_THING)
-                for (int a = 0; a < lex->n_adjs; a++)
-                    if (lex->adjs[a].tags & lex->nouns[k].tags)
-                        ok |= UINT32_C(1) << a;
-        c->padj[0].adj = ok ? draw_bit(rng, ok) : -1;
+        int ok[LEX_MAX_ADJS], n_ok = 0; /* ascending, as draw_bit would take them */
+        for (int a = 0; a < lex->n_adjs; a++)
+            for (int k = 0; k < lex->n_nouns; k++)
+                if (lex->nouns[k].cls == CLS_THING && (lex->adjs[a].tags & lex->nouns[k].tags)) {
+                    ok[n_ok++] = a;
+                    break;
+                }
+        c->padj[0].adj = n_ok ? ok[draw_below(rng, (uint32_t)n_ok)] : -1;
         c->padj[0].very = pct(rng, 35);
         c->padj[0].neg = c->neg;
         return c->padj[0].adj >= 0;

@@ -1112,8 +1112,11 @@ static void test_corpus_phrasebook_construction(void **state)
             for (size_t j = 0; j < n_phrase_lines && !seen; j++)
                 seen = strcmp(phrase_lines[j] + 2, tagged) == 0 && phrase_lines[j][0] == '0' + s;
             if (!seen) {
-                phrase_lines[n_phrase_lines] = malloc(strlen(tagged) + 3);
-                sprintf(phrase_lines[n_phrase_lines++], "%d:%s", s, tagged);
+                const size_t size = strlen(tagged) + 3; /* "S:" + the line + NUL; S < 10 */
+                char *kept = malloc(size);
+                assert_non_null(kept);
+                snprintf(kept, size, "%c:%s", (char)('0' + s), tagged);
+                phrase_lines[n_phrase_lines++] = kept;
             }
         }
         file_lines_free(&fl);
