@@ -365,20 +365,15 @@ static int decode_record(Decoder *d, const RecordJob *jobs, int n, int greedy)
                     if (may_choose(d, v) && (chosen < 0 || logits[v] > logits[chosen]))
                         chosen = v;
             }
-            if (!j->out) {
+            if (j->out) {
+                record_step(d, j->out, b, t, chosen, lp);
+                d->sum[s] += lp[chosen];
+                j->out->n++; /* t + 1: a job is live from step 0 until it is done */
+            } else {
                 d->sum[s] += (double)(float)lp[chosen];
-                if (t + 1 < j->n_forced) {
-                    d->live[next] = s;
-                    d->tok[next] = chosen;
-                    next++;
-                }
-                continue;
             }
-            record_step(d, j->out, b, t, chosen, lp);
-            d->sum[s] += lp[chosen];
-            j->out->n++;
-            const int done = (chosen == VOCAB_EOS && t >= j->n_prefix) ||
-                             j->out->n >= j->limit || (!greedy && t + 1 >= j->n_forced);
+            const int done = (chosen == VOCAB_EOS && t >= j->n_prefix) || t + 1 >= j->limit ||
+                             (!greedy && t + 1 >= j->n_forced);
             if (!done) {
                 d->live[next] = s;
                 d->tok[next] = chosen;

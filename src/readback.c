@@ -172,12 +172,11 @@ void readback_ahead_decode(ReadBack *rb)
     if (translator_decode_ahead(&rb->tr, rb->texts, rb->lens, n) != TT_OK)
         return;
     for (int i = 0; i < n; i++) {
+        /* translator_score_ahead leaves out what the translator did not decode. */
         ReadBackAhead *a = &rb->ahead[i];
         const char *why = NULL;
-        int rc, S;
-        a->n_target = translator_ahead_source(&rb->tr, i, &S)
-                          ? input_target(rb, a->source, a->len, a->target, &why, &rc)
-                          : 0;
+        int rc;
+        a->n_target = input_target(rb, a->source, a->len, a->target, &why, &rc);
         rb->targets[i] = a->n_target ? a->target : NULL;
         rb->n_targets[i] = a->n_target;
     }

@@ -779,14 +779,6 @@ void translator_ahead_rewind(Translator *tr)
     tr->next_ahead = 0;
 }
 
-const int *translator_ahead_source(const Translator *tr, int i, int *S)
-{
-    if (i < 0 || i >= tr->n_ahead || !tr->ahead[i].decoded)
-        return NULL;
-    *S = tr->ahead[i].S;
-    return tr->ahead[i].ids;
-}
-
 int translator_score_ahead(Translator *tr, const int *const *target, const int *n_target,
                            int n, double *sum)
 {

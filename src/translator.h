@@ -285,10 +285,6 @@ int translator_decode_ahead(Translator *tr, const char *const *texts, const size
  * before it shows any (the read-back of a block) runs them twice, decoding once. */
 void translator_ahead_rewind(Translator *tr);
 
-/* Entry i of the last translator_decode_ahead, if it was decoded: its source ids (S of
- * them, </s> last) as translator_run reads them; NULL when it was left to translator_run. */
-const int *translator_ahead_source(const Translator *tr, int i, int *S);
-
 /* Scores a target for each entry of the last translator_decode_ahead that was decoded:
  * target[i] (n_target[i] ids, or NULL to skip the entry) forced through the decoder
  * against entry i's source, in batches of the same size, sorted by source length and
