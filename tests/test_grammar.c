@@ -1953,16 +1953,13 @@ static void test_grammar_check_arguments(void **state)
     assert_int_equal(v.to, 0);
 }
 
-/* grammar_lexicon_fnv1a64 is the checksum of data/lexicon.tsv: the tables were typed from
- * this very file (test_grammar_lexicon_matches_tables compares them entry by entry). */
-static void test_grammar_lexicon_checksum(void **state)
+/* The FNV-1a 64 checksum of the file at path (read from the repository root). */
+static uint64_t file_fnv1a64(const char *path)
 {
-    (void)state;
-    FILE *fp = fopen("data/lexicon.tsv", "rb");
+    FILE *fp = fopen(path, "rb");
     if (fp == NULL) {
-        fail_msg("data/lexicon.tsv: %s — run the test from the repository root",
-                 strerror(errno));
-        return;
+        fail_msg("%s: %s — run the test from the repository root", path, strerror(errno));
+        return 0; /* not reached: fail_msg ends the test */
     }
     uint64_t h = FNV1A64_OFFSET;
     unsigned char buf[4096];
@@ -1971,6 +1968,15 @@ static void test_grammar_lexicon_checksum(void **state)
         h = fnv1a64_add(h, buf, got);
     assert_int_equal(ferror(fp), 0);
     fclose(fp);
+    return h;
+}
+
+/* grammar_lexicon_fnv1a64 is the checksum of data/lexicon.tsv: the tables were typed from
+ * this very file (test_grammar_lexicon_matches_tables compares them entry by entry). */
+static void test_grammar_lexicon_checksum(void **state)
+{
+    (void)state;
+    const uint64_t h = file_fnv1a64("data/lexicon.tsv");
     if (h != grammar_lexicon_fnv1a64())
         fail_msg("data/lexicon.tsv has FNV-1a 64 0x%016llx, src/grammar.c says 0x%016llx: "
                  "bring the tables up to date, then the constant", (unsigned long long)h,
@@ -2302,17 +2308,7 @@ static void token_string(const char *text, char *out, size_t n)
 static void test_grammar_phrasebook_checksum(void **state)
 {
     (void)state;
-    FILE *fp = fopen(PHRASEBOOK_FILE, "rb");
-    if (fp == NULL) {
-        fail_msg(PHRASEBOOK_FILE ": %s", strerror(errno));
-        return;
-    }
-    uint64_t h = FNV1A64_OFFSET;
-    unsigned char buf[4096];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
-        h = fnv1a64_add(h, buf, got);
-    fclose(fp);
+    const uint64_t h = file_fnv1a64(PHRASEBOOK_FILE);
     if (h != grammar_phrasebook_fnv1a64())
         fail_msg(PHRASEBOOK_FILE " has FNV-1a 64 0x%016llx, src/grammar.c says 0x%016llx: "
                  "bring GRAMMAR_PHRASES up to date, then the constant", (unsigned long long)h,
