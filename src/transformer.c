@@ -49,6 +49,17 @@ int encoder_init(Encoder *e, const Model *m)
     return TT_OK;
 }
 
+/* A length buffers grow to when need exceeds have: at least twice have, at most limit
+ * (the model's max_len). Sorted blocks ask for each length in turn, and growing one
+ * position at a time zeroed the activations again at every length. */
+static int grown_len(int need, int have, int limit)
+{
+    if (need <= have)
+        return have;
+    const int twice = have > limit / 2 ? limit : 2 * have;
+    return need > twice ? need : twice;
+}
+
 /* Grows e's buffers to hold B sentences of S positions; on failure e is as it was. */
 static int encoder_reserve(Encoder *e, int B, int S)
 {
@@ -58,8 +69,7 @@ static int encoder_reserve(Encoder *e, int B, int S)
         return TT_OK;
     if (B < e->cap_B)
         B = e->cap_B;
-    if (S < e->cap_S)
-        S = e->cap_S;
+    S = grown_len(S, e->cap_S, c->max_len);
     const size_t L = (size_t)c->n_decoder_layers, BS = (size_t)B * S, D = (size_t)c->d_model;
     Encoder g = {.model = m, .cap_B = B, .cap_S = S, .params_t = e->params_t};
     g.len = malloc(sizeof(int) * (size_t)B);
@@ -175,10 +185,8 @@ int decoder_state_reserve(DecoderState *d, int rows, int slots, int cap, int S)
         rows = d->rows;
     if (slots < d->slots)
         slots = d->slots;
-    if (cap < d->cap)
-        cap = d->cap;
-    if (S < d->S)
-        S = d->S;
+    cap = grown_len(cap, d->cap, c->max_len);
+    S = grown_len(S, d->S, c->max_len);
     const size_t L = (size_t)c->n_decoder_layers, D = (size_t)c->d_model, H = (size_t)c->n_heads;
     DecoderState g = {.model = m, .rows = rows, .slots = slots, .cap = cap, .S = S,
                       .params_t = d->params_t};
