@@ -212,7 +212,7 @@ static int rows_reserve(Decoder *d, int rows)
     return TT_OK;
 }
 
-int decoder_init(Decoder *d, const Model *m, int beam)
+static int decoder_init_with(Decoder *d, const Model *m, int beam, const float *shared_t)
 {
     memset(d, 0, sizeof *d);
     if (beam < 1 || beam > DECODE_MAX_BEAM)
@@ -224,9 +224,9 @@ int decoder_init(Decoder *d, const Model *m, int beam)
     int rc = encoder_init(&d->enc, m);
     if (rc == TT_OK)
         rc = decoder_state_init(&d->state, m);
-    if (rc == TT_OK && !(d->params_t = model_params_transposed(m)))
+    if (rc == TT_OK && !shared_t && !(d->params_t = model_params_transposed(m)))
         rc = TT_ENOMEM;
-    d->enc.params_t = d->state.params_t = d->params_t;
+    d->enc.params_t = d->state.params_t = shared_t ? shared_t : d->params_t;
     if (rc == TT_OK)
         rc = rows_reserve(d, 2 * beam);
     if (rc == TT_OK) {
@@ -243,6 +243,16 @@ int decoder_init(Decoder *d, const Model *m, int beam)
     if (rc != TT_OK)
         decoder_free(d);
     return rc;
+}
+
+int decoder_init(Decoder *d, const Model *m, int beam)
+{
+    return decoder_init_with(d, m, beam, NULL);
+}
+
+int decoder_init_sharing(Decoder *d, const Decoder *from)
+{
+    return decoder_init_with(d, from->model, from->beam, from->enc.params_t);
 }
 
 int decoder_set_batch(Decoder *d, int batch, Pool *pool)

@@ -132,7 +132,8 @@ typedef struct {
     int cap;             /* positions the hypothesis buffers hold, 0..max_len; N below */
     int words_only;      /* 1: never choose <pad> or <s>; 0 after decoder_init */
     Pool *pool;          /* threads for the products and attention, or NULL; not owned */
-    float *params_t;     /* the model's weights transposed, for enc and state (owned) */
+    float *params_t;     /* the model's weights transposed, for enc and state: owned, or
+                            NULL when shared from another decoder (decoder_init_sharing) */
     Encoder enc;
     DecoderState state;
     double *lp;          /* (rows, V_tgt) log-probabilities of each row's next token */
@@ -159,6 +160,10 @@ typedef struct {
 /* A decoder of beam width beam (1..DECODE_MAX_BEAM) for batches of one sentence, on the
  * calling thread. */
 int decoder_init(Decoder *d, const Model *m, int beam);
+/* A decoder like decoder_init(d, from->model, from->beam) that reads from's transposed
+ * weights instead of making its own copy (one copy per model, whatever the threads):
+ * from must outlive d. */
+int decoder_init_sharing(Decoder *d, const Decoder *from);
 void decoder_free(Decoder *d);
 
 /* Lets decode_batch take up to batch sentences (1..DECODE_MAX_BATCH) at once, with the products and

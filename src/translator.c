@@ -641,7 +641,7 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
     tr->n_ahead_cap = n;
     tr->threads = threads; /* ahead_free frees every decoder of more: a zeroed one too */
     for (int i = 0; i < threads - 1; i++) {
-        rc = decoder_init(&tr->more[i], tr->model, tr->dec.beam);
+        rc = decoder_init_sharing(&tr->more[i], &tr->dec);
         if (rc == TT_OK)
             rc = decoder_set_batch(&tr->more[i], batch, NULL);
         tr->more[i].words_only = tr->dec.words_only;
