@@ -661,35 +661,66 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
     return decode_record(d, jobs, n, 0);
 }
 
+/* Scoring jobs for n sentences' targets (a NULL target: no job) into d->jobs; *need gets
+ * the longest target, at least need's value. Returns TT_OK or TT_EINVAL. */
+static int score_jobs(Decoder *d, const int *const *target, const int *n_target, int n,
+                      int *need)
+{
+    const Model *m = d->model;
+    for (int i = 0; i < n; i++) {
+        d->jobs[i] = (RecordJob){0};
+        if (!target[i])
+            continue;
+        if (n_target[i] < 1 || n_target[i] > m->config.max_len)
+            return TT_EINVAL;
+        for (int k = 0; k < n_target[i]; k++)
+            if (target[i][k] < 0 || target[i][k] >= m->tgt_vocab.size)
+                return TT_EINVAL;
+        d->jobs[i] = (RecordJob){.out = NULL, .forced = target[i], .n_forced = n_target[i],
+                                 .n_prefix = n_target[i], .limit = n_target[i]};
+        *need = n_target[i] > *need ? n_target[i] : *need;
+    }
+    return TT_OK;
+}
+
+/* The scoring jobs in d->jobs against the sentences the encoder holds. */
+static int score_encoded(Decoder *d, const int *const *target, int n, int need, double *sum)
+{
+    int rc = decoder_reserve_batch(d, n, d->enc.S, need);
+    if (rc == TT_OK)
+        rc = decode_record(d, d->jobs, n, 0);
+    for (int i = 0; rc == TT_OK && i < n; i++)
+        sum[i] = target[i] ? d->sum[i] : NAN;
+    return rc;
+}
+
 int decode_score_batch(Decoder *d, const int *const *src, const int *S, int n,
                        const int *const *target, const int *n_target, double *sum)
 {
     const Model *m = d->model;
     if (n < 1 || n > d->batch)
         return TT_EINVAL;
-    int S_max = 0, need = 0;
-    RecordJob *jobs = d->jobs;
+    int need = 0;
     for (int i = 0; i < n; i++) {
-        if (S[i] < 1 || S[i] > m->config.max_len || n_target[i] < 1 ||
-            n_target[i] > m->config.max_len)
+        if (S[i] < 1 || S[i] > m->config.max_len)
             return TT_EINVAL;
-        for (int k = 0; k < n_target[i]; k++)
-            if (target[i][k] < 0 || target[i][k] >= m->tgt_vocab.size)
-                return TT_EINVAL;
-        jobs[i] = (RecordJob){.out = NULL, .forced = target[i], .n_forced = n_target[i],
-                              .n_prefix = n_target[i], .limit = n_target[i]};
-        S_max = S[i] > S_max ? S[i] : S_max;
         need = S[i] > need ? S[i] : need;
-        need = n_target[i] > need ? n_target[i] : need;
     }
-    int rc = decoder_reserve_batch(d, n, S_max, need);
+    int rc = score_jobs(d, target, n_target, n, &need);
     if (rc == TT_OK)
         rc = encoder_forward_batch(&d->enc, src, S, n, d->pool);
-    if (rc == TT_OK)
-        rc = decode_record(d, jobs, n, 0);
-    for (int i = 0; rc == TT_OK && i < n; i++)
-        sum[i] = d->sum[i];
-    return rc;
+    return rc == TT_OK ? score_encoded(d, target, n, need, sum) : rc;
+}
+
+int decode_score_encoded(Decoder *d, const int *const *target, const int *n_target,
+                         double *sum)
+{
+    const int n = d->enc.B;
+    if (n < 1)
+        return TT_EINVAL;
+    int need = d->enc.S;
+    const int rc = score_jobs(d, target, n_target, n, &need);
+    return rc == TT_OK ? score_encoded(d, target, n, need, sum) : rc;
 }
 
 int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o)

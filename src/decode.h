@@ -206,7 +206,8 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
  * length-normalised score (ties: the one finished first), so hypothesis 0 is the one
  * decoded into the Translation. */
 /* Scores given outputs instead of choosing them: sentence i's target[i] (n_target[i] ids,
- * 1..the model's max_len, </s> included if it should count) forced through the decoder
+ * 1..the model's max_len, </s> included if it should count; NULL: not scored, sum[i]
+ * NAN) forced through the decoder
  * from <s>, for n sentences at once (1..the decoder's batch); sum[i] gets the sum of its
  * tokens' log-probabilities, each rounded to float before it is added in double (as
  * Translation.logprob holds them, so a sum equals one over a recorded decode_run of the
@@ -215,6 +216,11 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
  * TT_EMODEL (a NaN or infinite logit); sum is then unspecified. */
 int decode_score_batch(Decoder *d, const int *const *src, const int *S, int n,
                        const int *const *target, const int *n_target, double *sum);
+/* The same for the sentences the last decode_batch encoded, in its order (n of them): the
+ * encoder's pass is not run again, and the sums are decode_score_batch's, bit for bit.
+ * Returns as decode_score_batch, or TT_EINVAL when nothing has been encoded. */
+int decode_score_encoded(Decoder *d, const int *const *target, const int *n_target,
+                         double *sum);
 
 int decode_n_best(const Decoder *d);
 

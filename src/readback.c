@@ -166,21 +166,20 @@ void readback_ahead_decode(ReadBack *rb)
 {
     const int n = rb->n_ahead;
     for (int i = 0; i < n; i++) {
-        rb->texts[i] = rb->ahead[i].translation;
-        rb->lens[i] = rb->ahead[i].tlen;
-    }
-    if (translator_decode_ahead(&rb->tr, rb->texts, rb->lens, n) != TT_OK)
-        return;
-    for (int i = 0; i < n; i++) {
-        /* translator_score_ahead leaves out what the translator did not decode. */
         ReadBackAhead *a = &rb->ahead[i];
         const char *why = NULL;
         int rc;
+        rb->texts[i] = a->translation;
+        rb->lens[i] = a->tlen;
         a->n_target = input_target(rb, a->source, a->len, a->target, &why, &rc);
         rb->targets[i] = a->n_target ? a->target : NULL;
         rb->n_targets[i] = a->n_target;
+        a->input = NAN;
     }
-    if (translator_score_ahead(&rb->tr, rb->targets, rb->n_targets, n, rb->sums) == TT_OK)
+    /* The readings decoded, and each input scored on its reading's encoder pass; what
+     * the translator did not decode is left out (NAN: readback_run does it alone). */
+    if (translator_decode_ahead_scored(&rb->tr, rb->texts, rb->lens, n, rb->targets,
+                                       rb->n_targets, rb->sums) == TT_OK)
         for (int i = 0; i < n; i++)
             rb->ahead[i].input = rb->sums[i];
 }

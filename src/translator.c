@@ -667,17 +667,17 @@ int translator_ahead_capacity(const Translator *tr)
     return tr->n_ahead_cap;
 }
 
-/* What the threads of translator_decode_ahead and translator_score_ahead share. */
+/* What the threads of translator_decode_ahead_scored share. */
 typedef struct {
     Translator *tr;
-    int n_order;   /* entries to decode or score, in tr->order */
-    const int *const *target; /* translator_score_ahead's targets, or NULL: decode */
+    int n_order;   /* entries to decode, in tr->order */
+    const int *const *target; /* the targets to score once a batch is decoded, or NULL */
     const int *n_target;
     double *sum;
 } AheadJob;
 
 /* Thread task's share: batches task, task + threads, ... of the sorted entries, with its
- * own decoder and scratch. A batch that fails is left to translator_run (decoding) or
+ * own decoder and scratch. A batch that fails is left to translator_run, its targets
  * scored NAN. */
 static void ahead_task(void *ctx, int task)
 {
@@ -703,13 +703,15 @@ static void ahead_task(void *ctx, int task)
                 n_tgt[j] = job->n_target[order[j]];
             }
         }
+        if (decode_batch(dec, t, ids, S, nb, &tr->decode) != TT_OK)
+            continue;
+        for (int j = 0; j < nb; j++)
+            tr->ahead[order[j]].decoded = 1;
         if (job->target) {
-            const int ok = decode_score_batch(dec, ids, S, nb, tgt, n_tgt, sum) == TT_OK;
+            /* The encoder still holds the batch: the targets are scored on its pass. */
+            const int ok = decode_score_encoded(dec, tgt, n_tgt, sum) == TT_OK;
             for (int j = 0; j < nb; j++)
                 job->sum[order[j]] = ok ? sum[j] : NAN;
-        } else if (decode_batch(dec, t, ids, S, nb, &tr->decode) == TT_OK) {
-            for (int j = 0; j < nb; j++)
-                tr->ahead[order[j]].decoded = 1;
         }
     }
 }
@@ -731,12 +733,21 @@ static void sort_by_length(int *order, const TranslatorAhead *a, int n)
 int translator_decode_ahead(Translator *tr, const char *const *texts, const size_t *lens,
                             int n)
 {
+    return translator_decode_ahead_scored(tr, texts, lens, n, NULL, NULL, NULL);
+}
+
+int translator_decode_ahead_scored(Translator *tr, const char *const *texts,
+                                   const size_t *lens, int n, const int *const *target,
+                                   const int *n_target, double *sum)
+{
     const Model *m = tr->model;
     tr->n_ahead = tr->next_ahead = 0;
     if (n < 0 || n > tr->n_ahead_cap)
         return TT_EINVAL;
     const TokLang src_rules = config_lang_rules(m->config.src_lang);
     int n_order = 0;
+    for (int i = 0; target && i < n; i++)
+        sum[i] = NAN;
     for (int i = 0; i < n; i++) {
         TranslatorAhead *a = &tr->ahead[i];
         a->text = texts[i];
@@ -756,7 +767,8 @@ int translator_decode_ahead(Translator *tr, const char *const *texts, const size
         tokenlist_free(&src);
     }
     sort_by_length(tr->order, tr->ahead, n_order);
-    AheadJob job = {.tr = tr, .n_order = n_order};
+    AheadJob job = {.tr = tr, .n_order = n_order, .target = target, .n_target = n_target,
+                    .sum = sum};
     pool_run(tr->pool, tr->threads, ahead_task, &job);
     tr->n_ahead = n;
     return TT_OK;
@@ -777,24 +789,6 @@ static TranslatorAhead *ahead_take(Translator *tr, const char *text, size_t len)
 void translator_ahead_rewind(Translator *tr)
 {
     tr->next_ahead = 0;
-}
-
-int translator_score_ahead(Translator *tr, const int *const *target, const int *n_target,
-                           int n, double *sum)
-{
-    if (n != tr->n_ahead)
-        return TT_EINVAL;
-    int n_order = 0;
-    for (int i = 0; i < n; i++) {
-        sum[i] = NAN;
-        if (tr->ahead[i].decoded && target[i])
-            tr->order[n_order++] = i;
-    }
-    sort_by_length(tr->order, tr->ahead, n_order);
-    AheadJob job = {.tr = tr, .n_order = n_order, .target = target, .n_target = n_target,
-                    .sum = sum};
-    pool_run(tr->pool, tr->threads, ahead_task, &job);
-    return TT_OK;
 }
 
 int translator_n_best(const Translator *tr)

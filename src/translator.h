@@ -218,7 +218,7 @@ typedef struct {
     const int **batch_ids; /* (threads · batch) scratch: each thread's batch's sources, */
     int *batch_S;          /* lengths, */
     Translation **batch_t; /* records, */
-    const int **batch_tgt; /* and for translator_score_ahead targets, */
+    const int **batch_tgt; /* and for translator_decode_ahead_scored targets, */
     int *batch_n_tgt;      /* their lengths */
     double *batch_sum;     /* and sums */
     Pool *pool;           /* translator_set_batch's, or NULL; not owned */
@@ -280,20 +280,19 @@ int translator_ahead_capacity(const Translator *tr);
 int translator_decode_ahead(Translator *tr, const char *const *texts, const size_t *lens,
                             int n);
 
+/* translator_decode_ahead, and then, on each batch's encoder pass, the scores of given
+ * targets: target[i] (n_target[i] ids, or NULL to skip text i) forced through the decoder
+ * against text i's source; sum[i] gets decode_score_batch's sum, bit for bit the same
+ * whatever the batch, or NAN for a text skipped, not decoded, or whose batch failed (the
+ * caller scores it alone and reports the error). */
+int translator_decode_ahead_scored(Translator *tr, const char *const *texts,
+                                   const size_t *lens, int n, const int *const *target,
+                                   const int *n_target, double *sum);
+
 /* Lets the translator_run calls that follow take the texts decoded by the last
  * translator_decode_ahead from the first again: a caller that needs every text's result
  * before it shows any (the read-back of a block) runs them twice, decoding once. */
 void translator_ahead_rewind(Translator *tr);
-
-/* Scores a target for each entry of the last translator_decode_ahead that was decoded:
- * target[i] (n_target[i] ids, or NULL to skip the entry) forced through the decoder
- * against entry i's source, in batches of the same size, sorted by source length and
- * shared among the same threads; sum[i] gets decode_score_batch's sum, bit for bit the
- * same whatever the batch, or NAN for an entry skipped, not decoded, or whose batch
- * failed (the caller scores it alone and reports the error). Returns TT_OK, or
- * TT_EINVAL (n is not the last decode's). */
-int translator_score_ahead(Translator *tr, const int *const *target, const int *n_target,
-                           int n, double *sum);
 
 /* How many finished hypotheses the last translator_run kept, best first (beam search
  * keeps up to the beam; greedy decoding none unless decode.n_best); 0 after

@@ -162,7 +162,52 @@ static void test_decode_score_batch(void **state)
     const int *badp = bad;
     assert_int_equal(decode_score_batch(&dec, src, S, 1, tgt, &zero, four), TT_EINVAL);
     assert_int_equal(decode_score_batch(&dec, src, S, 1, &badp, &n_tgt[1], four), TT_EINVAL);
+    /* A NULL target is not scored, and the others keep their bits. */
+    const int *some[] = {g0, NULL, g2};
+    double partly[3];
+    assert_int_equal(decode_score_batch(&dec, src, S, 3, some, n_tgt, partly), TT_OK);
+    assert_memory_equal(&partly[0], &alone[0], sizeof(double));
+    assert_true(isnan(partly[1]));
+    assert_memory_equal(&partly[2], &alone[2], sizeof(double));
     translation_free(&t);
+    decoder_free(&dec);
+    model_free(&m);
+}
+
+/* decode_score_encoded: after a greedy decode_batch, the targets scored on its encoder
+ * pass have decode_score_batch's bits; nothing encoded yet is refused. */
+static void test_decode_score_encoded(void **state)
+{
+    (void)state;
+    Model m;
+    build_tiny(&m, 5);
+    Decoder dec;
+    Translation t[3] = {0};
+    assert_int_equal(decoder_init(&dec, &m, 1), TT_OK);
+    assert_int_equal(decoder_set_batch(&dec, 3, NULL), TT_OK);
+    const int s0[] = {4, 5, VOCAB_EOS}, s1[] = {5, VOCAB_EOS}, s2[] = {4, 4, 5, 5, VOCAB_EOS};
+    const int g0[] = {4, 5, 6, VOCAB_EOS}, g1[] = {VOCAB_EOS}, g2[] = {5, 4, 4, 6, 6, VOCAB_EOS};
+    const int *src[] = {s0, s1, s2}, *tgt[] = {g0, g1, g2};
+    const int S[] = {3, 2, 5}, n_tgt[] = {4, 1, 6};
+    double want[3], got[3];
+    assert_int_equal(decode_score_encoded(&dec, tgt, n_tgt, got), TT_EINVAL);
+    assert_int_equal(decode_score_batch(&dec, src, S, 3, tgt, n_tgt, want), TT_OK);
+    Translation *out[3];
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(translation_init(&t[i], &m, 0), TT_OK);
+        out[i] = &t[i];
+    }
+    const DecodeOptions o = decode_options_default();
+    assert_int_equal(decode_batch(&dec, out, src, S, 3, &o), TT_OK);
+    assert_int_equal(decode_score_encoded(&dec, tgt, n_tgt, got), TT_OK);
+    assert_memory_equal(got, want, sizeof want);
+    /* Again on the same pass, one left out. */
+    const int *some[] = {NULL, g1, g2};
+    assert_int_equal(decode_score_encoded(&dec, some, n_tgt, got), TT_OK);
+    assert_true(isnan(got[0]));
+    assert_memory_equal(&got[1], &want[1], 2 * sizeof(double));
+    for (int i = 0; i < 3; i++)
+        translation_free(&t[i]);
     decoder_free(&dec);
     model_free(&m);
 }
@@ -403,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_decode_beam_never_empty),
         cmocka_unit_test(test_decode_beam_eos_after_prefix),
         cmocka_unit_test(test_decode_score_batch),
+        cmocka_unit_test(test_decode_score_encoded),
         cmocka_unit_test(test_decode_beam_example),
         cmocka_unit_test(test_decode_beam_never_loses_to_greedy),
         cmocka_unit_test(test_decode_n_best_never_empty),
