@@ -1370,7 +1370,15 @@ static int read_floats(const Store *s, sqlite3_stmt *st, int col, float *dst, si
     }
     memcpy(dst, blob, bytes);
     swap_to_le(dst, n);
-    for (size_t i = 0; i < n; i++)
+    /* Whether any value is Inf or NaN (all exponent bits set), in one pass without a
+     * branch per value; which one, only when there is one. */
+    uint32_t special = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &dst[i], sizeof u);
+        special |= (u & UINT32_C(0x7f800000)) == UINT32_C(0x7f800000);
+    }
+    for (size_t i = 0; special && i < n; i++)
         if (!isfinite(dst[i])) {
             set_err(err, errlen, "%s: %s has a non-finite value (%s) at index %zu", s->path,
                     what, isnan(dst[i]) ? "NaN" : "Inf", i);
