@@ -16,6 +16,7 @@
 #include "tokenizer.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -866,22 +867,107 @@ static void read_back_beside(char *buf, size_t size, const char *path, const Mod
     snprintf(buf, size, "%.*s%s-%s.db", dir, path, c->tgt_lang, c->src_lang);
 }
 
+/* A reverse model's load on a thread of its own (cli_read_back_load_ahead). */
+struct CliReadBackLoad {
+    pthread_t thread;
+    char path[4096];
+    Model m;
+    int rc;
+    char err[512];
+};
+
+static void *load_ahead_main(void *arg)
+{
+    struct CliReadBackLoad *l = arg;
+    l->rc = model_load_file(&l->m, l->path, l->err, sizeof l->err);
+    return NULL;
+}
+
+/* "TGT-SRC.db" beside a model file named "SRC-TGT.db" (read_back_beside's name, if the
+ * file's name tells the languages its config holds) into buf; 0 for another name. */
+static int read_back_by_name(char *buf, size_t size, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    const char *dash = strchr(name, '-');
+    const size_t len = strlen(name);
+    if (!dash || dash == name || len < 4 || strcmp(name + len - 3, ".db") != 0 ||
+        dash + 1 >= name + len - 3 || memchr(dash + 1, '-', (size_t)(name + len - 3 - dash - 1)))
+        return 0;
+    const int dir = (int)(name - path), src = (int)(dash - name);
+    const int tgt = (int)(name + len - 3 - (dash + 1));
+    return snprintf(buf, size, "%.*s%.*s-%.*s.db", dir, path, tgt, dash + 1, src, name) <
+           (int)size;
+}
+
+void cli_read_back_load_ahead(CliReadBack *c, const CliReadBackOptions *o,
+                              const char *model_path)
+{
+    memset(c, 0, sizeof *c);
+    char path[4096];
+    if (o->mode == CLI_READ_BACK_OFF)
+        return;
+    if (o->path)
+        snprintf(path, sizeof path, "%s", o->path);
+    else if (!read_back_by_name(path, sizeof path, model_path))
+        return;
+    struct stat st;
+    struct CliReadBackLoad *l = NULL;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(l = calloc(1, sizeof *l)))
+        return;
+    snprintf(l->path, sizeof l->path, "%s", path);
+    if (pthread_create(&l->thread, NULL, load_ahead_main, l) != 0) {
+        free(l);
+        return;
+    }
+    c->ahead = l;
+}
+
+/* The load started ahead, finished (owned by the caller), or NULL. */
+static struct CliReadBackLoad *load_ahead_join(CliReadBack *c)
+{
+    struct CliReadBackLoad *l = c->ahead;
+    c->ahead = NULL;
+    if (l)
+        pthread_join(l->thread, NULL);
+    return l;
+}
+
+static void load_ahead_drop(struct CliReadBackLoad *l)
+{
+    if (l)
+        model_free(&l->m);
+    free(l);
+}
+
 int cli_read_back_open(const char *cmd, CliReadBack *c, const CliReadBackOptions *o,
                        const Model *m, const char *model_path, int batch, Pool *pool)
 {
+    struct CliReadBackLoad *ahead = load_ahead_join(c);
     memset(c, 0, sizeof *c);
-    if (o->mode == CLI_READ_BACK_OFF)
-        return 0;
     char path[4096];
     if (o->path)
         snprintf(path, sizeof path, "%s", o->path);
     else
         read_back_beside(path, sizeof path, model_path, &m->config);
     struct stat st;
-    if (o->mode == CLI_READ_BACK_AUTO && (stat(path, &st) != 0 || !S_ISREG(st.st_mode)))
+    if (o->mode == CLI_READ_BACK_OFF ||
+        (o->mode == CLI_READ_BACK_AUTO && (stat(path, &st) != 0 || !S_ISREG(st.st_mode)))) {
+        load_ahead_drop(ahead);
         return 0;
+    }
     char err[512];
-    int rc = model_load_file(&c->reverse, path, err, sizeof err);
+    int rc;
+    if (ahead && strcmp(ahead->path, path) == 0) {
+        /* The same file, loaded by the same call: its result and message. */
+        rc = ahead->rc;
+        c->reverse = ahead->m;
+        memset(&ahead->m, 0, sizeof ahead->m);
+        snprintf(err, sizeof err, "%s", ahead->err);
+    } else {
+        rc = model_load_file(&c->reverse, path, err, sizeof err);
+    }
+    load_ahead_drop(ahead);
     if (rc != TT_OK) {
         fprintf(stderr, "toytrans %s: read-back: %s\n", cmd, err[0] ? err : status_message(rc));
         if (o->mode == CLI_READ_BACK_AUTO)
@@ -913,6 +999,7 @@ int cli_read_back_open(const char *cmd, CliReadBack *c, const CliReadBackOptions
 
 void cli_read_back_close(CliReadBack *c)
 {
+    load_ahead_drop(load_ahead_join(c));
     if (c->rb.model)
         model_free(&c->reverse);
     readback_free(&c->rb);

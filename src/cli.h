@@ -277,6 +277,7 @@ enum { CLI_READ_BACK_AUTO, CLI_READ_BACK_OFF, CLI_READ_BACK_ON };
 typedef struct {
     Model reverse;
     ReadBack rb;
+    struct CliReadBackLoad *ahead; /* the reverse model's load started ahead, or NULL */
 } CliReadBack;
 
 /* The defaults: on when the reverse model is beside the model, READBACK_MARGIN. */
@@ -295,9 +296,21 @@ void cli_read_back_help(FILE *out, int column);
  * fit: exit 3 or 2 otherwise); none with --no-read-back. Returns 0 with c->rb.model set
  * or NULL, or the exit code with the message printed. It reads blocks back in batches
  * of batch, on pool's threads (readback_set_batch), as the command translates them. Close
- * with cli_read_back_close, which accepts a zeroed CliReadBack. */
+ * with cli_read_back_close, which accepts a zeroed CliReadBack. c is zeroed, or as
+ * cli_read_back_load_ahead left it. */
 int cli_read_back_open(const char *cmd, CliReadBack *c, const CliReadBackOptions *o,
                        const Model *m, const char *model_path, int batch, Pool *pool);
+
+/* Starts loading, on a thread of its own, the reverse model cli_read_back_open will want
+ * for the model at model_path, while the caller loads that model: --read-back-model's, or
+ * "TGT-SRC.db" beside a model file named "SRC-TGT.db". A load is mostly one long chain of
+ * arithmetic (the content checksum), so two of them take the time of one on two cores.
+ * cli_read_back_open (c as this leaves it, not zeroed again) takes the load if it settles
+ * on the same file, with the same messages as its own load would give; otherwise it, or
+ * cli_read_back_close, waits for the load and drops it. Nothing starts, and nothing is
+ * said, when there is no such file or no thread. */
+void cli_read_back_load_ahead(CliReadBack *c, const CliReadBackOptions *o,
+                              const char *model_path);
 void cli_read_back_close(CliReadBack *c);
 
 #endif

@@ -555,15 +555,19 @@ int cli_translate(int argc, char **argv)
     assert(o.model_path); /* translate_parse sets it when it returns 0 */
 
     Model m;
+    TranslateRun run = {.o = &o, .m = &m, .from_stdin = optind >= argc};
+    /* The reverse model loads on another core while this one does. */
+    cli_read_back_load_ahead(&run.rb, &o.read_back, o.model_path);
     char err[512];
     int rc = model_load_file(&m, o.model_path, err, sizeof err);
     if (rc != TT_OK) {
+        cli_read_back_close(&run.rb);
         fprintf(stderr, "toytrans translate: %s\n", err[0] ? err : status_message(rc));
         cli_model_hint("translate", o.model_path, rc);
         return status_exit_code(rc);
     }
-    TranslateRun run = {.o = &o, .m = &m, .from_stdin = optind >= argc};
     if ((code = translate_check_model(&o, &m.config)) != 0) {
+        cli_read_back_close(&run.rb);
         model_free(&m);
         return code;
     }

@@ -114,6 +114,32 @@ expect_in "--read-back-model of the same direction: says so" "$ERR" "not back fr
 cp "$FWD" "$TMP/alone.db"
 run translate --model "$TMP/alone.db" "The small young cat is in the house."
 expect_not_in "no reverse model beside the model: no read-back" "$ERR" "reads back"
+# The reverse model beside SRC-TGT.db loads on a thread of its own while the model does:
+# the same messages and exit codes as when it loaded after it. A damaged reverse model
+# beside the model is named; a damaged model with a sound one beside it is named, and
+# the load ahead is waited for and dropped (valgrind: nothing leaks). A model whose name
+# does not tell its languages still finds TGT-SRC.db by its config.
+mkdir "$TMP/pair" "$TMP/pair2" "$TMP/named"
+cp "$FWD" "$TMP/pair/en-de.db"
+head -c 100000 "$REV" >"$TMP/pair/de-en.db"
+run translate --model "$TMP/pair/en-de.db" "I love you"
+expect_code "a damaged reverse model beside the model: exit 3" 3
+expect_in "a damaged reverse model beside the model: named" "$ERR" \
+    "toytrans translate: read-back: $TMP/pair/de-en.db"
+expect_in "a damaged reverse model beside the model: --no-read-back named" "$ERR" \
+    "(the reverse model beside the model; --no-read-back goes without it)"
+head -c 100000 "$FWD" >"$TMP/pair2/en-de.db"
+cp "$REV" "$TMP/pair2/de-en.db"
+run translate --model "$TMP/pair2/en-de.db" "I love you"
+expect_code "a damaged model with its reverse model beside it: exit 3" 3
+expect_in "a damaged model with its reverse model beside it: named" "$ERR" \
+    "toytrans translate: $TMP/pair2/en-de.db"
+expect_not_in "a damaged model: nothing said of the reverse model" "$ERR" "de-en.db"
+cp "$FWD" "$TMP/named/forward.db"
+cp "$REV" "$TMP/named/de-en.db"
+run translate --model "$TMP/named/forward.db" --json "The small young cat is in the house."
+expect_in "a model named otherwise: its reverse model found by its languages" "$OUT" \
+    '"read_back":{"checked":true'
 
 # The JSON fields.
 run translate --model "$FWD" --json "The small young cat is in the house." "I love you"
