@@ -123,6 +123,19 @@ int translation_reserve(Translation *t, const Model *m, int n)
     return TT_OK;
 }
 
+int translation_is(const Translation *t, const int *ids, int n)
+{
+    return t->n == n && (n == 0 || memcmp(t->ids, ids, sizeof(int) * (size_t)n) == 0);
+}
+
+double translation_logprob_sum(const Translation *t)
+{
+    double sum = 0.0;
+    for (int i = 0; i < t->n; i++)
+        sum += (double)t->logprob[i];
+    return sum;
+}
+
 /* The one place that knows the record's layout. */
 static size_t record_offset(const Translation *t, int i, int l, int h)
 {

@@ -171,6 +171,12 @@ void decoder_free(Decoder *d);
  * d's use). Returns TT_OK, TT_EINVAL or TT_ENOMEM (d is then as it was). */
 int decoder_set_batch(Decoder *d, int batch, Pool *pool);
 
+/* Whether t's output is ids[0..n), </s> included where it was produced. */
+int translation_is(const Translation *t, const int *ids, int n);
+/* The sum of t's log-probabilities, each a float, added in order in double: what
+ * decode_score_batch gives the same tokens against the same source, bit for bit. */
+double translation_logprob_sum(const Translation *t);
+
 /* A record with no room yet (cap 0): translation_reserve or decode_run makes it. */
 int translation_init(Translation *t, const Model *m, int alt_k);
 void translation_free(Translation *t);

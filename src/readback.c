@@ -225,9 +225,7 @@ int readback_run(ReadBack *rb, const char *source, size_t len, const char *trans
         return rc;
     if (r.t->n == 0)
         return not_done(out, "the translation has no words");
-    double best = 0.0;
-    for (int i = 0; i < r.t->n; i++)
-        best += (double)r.t->logprob[i];
+    const double best = translation_logprob_sum(r.t);
 
     /* The input, in the reverse model's target tokens, forced through it. */
     const char *why = "the input cannot be scored";
@@ -241,6 +239,8 @@ int readback_run(ReadBack *rb, const char *source, size_t len, const char *trans
     double input;
     if (a && !isnan(a->input)) {
         input = a->input; /* scored with its block: the same bits */
+    } else if (translation_is(r.t, rb->ids, n)) {
+        input = best; /* the reading is the input: forcing it through gives these bits */
     } else {
         const int *src = rb->tr.src_ids, S = r.t->S;
         const int *ids = rb->ids;

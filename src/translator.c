@@ -708,10 +708,19 @@ static void ahead_task(void *ctx, int task)
         for (int j = 0; j < nb; j++)
             tr->ahead[order[j]].decoded = 1;
         if (job->target) {
-            /* The encoder still holds the batch: the targets are scored on its pass. */
+            /* A target the decoder chose itself needs no forced pass: its score is the
+             * record's sum, the same bits (each log-probability rounded to float and added
+             * in order, decode.h). The others are scored on the encoder's pass, which
+             * still holds the batch. */
+            for (int j = 0; j < nb; j++)
+                if (tgt[j] && translation_is(t[j], tgt[j], n_tgt[j])) {
+                    job->sum[order[j]] = translation_logprob_sum(t[j]);
+                    tgt[j] = NULL;
+                }
             const int ok = decode_score_encoded(dec, tgt, n_tgt, sum) == TT_OK;
             for (int j = 0; j < nb; j++)
-                job->sum[order[j]] = ok ? sum[j] : NAN;
+                if (tgt[j])
+                    job->sum[order[j]] = ok ? sum[j] : NAN;
         }
     }
 }

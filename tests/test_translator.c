@@ -694,7 +694,7 @@ static void test_translator_read_back_in_batches_changes_no_bit(void **state)
                          TT_OK);
     }
     readback_ahead_decode(&many);
-    int disagree = 0;
+    int disagree = 0, same_as_input = 0;
     for (int i = 0; i < N; i++) {
         if (i == 4)
             continue; /* left out */
@@ -712,9 +712,21 @@ static void test_translator_read_back_in_batches_changes_no_bit(void **state)
         assert_memory_equal(&a.input, &b.input, sizeof a.input);
         assert_int_equal(a.disagrees, b.disagrees);
         disagree += a.disagrees;
+        /* The input's score is decode_score_batch's, whether it was forced through or,
+         * when the reading is the input itself, taken from the reading. */
+        int n = 0;
+        while (one.ids[n] != VOCAB_EOS)
+            n++;
+        n++;
+        const int *src = one.tr.src_ids, *ids = one.ids, S = one.tr.cur->S;
+        double want;
+        assert_int_equal(decode_score_batch(&one.tr.dec, &src, &S, 1, &ids, &n, &want), TT_OK);
+        assert_memory_equal(&a.input, &want, sizeof want);
+        same_as_input += a.margin == 0.0;
         free(a_text);
     }
     assert_true(disagree > 0 && disagree < N - 1);
+    assert_true(same_as_input > 0 && same_as_input < N - 1);
     for (int i = 0; i < N; i++)
         free(hyp[i]);
     translator_free(&tr);
