@@ -997,6 +997,25 @@ int cli_read_back_open(const char *cmd, CliReadBack *c, const CliReadBackOptions
     return 0;
 }
 
+void cli_decode_ahead(Translator *tr, ReadBack *rb, const char *const *texts,
+                      const size_t *lens, int n)
+{
+    (void)translator_decode_ahead(tr, texts, lens, n);
+    if (!rb || !rb->model || !rb->n_ahead_cap)
+        return;
+    /* The block's translations first (each run takes its decoding; the caller's runs,
+     * after the rewind, take it again), then their read-backs, all at once. */
+    readback_ahead_clear(rb);
+    for (int i = 0; i < n; i++) {
+        TranslatorResult r;
+        if (translator_run(tr, texts[i], lens[i], &r, NULL, 0) == TT_OK &&
+            readback_ahead_add(rb, texts[i], lens[i], r.text) != TT_OK)
+            break;
+    }
+    translator_ahead_rewind(tr);
+    readback_ahead_decode(rb);
+}
+
 void cli_read_back_close(CliReadBack *c)
 {
     load_ahead_drop(load_ahead_join(c));

@@ -311,6 +311,13 @@ int cli_read_back_open(const char *cmd, CliReadBack *c, const CliReadBackOptions
  * said, when there is no such file or no thread. */
 void cli_read_back_load_ahead(CliReadBack *c, const CliReadBackOptions *o,
                               const char *model_path);
+
+/* A block of texts (n up to translator_ahead_capacity) decoded ahead by tr, and, with a
+ * read-back rb (or NULL), their translations read back ahead in batches too: the
+ * translator_run and readback_run calls that follow, for the same texts in the same
+ * order, take that work (translator.h, readback.h). */
+void cli_decode_ahead(Translator *tr, ReadBack *rb, const char *const *texts,
+                      const size_t *lens, int n);
 void cli_read_back_close(CliReadBack *c);
 
 #endif

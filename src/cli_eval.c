@@ -541,13 +541,14 @@ static int eval_run(const EvalOptions *o, const EvalSet *set, Translator *tr, Re
         block = 0; /* out of memory: one sentence at a time, the same translations */
     for (size_t i = 0; i < set->n && code == 0; i++) {
         if (block > 0 && i % block == 0) {
-            /* The next block decoded in batches; translator_run takes each. */
+            /* The next block decoded (and read back) in batches; translator_run (and
+             * readback_run) take each. */
             const size_t nb = set->n - i < block ? set->n - i : block;
             for (size_t j = 0; j < nb; j++) {
                 texts[j] = set->src[i + j];
                 lens[j] = strlen(texts[j]);
             }
-            (void)translator_decode_ahead(tr, texts, lens, (int)nb);
+            cli_decode_ahead(tr, o->warnings ? rb : NULL, texts, lens, (int)nb);
         }
         TranslatorResult r;
         const char *hyp = "";

@@ -478,19 +478,8 @@ static int write_n_best(TranslateRun *run, const TranslatorResult *best, long no
 static void translate_ahead(const char *const *texts, const size_t *lens, int n, void *ctx)
 {
     TranslateRun *run = ctx;
-    (void)translator_decode_ahead(&run->tr, texts, lens, n);
-    ReadBack *rb = &run->rb.rb;
-    if (!rb->model || !rb->n_ahead_cap || run->o->to.decode.n_best)
-        return;
-    readback_ahead_clear(rb);
-    for (int i = 0; i < n; i++) {
-        TranslatorResult r;
-        if (translator_run(&run->tr, texts[i], lens[i], &r, NULL, 0) == TT_OK &&
-            readback_ahead_add(rb, texts[i], lens[i], r.text) != TT_OK)
-            break;
-    }
-    translator_ahead_rewind(&run->tr);
-    readback_ahead_decode(rb);
+    /* An n-best list is not read back. */
+    cli_decode_ahead(&run->tr, run->o->to.decode.n_best ? NULL : &run->rb.rb, texts, lens, n);
 }
 
 static int translate_line(const char *line, size_t len, long no, void *ctx)

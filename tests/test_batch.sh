@@ -177,6 +177,21 @@ else
     fail "eval --batch 32 --threads 2: the same translations as --batch 1" "exit $CODE"
 fi
 
+# eval --warnings reads back in batches too: the same tables (the time line aside).
+grep -v '^#' data/honesty.tsv | awk -v k="$EVERY" 'NR % k == 0' >"$TMP/honesty.tsv"
+run eval --model "$MODEL" --test "$TMP/honesty.tsv" --warnings --batch 1
+grep -v '^time:' "$OUT" >"$TMP/warn1.txt"
+code1=$CODE
+run eval --model "$MODEL" --test "$TMP/honesty.tsv" --warnings --batch 7 --threads 2
+grep -v '^time:' "$OUT" >"$TMP/warn7.txt"
+if [ "$CODE" -eq 0 ] && [ "$code1" -eq 0 ] && grep -q "each warning" "$TMP/warn1.txt" &&
+    cmp -s "$TMP/warn1.txt" "$TMP/warn7.txt"; then
+    pass "eval --warnings --batch 7 --threads 2: the same tables as --batch 1"
+else
+    fail "eval --warnings --batch 7 --threads 2: the same tables as --batch 1" \
+        "exit $CODE and $code1; $(cmp "$TMP/warn1.txt" "$TMP/warn7.txt" 2>&1 | head -1)"
+fi
+
 # inspect reads several texts in batches too: the same JSON, every float.
 sed -n '1,50p' "$SRC" >"$TMP/src50.txt"
 run_in "$TMP/src50.txt" inspect --model "$MODEL" --json --batch 1
