@@ -122,7 +122,8 @@ typedef struct {
     NetScratch s;
     double *lse;        /* (B·T) log-sum-exp of each logits row, kept by the loss */
     double *loss;       /* (B) each sentence's summed loss */
-    float *block;       /* the one allocation of the float tensors (owned) */
+    float *block;       /* the float tensors, in block_mem at a cache line's boundary */
+    void *block_mem;    /* their one allocation (owned) */
 } NetActs;
 
 /* One row of the activation table: a tensor's name, its shape and where its view goes. */
