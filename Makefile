@@ -169,7 +169,7 @@ CLI_OBJ = $(CLI_SRC:src/%.c=$(B)/obj/%.o)
 TEST_BIN = $(TESTS:%=$(B)/tests/%)
 BIN      = $(B)/toytrans
 
-.PHONY: all install uninstall FORCE deps man-deps check-man bench bench-deps torch-deps check-torch coverage-measure honesty-measure demo corpus vocab model test check-unit check-cli asan tsan valgrind clean \
+.PHONY: all install uninstall FORCE deps man-deps check-man bench bench-deps torch-deps check-torch coverage-measure honesty-measure demo corpus vocab model test check-unit check-cli check-cli-commands check-cli-scripts asan tsan valgrind clean \
         fuzz fuzz-deps fuzz-replay \
         browser-deps test-browser lint crash-test
 .DEFAULT_GOAL := all
@@ -437,8 +437,14 @@ honesty-measure: $(BIN)
 	@if [ "$(UPDATE)" = 1 ]; then sh bench/splice.sh docs/honesty.md honesty-measure build/honesty/tables.md && \
 	  echo "honesty-measure: the tables are now docs/honesty.md's"; fi
 
-check-cli: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
+# Two halves, which `make -j2` (valgrind's run) takes side by side: the commands' own
+# test, and the scripts about them.
+check-cli: check-cli-commands check-cli-scripts
+
+check-cli-commands: $(BIN) $(TEST_TOOLS:%=$(B)/tests/%)
 	@TOOLS=$(B)/tests sh tests/test_cli.sh ./$(BIN) "$(RUNNER)"
+
+check-cli-scripts: $(BIN)
 	@sh tests/test_matrix_cli.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_nothing_lost.sh ./$(BIN) "$(RUNNER)"
 	@sh tests/test_readme.sh ./$(BIN) "$(RUNNER)"
@@ -485,8 +491,10 @@ tsan:
 	  TSAN_OPTIONS=halt_on_error=1 ./build/tsan/tests/$$t >/dev/null || exit 1; \
 	done; echo "tsan: no data race"
 
+# Two at a time, each target's output printed whole when it ends (-O): valgrind runs one
+# thread at a time, and the suite under it takes most of an hour on one core.
 valgrind:
-	@$(MAKE) --no-print-directory FLAVOUR=valgrind CFLAGS="-O1 -g" \
+	@$(MAKE) --no-print-directory -j2 -O FLAVOUR=valgrind CFLAGS="-O1 -g" \
 	  RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=all --show-leak-kinds=all" \
 	  test
 
