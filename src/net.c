@@ -170,7 +170,8 @@ int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
     a->block_mem = calloc(1, (total ? total : SLOT_ALIGN_FLOATS) * sizeof(float) + align);
     if (a->block_mem) {
         const size_t past = (size_t)((uintptr_t)a->block_mem % align);
-        a->block = (float *)((char *)a->block_mem + (past ? align - past : 0));
+        /* calloc's alignment is a multiple of a float's: the gap is whole floats. */
+        a->block = (float *)a->block_mem + (past ? (align - past) / sizeof(float) : 0);
     }
     a->lse = malloc(sizeof(double) * (size_t)B * (T ? T : 1));
     a->loss = malloc(sizeof(double) * (size_t)B);
