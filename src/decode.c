@@ -162,18 +162,49 @@ typedef struct RecordJob {
     int limit;
 } RecordJob;
 
-void decoder_free(Decoder *d)
+/* One sentence's beam search in a batch. Its hypotheses live in slots [2*B*r, 2*B*r +
+ * 2*B) of the decoder state and of d->hyp_* (two generations of B: the live one from cur,
+ * the next one gathered from nxt), its finished ones in entries [fin, fin + B) of
+ * d->fin_*; r is its place in the group. */
+typedef struct BeamRun {
+    int sent;    /* the sentence in the encoder batch */
+    int cur, nxt; /* the first slot of the live generation and of the next */
+    int alive;   /* live hypotheses, in slots [cur, cur + alive) */
+    int fin;     /* its first entry in d->fin_* */
+    int n_fin;   /* finished hypotheses kept, 0..B */
+    int limit;   /* its output limit */
+    int done;    /* 1 once the search may stop */
+    long seq;    /* finished hypotheses so far, kept or not: their order */
+} BeamRun;
+
+/* Frees the beam arrays (beam_reserve's) and forgets them. */
+static void beam_free(Decoder *d)
 {
-    if (!d)
-        return;
-    free(d->taken);
-    free(d->cand);
+    free(d->runs);
+    free(d->fin_rank);
+    free(d->fin_seq);
+    free(d->fin_sum);
     free(d->fin_score);
     free(d->fin_len);
     free(d->fin_ids);
     free(d->hyp_score);
     free(d->hyp_len);
     free(d->hyp_ids);
+    d->runs = NULL;
+    d->fin_rank = d->fin_len = d->fin_ids = d->hyp_len = d->hyp_ids = NULL;
+    d->fin_seq = NULL;
+    d->fin_sum = d->fin_score = d->hyp_score = NULL;
+    d->hyps = 0;
+    d->cap = 0;
+}
+
+void decoder_free(Decoder *d)
+{
+    if (!d)
+        return;
+    free(d->taken);
+    free(d->cand);
+    beam_free(d);
     free(d->jobs);
     free(d->sum);
     free(d->live);
@@ -243,14 +274,9 @@ static int decoder_init_with(Decoder *d, const Model *m, int beam, const float *
     if (rc == TT_OK)
         rc = rows_reserve(d, 2 * beam);
     if (rc == TT_OK) {
-        d->hyp_len = malloc(sizeof(int) * 2 * B);
-        d->hyp_score = malloc(sizeof(double) * 2 * B);
-        d->fin_len = malloc(sizeof(int) * B);
-        d->fin_score = malloc(sizeof(double) * B);
         d->cand = malloc(sizeof(BeamCandidate) * B * (B + 1));
         d->taken = calloc(V, 1);
-        if (!d->hyp_len || !d->hyp_score || !d->fin_len || !d->fin_score || !d->cand ||
-            !d->taken)
+        if (!d->cand || !d->taken)
             rc = TT_ENOMEM;
     }
     if (rc != TT_OK)
@@ -280,27 +306,60 @@ int decoder_set_batch(Decoder *d, int batch, Pool *pool)
     return TT_OK;
 }
 
-/* Room for n sentences of up to S source positions and outputs of up to n_out tokens. */
-static int decoder_reserve_batch(Decoder *d, int n, int S, int n_out)
+/* The beam arrays for `sents` sentences of width B (1..d->beam) and hypotheses of up to
+ * N tokens; on failure d keeps its own. */
+static int beam_reserve(Decoder *d, int sents, int B, int N)
 {
-    const int rows = n > d->beam ? n : d->beam, slots = n > 2 * d->beam ? n : 2 * d->beam;
-    const int need = S > n_out ? S : n_out;
-    int rc = decoder_state_reserve(&d->state, rows, slots, need, S);
-    if (rc != TT_OK || need <= d->cap)
-        return rc;
-    const size_t B = (size_t)d->beam, N = (size_t)need;
-    int *hyp_ids = malloc(sizeof(int) * 2 * B * N), *fin_ids = malloc(sizeof(int) * B * N);
-    if (!hyp_ids || !fin_ids) {
-        free(fin_ids);
-        free(hyp_ids);
+    const size_t hyps = 2 * (size_t)B * (size_t)sents;
+    if (hyps <= d->hyps && N <= d->cap)
+        return TT_OK;
+    const size_t H = hyps > d->hyps ? hyps : d->hyps, F = H / 2;
+    const size_t C = (size_t)(N > d->cap ? N : d->cap);
+    Decoder g = {0};
+    g.hyp_ids = malloc(sizeof(int) * H * C);
+    g.hyp_len = malloc(sizeof(int) * H);
+    g.hyp_score = malloc(sizeof(double) * H);
+    g.fin_ids = malloc(sizeof(int) * F * C);
+    g.fin_len = malloc(sizeof(int) * F);
+    g.fin_score = malloc(sizeof(double) * F);
+    g.fin_sum = malloc(sizeof(double) * F);
+    g.fin_seq = malloc(sizeof(long) * F);
+    g.fin_rank = malloc(sizeof(int) * F);
+    g.runs = malloc(sizeof(BeamRun) * F); /* a sentence has at least one entry */
+    if (!g.hyp_ids || !g.hyp_len || !g.hyp_score || !g.fin_ids || !g.fin_len ||
+        !g.fin_score || !g.fin_sum || !g.fin_seq || !g.fin_rank || !g.runs) {
+        beam_free(&g);
         return TT_ENOMEM;
     }
-    free(d->fin_ids);
-    free(d->hyp_ids);
-    d->hyp_ids = hyp_ids;
-    d->fin_ids = fin_ids;
-    d->cap = need;
+    beam_free(d);
+    d->hyp_ids = g.hyp_ids;
+    d->hyp_len = g.hyp_len;
+    d->hyp_score = g.hyp_score;
+    d->fin_ids = g.fin_ids;
+    d->fin_len = g.fin_len;
+    d->fin_score = g.fin_score;
+    d->fin_sum = g.fin_sum;
+    d->fin_seq = g.fin_seq;
+    d->fin_rank = g.fin_rank;
+    d->runs = g.runs;
+    d->hyps = H;
+    d->cap = (int)C;
     return TT_OK;
+}
+
+/* Room for n sentences of up to S source positions and outputs of up to n_out tokens,
+ * decoded with beam width B (1..d->beam) in groups of `group` sentences. */
+static int decoder_reserve_batch(Decoder *d, int n, int B, int group, int S, int n_out)
+{
+    const int hyps = B * group, rows = n > hyps ? n : hyps;
+    const int slots = n > 2 * hyps ? n : 2 * hyps;
+    const int need = S > n_out ? S : n_out;
+    int rc = rows_reserve(d, slots);
+    if (rc == TT_OK)
+        rc = decoder_state_reserve(&d->state, rows, slots, need, S);
+    if (rc == TT_OK)
+        rc = beam_reserve(d, group, B, need);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -422,25 +481,25 @@ static int cand_cmp(const void *pa, const void *pb)
     return a->id < b->id ? -1 : (a->id > b->id);
 }
 
-/* Keeps a finished hypothesis, ids[0..len) with summed log-probability sum, if it is
- * among the beam best finished so far by length-normalised score: while fewer than B have
- * finished it takes a free slot, else it replaces the worst kept one if it scores
- * strictly better (so of equal scores the one finished first stays). seq orders the
- * finished ones by when they finished. */
-static void finished_keep(Decoder *d, int B, const int *ids, int len, double sum, long seq)
+/* Keeps a finished hypothesis of run r, ids[0..len) with summed log-probability sum, if
+ * it is among the B best finished so far by length-normalised score: while fewer than B
+ * have finished it takes a free entry, else it replaces the worst kept one if it scores
+ * strictly better (so of equal scores the one finished first stays). */
+static void finished_keep(Decoder *d, BeamRun *r, int B, const int *ids, int len, double sum)
 {
     const double score = sum / len;
-    int f = d->n_fin;
-    if (f == B) {
-        f = 0;
-        for (int g = 1; g < B; g++)
+    const long seq = r->seq++;
+    int f;
+    if (r->n_fin == B) {
+        f = r->fin;
+        for (int g = r->fin + 1; g < r->fin + B; g++)
             if (d->fin_score[g] < d->fin_score[f] ||
                 (d->fin_score[g] == d->fin_score[f] && d->fin_seq[g] > d->fin_seq[f]))
                 f = g;
         if (!(score > d->fin_score[f]))
             return;
     } else {
-        d->n_fin++;
+        f = r->fin + r->n_fin++;
     }
     memcpy(d->fin_ids + (size_t)f * d->cap, ids, sizeof(int) * (size_t)len);
     d->fin_len[f] = len;
@@ -449,156 +508,165 @@ static void finished_keep(Decoder *d, int B, const int *ids, int len, double sum
     d->fin_seq[f] = seq;
 }
 
-/* Sorts the finished hypotheses into d->fin_rank: best score first, of equal scores the
- * one finished first. */
-static void finished_rank(Decoder *d)
+/* Sorts run r's finished hypotheses into d->fin_rank[r->fin...]: best score first, of
+ * equal scores the one finished first. */
+static void finished_rank(Decoder *d, const BeamRun *r)
 {
-    for (int f = 0; f < d->n_fin; f++) {
-        int j = f;
-        while (j > 0 && (d->fin_score[d->fin_rank[j - 1]] < d->fin_score[f] ||
-                         (d->fin_score[d->fin_rank[j - 1]] == d->fin_score[f] &&
-                          d->fin_seq[d->fin_rank[j - 1]] > d->fin_seq[f]))) {
-            d->fin_rank[j] = d->fin_rank[j - 1];
+    int *rank = d->fin_rank + r->fin;
+    for (int f = r->fin; f < r->fin + r->n_fin; f++) {
+        int j = f - r->fin;
+        while (j > 0 && (d->fin_score[rank[j - 1]] < d->fin_score[f] ||
+                         (d->fin_score[rank[j - 1]] == d->fin_score[f] &&
+                          d->fin_seq[rank[j - 1]] > d->fin_seq[f]))) {
+            rank[j] = rank[j - 1];
             j--;
         }
-        d->fin_rank[j] = f;
+        rank[j] = f;
     }
 }
 
-/* Whether the search may stop: at least `need` hypotheses have finished, and no live one
- * can still score above the need-th best of them. A live hypothesis has the summed
+/* Whether run r's search may stop: at least `need` hypotheses have finished, and no live
+ * one can still score above the need-th best of them. A live hypothesis has the summed
  * log-probability s <= 0 and the length n < limit (all live ones have the same n); see
  * decode.h for why s / limit bounds the score of everything it can still become. */
-static int search_done(Decoder *d, int need, int cur, int alive, int limit)
+static int search_done(Decoder *d, const BeamRun *r, int need)
 {
-    if (alive == 0)
+    if (r->alive == 0)
         return 1;
-    if (d->n_fin < need)
+    if (r->n_fin < need)
         return 0;
-    double s = d->hyp_score[cur];
-    for (int a = 1; a < alive; a++)
-        if (d->hyp_score[cur + a] > s)
-            s = d->hyp_score[cur + a];
-    finished_rank(d);
-    return d->fin_score[d->fin_rank[need - 1]] >= s / limit;
+    double s = d->hyp_score[r->cur];
+    for (int a = 1; a < r->alive; a++)
+        if (d->hyp_score[r->cur + a] > s)
+            s = d->hyp_score[r->cur + a];
+    finished_rank(d, r);
+    return d->fin_score[d->fin_rank[r->fin + need - 1]] >= s / r->limit;
 }
 
-/* Steps the n rows of a beam at position t: row a is the hypothesis in slot first + a,
- * fed token tok[a], of sentence si; leaves each one's next-token log-probabilities in
- * d->lp at row first + a. */
-static int beam_step(Decoder *d, int si, int first, int n, int t)
+/* Steps the n rows set up in d->tok, d->slot and d->sent at position t, all at once, and
+ * leaves each row's next-token log-probabilities in d->lp at the row of its slot. */
+static int beam_step(Decoder *d, int n, int t)
 {
     const int V = d->model->tgt_vocab.size;
-    for (int a = 0; a < n; a++) {
-        d->slot[a] = first + a;
-        d->sent[a] = si;
-    }
     int rc = decoder_state_step(&d->state, &d->enc, d->tok, d->slot, d->sent, n, t, d->pool);
     for (int a = 0; rc == TT_OK && a < n; a++)
-        rc = log_softmax_checked(d->lp + (size_t)(first + a) * V,
+        rc = log_softmax_checked(d->lp + (size_t)d->slot[a] * V,
                                  decoder_state_logits(&d->state, a), V);
     return rc;
 }
 
-/* Finds the output tokens of sentence si of the encoder batch by beam search of width
- * B >= 2 into d->fin_* (the B best finished hypotheses), searching until the need best
- * of them (1..B) cannot change; returns the index of the best finished hypothesis, or a
- * negative code. The live hypotheses are the rows of each step: generation cur's in
- * slots [cur, cur+B), the next one's gathered into [nxt, nxt+B) from their parents. */
-static int beam_search(Decoder *d, int si, const int *prefix, int n_prefix, int B, int need,
-                       int limit)
+/* Run r's next generation from the log-probabilities of its live one: its candidates are
+ * taken best first into slots from r->nxt, each gathering its parent's cache (positions
+ * 0..pos-1), and the new hypotheses are added to the rows of the next step from row
+ * *rows on. */
+static void beam_select(Decoder *d, BeamRun *r, int B, int pos, int *rows)
 {
-    assert(B >= 2 && need >= 1 && need <= B);
-    const Model *m = d->model;
-    const int V = m->tgt_vocab.size, N = d->cap;
-    int cur = 0, nxt = B; /* the generations live in slots [cur, cur+B) and [nxt, nxt+B) */
-    int alive = 1;
-    long seq = 0;
-    d->n_fin = 0;
-
-    /* One hypothesis through <s> and the forced prefix. */
-    d->hyp_len[cur] = 0;
-    d->hyp_score[cur] = 0.0;
-    d->tok[0] = VOCAB_BOS;
-    int rc = beam_step(d, si, cur, 1, 0);
-    for (int i = 0; rc == TT_OK && i < n_prefix; i++) {
-        d->hyp_score[cur] += d->lp[(size_t)cur * V + prefix[i]];
-        d->hyp_ids[(size_t)cur * N + d->hyp_len[cur]++] = prefix[i];
-        if (d->hyp_len[cur] < limit) {
-            d->tok[0] = prefix[i];
-            rc = beam_step(d, si, cur, 1, i + 1);
-        }
-    }
-    if (rc != TT_OK)
-        return rc;
-    if (d->hyp_len[cur] >= limit) {
-        finished_keep(d, B, d->hyp_ids + (size_t)cur * N, limit, d->hyp_score[cur], seq++);
-        finished_rank(d);
-        return d->fin_rank[0];
-    }
-
+    const int V = d->model->tgt_vocab.size, N = d->cap;
     int top[DECODE_MAX_BEAM + 1];
-    int parent[DECODE_MAX_BEAM];
-    while (!search_done(d, need, cur, alive, limit)) {
-        /* No empty output: </s> cannot be the first token unless a prefix precedes it. */
-        const int no_eos = d->hyp_len[cur] == 0;
-        const int n_choices = V - (d->words_only ? 2 : 0) - no_eos;
-        /* B + 1 offers per hypothesis: at least B of them are not </s>, enough to refill
-         * every slot from this hypothesis alone. */
-        const int k = B + 1 < n_choices ? B + 1 : n_choices;
-        int n_cand = 0;
-        for (int a = 0; a < alive; a++) {
-            const int h = cur + a;
-            const double *lp = d->lp + (size_t)h * V;
-            if (d->words_only)
-                d->taken[VOCAB_PAD] = d->taken[VOCAB_BOS] = 1;
-            if (no_eos)
-                d->taken[VOCAB_EOS] = 1;
-            top_k(top, k, lp, V, d->taken);
-            d->taken[VOCAB_PAD] = d->taken[VOCAB_BOS] = d->taken[VOCAB_EOS] = 0;
-            for (int j = 0; j < k; j++)
-                d->cand[n_cand++] = (BeamCandidate){d->hyp_score[h] + lp[top[j]], a, top[j]};
-        }
-        qsort(d->cand, (size_t)n_cand, sizeof *d->cand, cand_cmp);
-        /* Best first until B candidates that do not end in </s> are taken: a </s> on the
-         * way finishes its hypothesis, which leaves the beam, and the next candidate
-         * takes its slot. At the limit the B taken finish as they are. */
-        int next_alive = 0, taken = 0;
-        const int pos = d->hyp_len[cur] + 1; /* the new tokens' position: <s> is 0 */
-        for (int j = 0; j < n_cand && taken < B; j++) {
-            const BeamCandidate *cd = &d->cand[j];
-            const int from = cur + cd->hyp, len = d->hyp_len[from] + 1;
-            int *ids = d->hyp_ids + (size_t)(nxt + next_alive) * N;
-            memcpy(ids, d->hyp_ids + (size_t)from * N, sizeof(int) * (size_t)(len - 1));
-            ids[len - 1] = cd->id;
-            if (cd->id != VOCAB_EOS)
-                taken++;
-            if (cd->id == VOCAB_EOS || len >= limit) {
-                finished_keep(d, B, ids, len, cd->score, seq++);
-                continue;
-            }
-            const int to = nxt + next_alive;
-            d->hyp_len[to] = len;
-            d->hyp_score[to] = cd->score;
-            parent[next_alive] = from;
-            next_alive++;
-        }
-        /* The next generation: each gathers its parent's cache (positions 0..pos-1),
-         * then all step together. */
-        for (int a = 0; a < next_alive; a++) {
-            decoder_state_copy_slot(&d->state, nxt + a, parent[a], pos);
-            d->tok[a] = d->hyp_ids[(size_t)(nxt + a) * N + d->hyp_len[nxt + a] - 1];
-        }
-        if (next_alive > 0 && (rc = beam_step(d, si, nxt, next_alive, pos)) != TT_OK)
-            return rc;
-        alive = next_alive;
-        int tmp = cur;
-        cur = nxt;
-        nxt = tmp;
+    /* No empty output: </s> cannot be the first token unless a prefix precedes it. */
+    const int no_eos = d->hyp_len[r->cur] == 0;
+    const int n_choices = V - (d->words_only ? 2 : 0) - no_eos;
+    /* B + 1 offers per hypothesis: at least B of them are not </s>, enough to refill
+     * every slot from this hypothesis alone. */
+    const int k = B + 1 < n_choices ? B + 1 : n_choices;
+    int n_cand = 0;
+    for (int a = 0; a < r->alive; a++) {
+        const int h = r->cur + a;
+        const double *lp = d->lp + (size_t)h * V;
+        if (d->words_only)
+            d->taken[VOCAB_PAD] = d->taken[VOCAB_BOS] = 1;
+        if (no_eos)
+            d->taken[VOCAB_EOS] = 1;
+        top_k(top, k, lp, V, d->taken);
+        d->taken[VOCAB_PAD] = d->taken[VOCAB_BOS] = d->taken[VOCAB_EOS] = 0;
+        for (int j = 0; j < k; j++)
+            d->cand[n_cand++] = (BeamCandidate){d->hyp_score[h] + lp[top[j]], a, top[j]};
     }
-    finished_rank(d);
-    assert(d->n_fin > 0);
-    return d->fin_rank[0];
+    qsort(d->cand, (size_t)n_cand, sizeof *d->cand, cand_cmp);
+    /* Best first until B candidates that do not end in </s> are taken: a </s> on the way
+     * finishes its hypothesis, which leaves the beam, and the next candidate takes its
+     * slot. At the limit the B taken finish as they are. */
+    int next_alive = 0, taken = 0;
+    for (int j = 0; j < n_cand && taken < B; j++) {
+        const BeamCandidate *cd = &d->cand[j];
+        const int from = r->cur + cd->hyp, len = d->hyp_len[from] + 1, to = r->nxt + next_alive;
+        int *ids = d->hyp_ids + (size_t)to * N;
+        memcpy(ids, d->hyp_ids + (size_t)from * N, sizeof(int) * (size_t)(len - 1));
+        ids[len - 1] = cd->id;
+        if (cd->id != VOCAB_EOS)
+            taken++;
+        if (cd->id == VOCAB_EOS || len >= r->limit) {
+            finished_keep(d, r, B, ids, len, cd->score);
+            continue;
+        }
+        d->hyp_len[to] = len;
+        d->hyp_score[to] = cd->score;
+        decoder_state_copy_slot(&d->state, to, from, pos);
+        d->tok[*rows] = cd->id;
+        d->slot[*rows] = to;
+        d->sent[*rows] = r->sent;
+        (*rows)++;
+        next_alive++;
+    }
+    r->alive = next_alive;
+    const int tmp = r->cur;
+    r->cur = r->nxt;
+    r->nxt = tmp;
+}
+
+/* Finds the output tokens of the g sentences first..first+g-1 of the encoder batch by
+ * beam search of width B >= 2, all at once: every step runs the live hypotheses of every
+ * sentence still searching as its rows. Each sentence searches until the need best of its
+ * finished hypotheses (1..B) cannot change, exactly as it would alone (the products are
+ * row-stable and each sentence's choices read only its own rows); its B best finished
+ * hypotheses are left in d->fin_* from entry B*r, ranked in d->fin_rank. */
+static int beam_search(Decoder *d, int first, int g, const RecordJob *jobs, const int *prefix,
+                       int n_prefix, int B, int need)
+{
+    assert(B >= 2 && need >= 1 && need <= B && g >= 1);
+    const int V = d->model->tgt_vocab.size, N = d->cap;
+    BeamRun *runs = d->runs;
+    for (int r = 0; r < g; r++) {
+        runs[r] = (BeamRun){.sent = first + r, .cur = 2 * B * r, .nxt = 2 * B * r + B,
+                            .alive = 1, .fin = B * r, .limit = jobs[first + r].limit};
+        d->hyp_len[runs[r].cur] = 0;
+        d->hyp_score[runs[r].cur] = 0.0;
+    }
+    /* One hypothesis a sentence through <s> and the forced prefix (shorter than every
+     * limit: decode_batch checks). */
+    int rc = TT_OK;
+    for (int t = 0; rc == TT_OK && t <= n_prefix; t++) {
+        for (int r = 0; r < g; r++) {
+            const int h = runs[r].cur;
+            if (t > 0) {
+                d->hyp_score[h] += d->lp[(size_t)h * V + prefix[t - 1]];
+                d->hyp_ids[(size_t)h * N + d->hyp_len[h]++] = prefix[t - 1];
+            }
+            d->tok[r] = t > 0 ? prefix[t - 1] : VOCAB_BOS;
+            d->slot[r] = h;
+            d->sent[r] = runs[r].sent;
+        }
+        rc = beam_step(d, g, t);
+    }
+    /* Then one generation a step: each sentence still searching chooses its next one
+     * from its own rows, and they all step together. Every live hypothesis has the same
+     * length, n_prefix + 1 + the steps so far, so the new tokens share their position. */
+    for (int pos = n_prefix + 1; rc == TT_OK; pos++) {
+        int rows = 0;
+        for (int r = 0; r < g; r++) {
+            if (runs[r].done || (runs[r].done = search_done(d, &runs[r], need)))
+                continue;
+            beam_select(d, &runs[r], B, pos, &rows);
+        }
+        if (rows == 0)
+            break;
+        rc = beam_step(d, rows, pos);
+    }
+    for (int r = 0; rc == TT_OK && r < g; r++) {
+        finished_rank(d, &runs[r]);
+        assert(runs[r].n_fin > 0);
+    }
+    return rc;
 }
 
 DecodeOptions decode_options_default(void)
@@ -627,20 +695,24 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
         if (prefix[i] < 0 || prefix[i] >= m->tgt_vocab.size)
             return TT_EINVAL;
     int S_max = 0, need = 0;
-    RecordJob *jobs = d->jobs;
     for (int i = 0; i < n; i++) {
         if (S[i] < 1 || S[i] > m->config.max_len)
             return TT_EINVAL;
         const int limit = decode_limit(m, o, S[i]);
         if (n_prefix >= limit)
             return TT_EINVAL;
-        jobs[i] = (RecordJob){.out = out[i], .forced = prefix, .n_forced = n_prefix,
-                              .n_prefix = n_prefix, .limit = limit};
         S_max = S[i] > S_max ? S[i] : S_max;
         need = S[i] > need ? S[i] : need;
         need = limit > need ? limit : need;
     }
-    int rc = decoder_reserve_batch(d, n, S_max, need);
+    /* Beam search takes the sentences in groups of at most DECODE_BEAM_ROWS hypotheses. */
+    const int group = beam == 1 ? 1 : n < DECODE_BEAM_ROWS / beam ? n : DECODE_BEAM_ROWS / beam;
+    int rc = decoder_reserve_batch(d, n, beam, group, S_max, need);
+    /* The jobs after the reservation, which may move them. */
+    RecordJob *jobs = d->jobs;
+    for (int i = 0; i < n; i++)
+        jobs[i] = (RecordJob){.out = out[i], .forced = prefix, .n_forced = n_prefix,
+                              .n_prefix = n_prefix, .limit = decode_limit(m, o, S[i])};
     for (int i = 0; rc == TT_OK && i < n; i++)
         rc = translation_reserve(out[i], m, need);
     if (rc == TT_OK)
@@ -654,23 +726,30 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
         /* Beam 1 is greedy; an n-best list then holds greedy's output alone. */
         rc = decode_record(d, jobs, n, 1);
         if (rc == TT_OK && o->n_best) {
-            finished_keep(d, 1, out[0]->ids, out[0]->n, d->sum[0], 0);
-            finished_rank(d);
+            BeamRun run = {.n_fin = 0};
+            finished_keep(d, &run, 1, out[0]->ids, out[0]->n, d->sum[0]);
+            finished_rank(d, &run);
+            d->n_fin = run.n_fin;
         }
         return rc;
     }
-    for (int i = 0; i < n; i++) {
-        const int best = beam_search(d, i, prefix, n_prefix, beam, o->n_best ? o->n_best : 1,
-                                     jobs[i].limit);
-        if (best < 0)
-            return best;
-        /* The hypotheses' slots are reused by the next search and the recorded pass:
-         * keep the winner in its record. */
-        memcpy(out[i]->ids, d->fin_ids + (size_t)best * d->cap,
-               sizeof(int) * (size_t)d->fin_len[best]);
-        jobs[i].forced = out[i]->ids;
-        jobs[i].n_forced = d->fin_len[best];
+    for (int first = 0; first < n; first += group) {
+        const int g = n - first < group ? n - first : group;
+        rc = beam_search(d, first, g, jobs, prefix, n_prefix, beam, o->n_best ? o->n_best : 1);
+        if (rc != TT_OK)
+            return rc;
+        /* The hypotheses' entries are reused by the next group and the recorded pass:
+         * keep each winner in its record. */
+        for (int r = 0; r < g; r++) {
+            const int best = d->fin_rank[beam * r], i = first + r;
+            memcpy(out[i]->ids, d->fin_ids + (size_t)best * d->cap,
+                   sizeof(int) * (size_t)d->fin_len[best]);
+            jobs[i].forced = out[i]->ids;
+            jobs[i].n_forced = d->fin_len[best];
+        }
     }
+    /* The n-best list is the sentence's when there is one (n is then 1). */
+    d->n_fin = d->runs[0].n_fin;
     return decode_record(d, jobs, n, 0);
 }
 
@@ -699,7 +778,7 @@ static int score_jobs(Decoder *d, const int *const *target, const int *n_target,
 /* The scoring jobs in d->jobs against the sentences the encoder holds. */
 static int score_encoded(Decoder *d, const int *const *target, int n, int need, double *sum)
 {
-    int rc = decoder_reserve_batch(d, n, d->enc.S, need);
+    int rc = decoder_reserve_batch(d, n, 1, 1, d->enc.S, need);
     if (rc == TT_OK)
         rc = decode_record(d, d->jobs, n, 0);
     for (int i = 0; rc == TT_OK && i < n; i++)

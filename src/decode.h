@@ -45,10 +45,11 @@
  *
  * Batches: decode_batch decodes several sentences at once. They are encoded together;
  * greedy decoding (and the recorded pass) steps every sentence that has not finished as
- * one row of each product, and a finished one drops out; beam search runs each
- * sentence's hypotheses as the rows of its steps. Every product is row-stable
- * (transformer.h), so a sentence's tokens, log-probabilities and attention weights are
- * the same bits whatever its batch and the threads.
+ * one row of each product, and a finished one drops out; beam search steps the live
+ * hypotheses of all the sentences still searching (up to DECODE_BEAM_ROWS at a time) as
+ * the rows of one product, and a sentence whose search is done drops out. Every product
+ * is row-stable (transformer.h), so a sentence's tokens, log-probabilities and attention
+ * weights are the same bits whatever its batch and the threads.
  */
 #ifndef TOYTRANS_DECODE_H
 #define TOYTRANS_DECODE_H
@@ -58,6 +59,10 @@
 #define DECODE_MAX_BEAM 64
 #define DECODE_MAX_ALTERNATIVES 32
 #define DECODE_MAX_BATCH 4096
+/* The most hypotheses one step of beam search runs: decode_batch searches the sentences
+ * of a batch together in groups of DECODE_BEAM_ROWS / beam (>= 1: DECODE_MAX_BEAM is
+ * less). */
+#define DECODE_BEAM_ROWS 256
 
 /* The default output limit for S source positions (</s> included) after a forced
  * prefix of P tokens, before the model's max_len caps it: a translation is rarely more
@@ -128,7 +133,8 @@ typedef struct {
     const Model *model;
     int beam;            /* the widest beam this decoder serves, 1..DECODE_MAX_BEAM */
     int batch;           /* the most sentences decode_batch takes at once, >= 1 */
-    int rows;            /* entries of the per-row arrays: max(2*beam, batch) */
+    int rows;            /* entries of the per-row arrays: at least batch, 2*beam and a
+                            beam group's slots, 2 * beam per sentence */
     int cap;             /* positions the hypothesis buffers hold, 0..max_len; N below */
     int words_only;      /* 1: never choose <pad> or <s>; 0 after decoder_init */
     Pool *pool;          /* threads for the products and attention, or NULL; not owned */
@@ -140,15 +146,21 @@ typedef struct {
     int *tok, *slot, *sent; /* (rows) a step's inputs: token, cache slot, sentence */
     int *live;           /* (rows) the sentence of each live row of the recorded pass */
     double *sum;         /* (rows) each sentence's summed log-probability */
-    int *hyp_ids;        /* (2*beam, N) tokens of each hypothesis */
-    int *hyp_len;        /* (2*beam) */
-    double *hyp_score;   /* (2*beam) summed log-probability */
-    int *fin_ids;        /* (beam, N) finished hypotheses */
-    int *fin_len;        /* (beam) */
-    double *fin_score;   /* (beam) length-normalised score */
-    double fin_sum[DECODE_MAX_BEAM]; /* summed log-probability of each finished one */
-    long fin_seq[DECODE_MAX_BEAM];   /* when each finished: 0 first, then 1, 2, ... */
-    int fin_rank[DECODE_MAX_BEAM];   /* the finished ones best first: indices into fin_* */
+    /* Beam search's arrays, for the sentences of a group (decode_batch): a sentence r of
+     * width B has the hypotheses [2*B*r, 2*B*r + 2*B) and the finished ones [B*r,
+     * B*r + B). They grow with the group, the width and N, and are reused. */
+    size_t hyps;         /* hypotheses the arrays hold; half as many finished ones */
+    int *hyp_ids;        /* (hyps, N) tokens of each hypothesis */
+    int *hyp_len;        /* (hyps) */
+    double *hyp_score;   /* (hyps) summed log-probability */
+    int *fin_ids;        /* (hyps / 2, N) finished hypotheses */
+    int *fin_len;        /* (hyps / 2) */
+    double *fin_score;   /* (hyps / 2) length-normalised score */
+    double *fin_sum;     /* (hyps / 2) summed log-probability of each finished one */
+    long *fin_seq;       /* (hyps / 2) when each finished, within its sentence: 0 first */
+    int *fin_rank;       /* (hyps / 2) each sentence's finished ones best first: indices
+                            into fin_* */
+    struct BeamRun *runs; /* (hyps / 2) each sentence's search */
     int n_fin;           /* finished hypotheses kept by the last search, 0..beam; 0 after
                             a greedy decode without n_best */
     int last_n_prefix, last_limit; /* the last sentence's prefix length and limit */
