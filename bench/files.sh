@@ -49,16 +49,18 @@ if [ -n "$BASE" ]; then
     measure "baseline: one sentence at a time" "$BASE" --no-read-back
 fi
 measure "--batch 1" "$BIN" --no-read-back --batch 1
-for b in 8 32 64; do
+for b in 8 16 32 64; do
     measure "--batch $b" "$BIN" --no-read-back --batch "$b"
 done
+measure "--threads 2 (default batch)" "$BIN" --no-read-back --threads 2
 measure "--batch 32 --threads 2" "$BIN" --no-read-back --batch 32 --threads 2
 if [ -n "$BASE" ]; then
     measure "baseline: --beam 4" "$BASE" --no-read-back --beam 4
 fi
 measure "--beam 4 --batch 1" "$BIN" --no-read-back --beam 4 --batch 1
+measure "--beam 4 (default batch)" "$BIN" --no-read-back --beam 4
 measure "--beam 4 --batch 32" "$BIN" --no-read-back --beam 4 --batch 32
-measure "--batch 32, read-back on (the default)" "$BIN" --batch 32
+measure "read-back on, default batch (the defaults)" "$BIN"
 
 # One sentence, load included: the latency a person typing waits.
 echo "This is an example" >"$TMP/src.txt"

@@ -33,10 +33,13 @@ static void check_usage(FILE *out)
           "                   model a training run is writing, over a symbolic link or\n"
           "                   an SQLite database only with --force\n"
           "  --force          with --update: replace a symbolic link or SQLite file at G\n"
-          "  --tolerance X    allowed difference of a number (default 1e-4)\n"
-          "  --batch N        decode N cases at once (default 32; a case with a prefix\n"
-          "                   alone); the results are the same whatever N\n"
-          "  --threads N      threads for decoding (default 1; the same results)\n"
+          "  --tolerance X    allowed difference of a number (default 1e-4)\n",
+          out);
+    fprintf(out,
+            "  --batch N        decode N cases at once (default %d; a case with a prefix\n"
+            "                   alone); the results are the same whatever N\n",
+            TRANSLATOR_DEFAULT_BATCH);
+    fputs("  --threads N      threads for decoding (default 1; the same results)\n"
           "  -h, --help       show this help\n"
           "\n"
           "Exit status: 0 all passed, 1 a case failed, 2 bad command line, 3 unusable model,\n"

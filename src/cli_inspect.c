@@ -105,10 +105,13 @@ static void inspect_usage(FILE *out)
           "  --json           instead of the report, one JSON object per TEXT: the words\n"
           "                   with their probabilities, and for each layer shown the\n"
           "                   weights of the chosen head (or the heads' mean) and each\n"
-          "                   word's three most attended source tokens\n"
-          "  --batch N        decode N texts at once (default 32; the same report\n"
-          "                   whatever N)\n"
-          "  --threads N      threads for decoding (default 1; the same report)\n"
+          "                   word's three most attended source tokens\n",
+          out);
+    fprintf(out,
+            "  --batch N        decode N texts at once (default %d; the same report\n"
+            "                   whatever N)\n",
+            TRANSLATOR_DEFAULT_BATCH);
+    fputs("  --threads N      threads for decoding (default 1; the same report)\n"
           "  -h, --help       show this help\n"
           "\n"
           "Exit status: 0 ok, 2 bad command line, 3 unusable model, 4 a text could not be\n"

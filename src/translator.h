@@ -229,8 +229,10 @@ typedef struct {
 /* translator_decode_ahead takes up to this many batches of texts at once, sorted by
  * source length before they are cut into batches (less padding). */
 #define TRANSLATOR_AHEAD_BLOCK 4
-/* The commands' default --batch (measured: bench/results.md). */
-#define TRANSLATOR_DEFAULT_BATCH 32
+/* The commands' default --batch (measured: bench/results.md, the files table; 8 and 16
+ * are the fastest for a whole file on one thread and on two, 32 and 64 slower as the
+ * batch's activations outgrow the caches). */
+#define TRANSLATOR_DEFAULT_BATCH 16
 
 /* Sets up tr for model m (which must stay alive and unchanged while tr is used).
  * Returns TT_OK; TT_EINVAL for options out of range; TT_EINPUT when the prefix is not
