@@ -533,7 +533,7 @@ static int print_head_stages(Printer *p, const HeadTrace *h, const char *const *
         const int shown_rows = show > 0 && show < Dh ? show : Dh;
         char name[96];
         if (shown_rows < Dh)
-            snprintf(name, sizeof name, "%s: rows 1-%d of %d,", wn[i], shown_rows, Dh);
+            snprintf(name, sizeof name, "%s, rows 1-%d of %d", wn[i], shown_rows, Dh);
         else
             snprintf(name, sizeof name, "%s", wn[i]);
         if ((rc = print_some_columns(p, name, w[i], shown_rows, D, D, NULL, show)))
