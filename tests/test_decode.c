@@ -28,13 +28,13 @@
 
 #define MODEL "models/en-de.db"
 #define TEST_SET "data/test.tsv"
-#define TINY_MAX_LEN 8
+#define TINY_MAX_LEN 24
 
 /* ---------------------------------------------------------------------------------------
  * A tiny model whose favourite token is known
  */
 
-/* A random model (max_len 8) whose generator prefers token `favourite` by 100 nats. */
+/* A random model (max_len 24) whose generator prefers token `favourite` by 100 nats. */
 static void build_tiny(Model *m, int favourite)
 {
     static const char *const SRC[] = {"<pad>", "<unk>", "<s>", "</s>", "the", "dog"};
@@ -215,15 +215,18 @@ static void test_decode_score_encoded(void **state)
 /* Sentences searched together by beam search get the bits each gets alone: tokens,
  * log-probabilities, attention weights, with and without a prefix, for widths whose
  * groups (DECODE_BEAM_ROWS / beam sentences) hold the whole batch or split it. The model
- * is random, so the hypotheses differ and finish at different steps. */
+ * is random, so the hypotheses differ and finish at different steps; then, with one
+ * token favoured, every search runs to its own sentence's limit (its source length's). */
 static void test_decode_beam_batch_equals_alone(void **state)
 {
     (void)state;
     Model m;
     build_tiny(&m, 5);
+    float *favour = NULL;
     for (int i = 0; i < m.n_specs; i++)
         if (strcmp(m.specs[i].name, "generator.bias") == 0)
-            m.params[m.specs[i].offset + 5] = 0.0f;
+            favour = &m.params[m.specs[i].offset + 5];
+    assert_non_null(favour);
     enum { N_SENT = 9 };
     static const int SRC[N_SENT][TINY_MAX_LEN] = {
         {4, VOCAB_EOS},          {5, 4, 5, VOCAB_EOS},       {4, 4, 5, 5, 4, VOCAB_EOS},
@@ -241,42 +244,45 @@ static void test_decode_beam_batch_equals_alone(void **state)
     assert_int_equal(translation_init(&alone, &m, 3), TT_OK);
     const int prefix[] = {5};
     static const int BEAMS[] = {2, 3, DECODE_MAX_BEAM};
-    int differ = 0;
-    for (size_t w = 0; w < sizeof BEAMS / sizeof BEAMS[0]; w++)
-        for (int with_prefix = 0; with_prefix <= 1; with_prefix++) {
-            Decoder batch, one;
-            assert_int_equal(decoder_init(&batch, &m, BEAMS[w]), TT_OK);
-            assert_int_equal(decoder_init(&one, &m, BEAMS[w]), TT_OK);
-            assert_int_equal(decoder_set_batch(&batch, N_SENT, NULL), TT_OK);
-            batch.words_only = one.words_only = 1;
-            DecodeOptions o = decode_options_default();
-            o.beam = BEAMS[w];
-            o.prefix = with_prefix ? prefix : NULL;
-            o.n_prefix = with_prefix;
-            assert_int_equal(decode_batch(&batch, out, src, S, N_SENT, &o), TT_OK);
-            for (int i = 0; i < N_SENT; i++) {
-                assert_int_equal(decode_run(&one, &alone, src[i], S[i], &o), TT_OK);
-                assert_int_equal(t[i].n, alone.n);
-                assert_memory_equal(t[i].ids, alone.ids, sizeof(int) * (size_t)alone.n);
-                assert_memory_equal(t[i].logprob, alone.logprob,
-                                    sizeof(float) * (size_t)alone.n);
-                for (int k = 0; k < alone.n; k++)
-                    for (int h = 0; h < alone.H; h++) {
-                        assert_memory_equal(translation_cross(&t[i], k, 0, h),
-                                            translation_cross(&alone, k, 0, h),
-                                            sizeof(float) * (size_t)S[i]);
-                        assert_memory_equal(translation_self(&t[i], k, 0, h),
-                                            translation_self(&alone, k, 0, h),
-                                            sizeof(float) * (size_t)(k + 1));
-                    }
-                differ += i > 0 && !translation_is(&t[i], t[0].ids, t[0].n);
+    for (int favoured = 0; favoured <= 1; favoured++) {
+        *favour = favoured ? 100.0f : 0.0f;
+        int differ = 0;
+        for (size_t w = 0; w < sizeof BEAMS / sizeof BEAMS[0]; w++)
+            for (int with_prefix = 0; with_prefix <= 1; with_prefix++) {
+                Decoder batch, one;
+                assert_int_equal(decoder_init(&batch, &m, BEAMS[w]), TT_OK);
+                assert_int_equal(decoder_init(&one, &m, BEAMS[w]), TT_OK);
+                assert_int_equal(decoder_set_batch(&batch, N_SENT, NULL), TT_OK);
+                batch.words_only = one.words_only = 1;
+                DecodeOptions o = decode_options_default();
+                o.beam = BEAMS[w];
+                o.prefix = with_prefix ? prefix : NULL;
+                o.n_prefix = with_prefix;
+                assert_int_equal(decode_batch(&batch, out, src, S, N_SENT, &o), TT_OK);
+                for (int i = 0; i < N_SENT; i++) {
+                    assert_int_equal(decode_run(&one, &alone, src[i], S[i], &o), TT_OK);
+                    assert_int_equal(t[i].n, alone.n);
+                    assert_memory_equal(t[i].ids, alone.ids, sizeof(int) * (size_t)alone.n);
+                    assert_memory_equal(t[i].logprob, alone.logprob,
+                                        sizeof(float) * (size_t)alone.n);
+                    for (int k = 0; k < alone.n; k++)
+                        for (int h = 0; h < alone.H; h++) {
+                            assert_memory_equal(translation_cross(&t[i], k, 0, h),
+                                                translation_cross(&alone, k, 0, h),
+                                                sizeof(float) * (size_t)S[i]);
+                            assert_memory_equal(translation_self(&t[i], k, 0, h),
+                                                translation_self(&alone, k, 0, h),
+                                                sizeof(float) * (size_t)(k + 1));
+                        }
+                    differ += i > 0 && !translation_is(&t[i], t[0].ids, t[0].n);
+                }
+                decoder_free(&one);
+                decoder_free(&batch);
             }
-            decoder_free(&one);
-            decoder_free(&batch);
-        }
-    /* The sentences did not all get one translation: the comparison saw different
-     * searches side by side. */
-    assert_true(differ > 0);
+        /* The sentences did not all get one translation: the comparison saw
+         * different searches side by side. */
+        assert_true(differ > 0);
+    }
     for (int i = 0; i < N_SENT; i++)
         translation_free(&t[i]);
     translation_free(&alone);
