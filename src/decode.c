@@ -218,7 +218,8 @@ void decoder_free(Decoder *d)
     memset(d, 0, sizeof *d);
 }
 
-/* The per-row arrays for rows rows; on failure d keeps its own. */
+/* The per-row arrays for rows rows, the jobs kept (a caller may fill them before a
+ * reservation); on failure d keeps its own. */
 static int rows_reserve(Decoder *d, int rows)
 {
     if (rows <= d->rows)
@@ -238,6 +239,8 @@ static int rows_reserve(Decoder *d, int rows)
         free(lp);
         return TT_ENOMEM;
     }
+    if (d->rows > 0)
+        memcpy(jobs, d->jobs, sizeof(RecordJob) * (size_t)d->rows);
     free(d->jobs);
     free(d->live);
     free(d->sent);
@@ -708,7 +711,7 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
     /* Beam search takes the sentences in groups of at most DECODE_BEAM_ROWS hypotheses. */
     const int group = beam == 1 ? 1 : n < DECODE_BEAM_ROWS / beam ? n : DECODE_BEAM_ROWS / beam;
     int rc = decoder_reserve_batch(d, n, beam, group, S_max, need);
-    /* The jobs after the reservation, which may move them. */
+    /* One job a sentence: its output, the prefix forced first, its limit. */
     RecordJob *jobs = d->jobs;
     for (int i = 0; i < n; i++)
         jobs[i] = (RecordJob){.out = out[i], .forced = prefix, .n_forced = n_prefix,
