@@ -704,6 +704,8 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
         const int limit = decode_limit(m, o, S[i]);
         if (n_prefix >= limit)
             return TT_EINVAL;
+        d->jobs[i] = (RecordJob){.out = out[i], .forced = prefix, .n_forced = n_prefix,
+                                 .n_prefix = n_prefix, .limit = limit};
         S_max = S[i] > S_max ? S[i] : S_max;
         need = S[i] > need ? S[i] : need;
         need = limit > need ? limit : need;
@@ -711,11 +713,7 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
     /* Beam search takes the sentences in groups of at most DECODE_BEAM_ROWS hypotheses. */
     const int group = beam == 1 ? 1 : n < DECODE_BEAM_ROWS / beam ? n : DECODE_BEAM_ROWS / beam;
     int rc = decoder_reserve_batch(d, n, beam, group, S_max, need);
-    /* One job a sentence: its output, the prefix forced first, its limit. */
-    RecordJob *jobs = d->jobs;
-    for (int i = 0; i < n; i++)
-        jobs[i] = (RecordJob){.out = out[i], .forced = prefix, .n_forced = n_prefix,
-                              .n_prefix = n_prefix, .limit = decode_limit(m, o, S[i])};
+    RecordJob *jobs = d->jobs; /* the reservation may have moved them, filled */
     for (int i = 0; rc == TT_OK && i < n; i++)
         rc = translation_reserve(out[i], m, need);
     if (rc == TT_OK)
