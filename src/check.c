@@ -198,6 +198,10 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
         if (!texts || !lens)
             have_plain = 0; /* then every case alone: the same results */
     }
+    /* The cases decoded one at a time (a prefix, or --batch 1) share one translator,
+     * its prefix set for each: a translator per case cost each a copy of the weights. */
+    Translator own = {0};
+    int have_own = 0;
     long next_plain = 0; /* the first case not yet decoded ahead */
     long k = 0; /* cases seen: the index into the golden file */
     for (long i = 0; rc == TT_OK && i < cases.n; i++) {
@@ -230,18 +234,21 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
             }
             (void)translator_decode_ahead(&plain, texts, lens, n);
         }
-        TranslatorOptions o = translator_options_default(); /* greedy */
-        o.rollout = golden != NULL; /* the golden JSON holds coverage_rollout */
-        o.prefix = nf == 3 ? f[2] : NULL;
-        Translator own = {0};
         Translator *tr = use_plain ? &plain : &own;
         TranslatorResult r;
         char why[512];
-        int trc = use_plain ? TT_OK : translator_init(&own, m, &o, why, sizeof why);
+        int trc = TT_OK;
+        if (!use_plain && !have_own) {
+            TranslatorOptions o = translator_options_default(); /* greedy, no prefix */
+            o.rollout = golden != NULL; /* the golden JSON holds coverage_rollout */
+            trc = translator_init(&own, m, &o, why, sizeof why);
+            have_own = trc == TT_OK;
+        }
+        if (trc == TT_OK && !use_plain)
+            trc = translator_set_prefix(&own, nf == 3 ? f[2] : NULL, why, sizeof why);
         if (trc == TT_OK)
             trc = translator_run(tr, f[0], strlen(f[0]), &r, why, sizeof why);
         if (trc == TT_ENOMEM) {
-            translator_free(&own);
             rc = trc;
             snprintf(err, errlen, "%s", status_message(rc));
             break;
@@ -249,7 +256,6 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
         if (trc != TT_OK) {
             fprintf(out, "FAIL  %s:%ld: %s: %s\n", path, i + 1, f[0], why);
             sum->failed++;
-            translator_free(&own);
             k++;
             continue;
         }
@@ -264,7 +270,6 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
                 mem = NULL;
                 rc = TT_ENOMEM;
                 snprintf(err, errlen, "%s", status_message(rc));
-                translator_free(&own);
                 break;
             }
             mem = NULL;
@@ -298,9 +303,9 @@ int check_run(const Model *m, const char *path, const char *golden, int update, 
                 fprintf(out, "      numbers moved: %s\n", moved);
             sum->failed++;
         }
-        translator_free(&own);
         k++;
     }
+    translator_free(&own);
     translator_free(&plain);
     free(lens);
     free(texts);

@@ -122,6 +122,22 @@ static int init_prefix(Translator *tr, const char *prefix, char *err, size_t err
     return TT_OK;
 }
 
+int translator_set_prefix(Translator *tr, const char *prefix, char *err, size_t errlen)
+{
+    free(tr->prefix_ids);
+    tr->prefix_ids = NULL;
+    tokenlist_free(&tr->prefix);
+    tr->decode.prefix = NULL;
+    tr->decode.n_prefix = 0;
+    /* What was decoded ahead was decoded with the old prefix. */
+    tr->n_ahead = tr->next_ahead = 0;
+    tr->n_hyp = 0;
+    const int rc = prefix ? init_prefix(tr, prefix, err, errlen) : TT_OK;
+    if (rc != TT_OK)
+        tokenlist_free(&tr->prefix);
+    return rc;
+}
+
 TranslatorOptions translator_options_default(void)
 {
     return (TranslatorOptions){.decode = decode_options_default()};

@@ -243,6 +243,12 @@ typedef struct {
 int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, char *err,
                     size_t errlen);
 
+/* Replaces tr's prefix with prefix (NUL-terminated; NULL: none), as translator_init with
+ * that option would set it, without a new decoder and its copy of the weights; what was
+ * decoded ahead is dropped (it was decoded with the old prefix). Returns TT_OK, or
+ * translator_init's TT_EINPUT or TT_ENOMEM with err saying why; then tr has no prefix. */
+int translator_set_prefix(Translator *tr, const char *prefix, char *err, size_t errlen);
+
 /* Whether token (NUL-terminated UTF-8) is written capitalised: its first character is
  * upper or title case and the rest is empty or not all upper case letters. */
 int translator_is_capitalised(const char *token);

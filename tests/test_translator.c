@@ -591,6 +591,52 @@ static void test_translator_grammar_takes_phrases_the_model_learned(void **state
     model_free(&m);
 }
 
+/* A prefix set on a running translator decodes as a translator made with that prefix:
+ * the same words and log-probabilities, then none again, for the shipped model; a bad
+ * prefix is refused as translator_init refuses it and leaves the translator without
+ * one. (check's cases share one translator this way.) */
+static void test_translator_set_prefix_as_init(void **state)
+{
+    (void)state;
+    Model m;
+    char err[512];
+    if (model_load_file(&m, "models/en-de.db", err, sizeof err) != TT_OK) {
+        print_error("%s\n", err);
+        fail();
+    }
+    static const char *const SRC = "This is an example", *const PREFIX = "Das ist ein";
+    TranslatorOptions o = translator_options_default();
+    Translator plain, fixed, set;
+    init_ok(&plain, &m, &o);
+    init_ok(&set, &m, &o);
+    o.prefix = PREFIX;
+    init_ok(&fixed, &m, &o);
+    TranslatorResult a, b;
+    run_ok(&fixed, SRC, &a);
+    assert_int_equal(a.t->n_forced, 3);
+    assert_int_equal(translator_set_prefix(&set, PREFIX, err, sizeof err), TT_OK);
+    run_ok(&set, SRC, &b);
+    assert_string_equal(a.text, b.text);
+    assert_int_equal(a.t->n, b.t->n);
+    assert_int_equal(b.t->n_forced, 3);
+    assert_memory_equal(a.t->logprob, b.t->logprob, sizeof(float) * (size_t)a.t->n);
+    run_ok(&plain, SRC, &a);
+    assert_int_equal(translator_set_prefix(&set, NULL, err, sizeof err), TT_OK);
+    run_ok(&set, SRC, &b);
+    assert_string_equal(a.text, b.text);
+    assert_int_equal(b.t->n_forced, 0);
+    assert_memory_equal(a.t->logprob, b.t->logprob, sizeof(float) * (size_t)a.t->n);
+    assert_int_equal(translator_set_prefix(&set, "Das \xff", err, sizeof err), TT_EINPUT);
+    assert_non_null(strstr(err, "prefix: invalid UTF-8 at byte 4"));
+    run_ok(&set, SRC, &b);
+    assert_int_equal(b.t->n_forced, 0);
+    assert_string_equal(a.text, b.text);
+    translator_free(&plain);
+    translator_free(&fixed);
+    translator_free(&set);
+    model_free(&m);
+}
+
 /* The shipped model on data/test.tsv's first sentences: decoded ahead in batches of 7
  * on a pool of 3 threads, every sentence's text, log-probabilities, decoder attention and
  * encoder attention are the same bits as one sentence at a time — greedy and beam 3.
@@ -747,6 +793,7 @@ int main(void)
         cmocka_unit_test(test_translator_non_finite_logits_fail_the_sentence),
         cmocka_unit_test(test_translator_eos_is_not_a_word),
         cmocka_unit_test(test_translator_prefix_kept_as_written),
+        cmocka_unit_test(test_translator_set_prefix_as_init),
         cmocka_unit_test(test_translator_init_refuses_bad_options),
         cmocka_unit_test(test_translator_run_refuses_bad_sentences),
         cmocka_unit_test(test_translator_capitalised_table),
