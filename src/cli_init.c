@@ -16,6 +16,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void init_usage(FILE *out)
 {
@@ -101,6 +102,14 @@ int cli_init(int argc, char **argv)
     char err[512];
     if (config_check(&c, err, sizeof err) != TT_OK)
         return cli_usage_error("init", "%s", err);
+    /* A model that may not be replaced is refused now, not after the corpus is counted
+     * (model_create refuses it too, should one appear meanwhile). */
+    struct stat sb;
+    if (!force && lstat(out, &sb) == 0) {
+        fprintf(stderr, "toytrans init: %s: already exists; not replaced (--force replaces it)\n",
+                out);
+        return status_exit_code(TT_EEXIST);
+    }
 
     VocabCounter csrc, ctgt;
     vocab_counter_init(&csrc);
