@@ -12,6 +12,10 @@
 #                                bridge is tested; one of them runs tests/test_torch.sh)
 #   <!-- example: needs PROG -->  the same, where the program PROG is installed (one the
 #                                build does not need, such as the sqlite3 shell)
+#   <!-- example: slow -->       the same, but given a RUNNER its toytrans runs without
+#                                it: a whole test set or a training run takes valgrind a
+#                                quarter of an hour, and the code they run is run under
+#                                it by tests/test_cli.sh on smaller inputs
 #   <!-- not run: REASON -->     shown, not run; the test prints the reason
 #
 # A command block without one fails the test, so no page can show a command that no
@@ -59,6 +63,10 @@ mkdir "$TMP/bin" "$TMP/scratch"
     echo "exec $RUNNER \"$BIN\" \"\$@\""
 } >"$TMP/bin/toytrans"
 chmod +x "$TMP/bin/toytrans"
+# ... and in a slow example, this build without the RUNNER.
+mkdir "$TMP/plain"
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$BIN" >"$TMP/plain/toytrans"
+chmod +x "$TMP/plain/toytrans"
 cd "$ROOT" || exit 2
 
 passed=0
@@ -178,6 +186,8 @@ split_page() {
                     printf "" > (file ".out")
                     printf "" > (file ".err")
                     print page ":" (block_line + i) > (file ".where")
+                    if (kind == "slow")
+                        printf "" > (file ".slow")
                     cont = (line ~ /\\$/)
                     doc = 0
                     blank = 0
@@ -216,6 +226,7 @@ split_page() {
         }
         /^<!-- example -->$/ && !inside { marker = "example"; next }
         /^<!-- example: torch -->$/ && !inside { marker = "torch"; next }
+        /^<!-- example: slow -->$/ && !inside { marker = "slow"; next }
         /^<!-- example: needs [a-z0-9_.-]+ -->$/ && !inside { marker = "needs " $4; next }
         /^<!-- not run: .* -->$/ && !inside {
             marker = $0
@@ -265,6 +276,9 @@ for page in $pages; do
         i=1
         while [ "$i" -le "$count" ]; do
             f=$(printf '%s/%03d' "$d" "$i")
+            if [ -f "$f.slow" ] && [ -n "$RUNNER" ]; then
+                echo "PATH=\"$TMP/plain:\$PATH\""
+            fi
             if [ -f "$f.doc" ]; then
                 printf '{ %s -m doctest "%s.doc"\n' "$(cat "$f.cmd")" "$f"
             else
@@ -280,6 +294,9 @@ for page in $pages; do
     while [ "$i" -le "$count" ]; do
         f=$(printf '%s/%03d' "$d" "$i")
         desc="$(cat "$f.where"): $(head -n 1 "$f.cmd")"
+        if [ -f "$f.slow" ] && [ -n "$RUNNER" ]; then
+            desc="$desc (a slow example: run without $RUNNER)"
+        fi
         if [ ! -f "$f.gotout" ]; then
             fail "$desc: not run (the page's shell stopped before it)"
             sed 's/^/    | /' "$d/session.log"
