@@ -15,7 +15,8 @@
 #   <!-- example: slow -->       the same, but given a RUNNER its toytrans runs without
 #                                it: a whole test set or a training run takes valgrind a
 #                                quarter of an hour, and the code they run is run under
-#                                it by tests/test_cli.sh on smaller inputs
+#                                it by tests/test_cli.sh and tests/test_honesty.sh on
+#                                smaller inputs
 #   <!-- not run: REASON -->     shown, not run; the test prints the reason
 #
 # A command block without one fails the test, so no page can show a command that no
