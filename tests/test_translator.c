@@ -69,6 +69,16 @@ static void set_tensor(Model *m, const char *name, float x)
     fail_msg("no tensor %s", name);
 }
 
+/* Loads a model file, or fails the test with the loader's message. */
+static void load_ok(Model *m, const char *path)
+{
+    char err[512];
+    if (model_load_file(m, path, err, sizeof err) != TT_OK) {
+        print_error("%s\n", err);
+        fail();
+    }
+}
+
 static void init_ok(Translator *tr, const Model *m, const TranslatorOptions *o)
 {
     char err[200];
@@ -564,11 +574,7 @@ static void test_translator_grammar_takes_phrases_the_model_learned(void **state
 {
     (void)state;
     Model m;
-    char err[512];
-    if (model_load_file(&m, "models/en-de.db", err, sizeof err) != TT_OK) {
-        print_error("%s\n", err);
-        fail();
-    }
+    load_ok(&m, "models/en-de.db");
     static const char *const PHRASES[] = {"Good morning!", "Hello", "How are you?"};
     const uint64_t shipped = m.phrasebook_fnv1a64;
     assert_true(shipped != grammar_phrasebook_fnv1a64());
@@ -600,10 +606,7 @@ static void test_translator_set_prefix_as_init(void **state)
     (void)state;
     Model m;
     char err[512];
-    if (model_load_file(&m, "models/en-de.db", err, sizeof err) != TT_OK) {
-        print_error("%s\n", err);
-        fail();
-    }
+    load_ok(&m, "models/en-de.db");
     static const char *const SRC = "This is an example", *const PREFIX = "Das ist ein";
     TranslatorOptions o = translator_options_default();
     Translator plain, fixed, set;
@@ -647,10 +650,7 @@ static void test_translator_batches_and_threads_change_no_bit(void **state)
     enum { N = 24 };
     Model m;
     char err[512];
-    if (model_load_file(&m, "models/en-de.db", err, sizeof err) != TT_OK) {
-        print_error("%s\n", err);
-        fail();
-    }
+    load_ok(&m, "models/en-de.db");
     EvalSet set;
     assert_int_equal(evalset_load(&set, "data/test.tsv", NULL, 0, 0, NULL, err, sizeof err),
                      TT_OK);
@@ -709,12 +709,9 @@ static void test_translator_read_back_in_batches_changes_no_bit(void **state)
     (void)state;
     enum { N = 12 };
     Model fwd, rev;
+    load_ok(&fwd, "models/en-de.db");
+    load_ok(&rev, "models/de-en.db");
     char err[512];
-    if (model_load_file(&fwd, "models/en-de.db", err, sizeof err) != TT_OK ||
-        model_load_file(&rev, "models/de-en.db", err, sizeof err) != TT_OK) {
-        print_error("%s\n", err);
-        fail();
-    }
     EvalSet set;
     assert_int_equal(evalset_load(&set, "data/test.tsv", NULL, 0, 0, NULL, err, sizeof err),
                      TT_OK);
