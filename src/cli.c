@@ -571,7 +571,7 @@ int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPat
     if (!out.path)
         return 0;
     if (strcmp(out.path, "-") == 0) {
-        if (kind == CLI_OUT_MODEL)
+        if (kind != CLI_OUT_TEXT)
             return cli_usage_error(cmd, "%s -: a model database cannot be written to standard "
                                    "output; name a file", out.opt);
         return 0;
@@ -596,7 +596,7 @@ int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPat
         if (S_ISDIR(st.st_mode))
             return cli_usage_error(cmd, "%s %s is a directory; name a file", out.opt, out.path);
         if (!S_ISREG(st.st_mode)) {
-            if (kind == CLI_OUT_MODEL)
+            if (kind != CLI_OUT_TEXT)
                 return cli_usage_error(cmd, "%s %s is not a regular file (a FIFO or a device): "
                                        "a model database is written only to a regular file",
                                        out.opt, out.path);
@@ -631,6 +631,11 @@ int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPat
     if (exists && !is_link && store_check_writer(out.path, err, sizeof err) != TT_OK) {
         fprintf(stderr, "toytrans %s: %s %s\n", cmd, out.opt, err);
         return TT_EXIT_IO;
+    }
+    if (exists && kind == CLI_OUT_NEW_MODEL && !force) {
+        fprintf(stderr, "toytrans %s: %s: already exists; not replaced (--force replaces it)\n",
+                cmd, out.path);
+        return TT_EXIT_USAGE;
     }
     return 0;
 }

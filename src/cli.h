@@ -137,7 +137,9 @@ typedef struct {
 typedef enum {
     CLI_OUT_TEXT = 0, /* a text file (SVG, HTML): '-' is standard output; a FIFO or a
                          character device is written through, never replaced */
-    CLI_OUT_MODEL = 1 /* a model database: only a regular file (existing or new) */
+    CLI_OUT_MODEL = 1, /* a model database: only a regular file (existing or new) */
+    CLI_OUT_NEW_MODEL = 2 /* a model database made anew (init, vocab): as CLI_OUT_MODEL,
+                             and an existing one is replaced only with force */
 } CliOutKind;
 
 /* Checks, before the command reads or writes anything, that writing out loses nothing
@@ -152,7 +154,9 @@ typedef enum {
  *   - a model that a writer (a training run) holds locked (store_check_writer) is never
  *     replaced, whatever force says: TT_EXIT_IO;
  *   - a new file's directory exists and may be written (else TT_EXIT_IO, before any
- *     work whose result could then not be saved).
+ *     work whose result could then not be saved);
+ *   - a CLI_OUT_NEW_MODEL that exists is replaced only with force (refused now, not
+ *     after the corpus is counted; model_create refuses one that appears meanwhile).
  * Prints "toytrans CMD: …" naming both files and returns TT_EXIT_USAGE on a refusal,
  * TT_EXIT_IO for a locked model or a directory that cannot take the file, else 0. */
 int cli_check_output(const char *cmd, CliPath out, CliOutKind kind, const CliPath *inputs,

@@ -16,7 +16,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static void init_usage(FILE *out)
 {
@@ -97,19 +96,11 @@ int cli_init(int argc, char **argv)
     if (!out || !train)
         return cli_usage_error("init", "--out and --train are required");
     const CliPath inputs[1] = {{"--train", train}};
-    if ((rc = cli_check_output("init", (CliPath){"--out", out}, CLI_OUT_MODEL, inputs, 1, force)))
+    if ((rc = cli_check_output("init", (CliPath){"--out", out}, CLI_OUT_NEW_MODEL, inputs, 1, force)))
         return rc;
     char err[512];
     if (config_check(&c, err, sizeof err) != TT_OK)
         return cli_usage_error("init", "%s", err);
-    /* A model that may not be replaced is refused now, not after the corpus is counted
-     * (model_create refuses it too, should one appear meanwhile). */
-    struct stat sb;
-    if (!force && lstat(out, &sb) == 0) {
-        fprintf(stderr, "toytrans init: %s: already exists; not replaced (--force replaces it)\n",
-                out);
-        return status_exit_code(TT_EEXIST);
-    }
 
     VocabCounter csrc, ctgt;
     vocab_counter_init(&csrc);

@@ -149,7 +149,7 @@ static int vocab_parse(VocabOptions *o, int argc, char **argv)
         }
     }
     const CliPath inputs[2] = {{"--train", o->train}, {"--out", o->out}};
-    if ((rc = cli_check_output("vocab", (CliPath){"--out", o->out}, CLI_OUT_MODEL, inputs, 1,
+    if ((rc = cli_check_output("vocab", (CliPath){"--out", o->out}, CLI_OUT_NEW_MODEL, inputs, 1,
                                o->force)))
         return rc;
     /* The lists are outputs as the model is: never over the corpus, the model (old or

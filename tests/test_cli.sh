@@ -314,6 +314,10 @@ run vocab --train "$TMP/c.tsv" --out "$TMP/m1.db" --no-lists
 expect_code "vocab onto an existing model: exit 2 (a usage matter)" 2
 expect_in "vocab onto an existing model: suggests --force" "$ERR" "already exists; not replaced (--force replaces it)"
 expect_in "vocab onto an existing model: suggests --force" "$ERR" "--force"
+run vocab --train "$TMP/no-such-corpus.tsv" --out "$TMP/m1.db" --no-lists
+expect_code "vocab onto an existing model: refused before the corpus is read (exit 2)" 2
+expect_in "vocab onto an existing model, missing corpus: the model is named" "$ERR" \
+    "$TMP/m1.db: already exists; not replaced (--force replaces it)"
 run vocab --train "$TMP/c.tsv" --out "$TMP/m1.db" --no-lists --force --min-count 2
 expect_code "vocab --force --min-count 2: exit 0" 0
 expect_in "vocab --min-count 2: rare tokens dropped" "$OUT" "7 source and 7 target tokens"
