@@ -83,12 +83,15 @@ def main():
             for acc, g in zip(naive, gradients(m)):
                 acc += g / world
         naive_diff = relative_difference(naive, ref)
-        print(f"gradients over {world} processes (shares of {share_tokens} target tokens) "
-              f"against one process on the whole batch ({tokens} tokens), "
-              f"{sum(g.numel() for g in ref)} values: largest difference "
-              f"{diff:.3g} of the largest gradient (tolerance {TOLERANCE:g}); between "
-              f"processes {spread:.3g}; a per-share mean would differ by {naive_diff:.3g}",
-              file=sys.stderr)
+        # One write for the line (print() writes its newline apart; torchrun may then
+        # copy the line to its console in two pieces).
+        sys.stderr.write(f"gradients over {world} processes (shares of {share_tokens} target "
+                         f"tokens) against one process on the whole batch ({tokens} tokens), "
+                         f"{sum(g.numel() for g in ref)} values: largest difference "
+                         f"{diff:.3g} of the largest gradient (tolerance {TOLERANCE:g}); "
+                         f"between processes {spread:.3g}; a per-share mean would differ by "
+                         f"{naive_diff:.3g}\n")
+        sys.stderr.flush()
         if len(set(share_tokens)) == 1:
             print("FAIL: the shares hold equal token counts; the check cannot see a "
                   "per-share normalisation", file=sys.stderr)

@@ -487,8 +487,11 @@ def restore_optimizer(opt, model, resume, device):
 
 
 def log(group, message):
+    # One write per line: print() writes the text and its newline apart, and torchrun,
+    # tailing a worker's log file, may then show the line in two prefixed pieces.
     if group.rank == 0:
-        print(f"{PROG}: {message}", file=sys.stderr, flush=True)
+        sys.stderr.write(f"{PROG}: {message}\n")
+        sys.stderr.flush()
 
 
 def run(args):
