@@ -214,7 +214,7 @@ void decoder_free(Decoder *d)
     free(d->lp);
     decoder_state_free(&d->state);
     encoder_free(&d->enc);
-    free(d->params_t);
+    free(d->params_packed);
     memset(d, 0, sizeof *d);
 }
 
@@ -259,7 +259,7 @@ static int rows_reserve(Decoder *d, int rows)
     return TT_OK;
 }
 
-static int decoder_init_with(Decoder *d, const Model *m, int beam, const float *shared_t)
+static int decoder_init_with(Decoder *d, const Model *m, int beam, const float *shared_packed)
 {
     memset(d, 0, sizeof *d);
     if (beam < 1 || beam > DECODE_MAX_BEAM)
@@ -271,9 +271,9 @@ static int decoder_init_with(Decoder *d, const Model *m, int beam, const float *
     int rc = encoder_init(&d->enc, m);
     if (rc == TT_OK)
         rc = decoder_state_init(&d->state, m);
-    if (rc == TT_OK && !shared_t && !(d->params_t = model_params_transposed(m)))
+    if (rc == TT_OK && !shared_packed && !(d->params_packed = model_params_packed(m)))
         rc = TT_ENOMEM;
-    d->enc.params_t = d->state.params_t = shared_t ? shared_t : d->params_t;
+    d->enc.params_packed = d->state.params_packed = shared_packed ? shared_packed : d->params_packed;
     if (rc == TT_OK)
         rc = rows_reserve(d, 2 * beam);
     if (rc == TT_OK) {
@@ -294,7 +294,7 @@ int decoder_init(Decoder *d, const Model *m, int beam)
 
 int decoder_init_sharing(Decoder *d, const Decoder *from)
 {
-    return decoder_init_with(d, from->model, from->beam, from->enc.params_t);
+    return decoder_init_with(d, from->model, from->beam, from->enc.params_packed);
 }
 
 int decoder_set_batch(Decoder *d, int batch, Pool *pool)

@@ -138,7 +138,7 @@ typedef struct {
     int cap;             /* positions the hypothesis buffers hold, 0..max_len; N below */
     int words_only;      /* 1: never choose <pad> or <s>; 0 after decoder_init */
     Pool *pool;          /* threads for the products and attention, or NULL; not owned */
-    float *params_t;     /* the model's weights transposed, for enc and state: owned, or
+    float *params_packed;     /* the model's weights packed, for enc and state: owned, or
                             NULL when shared from another decoder (decoder_init_sharing) */
     Encoder enc;
     DecoderState state;
@@ -172,7 +172,7 @@ typedef struct {
 /* A decoder of beam width beam (1..DECODE_MAX_BEAM) for batches of one sentence, on the
  * calling thread. */
 int decoder_init(Decoder *d, const Model *m, int beam);
-/* A decoder like decoder_init(d, from->model, from->beam) that reads from's transposed
+/* A decoder like decoder_init(d, from->model, from->beam) that reads from's packed
  * weights instead of making its own copy (one copy per model, whatever the threads):
  * from must outlive d. */
 int decoder_init_sharing(Decoder *d, const Decoder *from);

@@ -311,12 +311,65 @@ void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int
     gemm_nn(out, a, K, 1, b, M, K, N, 0, NULL);
 }
 
-KERNEL_CLONES
-void kernel_matmul_bias(float *out, const float *a, const float *bt, const float *bias, int M,
-                        int K, int N)
+/* The packed weight's column blocks (kernel.h): the widths the tiles take, widest first. */
+static int packed_block_cols(int left)
 {
-    assert(out && a && bt && M > 0 && K > 0 && N > 0);
-    gemm_nn(out, a, K, 1, bt, M, K, N, 0, bias);
+    return left >= WIDE_VECS * TILE_COLS ? WIDE_VECS * TILE_COLS
+           : left >= 2 * TILE_COLS       ? 2 * TILE_COLS
+           : left >= TILE_COLS           ? TILE_COLS
+                                         : left;
+}
+
+void kernel_pack_weight(float *packed, const float *b, int N, int K)
+{
+    assert(packed && b && N > 0 && K > 0);
+    for (int j = 0; j < N;) {
+        const int w = packed_block_cols(N - j);
+        float *blk = packed + (size_t)j * K;
+        /* Down the block's rows, a weight row (one column of the block) at a time: the
+         * reads run along b's rows, the writes w floats apart within the block. */
+        for (int c = 0; c < w; c++) {
+            const float *row = b + (size_t)(j + c) * K;
+            for (int k = 0; k < K; k++)
+                blk[(size_t)k * w + c] = row[k];
+        }
+        j += w;
+    }
+}
+
+/* Rows of the shared dimension a packed block is taken in: 128 rows of the widest block
+ * are 32 KiB, which stay in a 48 KiB L1 cache while every row tile of a passes over them. */
+#define PACKED_K 128
+_Static_assert(PACKED_K <= PANEL_K, "the remainder's strip holds PANEL_K rows");
+
+KERNEL_CLONES
+void kernel_matmul_packed(float *out, const float *a, const float *packed, const float *bias,
+                          int M, int K, int N)
+{
+    assert(out && a && packed && M > 0 && K > 0 && N > 0);
+    float strip[PANEL_K * TILE_COLS];
+    const int wide = use_wide_tile();
+    for (int j = 0; j < N;) {
+        const int w = packed_block_cols(N - j);
+        const float *blk = packed + (size_t)j * K, *init = bias ? bias + j : NULL;
+        for (int k0 = 0; k0 < K; k0 += PACKED_K) {
+            const int kc = K - k0 < PACKED_K ? K - k0 : PACKED_K, acc = k0 > 0;
+            const float *bk = blk + (size_t)k0 * w;
+            if (wide && w >= 2 * TILE_COLS) {
+                Tile t = {out + j, N, a + k0, K, 1, bk, w};
+                tile_column_nv(t, M, w / TILE_COLS, kc, acc, init);
+            } else if (w >= TILE_COLS) {
+                for (int h = 0; h < w; h += TILE_COLS) {
+                    Tile t = {out + j + h, N, a + k0, K, 1, bk + h, w};
+                    tile_column(t, M, TILE_COLS, kc, acc, init ? init + h : NULL);
+                }
+            } else {
+                Tile t = {out + j, N, a + k0, K, 1, padded_rows(strip, bk, w, kc, w), TILE_COLS};
+                tile_column(t, M, w, kc, acc, init);
+            }
+        }
+        j += w;
+    }
 }
 
 KERNEL_CLONES

@@ -28,12 +28,20 @@ void kernel_matmul_nt(float *out, const float *a, const float *b, const float *b
 void kernel_matmul_nt_rows(float *out, const float *a, const float *b, const float *bias,
                            int M, int K, int N);
 
-/* out = a · bt + bias with the weight given transposed: bt (K, N) = bᵀ of a Linear layer's
- * b (N, K), bias (N) or NULL. The same bits as kernel_matmul_nt_rows(out, a, b, bias, …)
- * — row-stable, each element its bias plus its K products in order — without copying
- * the weight into panels on every call: translation keeps its weights transposed once. */
-void kernel_matmul_bias(float *out, const float *a, const float *bt, const float *bias, int M,
-                        int K, int N);
+/* A Linear layer's weight b (N, K) rearranged for kernel_matmul_packed into packed (K·N
+ * floats): the columns of bᵀ (K, N) in blocks of 64 while 64 are left, then one of 32 if
+ * 32 are left, then blocks of 16, then the rest; each block (K, w) row-major, the block
+ * of columns j .. j+w-1 at packed + j·K. The tiles then read each row of a block from
+ * consecutive cache lines (bᵀ's rows, N floats apart, fell into a few sets of the L1 cache
+ * and were evicted before their reuse). This file is the layout's only reader and writer. */
+void kernel_pack_weight(float *packed, const float *b, int N, int K);
+
+/* out = a · bᵀ + bias with the weight packed by kernel_pack_weight, bias (N) or NULL. The
+ * same bits as kernel_matmul_nt_rows(out, a, b, bias, …) — row-stable, each element its
+ * bias plus its K products in order — without copying the weight into panels on every
+ * call: translation packs its weights once. */
+void kernel_matmul_packed(float *out, const float *a, const float *packed, const float *bias,
+                          int M, int K, int N);
 
 /* out += a · b, accumulating.
  * out (M, N), a (M, K), b (K, N). */

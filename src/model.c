@@ -14,6 +14,7 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include "model.h"
 
+#include "kernel.h"
 #include "status.h"
 #include "train_settings.h"
 
@@ -606,7 +607,7 @@ int model_create(Store **out, const char *path, StoreMode mode, const ModelConte
     return TT_OK;
 }
 
-float *model_params_transposed(const Model *m)
+float *model_params_packed(const Model *m)
 {
     ParamSpec *specs = NULL;
     int n = 0;
@@ -617,28 +618,13 @@ float *model_params_transposed(const Model *m)
     float *t = malloc(sizeof(float) * (total ? total : 1));
     if (t)
         populate(t, sizeof(float) * total);
-    if (t) {
-        /* Only the matrices: a vector's floats in the copy are never read. */
-        for (int i = 0; i < n; i++) {
-            const ParamSpec *p = &specs[i];
-            if (p->cols < 1)
-                continue;
-            const float *src = m->params + p->offset;
-            float *dst = t + p->offset;
-            /* In 32 × 32 blocks: a row of the block read, a column written, both within a
-             * few cache lines (element by element, the writes' stride made it 10 ms for a
-             * million parameters, longer than loading them). */
-            enum { BLK = 32 };
-            for (int r0 = 0; r0 < p->rows; r0 += BLK)
-                for (int c0 = 0; c0 < p->cols; c0 += BLK) {
-                    const int r1 = r0 + BLK < p->rows ? r0 + BLK : p->rows;
-                    const int c1 = c0 + BLK < p->cols ? c0 + BLK : p->cols;
-                    for (int r = r0; r < r1; r++)
-                        for (int c = c0; c < c1; c++)
-                            dst[(size_t)c * p->rows + r] = src[(size_t)r * p->cols + c];
-                }
-        }
-    }
+    if (t)
+        /* Only the matrices, each a Linear layer's (out, in) weight: a vector's floats in
+         * the copy are never read (nor the embeddings', packed like the others). */
+        for (int i = 0; i < n; i++)
+            if (specs[i].cols >= 1)
+                kernel_pack_weight(t + specs[i].offset, m->params + specs[i].offset,
+                                   specs[i].rows, specs[i].cols);
     free(specs);
     return t;
 }

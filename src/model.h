@@ -120,12 +120,13 @@ int model_param_specs(const ModelConfig *c, int V_src, int V_tgt, ParamSpec **sp
 int model_init(Model *m, const ModelConfig *c, Vocab *src, Vocab *tgt, char *err, size_t errlen);
 void model_free(Model *m);
 
-/* A block the size of m's parameter block holding every matrix of the table transposed at
- * its own offset ((rows, cols) as (cols, rows)); the vectors' places are left unwritten
- * (never read: biases and norms are read from m's block). What
- * kernel_matmul_bias takes for translation's Linear layers (NetCtx.params_t). Returns
+/* A block the size of m's parameter block holding every matrix of the table packed at its
+ * own offset (kernel_pack_weight, the matrix as a Linear layer's (rows, cols) weight); the
+ * vectors' places are left unwritten (never read: biases and norms are read from m's
+ * block). What kernel_matmul_packed takes for translation's Linear layers
+ * (NetCtx.params_packed). Returns
  * the copy (owned by the caller, free()) or NULL when out of memory. */
-float *model_params_transposed(const Model *m);
+float *model_params_packed(const Model *m);
 
 /* Fills the block as the spec table says: Xavier-uniform matrices and embeddings,
  * zero biases, LayerNorm weights 1 — drawn in table order from rng. */

@@ -229,7 +229,7 @@ typedef struct {
     int dx_mode;        /* backward: DX_ADD, DX_SET or DX_SET_RELU */
     const Residual *after; /* forward: what follows the product, or NULL */
     int row_stable;     /* forward: NetCtx.row_stable */
-    const float *wt;    /* forward, row_stable: w transposed (K, N), or NULL */
+    const float *wp;    /* forward, row_stable: w packed (kernel_pack_weight), or NULL */
 } LinearJob;
 
 /* Task t of n over M rows starts at row_block_start(M, n, t): M split evenly, each
@@ -257,8 +257,8 @@ static void linear_forward_block(const LinearJob *j, int n, int task)
 {
     const int i0 = row_block_start(j->M, n, task), m = row_block_start(j->M, n, task + 1) - i0;
     float *out = j->out + (size_t)i0 * j->N;
-    if (j->wt)
-        kernel_matmul_bias(out, j->x + (size_t)i0 * j->K, j->wt, j->b, m, j->K, j->N);
+    if (j->wp)
+        kernel_matmul_packed(out, j->x + (size_t)i0 * j->K, j->wp, j->b, m, j->K, j->N);
     else if (j->row_stable)
         kernel_matmul_nt_rows(out, j->x + (size_t)i0 * j->K, j->w, j->b, m, j->K, j->N);
     else
@@ -299,8 +299,8 @@ static void linear_forward_group(LinearGroup *g, const NetCtx *c)
         j->row_stable = c->row_stable;
         /* Compared as addresses: w need not point into the block. */
         const uintptr_t w = (uintptr_t)j->w, p = (uintptr_t)c->params;
-        if (c->row_stable && c->params_t && w >= p && w < p + sizeof(float) * c->n_params)
-            j->wt = c->params_t + (w - p) / sizeof(float);
+        if (c->row_stable && c->params_packed && w >= p && w < p + sizeof(float) * c->n_params)
+            j->wp = c->params_packed + (w - p) / sizeof(float);
     }
     pool_run(c->pool, g->n * g->row_blocks, linear_group_task, g);
 }

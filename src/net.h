@@ -52,10 +52,10 @@ typedef struct {
                            the sentences or the threads it shares a batch with
                            (translation); 0: the kernel chooses by shape (training) */
     const float *params;   /* with row_stable: the model's parameter block, and */
-    const float *params_t; /* model_params_transposed's copy of it, or NULL: a Linear
-                              weight inside params is read transposed at its offset here
-                              (kernel_matmul_bias, the same bits without copying it into
-                              panels on every call) */
+    const float *params_packed; /* model_params_packed's copy of it, or NULL: a Linear
+                                   weight inside params is read packed at its offset here
+                                   (kernel_matmul_packed, the same bits without copying
+                                   it into panels on every call) */
     size_t n_params;
 } NetCtx;
 
@@ -199,7 +199,7 @@ void net_embed_backward(float *dtable, const float *dout, const float *mask, con
                         const int *len, int B, int T, const NetCtx *c);
 
 /* A Linear layer over M rows: out (M, N) = x (M, K) · wᵀ + b, on c's pool. With
- * c->row_stable its products are row-stable, from c->params_t when w lies in c->params. */
+ * c->row_stable its products are row-stable, from c->params_packed when w lies in c->params. */
 void net_linear_forward(float *out, const float *x, const float *w, const float *b, int M,
                         int K, int N, const NetCtx *c);
 

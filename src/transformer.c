@@ -18,13 +18,13 @@
 #include <string.h>
 
 /* Translation's context for the layers: no dropout, row-stable products. */
-static NetCtx translation_ctx(const Model *m, const float *params_t, Pool *pool)
+static NetCtx translation_ctx(const Model *m, const float *params_packed, Pool *pool)
 {
     const ModelConfig *c = &m->config;
     return (NetCtx){.D = c->d_model, .H = c->n_heads, .F = c->d_ff, .V = m->tgt_vocab.size,
                     .eps = (float)c->layer_norm_eps, .pool = pool, .dropout = 0.0f,
                     .rng = NULL, .row_stable = 1, .params = m->params,
-                    .params_t = params_t, .n_params = m->n_params};
+                    .params_packed = params_packed, .n_params = m->n_params};
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -69,7 +69,7 @@ static int encoder_reserve(Encoder *e, int B, int S)
         B = e->cap_B;
     S = grown_len(S, e->cap_S, c->max_len);
     const size_t L = (size_t)c->n_decoder_layers, BS = (size_t)B * S, D = (size_t)c->d_model;
-    Encoder g = {.model = m, .cap_B = B, .cap_S = S, .params_t = e->params_t};
+    Encoder g = {.model = m, .cap_B = B, .cap_S = S, .params_packed = e->params_packed};
     g.len = malloc(sizeof(int) * (size_t)B);
     g.pad_ids = malloc(sizeof(int) * BS);
     g.block = malloc(sizeof(float) * (L ? 2 * L * BS * D : 1));
@@ -117,7 +117,7 @@ int encoder_forward_batch(Encoder *e, const int *const *ids, const int *len, int
             row[j] = VOCAB_PAD;
     }
     const NetBatch nb = {.B = n, .S = S, .T = 0, .src_len = e->len, .tgt_len = NULL};
-    const NetCtx ctx = translation_ctx(m, e->params_t, pool);
+    const NetCtx ctx = translation_ctx(m, e->params_packed, pool);
     net_encoder_forward(&e->acts, m, e->pad_ids, &nb, &ctx);
     e->memory = e->acts.memory;
     /* Every step of every row attends to the same projected memory: project it once. */
@@ -187,7 +187,7 @@ int decoder_state_reserve(DecoderState *d, int rows, int slots, int cap, int S)
     S = grown_len(S, d->S, c->max_len);
     const size_t L = (size_t)c->n_decoder_layers, D = (size_t)c->d_model, H = (size_t)c->n_heads;
     DecoderState g = {.model = m, .rows = rows, .slots = slots, .cap = cap, .S = S,
-                      .params_t = d->params_t};
+                      .params_packed = d->params_packed};
     const size_t kv = L * (size_t)slots * cap * D;
     g.k = malloc(sizeof(float) * kv);
     g.v = malloc(sizeof(float) * kv);
@@ -237,7 +237,7 @@ int decoder_state_step(DecoderState *d, const Encoder *e, const int *tokens, con
     }
     /* Every row has one position (step_len holds ones). */
     const NetBatch nb = {.B = B, .S = e->S, .T = 1, .src_len = NULL, .tgt_len = d->step_len};
-    const NetCtx ctx = translation_ctx(m, d->params_t, pool);
+    const NetCtx ctx = translation_ctx(m, d->params_packed, pool);
     net_decoder_forward(&d->acts, m, tokens, &nb, &cache, &ctx);
     d->S_step = e->S;
     return TT_OK;

@@ -39,7 +39,7 @@ typedef struct {
     float *block;    /* the one allocation of cross_k and cross_v (owned) */
     int *pad_ids;    /* (cap_B·cap_S) the batch's ids, padded to S (owned) */
     NetActs acts;    /* the encoder's layers for the batch (net.h) */
-    const float *params_t; /* the model's weights transposed (model_params_transposed), or
+    const float *params_packed; /* the model's weights packed (model_params_packed), or
                               NULL; not owned */
 } Encoder;
 
@@ -76,7 +76,7 @@ typedef struct {
     int *step_len;   /* (rows) ones: each row's one position */
     int S_step;      /* the last step's source positions: its cross weights' row length */
     NetActs acts;    /* the step's activations: rows × 1 position, the decoder alone */
-    const float *params_t; /* as Encoder's */
+    const float *params_packed; /* as Encoder's */
 } DecoderState;
 
 int decoder_state_init(DecoderState *d, const Model *m);

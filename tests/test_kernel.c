@@ -152,37 +152,38 @@ static void test_kernel_matmul_tiles_agree_bit_for_bit(void **state)
 }
 
 /* Translation's products are row-stable: a row of kernel_matmul_nt_rows, and of
- * kernel_matmul_bias with the weight transposed, has the same bits whatever M is (the
- * row computed alone, and within 2 to 70 rows, at every offset of the tiles), and the two
- * agree bit for bit. kernel_matmul_nt, which chooses its path by M, need not. */
+ * kernel_matmul_packed with the weight packed, has the same bits whatever M is (the row
+ * computed alone, and within 2 to 70 rows, at every offset of the tiles), and the two
+ * agree bit for bit, for widths that make every kind of packed block (64, 32, 16 and
+ * fewer columns) and a shared dimension longer than a packed block's 128 rows.
+ * kernel_matmul_nt, which chooses its path by M, need not. */
 static void test_kernel_matmul_rows_are_row_stable(void **state)
 {
     (void)state;
-    static const int SHAPES[][2] = {{128, 128}, {128, 512}, {512, 128}, {128, 75}, {48, 13}};
+    static const int SHAPES[][2] = {{128, 128}, {128, 512}, {512, 128}, {128, 75}, {48, 13},
+                                    {128, 307}, {200, 115}};
     Rng rng;
     rng_seed(&rng, 11);
     enum { MAX_M = 70 };
     for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
         const int K = SHAPES[s][0], N = SHAPES[s][1];
         float *a = random_matrix(&rng, MAX_M, K), *w = random_matrix(&rng, N, K);
-        float *bias = random_matrix(&rng, 1, N), *wt = malloc(sizeof(float) * (size_t)K * N);
+        float *bias = random_matrix(&rng, 1, N), *wp = malloc(sizeof(float) * (size_t)K * N);
         float *alone = malloc(sizeof(float) * (size_t)MAX_M * N);
         float *got = malloc(sizeof(float) * (size_t)MAX_M * N);
-        assert_non_null(wt), assert_non_null(alone), assert_non_null(got);
-        for (int j = 0; j < N; j++)
-            for (int k = 0; k < K; k++)
-                wt[(size_t)k * N + j] = w[(size_t)j * K + k];
+        assert_non_null(wp), assert_non_null(alone), assert_non_null(got);
+        kernel_pack_weight(wp, w, N, K);
         for (int i = 0; i < MAX_M; i++)
             kernel_matmul_nt_rows(alone + (size_t)i * N, a + (size_t)i * K, w, bias, 1, K, N);
         for (int M = 2; M <= MAX_M; M += 17) {
             for (int first = 0; first + M <= MAX_M; first += 23) {
                 kernel_matmul_nt_rows(got, a + (size_t)first * K, w, bias, M, K, N);
                 assert_memory_equal(got, alone + (size_t)first * N, sizeof(float) * (size_t)M * N);
-                kernel_matmul_bias(got, a + (size_t)first * K, wt, bias, M, K, N);
+                kernel_matmul_packed(got, a + (size_t)first * K, wp, bias, M, K, N);
                 assert_memory_equal(got, alone + (size_t)first * N, sizeof(float) * (size_t)M * N);
             }
         }
-        free(a), free(w), free(bias), free(wt), free(alone), free(got);
+        free(a), free(w), free(bias), free(wp), free(alone), free(got);
     }
 }
 
