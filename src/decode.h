@@ -108,9 +108,10 @@ typedef struct {
     int n_forced;     /* the first n_forced tokens are the prefix */
     int *ids;         /* (N) output token ids */
     float *logprob;   /* (N) natural log-probability of each output token */
-    float *cross;     /* (N, L, H, N): step i, layer l, head h at ((i*L + l)*H + h)*N,
-                         S values used */
-    float *self;      /* (N, L, H, N): the same layout, i + 1 values used */
+    float *cross;     /* (N, L, H, S) in room for (N, L, H, N): step i, layer l, head h
+                         at ((i*L + l)*H + h)*S, packed for this S */
+    float *self;      /* (N, L, H, N): step i, layer l, head h at ((i*L + l)*H + h)*N,
+                         i + 1 values used */
     int Le;           /* the model's encoder layers */
     float *enc;       /* (Le, H, S, S) the encoder's self-attention of the source, packed
                          for this S: layer l head h at ((l*H + h)*S)*S, query rows then

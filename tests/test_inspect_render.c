@@ -36,7 +36,8 @@ typedef struct {
     float logprob[T];           /* each word's log-probability: 0.9 and 0.8 */
     int kind[S - 1];            /* TranslatorWordKind per source token: all known */
     unsigned char copied[T];    /* each word copied from the source for <unk>: none */
-    float cross[N * L * H * N]; /* (max_len, L, H, N) */
+    float cross[N * L * H * N]; /* (max_len, L, H, S) in room for (max_len, L, H, N), as
+                                   decode.h lays a record out */
     float self[N * L * H * N];
     float enc[LE * H * S * S];  /* (LE, H, S, S) */
     TranslatorResult r;
@@ -63,7 +64,7 @@ static Fixture *fixture_new(void)
             for (int h = 0; h < H; h++)
                 for (int j = 0; j < S; j++) {
                     const float top = 0.5f + 0.25f * (float)h;
-                    f->cross[(((size_t)i * L + l) * H + h) * N + j] =
+                    f->cross[(((size_t)i * L + l) * H + h) * S + j] =
                         j == (i + l) % S ? top : (1.0f - top) / 2.0f;
                     if (j <= i)
                         f->self[(((size_t)i * L + l) * H + h) * N + j] = 1.0f / (float)(i + 1);
