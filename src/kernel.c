@@ -342,6 +342,42 @@ void kernel_pack_weight(float *packed, const float *b, int N, int K)
 #define PACKED_K 128
 _Static_assert(PACKED_K <= PANEL_K, "the remainder's strip holds PANEL_K rows");
 
+/* One row of c over two neighbouring blocks of the widest kind at once, b0 and b1 (kc
+ * rows of 64 floats each), c = (accumulate ? c : init) + Σ_k a(k) · b(k,·): the wide
+ * tile's one-row case has four chains of multiply-adds, too few to hide their latency,
+ * and this one eight. Each element sums the same products in the same order. */
+static inline __attribute__((always_inline)) void tile_row_pair(float *c, const float *a,
+                                                                 const float *b0,
+                                                                 const float *b1, int K,
+                                                                 int accumulate,
+                                                                 const float *init)
+{
+    enum { W = WIDE_VECS * TILE_COLS };
+    vfloat acc[2][WIDE_VECS];
+    for (int p = 0; p < 2; p++)
+        for (int h = 0; h < WIDE_VECS; h++) {
+            if (accumulate)
+                VLOAD(acc[p][h], c + p * W + h * TILE_COLS);
+            else if (init)
+                VLOAD(acc[p][h], init + p * W + h * TILE_COLS);
+            else
+                acc[p][h] = (vfloat){0};
+        }
+    for (int k = 0; k < K; k++) {
+        const float ak = a[k];
+        for (int h = 0; h < WIDE_VECS; h++) {
+            vfloat v0, v1;
+            VLOAD(v0, b0 + (size_t)k * W + h * TILE_COLS);
+            VLOAD(v1, b1 + (size_t)k * W + h * TILE_COLS);
+            acc[0][h] += ak * v0;
+            acc[1][h] += ak * v1;
+        }
+    }
+    for (int p = 0; p < 2; p++)
+        for (int h = 0; h < WIDE_VECS; h++)
+            VSTORE(c + p * W + h * TILE_COLS, acc[p][h]);
+}
+
 KERNEL_CLONES
 void kernel_matmul_packed(float *out, const float *a, const float *packed, const float *bias,
                           int M, int K, int N)
@@ -349,23 +385,42 @@ void kernel_matmul_packed(float *out, const float *a, const float *packed, const
     assert(out && a && packed && M > 0 && K > 0 && N > 0);
     float strip[PANEL_K * TILE_COLS];
     const int wide = use_wide_tile();
+    /* With the wide tile and M odd, the last row of each pair of widest blocks goes
+     * through tile_row_pair; the other rows and blocks as below. */
+    const int W = WIDE_VECS * TILE_COLS, paired = wide && M % 2 ? N / (2 * W) * 2 * W : 0;
+    if (paired) {
+        const float *last = a + (size_t)(M - 1) * K;
+        float *c = out + (size_t)(M - 1) * N;
+        for (int j = 0; j < paired; j += 2 * W)
+            for (int k0 = 0; k0 < K; k0 += PACKED_K) {
+                const int kc = K - k0 < PACKED_K ? K - k0 : PACKED_K;
+                const float *b0 = packed + (size_t)j * K + (size_t)k0 * W;
+                tile_row_pair(c + j, last + k0, b0, b0 + (size_t)W * K, kc, k0 > 0,
+                              bias ? bias + j : NULL);
+            }
+    }
     for (int j = 0; j < N;) {
         const int w = packed_block_cols(N - j);
         const float *blk = packed + (size_t)j * K, *init = bias ? bias + j : NULL;
+        const int rows = j < paired ? M - 1 : M;
+        if (rows == 0) {
+            j += w;
+            continue;
+        }
         for (int k0 = 0; k0 < K; k0 += PACKED_K) {
             const int kc = K - k0 < PACKED_K ? K - k0 : PACKED_K, acc = k0 > 0;
             const float *bk = blk + (size_t)k0 * w;
             if (wide && w >= 2 * TILE_COLS) {
                 Tile t = {out + j, N, a + k0, K, 1, bk, w};
-                tile_column_nv(t, M, w / TILE_COLS, kc, acc, init);
+                tile_column_nv(t, rows, w / TILE_COLS, kc, acc, init);
             } else if (w >= TILE_COLS) {
                 for (int h = 0; h < w; h += TILE_COLS) {
                     Tile t = {out + j + h, N, a + k0, K, 1, bk + h, w};
-                    tile_column(t, M, TILE_COLS, kc, acc, init ? init + h : NULL);
+                    tile_column(t, rows, TILE_COLS, kc, acc, init ? init + h : NULL);
                 }
             } else {
                 Tile t = {out + j, N, a + k0, K, 1, padded_rows(strip, bk, w, kc, w), TILE_COLS};
-                tile_column(t, M, w, kc, acc, init);
+                tile_column(t, rows, w, kc, acc, init);
             }
         }
         j += w;
