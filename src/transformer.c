@@ -49,13 +49,24 @@ int encoder_init(Encoder *e, const Model *m)
     return TT_OK;
 }
 
-/* The length buffers are made for when need exceeds have: the model's max_len (limit) at
- * once. A fresh block costs pages only where a pass writes; growing with the lengths a
- * sorted block asks for in turn wrote the shorter lengths' pages again in every larger
- * block (a third of the page faults of translating data/test.tsv in batches of 32). */
+/* Positions buffers are first made for, whatever the first sentence needs: more than a
+ * sentence of the corpus ever takes. */
+#define FIRST_LEN 64
+
+/* The length buffers are made for when need exceeds have: FIRST_LEN the first time, then
+ * twice have, at least need, at most limit (the model's max_len). A fresh block costs
+ * pages only where a pass writes; growing from the first sentence's length up the lengths
+ * a sorted block asks for in turn wrote the shorter lengths' pages again in every larger
+ * block (a third of the page faults of translating data/test.tsv in batches of 32). A
+ * model of max_len 4096 still gets buffers for its sentences, not for 4096. */
 static int grown_len(int need, int have, int limit)
 {
-    return need <= have ? have : limit;
+    if (need <= have)
+        return have;
+    int len = have > 0 ? 2 * have : FIRST_LEN;
+    if (len < need)
+        len = need;
+    return len < limit ? len : limit;
 }
 
 /* Grows e's buffers to hold B sentences of S positions; on failure e is as it was. */

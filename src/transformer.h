@@ -83,9 +83,10 @@ int decoder_state_init(DecoderState *d, const Model *m);
 void decoder_state_free(DecoderState *d);
 
 /* Makes room for steps of up to rows rows over slots slots of cap positions each, and
- * sources of S positions (each 1..; cap and S at most max_len). Grows only, and a length
- * straight to max_len; the cache's contents are kept only when nothing had to grow.
- * Returns TT_OK, TT_EINVAL or TT_ENOMEM (d is then as it was). */
+ * sources of S positions (each 1..; cap and S at most max_len). Grows only, a length to
+ * 64 positions or max_len the first time (transformer.c); the cache's contents are kept
+ * only when nothing had to grow. Returns TT_OK, TT_EINVAL or TT_ENOMEM (d is then as it
+ * was). */
 int decoder_state_reserve(DecoderState *d, int rows, int slots, int cap, int S);
 
 /* One step of B rows (1..rows): row b feeds tokens[b] (in 0..V_tgt-1) at position t
