@@ -140,22 +140,21 @@ double translation_logprob_sum(const Translation *t)
 }
 
 /* The one place that knows the record's layout: step i, layer l, head h's row of
- * cross-attention weights (keys S apart, so a sentence's rows are consecutive floats
- * however much room the record has) and of self-attention weights (cap apart). */
-static size_t record_offset(const Translation *t, int i, int l, int h, int keys)
-{
-    assert(i >= 0 && i < t->cap && l >= 0 && l < t->L && h >= 0 && h < t->H);
-    return (((size_t)i * t->L + l) * t->H + h) * (size_t)keys;
-}
-
+ * cross-attention weights, S keys, the steps' rows one after the other; and of
+ * self-attention weights, i + 1 keys, step i's rows after the i(i+1)/2 rows' worth of
+ * the steps before it. A sentence's rows are consecutive floats, however much room the
+ * record has. */
 static float *record_cross(const Translation *t, int i, int l, int h)
 {
-    return t->cross + record_offset(t, i, l, h, t->S);
+    assert(i >= 0 && i < t->cap && l >= 0 && l < t->L && h >= 0 && h < t->H);
+    return t->cross + (((size_t)i * t->L + l) * t->H + h) * (size_t)t->S;
 }
 
 static float *record_self(const Translation *t, int i, int l, int h)
 {
-    return t->self + record_offset(t, i, l, h, t->cap);
+    assert(i >= 0 && i < t->cap && l >= 0 && l < t->L && h >= 0 && h < t->H);
+    const size_t LH = (size_t)t->L * (size_t)t->H, before = (size_t)i * (size_t)(i + 1) / 2;
+    return t->self + LH * before + ((size_t)l * t->H + h) * (size_t)(i + 1);
 }
 
 const float *translation_cross(const Translation *t, int i, int l, int h)

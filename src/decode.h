@@ -110,8 +110,8 @@ typedef struct {
     float *logprob;   /* (N) natural log-probability of each output token */
     float *cross;     /* (N, L, H, S) in room for (N, L, H, N): step i, layer l, head h
                          at ((i*L + l)*H + h)*S, packed for this S */
-    float *self;      /* (N, L, H, N): step i, layer l, head h at ((i*L + l)*H + h)*N,
-                         i + 1 values used */
+    float *self;      /* step i, layer l, head h's i + 1 weights at L*H*i*(i+1)/2 +
+                         (l*H + h)*(i + 1), in room for (N, L, H, N) */
     int Le;           /* the model's encoder layers */
     float *enc;       /* (Le, H, S, S) the encoder's self-attention of the source, packed
                          for this S: layer l head h at ((l*H + h)*S)*S, query rows then

@@ -38,7 +38,7 @@ typedef struct {
     unsigned char copied[T];    /* each word copied from the source for <unk>: none */
     float cross[N * L * H * N]; /* (max_len, L, H, S) in room for (max_len, L, H, N), as
                                    decode.h lays a record out */
-    float self[N * L * H * N];
+    float self[N * L * H * N];  /* step i's rows after the i(i+1)/2 rows' worth before */
     float enc[LE * H * S * S];  /* (LE, H, S, S) */
     TranslatorResult r;
 } Fixture;
@@ -67,7 +67,8 @@ static Fixture *fixture_new(void)
                     f->cross[(((size_t)i * L + l) * H + h) * S + j] =
                         j == (i + l) % S ? top : (1.0f - top) / 2.0f;
                     if (j <= i)
-                        f->self[(((size_t)i * L + l) * H + h) * N + j] = 1.0f / (float)(i + 1);
+                        f->self[(size_t)L * H * i * (i + 1) / 2 + ((size_t)l * H + h) * (i + 1) + j] =
+                            1.0f / (float)(i + 1);
                 }
     for (size_t k = 0; k < sizeof f->enc / sizeof f->enc[0]; k++)
         f->enc[k] = 1.0f / S;
