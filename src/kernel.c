@@ -272,11 +272,10 @@ static const float *padded_rows(float *strip, const float *b, int ldb, int K, in
 }
 
 /* c (M, N) (+)= a · b, with a(i,k) at a[i*a_rs + k*a_cs] and b (K, N) row-major; when
- * not accumulating, each element starts from bias (N) or NULL for zero. */
+ * not accumulating, each element starts from zero. */
 static inline __attribute__((always_inline)) void gemm_nn(float *c, const float *a, int a_rs,
                                                           int a_cs, const float *b, int M,
-                                                          int K, int N, int accumulate,
-                                                          const float *bias)
+                                                          int K, int N, int accumulate)
 {
     float strip[PANEL_K * TILE_COLS];
     int j0 = 0;
@@ -286,7 +285,7 @@ static inline __attribute__((always_inline)) void gemm_nn(float *c, const float 
                 for (int k0 = 0; k0 < K; k0 += PANEL_K) {
                     const int kc = K - k0 < PANEL_K ? K - k0 : PANEL_K;
                     Tile t = {c + j0, N, a + (size_t)k0 * a_cs, a_rs, a_cs, b + (size_t)k0 * N + j0, N};
-                    tile_column_nv(t, M, nv, kc, accumulate || k0 > 0, bias ? bias + j0 : NULL);
+                    tile_column_nv(t, M, nv, kc, accumulate || k0 > 0, NULL);
                 }
     for (int j = j0; j < N; j += TILE_COLS) {
         const int cols = N - j < TILE_COLS ? N - j : TILE_COLS;
@@ -299,7 +298,7 @@ static inline __attribute__((always_inline)) void gemm_nn(float *c, const float 
                 ldb = TILE_COLS;
             }
             Tile t = {c + j, N, a + (size_t)k0 * a_cs, a_rs, a_cs, bj, ldb};
-            tile_column(t, M, cols, kc, accumulate || k0 > 0, bias ? bias + j : NULL);
+            tile_column(t, M, cols, kc, accumulate || k0 > 0, NULL);
         }
     }
 }
@@ -308,7 +307,7 @@ KERNEL_CLONES
 void kernel_matmul(float *out, const float *a, const float *b, int M, int K, int N)
 {
     assert(out && a && b && M > 0 && K > 0 && N > 0);
-    gemm_nn(out, a, K, 1, b, M, K, N, 0, NULL);
+    gemm_nn(out, a, K, 1, b, M, K, N, 0);
 }
 
 /* The packed weight's column blocks (kernel.h): the widths the tiles take, widest first. */
@@ -431,7 +430,7 @@ KERNEL_CLONES
 void kernel_matmul_acc(float *out, const float *a, const float *b, int M, int K, int N)
 {
     assert(out && a && b && M > 0 && K > 0 && N > 0);
-    gemm_nn(out, a, K, 1, b, M, K, N, 1, NULL);
+    gemm_nn(out, a, K, 1, b, M, K, N, 1);
 }
 
 /* The left operand read down its columns: element (j, i) of aᵀ is a[i*lda + j]. */
@@ -440,7 +439,7 @@ void kernel_matmul_tn_acc(float *out, const float *a, int lda, const float *b, i
                           int K)
 {
     assert(out && a && b && M > 0 && N > 0 && K > 0 && lda >= N);
-    gemm_nn(out, a, 1, lda, b, N, M, K, 1, NULL);
+    gemm_nn(out, a, 1, lda, b, N, M, K, 1);
 }
 
 KERNEL_CLONES
