@@ -51,6 +51,101 @@ static inline __attribute__((always_inline)) void layernorm_rows(float *out, flo
     }
 }
 
+/* Rows' statistics eight to a vector of doubles, lane i for row i, G vectors (8 or 16
+ * rows) side by side: the same sums in the same order as layernorm_rows, without building
+ * each vector from eight scalar loads. Eight floats of each row are loaded and transposed,
+ * so that a vector holds one column (k) of eight rows; pass one keeps the columns as
+ * doubles in cols for pass two. Each lane's sum is a chain of D dependent additions; G
+ * chains side by side overlap their latency. Used where D is at most NORM_COLS_MAX. */
+enum { NORM_COLS_MAX = 256, NORM_GROUPS = 2 };
+typedef float vf8 __attribute__((vector_size(8 * sizeof(float))));
+typedef double vd8 __attribute__((vector_size(8 * sizeof(double))));
+
+#define SHUF __builtin_shufflevector
+/* c[j] = (r[0][j], …, r[7][j]) for the 8 × 8 block r. */
+static inline __attribute__((always_inline)) void transpose8(vf8 c[8], const vf8 r[8])
+{
+    vf8 lo[4], hi[4], q[8];
+    for (int p = 0; p < 4; p++) {
+        lo[p] = SHUF(r[2 * p], r[2 * p + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        hi[p] = SHUF(r[2 * p], r[2 * p + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+    /* q[0]: columns 0 and 4 of rows 0-3; q[1]: 1 and 5; q[2]: 2 and 6; q[3]: 3 and 7;
+     * q[4..7] the same of rows 4-7. */
+    for (int h = 0; h < 2; h++) {
+        q[4 * h + 0] = SHUF(lo[2 * h], lo[2 * h + 1], 0, 1, 8, 9, 4, 5, 12, 13);
+        q[4 * h + 1] = SHUF(lo[2 * h], lo[2 * h + 1], 2, 3, 10, 11, 6, 7, 14, 15);
+        q[4 * h + 2] = SHUF(hi[2 * h], hi[2 * h + 1], 0, 1, 8, 9, 4, 5, 12, 13);
+        q[4 * h + 3] = SHUF(hi[2 * h], hi[2 * h + 1], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+    for (int j = 0; j < 4; j++) {
+        c[j] = SHUF(q[j], q[4 + j], 0, 1, 2, 3, 8, 9, 10, 11);
+        c[j + 4] = SHUF(q[j], q[4 + j], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+}
+#undef SHUF
+
+static inline __attribute__((always_inline)) void norm_stats(double *mu, double *var,
+                                                             const float *x, int D, int G)
+{
+    assert(D <= NORM_COLS_MAX && G <= NORM_GROUPS);
+    vd8 cols[NORM_GROUPS][NORM_COLS_MAX];
+    vd8 sum[NORM_GROUPS] = {{0}}, v[NORM_GROUPS] = {{0}}, m[NORM_GROUPS];
+    int k = 0;
+    for (; k + 8 <= D; k += 8)
+        for (int g = 0; g < G; g++) {
+            vf8 r[8], c[8];
+            for (int i = 0; i < 8; i++)
+                memcpy(&r[i], x + (size_t)(8 * g + i) * D + k, sizeof(vf8));
+            transpose8(c, r);
+            for (int j = 0; j < 8; j++) {
+                cols[g][k + j] = __builtin_convertvector(c[j], vd8);
+                sum[g] += cols[g][k + j];
+            }
+        }
+    for (; k < D; k++)
+        for (int g = 0; g < G; g++) {
+            for (int i = 0; i < 8; i++)
+                cols[g][k][i] = x[(size_t)(8 * g + i) * D + k];
+            sum[g] += cols[g][k];
+        }
+    for (int g = 0; g < G; g++)
+        m[g] = sum[g] / (double)D;
+    for (k = 0; k < D; k++)
+        for (int g = 0; g < G; g++) {
+            const vd8 d = cols[g][k] - m[g];
+            v[g] += d * d;
+        }
+    for (int g = 0; g < G; g++)
+        for (int i = 0; i < 8; i++) {
+            mu[8 * g + i] = m[g][i];
+            var[8 * g + i] = v[g][i];
+        }
+}
+
+/* layernorm_rows for 8 · G rows through norm_stats: the same bits. */
+static inline __attribute__((always_inline)) void layernorm_rows_vec(float *out, float *mean,
+                                                                      float *rstd,
+                                                                      const float *x,
+                                                                      const float *w,
+                                                                      const float *b, int D,
+                                                                      float eps, int G)
+{
+    double mu[8 * NORM_GROUPS], var[8 * NORM_GROUPS];
+    norm_stats(mu, var, x, D, G);
+    for (int i = 0; i < 8 * G; i++) {
+        const double r = 1.0 / sqrt(var[i] / D + (double)eps);
+        const float *xi = x + (size_t)i * D;
+        float *oi = out + (size_t)i * D;
+        for (int k = 0; k < D; k++)
+            oi[k] = (float)((xi[k] - mu[i]) * r) * w[k] + b[k];
+        if (mean)
+            mean[i] = (float)mu[i];
+        if (rstd)
+            rstd[i] = (float)r;
+    }
+}
+
 /* All N rows: groups of NORM_ROWS, then one at a time. */
 static inline __attribute__((always_inline)) void layernorm_all(float *out, float *mean,
                                                                  float *rstd, const float *x,
@@ -58,6 +153,15 @@ static inline __attribute__((always_inline)) void layernorm_all(float *out, floa
                                                                  int N, int D, float eps)
 {
     int i = 0;
+    if (D <= NORM_COLS_MAX) {
+        _Static_assert(NORM_ROWS == 8 && NORM_GROUPS == 2, "the vector rows: 16, then 8");
+        for (; i + 16 <= N; i += 16)
+            layernorm_rows_vec(out + (size_t)i * D, mean ? mean + i : NULL,
+                               rstd ? rstd + i : NULL, x + (size_t)i * D, w, b, D, eps, 2);
+        for (; i + 8 <= N; i += 8)
+            layernorm_rows_vec(out + (size_t)i * D, mean ? mean + i : NULL,
+                               rstd ? rstd + i : NULL, x + (size_t)i * D, w, b, D, eps, 1);
+    }
     for (; i + NORM_ROWS <= N; i += NORM_ROWS)
         layernorm_rows(out + (size_t)i * D, mean ? mean + i : NULL, rstd ? rstd + i : NULL,
                        x + (size_t)i * D, w, b, D, eps, NORM_ROWS);

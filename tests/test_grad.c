@@ -295,6 +295,64 @@ static void test_grad_layernorm(void **state)
     assert_true(ok);
 }
 
+/* LayerNorm's forward pass, one row at a time, as docs/model.md states it: the mean and
+ * the variance summed in double in order, then each output in float. */
+static void layernorm_reference(float *out, float *mean, float *rstd, const float *x,
+                                const float *w, const float *b, int N, int D, float eps)
+{
+    for (int i = 0; i < N; i++) {
+        const float *xi = x + (size_t)i * D;
+        double mu = 0.0, var = 0.0;
+        for (int k = 0; k < D; k++)
+            mu += xi[k];
+        mu /= D;
+        for (int k = 0; k < D; k++) {
+            const double d = xi[k] - mu;
+            var += d * d;
+        }
+        const double r = 1.0 / sqrt(var / D + (double)eps);
+        for (int k = 0; k < D; k++)
+            out[(size_t)i * D + k] = (float)((xi[k] - mu) * r) * w[k] + b[k];
+        mean[i] = (float)mu;
+        rstd[i] = (float)r;
+    }
+}
+
+/* layernorm_forward_cache takes rows eight and sixteen at a time (layers.c): every row's
+ * bits are the one-row reference's, whatever the rows around it, for widths that are and
+ * are not multiples of eight and one past the width the grouped rows take. */
+static void test_layernorm_rows_bits(void **state)
+{
+    (void)state;
+    Rng rng;
+    rng_seed(&rng, 29);
+    const int Ns[] = {1, 7, 8, 9, 16, 17, 24, 37}, Ds[] = {128, 100, 3, 257};
+    for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++)
+        for (size_t ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
+            const int N = Ns[ni], D = Ds[di];
+            float *x = rand_array(&rng, (size_t)N * D, -2, 2);
+            float *w = rand_array(&rng, (size_t)D, 0.5f, 1.5f);
+            float *b = rand_array(&rng, (size_t)D, -0.5f, 0.5f);
+            for (int i = 0; i < N; i++) /* rows of different means and spreads */
+                for (int k = 0; k < D; k++)
+                    x[(size_t)i * D + k] = x[(size_t)i * D + k] * (0.25f + 0.5f * (float)i) +
+                                           0.7f * (float)(i % 5 - 2);
+            float *out = rand_array(&rng, (size_t)N * D, 0, 0);
+            float *ref = rand_array(&rng, (size_t)N * D, 0, 0);
+            float mean[37], rstd[37], rmean[37], rrstd[37];
+            layernorm_forward_cache(out, mean, rstd, x, w, b, N, D, 1e-5f);
+            layernorm_reference(ref, rmean, rrstd, x, w, b, N, D, 1e-5f);
+            if (memcmp(out, ref, sizeof(float) * (size_t)N * D) != 0 ||
+                memcmp(mean, rmean, sizeof(float) * (size_t)N) != 0 ||
+                memcmp(rstd, rrstd, sizeof(float) * (size_t)N) != 0)
+                fail_msg("layernorm rows %d × %d: not the one-row reference's bits", N, D);
+            layernorm_forward(out, x, w, b, N, D, 1e-5f);
+            if (memcmp(out, ref, sizeof(float) * (size_t)N * D) != 0)
+                fail_msg("layernorm_forward %d × %d: not the reference's bits", N, D);
+            free(ref), free(out), free(b), free(w), free(x);
+        }
+}
+
 /* ---------------------------------------------------------------------------------------
  * Embeddings
  */
@@ -1291,6 +1349,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grad_matmul_nt),
         cmocka_unit_test(test_grad_layernorm),
+        cmocka_unit_test(test_layernorm_rows_bits),
         cmocka_unit_test(test_grad_embed),
         cmocka_unit_test(test_grad_attention_head),
         cmocka_unit_test(test_grad_mha_self_causal),
