@@ -22,6 +22,7 @@
 #include "grammar.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -137,9 +138,12 @@ uint64_t grammar_lexicon_fnv1a64(void)
     return LEXICON_FNV1A64;
 }
 
+/* The first bytes compared here first: most words of a table differ there, and every
+ * word of every finished translation is looked up in the tables (strcmp calls took 2–3 %
+ * of translating data/test.tsv). */
 static int streq(const char *a, const char *b)
 {
-    return a != NULL && b != NULL && strcmp(a, b) == 0;
+    return a != NULL && b != NULL && a[0] == b[0] && strcmp(a, b) == 0;
 }
 
 int grammar_find_noun(const char *token, int *plural)
@@ -175,7 +179,9 @@ int grammar_find_verb(const char *token, int *third)
 int grammar_find_name(const char *token)
 {
     for (int i = 0; i < GRAMMAR_N_NAMES; i++)
-        if (token != NULL && strcasecmp(token, GRAMMAR_NAMES[i].name) == 0)
+        if (token != NULL && tolower((unsigned char)token[0]) ==
+                                 tolower((unsigned char)GRAMMAR_NAMES[i].name[0]) &&
+            strcasecmp(token, GRAMMAR_NAMES[i].name) == 0)
             return i;
     return -1;
 }
