@@ -15,6 +15,7 @@
 #include "wordlist.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -690,14 +691,17 @@ typedef struct {
     const int *const *target; /* the targets to score once a batch is decoded, or NULL */
     const int *n_target;
     double *sum;
+    atomic_int taken; /* batches handed out so far */
 } AheadJob;
 
-/* Thread task's share: batches task, task + threads, ... of the sorted entries, with its
- * own decoder and scratch. A batch that fails is left to translator_run, its targets
- * scored NAN. */
+/* Thread task's share: the next batch of the sorted entries not yet taken, the longest
+ * first, until none is left, with its own decoder and scratch (taken one at a time, the
+ * threads finish together: with every thread's batches fixed in advance, one of two
+ * threads was left alone with the last batches). A batch that fails is left to
+ * translator_run, its targets scored NAN. */
 static void ahead_task(void *ctx, int task)
 {
-    const AheadJob *job = ctx;
+    AheadJob *job = ctx;
     Translator *tr = job->tr;
     Decoder *dec = task == 0 ? &tr->dec : &tr->more[task - 1];
     const int B = tr->batch;
@@ -706,7 +710,12 @@ static void ahead_task(void *ctx, int task)
     int *S = tr->batch_S + at, *n_tgt = tr->batch_n_tgt + at;
     Translation **t = tr->batch_t + at;
     double *sum = tr->batch_sum + at;
-    for (int k = task * B; k < job->n_order; k += tr->threads * B) {
+    const int n_batches = (job->n_order + B - 1) / B;
+    for (;;) {
+        const int b = atomic_fetch_add(&job->taken, 1);
+        if (b >= n_batches)
+            break;
+        const int k = (n_batches - 1 - b) * B;
         const int nb = job->n_order - k < B ? job->n_order - k : B;
         const int *order = tr->order + k;
         for (int j = 0; j < nb; j++) {
@@ -794,6 +803,7 @@ int translator_decode_ahead_scored(Translator *tr, const char *const *texts,
     sort_by_length(tr->order, tr->ahead, n_order);
     AheadJob job = {.tr = tr, .n_order = n_order, .target = target, .n_target = n_target,
                     .sum = sum};
+    atomic_init(&job.taken, 0);
     pool_run(tr->pool, tr->threads, ahead_task, &job);
     tr->n_ahead = n;
     return TT_OK;
