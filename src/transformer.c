@@ -38,6 +38,8 @@ void encoder_free(Encoder *e)
     net_acts_free(&e->acts);
     free(e->pad_ids);
     free(e->block);
+    free(e->whole);
+    free(e->scratch);
     free(e->len);
     memset(e, 0, sizeof *e);
 }
@@ -69,7 +71,9 @@ static int grown_len(int need, int have, int limit)
     return len < limit ? len : limit;
 }
 
-/* Grows e's buffers to hold B sentences of S positions; on failure e is as it was. */
+/* Grows e's buffers to hold B sentences of S positions: the layers' activations for a
+ * chunk of them, and when that is fewer than B, the memory and attention weights of the
+ * whole batch; on failure e is as it was. */
 static int encoder_reserve(Encoder *e, int B, int S)
 {
     const Model *m = e->model;
@@ -80,12 +84,20 @@ static int encoder_reserve(Encoder *e, int B, int S)
         B = e->cap_B;
     S = grown_len(S, e->cap_S, c->max_len);
     const size_t L = (size_t)c->n_decoder_layers, BS = (size_t)B * S, D = (size_t)c->d_model;
-    Encoder g = {.model = m, .cap_B = B, .cap_S = S, .params_packed = e->params_packed};
+    const size_t Le = (size_t)c->n_encoder_layers, H = (size_t)c->n_heads;
+    const int per_chunk = ENCODER_CHUNK_POSITIONS / S;
+    Encoder g = {.model = m, .cap_B = B, .cap_S = S, .params_packed = e->params_packed,
+                 .chunk = per_chunk < 1 ? 1 : per_chunk < B ? per_chunk : B};
     g.len = malloc(sizeof(int) * (size_t)B);
     g.pad_ids = malloc(sizeof(int) * BS);
     g.block = malloc(sizeof(float) * (L ? 2 * L * BS * D : 1));
-    int rc = net_acts_init(&g.acts, m, B, S, 0, 0);
-    if (rc != TT_OK || !g.len || !g.pad_ids || !g.block) {
+    if (g.chunk < B) {
+        g.whole = malloc(sizeof(float) * (BS * D + Le * BS * H * (size_t)S));
+        g.scratch = malloc(sizeof(float) * (size_t)g.chunk * S * D);
+    }
+    int rc = net_acts_init(&g.acts, m, g.chunk, S, 0, 0);
+    if (rc != TT_OK || !g.len || !g.pad_ids || !g.block ||
+        (g.chunk < B && (!g.whole || !g.scratch))) {
         encoder_free(&g);
         return rc != TT_OK ? rc : TT_ENOMEM;
     }
@@ -103,7 +115,7 @@ int encoder_forward_batch(Encoder *e, const int *const *ids, const int *len, int
 {
     const Model *m = e->model;
     const ModelConfig *c = &m->config;
-    const int D = c->d_model;
+    const int D = c->d_model, H = c->n_heads, Le = c->n_encoder_layers;
     e->B = 0;
     if (!ids || !len || n < 1)
         return TT_EINVAL;
@@ -120,25 +132,55 @@ int encoder_forward_batch(Encoder *e, const int *const *ids, const int *len, int
     int rc = encoder_reserve(e, n, S);
     if (rc != TT_OK)
         return rc;
-    for (int i = 0; i < n; i++) {
-        e->len[i] = len[i];
-        int *row = e->pad_ids + (size_t)i * S;
-        memcpy(row, ids[i], sizeof(int) * (size_t)len[i]);
-        for (int j = len[i]; j < S; j++)
-            row[j] = VOCAB_PAD;
-    }
-    const NetBatch nb = {.B = n, .S = S, .T = 0, .src_len = e->len, .tgt_len = NULL};
+    memcpy(e->len, len, sizeof(int) * (size_t)n);
     const NetCtx ctx = translation_ctx(m, e->params_packed, pool);
-    net_encoder_forward(&e->acts, m, e->pad_ids, &nb, &ctx);
-    e->memory = e->acts.memory;
-    /* Every step of every row attends to the same projected memory: project it once. */
-    const int rows = n * S;
-    for (int l = 0; l < c->n_decoder_layers; l++) {
-        const MhaWeights *cw = &m->w.dec[l].cross_attn;
-        net_linear_forward(e->cross_k[l], e->memory, cw->w_key, cw->b_key, rows, D, D, &ctx);
-        net_linear_forward(e->cross_v[l], e->memory, cw->w_value, cw->b_value, rows, D, D,
-                           &ctx);
+    /* In several chunks, each chunk's memory and weights are kept in whole. */
+    const int chunked = n > e->chunk;
+    float *memory = chunked ? e->whole : NULL;
+    float *att = chunked ? e->whole + (size_t)e->cap_B * e->cap_S * D : NULL;
+    const size_t att_layer = (size_t)e->cap_B * H * e->cap_S * e->cap_S;
+    for (int i0 = 0; i0 < n; i0 += e->chunk) {
+        const int k = n - i0 < e->chunk ? n - i0 : e->chunk;
+        int Sc = 0;
+        for (int j = 0; j < k; j++)
+            Sc = len[i0 + j] > Sc ? len[i0 + j] : Sc;
+        for (int j = 0; j < k; j++) {
+            int *row = e->pad_ids + (size_t)j * Sc;
+            memcpy(row, ids[i0 + j], sizeof(int) * (size_t)len[i0 + j]);
+            for (int p = len[i0 + j]; p < Sc; p++)
+                row[p] = VOCAB_PAD;
+        }
+        const NetBatch nb = {.B = k, .S = Sc, .T = 0, .src_len = len + i0, .tgt_len = NULL};
+        net_encoder_forward(&e->acts, m, e->pad_ids, &nb, &ctx);
+        /* Every step of every row attends to the same projected memory: project it once,
+         * straight into place when the chunk's rows are the batch's. */
+        const int direct = Sc == S;
+        for (int l = 0; l < 2 * c->n_decoder_layers; l++) {
+            const MhaWeights *cw = &m->w.dec[l / 2].cross_attn;
+            float *dst = l % 2 ? e->cross_v[l / 2] : e->cross_k[l / 2];
+            net_linear_forward(direct ? dst + (size_t)i0 * S * D : e->scratch, e->acts.memory,
+                               l % 2 ? cw->w_value : cw->w_key,
+                               l % 2 ? cw->b_value : cw->b_key, k * Sc, D, D, &ctx);
+            for (int j = 0; !direct && j < k; j++)
+                memcpy(dst + (size_t)(i0 + j) * S * D, e->scratch + (size_t)j * Sc * D,
+                       sizeof(float) * (size_t)len[i0 + j] * D);
+        }
+        if (!chunked)
+            continue;
+        for (int j = 0; j < k; j++) {
+            const int L = len[i0 + j];
+            memcpy(memory + (size_t)(i0 + j) * S * D, e->acts.memory + (size_t)j * Sc * D,
+                   sizeof(float) * (size_t)L * D);
+            for (int l = 0; l < Le; l++)
+                for (int h = 0; h < H; h++)
+                    memcpy(att + l * att_layer + ((size_t)(i0 + j) * H + h) * S * S,
+                           e->acts.enc[l].att + ((size_t)j * H + h) * Sc * Sc,
+                           sizeof(float) * (size_t)L * L);
+        }
     }
+    e->memory = chunked ? memory : e->acts.memory;
+    for (int l = 0; l < Le; l++)
+        e->att[l] = chunked ? att + l * att_layer : e->acts.enc[l].att;
     e->B = n;
     e->S = S;
     return TT_OK;
@@ -151,9 +193,9 @@ int encoder_forward(Encoder *e, const int *ids, int S)
 
 const float *encoder_attention(const Encoder *e, int i, int l, int h)
 {
-    assert(i >= 0 && i < e->B && l >= 0 && l < e->acts.n_enc);
+    assert(i >= 0 && i < e->B && l >= 0 && l < e->model->config.n_encoder_layers);
     const int H = e->model->config.n_heads, S = e->S;
-    return e->acts.enc[l].att + ((size_t)i * H + h) * S * S;
+    return e->att[l] + ((size_t)i * H + h) * S * S;
 }
 
 /* ---------------------------------------------------------------------------------------

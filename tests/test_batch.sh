@@ -192,16 +192,21 @@ else
         "exit $CODE and $code1; $(cmp "$TMP/warn1.txt" "$TMP/warn7.txt" 2>&1 | head -1)"
 fi
 
-# inspect reads several texts in batches too: the same JSON, every float.
+# inspect reads several texts in batches too: the same JSON, every float, the encoder's
+# weights included (a batch of 64 runs the encoder in chunks, src/transformer.h).
 sed -n '1,50p' "$SRC" >"$TMP/src50.txt"
-run_in "$TMP/src50.txt" inspect --model "$MODEL" --json --batch 1
+run_in "$TMP/src50.txt" inspect --model "$MODEL" --json --encoder --self --batch 1
 cp "$OUT" "$TMP/inspect1.json"
-run_in "$TMP/src50.txt" inspect --model "$MODEL" --json --batch 16 --threads 2
-if [ "$CODE" -eq 0 ] && cmp -s "$OUT" "$TMP/inspect1.json"; then
-    pass "inspect --batch 16 --threads 2: the same JSON as --batch 1"
-else
-    fail "inspect --batch 16 --threads 2: the same JSON as --batch 1" "exit $CODE"
-fi
+for args in "--batch 16 --threads 2" "--batch 64"; do
+    # shellcheck disable=SC2086 # $args is several flags
+    run_in "$TMP/src50.txt" inspect --model "$MODEL" --json --encoder --self $args
+    if [ "$CODE" -eq 0 ] && grep -q '"encoder_attention"' "$OUT" &&
+        cmp -s "$OUT" "$TMP/inspect1.json"; then
+        pass "inspect --encoder --self $args: the same JSON as --batch 1"
+    else
+        fail "inspect --encoder --self $args: the same JSON as --batch 1" "exit $CODE"
+    fi
+done
 
 # check decodes its prefix-less cases in batches: the same report, golden numbers
 # included.
