@@ -16,6 +16,7 @@
 #include "tokenizer.h"
 
 #include <ctype.h>
+#include <poll.h>
 #include <pthread.h>
 #include <dirent.h>
 #include <errno.h>
@@ -423,6 +424,19 @@ static int block_flush(Block *b, CliBlockFn before, CliInputFn fn, void *ctx, in
     return first;
 }
 
+/* Whether a read of fd would not wait: data, the end, or an error are there (a regular
+ * file always is). Lines already in stdin's buffer are not seen here; the block then goes
+ * early, smaller but the same translations. */
+static int input_ready(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int n;
+    do
+        n = poll(&p, 1, 0);
+    while (n < 0 && errno == EINTR);
+    return n != 0;
+}
+
 int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliInputFn fn,
                        void *ctx)
 {
@@ -454,8 +468,18 @@ int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliI
     }
     LineIn in;
     linein_init(&in, stdin, TOKENIZER_MAX_BYTES + 4, NULL);
-    int rc;
-    while (!failed && ((rc = linein_read(&in)) == TT_OK || rc == LINEIN_LONG)) {
+    int rc = TT_OK;
+    for (;;) {
+        /* Lines that came down a pipe or socket answer before the next is waited for: with
+         * nothing more to read just now, the block goes as it is (a program that writes a
+         * line and waits for its translation would otherwise wait for a whole block). */
+        if (b.n > 0 && !input_ready(fileno(stdin))) {
+            int code = block_flush(&b, before, fn, ctx, &failed);
+            if (code != 0 && first == 0)
+                first = code;
+        }
+        if (failed || ((rc = linein_read(&in)) != TT_OK && rc != LINEIN_LONG))
+            break;
         size_t n = in.line_no == 1 ? tokenizer_strip_bom(in.line, in.len) : in.len;
         if (rc == TT_OK && n > 0 && in.line[n - 1] == '\n')
             n--;

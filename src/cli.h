@@ -113,7 +113,8 @@ typedef void (*CliBlockFn)(const char *const *texts, const size_t *lens, int n, 
  * of standard input as it reads them, are collected (up to block of them, or to the end
  * of the input), given to before, then to fn one by one in order, with stdout flushed
  * after each. On a terminal (and for block 1) every line is its own block, so a typed line
- * answers at once. Returns what cli_for_each_input returns, or TT_EXIT_IO when the block
+ * answers at once; from a pipe, a block also goes as soon as no further line is waiting,
+ * so a program that writes a line and waits is answered. Returns what cli_for_each_input returns, or TT_EXIT_IO when the block
  * cannot be held in memory. */
 int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliInputFn fn,
                        void *ctx);

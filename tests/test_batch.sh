@@ -208,6 +208,29 @@ for args in "--batch 16 --threads 2" "--batch 64"; do
     fi
 done
 
+# A program that writes a line down a pipe and waits for its translation gets it, though
+# the block is not full and the pipe stays open.
+mkfifo "$TMP/fifo"
+# shellcheck disable=SC2086 # $RUNNER is a command with its flags, or nothing
+$RUNNER "$BIN" translate --model "$MODEL" --no-read-back <"$TMP/fifo" >"$TMP/piped.out" \
+    2>/dev/null &
+pid=$!
+exec 3>"$TMP/fifo"
+echo "This is an example" >&3
+i=0
+while [ $i -lt 600 ] && ! grep -q . "$TMP/piped.out"; do
+    sleep 0.1
+    i=$((i + 1))
+done
+if [ "$(cat "$TMP/piped.out")" = "Das ist ein Beispiel" ]; then
+    pass "a line down a pipe is answered while the pipe stays open"
+else
+    fail "a line down a pipe is answered while the pipe stays open" \
+        "after $((i / 10)) s: '$(cat "$TMP/piped.out")'"
+fi
+exec 3>&-
+wait "$pid"
+
 # check decodes its prefix-less cases in batches: the same report, golden numbers
 # included.
 run check --model "$MODEL" data/regression.tsv --golden tests/golden/en-de.jsonl --batch 1
