@@ -646,7 +646,8 @@ static void usage(FILE *f)
           "                      [--reverse M]\n"
           "\n"
           "Times toytrans's library: translation (greedy with 1 and 2 threads, one sentence\n"
-          "at a time and in batches of 32; beam 4 one at a time and in batches of 32; and\n"
+          "at a time and in batches of the commands' default size; beam 4 one at a time\n"
+          "and in such batches; and\n"
           "with --reverse greedy read back through the reverse model M, 1 thread),\n"
           "load to first word, the translate command's peak memory, training tokens/s\n"
           "(batch 32 with 1 and 2 threads, batch 128 with 2) and the matrix-multiply kernel\n"
@@ -743,12 +744,13 @@ int main(int argc, char **argv)
         }
         rc = bench_translate(&w, &m, NULL, &set, "greedy_threads_1", 1, 1, 1, o.reps) ||
              bench_translate(&w, &m, NULL, &set, "greedy_threads_2", 1, 2, 1, o.reps) ||
-             bench_translate(&w, &m, NULL, &set, "greedy_batch_32_threads_1", 1, 1, 32,
-                             o.reps) ||
-             bench_translate(&w, &m, NULL, &set, "greedy_batch_32_threads_2", 1, 2, 32,
-                             o.reps) ||
+             bench_translate(&w, &m, NULL, &set, "greedy_batched_threads_1", 1, 1,
+                             TRANSLATOR_DEFAULT_BATCH, o.reps) ||
+             bench_translate(&w, &m, NULL, &set, "greedy_batched_threads_2", 1, 2,
+                             TRANSLATOR_DEFAULT_BATCH, o.reps) ||
              bench_translate(&w, &m, NULL, &set, "beam_4", 4, 1, 1, o.reps) ||
-             bench_translate(&w, &m, NULL, &set, "beam_4_batch_32", 4, 1, 32, o.reps) ||
+             bench_translate(&w, &m, NULL, &set, "beam_4_batched", 4, 1,
+                             TRANSLATOR_DEFAULT_BATCH, o.reps) ||
              (o.reverse && bench_translate(&w, &m, &rev, &set, "greedy_read_back_1", 1, 1, 1,
                                            o.reps)) ||
              bench_load(&w, o.model, &set, o.reps) || bench_rss(&w, o.toytrans, o.model, &set);

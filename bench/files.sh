@@ -49,7 +49,7 @@ if [ -n "$BASE" ]; then
     measure "baseline: one sentence at a time" "$BASE" --no-read-back
 fi
 measure "--batch 1" "$BIN" --no-read-back --batch 1
-for b in 8 16 32 64; do
+for b in 16 32 64 128; do
     measure "--batch $b" "$BIN" --no-read-back --batch "$b"
 done
 measure "--threads 2 (default batch)" "$BIN" --no-read-back --threads 2

@@ -81,24 +81,25 @@ def main():
         f"{fmt(t2['greedy_sentences_per_s'], 1)} | {ratio(g2['sentences_per_s'], t2['greedy_sentences_per_s'])} |")
     add(f"| greedy, 2 threads: ms/sentence | {fmt(g2['ms_per_sentence'], 3)} | "
         f"{fmt(t2['greedy_ms_per_sentence'], 2)} | |")
-    gb1, gb2 = tt.get("greedy_batch_32_threads_1"), tt.get("greedy_batch_32_threads_2")
+    gb1, gb2 = tt.get("greedy_batched_threads_1"), tt.get("greedy_batched_threads_2")
+    nb = gb1["batch"] if gb1 else None
     if gb1 and t1.get("greedy_batched_sentences_per_s"):
-        add(f"| greedy in batches (toytrans 32, PyTorch 64), 1 thread: sentences/s | "
+        add(f"| greedy in batches (toytrans {nb}, PyTorch 64), 1 thread: sentences/s | "
             f"{fmt(gb1['sentences_per_s'], 0)} | {fmt(t1['greedy_batched_sentences_per_s'], 1)} | "
             f"{ratio(gb1['sentences_per_s'], t1['greedy_batched_sentences_per_s'])} |")
     if gb2 and t2.get("greedy_batched_sentences_per_s"):
-        add(f"| greedy in batches (toytrans 32, PyTorch 64), 2 threads: sentences/s | "
+        add(f"| greedy in batches (toytrans {nb}, PyTorch 64), 2 threads: sentences/s | "
             f"{fmt(gb2['sentences_per_s'], 0)} | {fmt(t2['greedy_batched_sentences_per_s'], 1)} | "
             f"{ratio(gb2['sentences_per_s'], t2['greedy_batched_sentences_per_s'])} |")
     if gb1:
-        add(f"| toytrans greedy, batch 32 against one at a time, 1 thread | "
+        add(f"| toytrans greedy, batch {nb} against one at a time, 1 thread | "
             f"{ratio(gb1['sentences_per_s'], g1['sentences_per_s'])} | | |")
     if gb1 and gb2:
-        add(f"| toytrans greedy, batch 32, 2 threads against 1 | "
+        add(f"| toytrans greedy, batch {nb}, 2 threads against 1 | "
             f"{ratio(gb2['sentences_per_s'], gb1['sentences_per_s'])} | | |")
-    bb = tt.get("beam_4_batch_32")
+    bb = tt.get("beam_4_batched")
     if bb:
-        add(f"| beam 4, batch 32, 1 thread: sentences/s | {fmt(bb['sentences_per_s'], 0)} | | |")
+        add(f"| beam 4, batch {bb['batch']}, 1 thread: sentences/s | {fmt(bb['sentences_per_s'], 0)} | | |")
     add(f"| beam 4, 1 thread: sentences/s | {fmt(b4['sentences_per_s'], 0)} | "
         f"{fmt(t1.get('beam_sentences_per_s'), 1)} | {ratio(b4['sentences_per_s'], t1.get('beam_sentences_per_s'))} |")
     add(f"| beam 4, 1 thread: ms/sentence | {fmt(b4['ms_per_sentence'], 3)} | "
@@ -136,8 +137,8 @@ def main():
     # Translation's model FLOPs (the forward pass training counts, a third of a step's)
     # against the same peak: how much of the machine batched decoding uses.
     for key, name, peak in (("greedy_threads_1", "greedy one at a time, 1 thread", m_peak1),
-                            ("greedy_batch_32_threads_1", "greedy batch 32, 1 thread", m_peak1),
-                            ("greedy_batch_32_threads_2", "greedy batch 32, 2 threads", m_peak2)):
+                            ("greedy_batched_threads_1", f"greedy batch {nb}, 1 thread", m_peak1),
+                            ("greedy_batched_threads_2", f"greedy batch {nb}, 2 threads", m_peak2)):
         g = tt.get(key, {}).get("model_gflops")
         if g is not None:
             add(f"| translation, {name}: model GFLOP/s (share of peak) | {fmt(g)} "

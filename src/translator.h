@@ -233,10 +233,12 @@ typedef struct {
  * 9 % in blocks of 16. Measured, the whole file at batch 16 (farm-bench medians of 10):
  * 8 against 4, 0.496 against 0.514 s and 30 against 27 MiB; 16 no faster than 8. */
 #define TRANSLATOR_AHEAD_BLOCK 8
-/* The commands' default --batch (measured: bench/results.md, the files table; 8 and 16
- * are the fastest for a whole file on one thread and on two, 32 and 64 slower as the
- * batch's activations outgrow the caches). */
-#define TRANSLATOR_DEFAULT_BATCH 16
+/* The commands' default --batch (measured: bench/results.md, the files table). With the
+ * encoder taking a batch in chunks (ENCODER_CHUNK_POSITIONS), a larger batch mostly
+ * widens the decoder's products: data/test.tsv on one thread, CPU time (perf stat, 8
+ * runs) 505 ms at 32, 422 at 64, 416 at 128, at 41, 47 and 80 MiB peak; 64 for the
+ * memory. */
+#define TRANSLATOR_DEFAULT_BATCH 64
 
 /* Sets up tr for model m (which must stay alive and unchanged while tr is used).
  * Returns TT_OK; TT_EINVAL for options out of range; TT_EINPUT when the prefix is not
