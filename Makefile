@@ -139,6 +139,7 @@ TESTS = \
     test_matrix \
     test_tokenizer \
     test_json \
+    test_linein \
     test_vocab \
     test_bleu \
     test_chrf \

@@ -424,9 +424,7 @@ static int block_flush(Block *b, CliBlockFn before, CliInputFn fn, void *ctx, in
     return first;
 }
 
-/* Whether a read of fd would not wait: data, the end, or an error are there (a regular
- * file always is). Lines already in stdin's buffer are not seen here; the block then goes
- * early, smaller but the same translations. */
+/* Whether a read of fd would not wait: data, the end, or an error are there. */
 static int input_ready(int fd)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -466,14 +464,19 @@ int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliI
         }
         goto done;
     }
+    /* Read with read(2), past stdio's buffer, so that a line already read is seen. */
     LineIn in;
-    linein_init(&in, stdin, TOKENIZER_MAX_BYTES + 4, NULL);
+    const int fd = fileno(stdin);
+    struct stat st;
+    const int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    linein_init_fd(&in, fd, TOKENIZER_MAX_BYTES + 4, NULL);
     int rc = TT_OK;
     for (;;) {
         /* Lines that came down a pipe or socket answer before the next is waited for: with
-         * nothing more to read just now, the block goes as it is (a program that writes a
-         * line and waits for its translation would otherwise wait for a whole block). */
-        if (b.n > 0 && !input_ready(fileno(stdin))) {
+         * nothing more read or to read just now, the block goes as it is (a program that
+         * writes a line and waits for its translation would otherwise wait for a whole
+         * block). A file always has its next line. */
+        if (b.n > 0 && !regular && !linein_buffered(&in) && !input_ready(fd)) {
             int code = block_flush(&b, before, fn, ctx, &failed);
             if (code != 0 && first == 0)
                 first = code;

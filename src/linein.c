@@ -1,8 +1,9 @@
 /*
  * linein.c — bounded line reading (see linein.h).
  *
- * Byte by byte through getc: a corpus of a few megabytes reads in milliseconds, and
- * the bound and the stop flag are checked where the bytes arrive.
+ * Byte by byte, through getc or from the LineIn's own buffer: a corpus of a few megabytes
+ * reads in milliseconds, and the bound and the stop flag are checked where the bytes
+ * arrive.
  */
 #include "linein.h"
 
@@ -11,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Bytes read between two looks at the stop flag inside one line. */
 #define LINEIN_POLL 65536
@@ -19,8 +21,20 @@ void linein_init(LineIn *in, FILE *f, size_t max, const volatile sig_atomic_t *s
 {
     memset(in, 0, sizeof *in);
     in->f = f;
+    in->fd = -1;
     in->max = max;
     in->stop = stop;
+}
+
+void linein_init_fd(LineIn *in, int fd, size_t max, const volatile sig_atomic_t *stop)
+{
+    linein_init(in, NULL, max, stop);
+    in->fd = fd;
+}
+
+int linein_buffered(const LineIn *in)
+{
+    return in->pos < in->end;
 }
 
 void linein_free(LineIn *in)
@@ -28,8 +42,9 @@ void linein_free(LineIn *in)
     if (!in)
         return;
     free(in->line);
-    in->line = NULL;
-    in->cap = in->len = 0;
+    free(in->buf);
+    in->line = in->buf = NULL;
+    in->cap = in->len = in->pos = in->end = 0;
 }
 
 static int stopped(const LineIn *in)
@@ -41,6 +56,28 @@ static int stopped(const LineIn *in)
  * tried again unless the stop flag is set (then *rc is TT_EINTR). */
 static int next_byte(LineIn *in, int *rc)
 {
+    if (!in->f) {
+        while (in->pos == in->end) {
+            if (!in->buf && !(in->buf = malloc(LINEIN_BUF))) {
+                *rc = TT_ENOMEM;
+                return EOF;
+            }
+            const ssize_t n = read(in->fd, in->buf, LINEIN_BUF);
+            if (n == 0)
+                return EOF;
+            if (n > 0) {
+                in->pos = 0;
+                in->end = (size_t)n;
+            } else if (errno != EINTR) {
+                *rc = TT_EIO;
+                return EOF;
+            } else if (stopped(in)) {
+                *rc = TT_EINTR;
+                return EOF;
+            }
+        }
+        return (unsigned char)in->buf[in->pos++];
+    }
     for (;;) {
         errno = 0;
         const int c = getc_unlocked(in->f);

@@ -21,8 +21,15 @@ enum {
                         line holds its first max + 1 */
 };
 
+/* Bytes a LineIn reading a descriptor (linein_init_fd) holds at once. */
+#define LINEIN_BUF 65536
+
 typedef struct {
-    FILE *f;                           /* read from; not owned */
+    FILE *f;                           /* read from, or NULL with fd; not owned */
+    int fd;                            /* read from with read(2) when f is NULL */
+    char *buf;                         /* (LINEIN_BUF) with fd: bytes read, not yet taken;
+                                          owned */
+    size_t pos, end;                   /* buf[pos..end) are the bytes not yet taken */
     size_t max;                        /* the most bytes a line may have, newline not counted */
     const volatile sig_atomic_t *stop; /* polled while reading; NULL: never */
     char *line;     /* the line read, NUL-terminated, its newline kept (as getline); owned */
@@ -37,6 +44,14 @@ typedef struct {
 /* Sets in up to read f with lines of at most max bytes (max >= 1), polling stop (NULL:
  * never). Owns nothing yet; free with linein_free. */
 void linein_init(LineIn *in, FILE *f, size_t max, const volatile sig_atomic_t *stop);
+
+/* The same for the descriptor fd, read with read(2) into the LineIn's own buffer, so that
+ * linein_buffered can tell whether a line is there without waiting (nothing else may
+ * read fd meanwhile). */
+void linein_init_fd(LineIn *in, int fd, size_t max, const volatile sig_atomic_t *stop);
+
+/* 1 when in (from linein_init_fd) holds bytes it has read and not yet returned. */
+int linein_buffered(const LineIn *in);
 
 /* Reads the next line into in->line / in->len. Returns TT_OK, LINEIN_LONG (the first
  * max + 1 bytes are in line; the next call skips the rest), LINEIN_END, TT_EINTR when
