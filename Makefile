@@ -234,8 +234,9 @@ torch-deps:
 KERNEL_CFLAGS = -O3 -ffp-contract=fast -fno-math-errno
 $(B)/obj/kernel.o: OBJ_CFLAGS = $(KERNEL_CFLAGS)
 # Attention and LayerNorm have hot loops of their own: optimised and built per feature
-# level too, but without fusing, so that they compute exactly what the C says.
-HOT_CFLAGS = -O3 -fno-math-errno
+# level too, but without fusing (said, not left to the compiler's default, which clang
+# sets on), so that they compute exactly what the C says.
+HOT_CFLAGS = -O3 -ffp-contract=off -fno-math-errno
 $(B)/obj/attention.o $(B)/obj/layers.o: OBJ_CFLAGS = $(HOT_CFLAGS)
 
 # The stamp holds the compiled-in paths and changes only when they do.
