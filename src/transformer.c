@@ -92,6 +92,11 @@ static int encoder_reserve(Encoder *e, int B, int S)
     g.pad_ids = malloc(sizeof(int) * BS);
     g.block = malloc(sizeof(float) * (L ? 2 * L * BS * D : 1));
     if (g.chunk < B) {
+        /* The whole batch's attention weights per layer, bounded as NetActs bounds its. */
+        if ((long long)B * S * S > CONFIG_MAX_ATTENTION_FLOATS / (long long)H) {
+            encoder_free(&g);
+            return TT_EINVAL;
+        }
         g.whole = malloc(sizeof(float) * (BS * D + Le * BS * H * (size_t)S));
         g.scratch = malloc(sizeof(float) * (size_t)g.chunk * S * D);
     }

@@ -32,20 +32,23 @@ typedef struct {
     int B;           /* sentences of the current batch, 0..cap_B (0: none) */
     int S;           /* positions of its longest sentence, </s> included */
     int *len;        /* (cap_B) each sentence's positions, 1..S */
-    const float *memory; /* (B·S, D) encoder output after encoder.norm */
+    const float *memory; /* (B·S, D) encoder output after encoder.norm: sentence i's
+                        len[i] rows at i·S (the rest hold nothing defined) */
     const float *att[CONFIG_MAX_LAYERS];
                      /* (B, H, S, S) encoder layer l's self-attention weights, as
-                        EncLayerActs.att lays them out */
+                        EncLayerActs.att lays them out: (len[i], len[i]) at (i·H + h)·S·S */
     float *cross_k[CONFIG_MAX_LAYERS], *cross_v[CONFIG_MAX_LAYERS];
                      /* (B·S, D) the memory projected by decoder layer l's cross-attention
-                        W_key and W_value, once per sentence */
+                        W_key and W_value, once per sentence: len[i] rows at i·S */
     float *block;    /* the one allocation of cross_k and cross_v (owned) */
-    int *pad_ids;    /* (cap_B·cap_S) the batch's ids, padded to S (owned) */
+    int *pad_ids;    /* (cap_B·cap_S) a chunk's ids, each padded to the chunk's longest
+                        (owned) */
     NetActs acts;    /* the encoder's layers for a chunk of the batch (net.h): at most
                         ENCODER_CHUNK_POSITIONS / cap_S sentences, at least one */
     int chunk;       /* sentences acts holds */
     float *whole;    /* (cap_B·cap_S·D + L·cap_B·H·cap_S²) memory and att of a batch
-                        taken in several chunks, or NULL while none was (owned) */
+                        taken in several chunks; allocated when chunk < cap_B, else NULL
+                        (owned) */
     float *scratch;  /* (chunk·cap_S·D) a chunk's memory projected, before its rows move
                         to cross_k or cross_v, or NULL with whole (owned) */
     const float *params_packed; /* the model's weights packed (model_params_packed), or
@@ -56,15 +59,17 @@ typedef struct {
 int encoder_init(Encoder *e, const Model *m);
 void encoder_free(Encoder *e);
 
-/* Positions of capacity the encoder's layer activations take at once. A batch of more
- * sentences runs through the layers a chunk at a time, each chunk padded to its own
- * longest sentence: a chunk's activations stay in the cache from one product to the next
- * (which a batch of 64 sentences' do not), and sentences sorted by length pad less in
- * chunks (on data/test.tsv in batches of 64, 5 % more positions than the sentences have
- * in chunks of 16, against 22 % padded to the batch's longest). Each sentence's numbers
- * are the same either way (row-stable products, and attention within a sentence). The
- * batch's outputs keep its own layout, rows i·S.. for sentence i; a chunk's rows past a
- * sentence's length are left as they were there, and nothing reads them. */
+/* Positions of capacity the encoder's layer activations take at once: a chunk is
+ * ENCODER_CHUNK_POSITIONS / cap_S sentences, at least one (25 for the shipped model,
+ * whose buffers hold its max_len of 40). A batch of more sentences runs through the layers
+ * a chunk at a time, each chunk padded to its own longest sentence: a chunk's activations
+ * stay in the cache from one product to the next (which a batch of 64 sentences' do not),
+ * and sentences sorted by length pad less in chunks (on data/test.tsv in batches of 64,
+ * about 6 % more positions than the sentences have in chunks of 25, against 22 % padded
+ * to the batch's longest). Each sentence's numbers are the same either way (row-stable
+ * products, and attention within a sentence). The batch's outputs keep its own layout,
+ * rows i·S.. for sentence i; a chunk's rows past a sentence's length are left as they
+ * were there, and nothing reads them. 512 and 2048 measured no faster. */
 #define ENCODER_CHUNK_POSITIONS 1024
 
 /* Encodes n sentences (1..): sentence i is ids[i] (len[i] ids, </s> included, each in

@@ -697,7 +697,9 @@ typedef struct {
 /* Thread task's share: the next batch of the sorted entries not yet taken, the longest
  * first, until none is left, with its own decoder and scratch (taken one at a time, the
  * threads finish together: with every thread's batches fixed in advance, one of two
- * threads was left alone with the last batches). A batch that fails is left to
+ * threads was left alone with the last batches). Which decoder takes a batch depends on
+ * timing, unlike pool.h's tasks; a sentence's numbers depend on no decoder's state (its
+ * buffers' sizes and the encoder's chunks included). A batch that fails is left to
  * translator_run, its targets scored NAN. */
 static void ahead_task(void *ctx, int task)
 {
