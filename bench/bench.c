@@ -730,6 +730,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "toytrans-bench: %s\n", err);
             return 5;
         }
+        /* The command's peak memory first, while this process is small: a child's peak
+         * counts the pages it had before its exec too (Linux keeps the larger), which are
+         * this process's; measured last, it was this process's 130 MiB, not the
+         * command's 90. */
+        if (bench_rss(&w, o.toytrans, o.model, &set) != 0) {
+            evalset_free(&set);
+            return 1;
+        }
         if (model_load_file(&m, o.model, err, sizeof err) != TT_OK) {
             fprintf(stderr, "toytrans-bench: %s\n", err);
             evalset_free(&set);
@@ -753,7 +761,7 @@ int main(int argc, char **argv)
                              TRANSLATOR_DEFAULT_BATCH, o.reps) ||
              (o.reverse && bench_translate(&w, &m, &rev, &set, "greedy_read_back_1", 1, 1, 1,
                                            o.reps)) ||
-             bench_load(&w, o.model, &set, o.reps) || bench_rss(&w, o.toytrans, o.model, &set);
+             bench_load(&w, o.model, &set, o.reps);
         if (o.reverse)
             model_free(&rev);
         model_free(&m);
