@@ -21,13 +21,35 @@
  * in the same order as alone, so the bits do not depend on how rows are grouped. */
 enum { NORM_ROWS = 8 };
 
+/* The output of `rows` rows from their mean mu and summed squared deviations var, in
+ * double; mean and rstd, when wanted, as floats. */
+static inline __attribute__((always_inline)) void norm_rows_out(float *out, float *mean,
+                                                                 float *rstd, const float *x,
+                                                                 const float *w,
+                                                                 const float *b, int D,
+                                                                 float eps, const double *mu,
+                                                                 const double *var, int rows)
+{
+    for (int i = 0; i < rows; i++) {
+        const double r = 1.0 / sqrt(var[i] / D + (double)eps);
+        const float *xi = x + (size_t)i * D;
+        float *oi = out + (size_t)i * D;
+        for (int k = 0; k < D; k++)
+            oi[k] = (float)((xi[k] - mu[i]) * r) * w[k] + b[k];
+        if (mean)
+            mean[i] = (float)mu[i];
+        if (rstd)
+            rstd[i] = (float)r;
+    }
+}
+
 static inline __attribute__((always_inline)) void layernorm_rows(float *out, float *mean,
                                                                   float *rstd, const float *x,
                                                                   const float *w,
                                                                   const float *b, int D,
                                                                   float eps, int rows)
 {
-    double mu[NORM_ROWS] = {0}, var[NORM_ROWS] = {0}, r[NORM_ROWS];
+    double mu[NORM_ROWS] = {0}, var[NORM_ROWS] = {0};
     for (int k = 0; k < D; k++)
         for (int i = 0; i < rows; i++)
             mu[i] += x[(size_t)i * D + k];
@@ -38,17 +60,7 @@ static inline __attribute__((always_inline)) void layernorm_rows(float *out, flo
             const double d = x[(size_t)i * D + k] - mu[i];
             var[i] += d * d;
         }
-    for (int i = 0; i < rows; i++) {
-        r[i] = 1.0 / sqrt(var[i] / D + (double)eps);
-        const float *xi = x + (size_t)i * D;
-        float *oi = out + (size_t)i * D;
-        for (int k = 0; k < D; k++)
-            oi[k] = (float)((xi[k] - mu[i]) * r[i]) * w[k] + b[k];
-        if (mean)
-            mean[i] = (float)mu[i];
-        if (rstd)
-            rstd[i] = (float)r[i];
-    }
+    norm_rows_out(out, mean, rstd, x, w, b, D, eps, mu, var, rows);
 }
 
 /* Rows' statistics eight to a vector of doubles, lane i for row i, G vectors (8 or 16
@@ -133,17 +145,7 @@ static inline __attribute__((always_inline)) void layernorm_rows_vec(float *out,
 {
     double mu[8 * NORM_GROUPS], var[8 * NORM_GROUPS];
     norm_stats(mu, var, x, D, G);
-    for (int i = 0; i < 8 * G; i++) {
-        const double r = 1.0 / sqrt(var[i] / D + (double)eps);
-        const float *xi = x + (size_t)i * D;
-        float *oi = out + (size_t)i * D;
-        for (int k = 0; k < D; k++)
-            oi[k] = (float)((xi[k] - mu[i]) * r) * w[k] + b[k];
-        if (mean)
-            mean[i] = (float)mu[i];
-        if (rstd)
-            rstd[i] = (float)r;
-    }
+    norm_rows_out(out, mean, rstd, x, w, b, D, eps, mu, var, 8 * G);
 }
 
 /* All N rows: groups of NORM_ROWS, then one at a time. */
