@@ -115,6 +115,32 @@ static int encoder_reserve(Encoder *e, int B, int S)
     return TT_OK;
 }
 
+/* A chunk of a batch: sentences i0..i0+k-1, its rows Sc apart, the batch's S apart. */
+typedef struct {
+    int i0, k, Sc, S, D;
+    const int *len; /* (the batch's) each sentence's positions */
+} ChunkRows;
+
+/* Each sentence's len rows of D floats from a chunk's layout (src) to the batch's (dst). */
+static void chunk_rows_to_batch(float *dst, const float *src, const ChunkRows *cr)
+{
+    for (int j = 0; j < cr->k; j++)
+        memcpy(dst + (size_t)(cr->i0 + j) * cr->S * cr->D, src + (size_t)j * cr->Sc * cr->D,
+               sizeof(float) * (size_t)cr->len[cr->i0 + j] * cr->D);
+}
+
+/* The chunk's memory (in e->acts) projected by w, b into dst, the batch's layout: straight
+ * there when the chunk's rows are the batch's (Sc = S), else through e->scratch. */
+static void project_memory(Encoder *e, const ChunkRows *cr, float *dst, const float *w,
+                           const float *b, const NetCtx *ctx)
+{
+    const int direct = cr->Sc == cr->S, D = cr->D;
+    net_linear_forward(direct ? dst + (size_t)cr->i0 * cr->S * D : e->scratch, e->acts.memory,
+                       w, b, cr->k * cr->Sc, D, D, ctx);
+    if (!direct)
+        chunk_rows_to_batch(dst, e->scratch, cr);
+}
+
 int encoder_forward_batch(Encoder *e, const int *const *ids, const int *len, int n,
                           Pool *pool)
 {
@@ -159,29 +185,21 @@ int encoder_forward_batch(Encoder *e, const int *const *ids, const int *len, int
         net_encoder_forward(&e->acts, m, e->pad_ids, &nb, &ctx);
         /* Every step of every row attends to the same projected memory: project it once,
          * straight into place when the chunk's rows are the batch's. */
-        const int direct = Sc == S;
-        for (int l = 0; l < 2 * c->n_decoder_layers; l++) {
-            const MhaWeights *cw = &m->w.dec[l / 2].cross_attn;
-            float *dst = l % 2 ? e->cross_v[l / 2] : e->cross_k[l / 2];
-            net_linear_forward(direct ? dst + (size_t)i0 * S * D : e->scratch, e->acts.memory,
-                               l % 2 ? cw->w_value : cw->w_key,
-                               l % 2 ? cw->b_value : cw->b_key, k * Sc, D, D, &ctx);
-            for (int j = 0; !direct && j < k; j++)
-                memcpy(dst + (size_t)(i0 + j) * S * D, e->scratch + (size_t)j * Sc * D,
-                       sizeof(float) * (size_t)len[i0 + j] * D);
+        const ChunkRows cr = {.i0 = i0, .k = k, .Sc = Sc, .S = S, .D = D, .len = len};
+        for (int l = 0; l < c->n_decoder_layers; l++) {
+            const MhaWeights *cw = &m->w.dec[l].cross_attn;
+            project_memory(e, &cr, e->cross_k[l], cw->w_key, cw->b_key, &ctx);
+            project_memory(e, &cr, e->cross_v[l], cw->w_value, cw->b_value, &ctx);
         }
         if (!chunked)
             continue;
-        for (int j = 0; j < k; j++) {
-            const int L = len[i0 + j];
-            memcpy(memory + (size_t)(i0 + j) * S * D, e->acts.memory + (size_t)j * Sc * D,
-                   sizeof(float) * (size_t)L * D);
+        chunk_rows_to_batch(memory, e->acts.memory, &cr);
+        for (int j = 0; j < k; j++)
             for (int l = 0; l < Le; l++)
                 for (int h = 0; h < H; h++)
                     memcpy(att + l * att_layer + ((size_t)(i0 + j) * H + h) * S * S,
                            e->acts.enc[l].att + ((size_t)j * H + h) * Sc * Sc,
-                           sizeof(float) * (size_t)L * L);
-        }
+                           sizeof(float) * (size_t)len[i0 + j] * len[i0 + j]);
     }
     e->memory = chunked ? memory : e->acts.memory;
     for (int l = 0; l < Le; l++)
