@@ -399,20 +399,21 @@ typedef struct {
     long *no;
 } Block;
 
-/* Gives the block to before and then each text to fn; returns the first non-zero code. */
-static int block_flush(Block *b, CliBlockFn before, CliInputFn fn, void *ctx, int *failed)
+/* Gives the block to before and then each text to fn; the first non-zero code of the run
+ * goes to *first, unless it holds one already. */
+static void block_flush(Block *b, CliBlockFn before, CliInputFn fn, void *ctx, int *first,
+                        int *failed)
 {
-    int first = 0;
     if (b->n > 0)
         before(b->view, b->len, b->n, ctx);
     for (int i = 0; i < b->n; i++) {
         int code = fn(b->view[i], b->len[i], b->no[i], ctx);
-        if (code != 0 && first == 0)
-            first = code;
+        if (code != 0 && *first == 0)
+            *first = code;
         if (fflush(stdout) != 0 || ferror(stdout)) {
             *failed = 1;
-            if (first == 0)
-                first = TT_EXIT_IO;
+            if (*first == 0)
+                *first = TT_EXIT_IO;
             break;
         }
     }
@@ -421,7 +422,6 @@ static int block_flush(Block *b, CliBlockFn before, CliInputFn fn, void *ctx, in
         b->text[i] = NULL;
     }
     b->n = 0;
-    return first;
 }
 
 /* Whether a read of fd would not wait: data, the end, or an error are there. */
@@ -456,11 +456,8 @@ int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliI
             b.view[b.n] = argv[i];
             b.len[b.n] = strlen(argv[i]);
             b.no[b.n] = i + 1;
-            if (++b.n == block || i + 1 == argc) {
-                int code = block_flush(&b, before, fn, ctx, &failed);
-                if (code != 0 && first == 0)
-                    first = code;
-            }
+            if (++b.n == block || i + 1 == argc)
+                block_flush(&b, before, fn, ctx, &first, &failed);
         }
         goto done;
     }
@@ -476,11 +473,8 @@ int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliI
          * nothing more read or to read just now, the block goes as it is (a program that
          * writes a line and waits for its translation would otherwise wait for a whole
          * block). A file always has its next line. */
-        if (b.n > 0 && !regular && !linein_buffered(&in) && !input_ready(fd)) {
-            int code = block_flush(&b, before, fn, ctx, &failed);
-            if (code != 0 && first == 0)
-                first = code;
-        }
+        if (b.n > 0 && !regular && !linein_buffered(&in) && !input_ready(fd))
+            block_flush(&b, before, fn, ctx, &first, &failed);
         if (failed || ((rc = linein_read(&in)) != TT_OK && rc != LINEIN_LONG))
             break;
         size_t n = in.line_no == 1 ? tokenizer_strip_bom(in.line, in.len) : in.len;
@@ -501,17 +495,11 @@ int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliI
         b.view[b.n] = copy;
         b.len[b.n] = n;
         b.no[b.n] = in.line_no;
-        if (++b.n == block) {
-            int code = block_flush(&b, before, fn, ctx, &failed);
-            if (code != 0 && first == 0)
-                first = code;
-        }
+        if (++b.n == block)
+            block_flush(&b, before, fn, ctx, &first, &failed);
     }
-    if (!failed && b.n > 0) {
-        int code = block_flush(&b, before, fn, ctx, &failed);
-        if (code != 0 && first == 0)
-            first = code;
-    }
+    if (!failed && b.n > 0)
+        block_flush(&b, before, fn, ctx, &first, &failed);
     if (!failed && first != TT_EXIT_IO && rc != LINEIN_END) {
         fprintf(stderr, "toytrans: error reading standard input after line %ld: %s\n",
                 in.line_no, rc == TT_EIO && errno ? strerror(errno) : status_message(rc));
