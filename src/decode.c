@@ -273,7 +273,7 @@ static int rows_reserve(Decoder *d, int rows)
     return TT_OK;
 }
 
-static int decoder_init_with(Decoder *d, const Model *m, int beam, const float *shared_packed)
+static int decoder_init_with(Decoder *d, const Model *m, int beam, const Decoder *owner)
 {
     memset(d, 0, sizeof *d);
     if (beam < 1 || beam > DECODE_MAX_BEAM)
@@ -285,9 +285,7 @@ static int decoder_init_with(Decoder *d, const Model *m, int beam, const float *
     int rc = encoder_init(&d->enc, m);
     if (rc == TT_OK)
         rc = decoder_state_init(&d->state, m);
-    if (rc == TT_OK && !shared_packed && !(d->params_packed = model_params_packed(m)))
-        rc = TT_ENOMEM;
-    d->enc.params_packed = d->state.params_packed = shared_packed ? shared_packed : d->params_packed;
+    d->owner = owner;
     if (rc == TT_OK)
         rc = rows_reserve(d, 2 * beam);
     if (rc == TT_OK) {
@@ -308,7 +306,24 @@ int decoder_init(Decoder *d, const Model *m, int beam)
 
 int decoder_init_sharing(Decoder *d, const Decoder *from)
 {
-    return decoder_init_with(d, from->model, from->beam, from->enc.params_packed);
+    return decoder_init_with(d, from->model, from->beam, from);
+}
+
+int decoder_pack(Decoder *d)
+{
+    if (d->owner || d->params_packed)
+        return TT_OK;
+    d->params_packed = model_params_packed(d->model);
+    return d->params_packed ? TT_OK : TT_ENOMEM;
+}
+
+/* Points the encoder and the step at the packed weights decoder_pack made, d's own or its
+ * owner's (NULL before: the weights as stored). At the start of every call that runs
+ * the network, so that a decoder sharing another's sees the copy made since its init. */
+static void use_packed(Decoder *d)
+{
+    d->enc.params_packed = d->state.params_packed =
+        d->owner ? d->owner->params_packed : d->params_packed;
 }
 
 int decoder_set_batch(Decoder *d, int batch, Pool *pool)
@@ -724,6 +739,7 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
     }
     /* Beam search takes the sentences in groups of at most DECODE_BEAM_ROWS hypotheses. */
     const int group = beam == 1 ? 1 : n < DECODE_BEAM_ROWS / beam ? n : DECODE_BEAM_ROWS / beam;
+    use_packed(d);
     int rc = decoder_reserve_batch(d, n, beam, group, S_max, need);
     RecordJob *jobs = d->jobs; /* the reservation may have moved them, filled */
     for (int i = 0; rc == TT_OK && i < n; i++)
@@ -811,6 +827,7 @@ int decode_score_batch(Decoder *d, const int *const *src, const int *S, int n,
             return TT_EINVAL;
         need = S[i] > need ? S[i] : need;
     }
+    use_packed(d);
     int rc = score_jobs(d, target, n_target, n, &need);
     if (rc == TT_OK)
         rc = encoder_forward_batch(&d->enc, src, S, n, d->pool);
@@ -824,6 +841,7 @@ int decode_score_encoded(Decoder *d, const int *const *target, const int *n_targ
     if (n < 1)
         return TT_EINVAL;
     int need = d->enc.S;
+    use_packed(d);
     const int rc = score_jobs(d, target, n_target, n, &need);
     return rc == TT_OK ? score_encoded(d, target, n, need, sum) : rc;
 }
@@ -853,6 +871,7 @@ int decode_record_hypothesis(Decoder *d, Translation *out, int k)
 {
     if (k < 0 || k >= d->n_fin)
         return TT_EINVAL;
+    use_packed(d);
     const int f = d->fin_rank[k];
     /* The recorded pass reuses nothing of the finished list, so each can be recorded
      * in turn; the encoder still holds the sentence. */

@@ -130,7 +130,7 @@ typedef struct {
 /* Everything decoding needs for one model, beam width and batch. Buffers sized by length
  * grow before a batch to what it can need (its sources and output limits) and are
  * reused; nothing is allocated while it is decoded. */
-typedef struct {
+typedef struct Decoder {
     const Model *model;
     int beam;            /* the widest beam this decoder serves, 1..DECODE_MAX_BEAM */
     int batch;           /* the most sentences decode_batch takes at once, >= 1 */
@@ -139,8 +139,10 @@ typedef struct {
     int cap;             /* positions the hypothesis buffers hold, 0..max_len; N below */
     int words_only;      /* 1: never choose <pad> or <s>; 0 after decoder_init */
     Pool *pool;          /* threads for the products and attention, or NULL; not owned */
-    float *params_packed;     /* the model's weights packed, for enc and state: owned, or
-                            NULL when shared from another decoder (decoder_init_sharing) */
+    float *params_packed; /* the model's weights packed (decoder_pack), owned; NULL before,
+                             and in a decoder that reads another's */
+    const struct Decoder *owner; /* decoder_init_sharing's from, whose packed weights the
+                                    products read, or NULL */
     Encoder enc;
     DecoderState state;
     double *lp;          /* (rows, V_tgt) log-probabilities of each row's next token */
@@ -174,10 +176,18 @@ typedef struct {
  * calling thread. */
 int decoder_init(Decoder *d, const Model *m, int beam);
 /* A decoder like decoder_init(d, from->model, from->beam) that reads from's packed
- * weights instead of making its own copy (one copy per model, whatever the threads):
- * from must outlive d. */
+ * weights instead of making its own copy (one copy per model, whatever the threads),
+ * from the time decoder_pack(from) made them: from must outlive d. */
 int decoder_init_sharing(Decoder *d, const Decoder *from);
 void decoder_free(Decoder *d);
+
+/* Packs the model's weights for the products (model_params_packed), once: a copy of the
+ * matrices (4 MiB for the shipped model) that products of many rows read faster. Until
+ * then the products read the weights as stored, with the same bits, so a decoder that
+ * translates one sentence never pays for the copy. Returns TT_OK, or TT_ENOMEM (d then
+ * goes on without it: the same numbers, slower). Not while d or a decoder sharing it
+ * decodes. */
+int decoder_pack(Decoder *d);
 
 /* Lets decode_batch take up to batch sentences (1..DECODE_MAX_BATCH) at once, with the products and
  * attention of a step run on pool (NULL: the calling thread; not owned, must outlive

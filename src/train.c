@@ -823,6 +823,8 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
     if (r->o->validate_exact) {
         rc = decoder_init(&dec, m, 1);
         if (rc == TT_OK)
+            rc = decoder_pack(&dec);
+        if (rc == TT_OK)
             rc = translation_init(&t, m, 0);
     }
     /* The loss: batches of the run's size in file order, without dropout (validation

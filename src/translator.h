@@ -186,6 +186,8 @@ typedef struct {
     int cropped;          /* the last sentence's TranslatorResult.cropped */
     float coverage_min;   /* >= 0 */
     Decoder dec;
+    long decoded;         /* sentences given to dec and its sharers so far: the weights are
+                             packed (decoder_pack) once there is a second */
     Translation t;        /* the record of a sentence decoded here, not ahead */
     const Translation *cur; /* the last sentence's record: &t or its entry of ahead;
                                NULL before the first */
@@ -290,7 +292,8 @@ int translator_ahead_capacity(const Translator *tr);
  * to it, and so is a batch whose decoding failed (translator_run then reports the error
  * for each sentence). The texts must stay alive and unchanged until translator_run has
  * taken them (after a rewind, again).
- * Returns TT_OK, or TT_EINVAL (n out of range). */
+ * Returns TT_OK, TT_EINVAL (n out of range) or TT_ENOMEM (no memory for the packed
+ * weights: nothing was decoded ahead, and translator_run reports it). */
 int translator_decode_ahead(Translator *tr, const char *const *texts, const size_t *lens,
                             int n);
 

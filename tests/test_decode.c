@@ -216,7 +216,8 @@ static void test_decode_score_encoded(void **state)
  * log-probabilities, attention weights, with and without a prefix, for widths whose
  * groups (DECODE_BEAM_ROWS / beam sentences) hold the whole batch or split it. The model
  * is random, so the hypotheses differ and finish at different steps; then, with one
- * token favoured, every search runs to its own sentence's limit (its source length's). */
+ * token favoured, every search runs to its own sentence's limit (its source length's).
+ * The batch's products read the packed weights, the one at a time's the stored ones. */
 static void test_decode_beam_batch_equals_alone(void **state)
 {
     (void)state;
@@ -253,6 +254,10 @@ static void test_decode_beam_batch_equals_alone(void **state)
                 assert_int_equal(decoder_init(&batch, &m, BEAMS[w]), TT_OK);
                 assert_int_equal(decoder_init(&one, &m, BEAMS[w]), TT_OK);
                 assert_int_equal(decoder_set_batch(&batch, N_SENT, NULL), TT_OK);
+                /* The batch reads the weights packed, the one at a time as stored. */
+                assert_int_equal(decoder_pack(&batch), TT_OK);
+                assert_non_null(batch.params_packed);
+                assert_null(one.params_packed);
                 batch.words_only = one.words_only = 1;
                 DecodeOptions o = decode_options_default();
                 o.beam = BEAMS[w];
