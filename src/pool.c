@@ -29,6 +29,7 @@
 
 #include "status.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -64,6 +65,7 @@ struct Pool {
     PoolTask fn;               /* the current loop, written before generation moves */
     void *ctx;
     int n_tasks;
+    int started;               /* 1: pool_start published a loop that pool_wait ends */
     Range range[POOL_MAX_THREADS]; /* thread k's tasks */
 };
 
@@ -191,16 +193,16 @@ int pool_threads(const Pool *p)
     return p ? p->n_workers + 1 : 1;
 }
 
-void pool_run(Pool *p, int n_tasks, PoolTask fn, void *ctx)
+void pool_start(Pool *p, int n_tasks, PoolTask fn, void *ctx)
 {
     if (n_tasks <= 0)
         return;
-    /* One task, or no workers: no one to share with. */
-    if (!p || p->n_workers == 0 || n_tasks == 1) {
+    if (!p || p->n_workers == 0) {
         for (int t = 0; t < n_tasks; t++)
             fn(ctx, t);
         return;
     }
+    assert(!p->started);
     /* Every worker finished the last loop, so none reads these until generation moves. */
     p->fn = fn;
     p->ctx = ctx;
@@ -217,7 +219,15 @@ void pool_run(Pool *p, int n_tasks, PoolTask fn, void *ctx)
         pthread_cond_broadcast(&p->wake);
         pthread_mutex_unlock(&p->lock);
     }
-    take_tasks(p, 0, fn, ctx);
+    p->started = 1;
+}
+
+void pool_wait(Pool *p)
+{
+    if (!p || !p->started)
+        return;
+    p->started = 0;
+    take_tasks(p, 0, p->fn, p->ctx);
     for (int i = 0; i < POOL_SPINS; i++) {
         if (atomic_load(&p->finished) == p->n_workers)
             return;
@@ -229,4 +239,18 @@ void pool_run(Pool *p, int n_tasks, PoolTask fn, void *ctx)
         pthread_cond_wait(&p->done, &p->lock);
     atomic_store(&p->caller_sleeps, 0);
     pthread_mutex_unlock(&p->lock);
+}
+
+void pool_run(Pool *p, int n_tasks, PoolTask fn, void *ctx)
+{
+    if (n_tasks <= 0)
+        return;
+    /* One task, or no workers: no one to share with. */
+    if (!p || p->n_workers == 0 || n_tasks == 1) {
+        for (int t = 0; t < n_tasks; t++)
+            fn(ctx, t);
+        return;
+    }
+    pool_start(p, n_tasks, fn, ctx);
+    pool_wait(p);
 }

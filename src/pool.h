@@ -38,4 +38,13 @@ int pool_threads(const Pool *p);
  * Not reentrant: a task must not call pool_run. */
 void pool_run(Pool *p, int n_tasks, PoolTask fn, void *ctx);
 
+/* pool_run in two halves, so that the caller can do other work while the workers run a
+ * loop: pool_start hands the tasks to the workers and returns at once (they take every
+ * task while the caller is away, its own share too); pool_wait has the caller take what
+ * is left and returns when every task has finished. Between the two the caller must not
+ * call pool_run or pool_start, nor touch what the tasks write. Without workers (a NULL
+ * pool, or one thread) pool_start runs the tasks itself before it returns. */
+void pool_start(Pool *p, int n_tasks, PoolTask fn, void *ctx);
+void pool_wait(Pool *p);
+
 #endif

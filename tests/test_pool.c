@@ -1,7 +1,7 @@
 /*
  * test_pool.c — the thread pool runs every task of a loop exactly once, on any number of
  * threads, whether its workers are spinning or asleep when the loop is published, and
- * shares out a range whose owner is slow.
+ * shares out a range whose owner is slow; a loop started in the background finishes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -102,6 +102,43 @@ static void test_pool_helps_with_a_slow_range(void **state)
     pool_close(p);
 }
 
+/* pool_start hands a loop to the workers and returns while they run it: with the caller
+ * away, the workers take every task, the caller's share too; pool_wait then
+ * returns with each run once. A loop started and waited for at once runs every task too,
+ * and without workers pool_start runs them itself. */
+static void test_pool_start_and_wait(void **state)
+{
+    (void)state;
+    static Count c;
+    Pool *p = NULL;
+    assert_int_equal(pool_open(&p, 2), TT_OK);
+    for (int round = 0; round < 3; round++) {
+        memset(&c, 0, sizeof c);
+        pool_start(p, 8, count_task, &c);
+        /* Away until the workers have run every task (at most 5 s). */
+        for (int ms = 0; round < 2 && ms < 5000; ms++) {
+            int done = 0;
+            for (int t = 0; t < 8; t++)
+                done += atomic_load(&c.runs[t]);
+            if (done == 8)
+                break;
+            struct timespec away = {0, 1000000};
+            nanosleep(&away, NULL);
+        }
+        pool_wait(p);
+        expect_each_once(&c, 8);
+        if (round < 2)
+            for (int t = 0; t < 8; t++)
+                assert_false(pthread_equal(c.who[t], pthread_self()));
+    }
+    pool_wait(p); /* nothing started: returns */
+    pool_close(p);
+    memset(&c, 0, sizeof c);
+    pool_start(NULL, 5, count_task, &c);
+    expect_each_once(&c, 5);
+    pool_wait(NULL);
+}
+
 /* Thread counts outside 1..POOL_MAX_THREADS are refused; a NULL pool runs in order. */
 static void test_pool_edges(void **state)
 {
@@ -124,6 +161,7 @@ int main(void)
         cmocka_unit_test(test_pool_runs_every_task_once),
         cmocka_unit_test(test_pool_wakes_sleeping_workers),
         cmocka_unit_test(test_pool_helps_with_a_slow_range),
+        cmocka_unit_test(test_pool_start_and_wait),
         cmocka_unit_test(test_pool_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
