@@ -399,13 +399,10 @@ typedef struct {
     long *no;
 } Block;
 
-/* Gives the block to before and then each text to fn; the first non-zero code of the run
- * goes to *first, unless it holds one already. */
-static void block_flush(Block *b, CliBlockFn before, CliInputFn fn, void *ctx, int *first,
-                        int *failed)
+/* Gives each text of the block to fn, then empties the block; the first non-zero code of
+ * the run goes to *first, unless it holds one already. */
+static void block_lines(Block *b, CliInputFn fn, void *ctx, int *first, int *failed)
 {
-    if (b->n > 0)
-        before(b->view, b->len, b->n, ctx);
     for (int i = 0; i < b->n; i++) {
         int code = fn(b->view[i], b->len[i], b->no[i], ctx);
         if (code != 0 && *first == 0)
@@ -424,6 +421,60 @@ static void block_flush(Block *b, CliBlockFn before, CliInputFn fn, void *ctx, i
     b->n = 0;
 }
 
+/* Gives the block to before and then each text to fn. */
+static void block_flush(Block *b, CliBlockFn before, CliInputFn fn, void *ctx, int *first,
+                        int *failed)
+{
+    if (b->n > 0)
+        before(b->view, b->len, b->n, ctx);
+    block_lines(b, fn, ctx, first, failed);
+}
+
+static int block_alloc(Block *b, int cap)
+{
+    *b = (Block){.cap = cap};
+    b->text = calloc((size_t)cap, sizeof *b->text);
+    b->view = malloc(sizeof *b->view * (size_t)cap);
+    b->len = malloc(sizeof *b->len * (size_t)cap);
+    b->no = malloc(sizeof *b->no * (size_t)cap);
+    return b->text && b->view && b->len && b->no ? TT_OK : TT_ENOMEM;
+}
+
+static void block_free(Block *b)
+{
+    for (int i = 0; b->text && i < b->n; i++)
+        free(b->text[i]);
+    free(b->no);
+    free(b->len);
+    free(b->view);
+    free(b->text);
+}
+
+/* Adds the line in holds (rc: linein_read's TT_OK or LINEIN_LONG) to b as a copy, without
+ * its line end (nor a byte-order mark on line 1). Returns 0, or TT_EXIT_IO without memory
+ * for the copy (said on stderr). */
+static int block_add(Block *b, const LineIn *in, int rc)
+{
+    size_t n = in->line_no == 1 ? tokenizer_strip_bom(in->line, in->len) : in->len;
+    if (rc == TT_OK && n > 0 && in->line[n - 1] == '\n')
+        n--;
+    if (rc == TT_OK && n > 0 && in->line[n - 1] == '\r')
+        n--;
+    char *copy = malloc(n ? n : 1);
+    if (!copy) {
+        fprintf(stderr, "toytrans: standard input line %ld: %s\n", in->line_no,
+                status_message(TT_ENOMEM));
+        return TT_EXIT_IO;
+    }
+    memcpy(copy, in->line, n);
+    b->text[b->n] = copy;
+    b->view[b->n] = copy;
+    b->len[b->n] = n;
+    b->no[b->n] = in->line_no;
+    b->n++;
+    return 0;
+}
+
 /* Whether a read of fd would not wait: data, the end, or an error are there. */
 static int input_ready(int fd)
 {
@@ -435,18 +486,70 @@ static int input_ready(int fd)
     return n != 0;
 }
 
+/* Reads lines into b until it is full or the input ends (*rc: linein_read's last code,
+ * which is TT_OK or LINEIN_LONG while there may be more). Without memory for a copy:
+ * TT_EXIT_IO into *first and TT_ENOMEM into *rc, which ends the reading. */
+static void block_read(Block *b, LineIn *in, int *rc, int *first)
+{
+    while (b->n < b->cap && (*rc == TT_OK || *rc == LINEIN_LONG)) {
+        if ((*rc = linein_read(in)) != TT_OK && *rc != LINEIN_LONG)
+            return;
+        if (block_add(b, in, *rc) != 0) {
+            *first = *first ? *first : TT_EXIT_IO;
+            *rc = TT_ENOMEM;
+        }
+    }
+}
+
+/* A regular file's lines, a block read ahead: block k+1 is read and started (h->start)
+ * before fn sees block k's texts, and joined after them; a block start declines gets
+ * h->before at its turn. A file never waits, so reading ahead holds nothing back.
+ * Returns linein_read's last code. */
+static int file_blocks(LineIn *in, Block *b, const CliBlockHooks *h, CliInputFn fn, void *ctx,
+                       int *first, int *failed)
+{
+    Block next;
+    int rc = TT_OK;
+    if (block_alloc(&next, b->cap) != TT_OK) {
+        block_free(&next);
+        fprintf(stderr, "toytrans: %s\n", status_message(TT_ENOMEM));
+        *first = *first ? *first : TT_EXIT_IO;
+        return LINEIN_END;
+    }
+    block_read(b, in, &rc, first);
+    if (b->n > 0)
+        h->before(b->view, b->len, b->n, ctx);
+    while (b->n > 0 && !*failed) {
+        block_read(&next, in, &rc, first);
+        const int started = next.n > 0 && h->start(next.view, next.len, next.n, ctx);
+        block_lines(b, fn, ctx, first, failed);
+        if (started)
+            h->join(ctx);
+        else if (next.n > 0 && !*failed)
+            h->before(next.view, next.len, next.n, ctx);
+        const Block t = *b;
+        *b = next;
+        next = t;
+    }
+    block_free(&next);
+    return rc;
+}
+
 int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliInputFn fn,
                        void *ctx)
 {
+    const CliBlockHooks h = {.before = before};
+    return cli_for_each_block_hooks(argc, argv, block, &h, fn, ctx);
+}
+
+int cli_for_each_block_hooks(int argc, char **argv, int block, const CliBlockHooks *h,
+                             CliInputFn fn, void *ctx)
+{
     if (block <= 1 || (argc == 0 && isatty(STDIN_FILENO)))
         return cli_for_each_input(argc, argv, fn, ctx);
-    Block b = {.cap = block};
-    b.text = calloc((size_t)block, sizeof *b.text);
-    b.view = malloc(sizeof *b.view * (size_t)block);
-    b.len = malloc(sizeof *b.len * (size_t)block);
-    b.no = malloc(sizeof *b.no * (size_t)block);
+    Block b;
     int first = 0, failed = 0;
-    if (!b.text || !b.view || !b.len || !b.no) {
+    if (block_alloc(&b, block) != TT_OK) {
         fprintf(stderr, "toytrans: %s\n", status_message(TT_ENOMEM));
         first = TT_EXIT_IO;
         goto done;
@@ -457,7 +560,7 @@ int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliI
             b.len[b.n] = strlen(argv[i]);
             b.no[b.n] = i + 1;
             if (++b.n == block || i + 1 == argc)
-                block_flush(&b, before, fn, ctx, &first, &failed);
+                block_flush(&b, h->before, fn, ctx, &first, &failed);
         }
         goto done;
     }
@@ -468,38 +571,29 @@ int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliI
     const int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     linein_init_fd(&in, fd, TOKENIZER_MAX_BYTES + 4, NULL);
     int rc = TT_OK;
-    for (;;) {
-        /* Lines that came down a pipe or socket answer before the next is waited for: with
-         * nothing more read or to read just now, the block goes as it is (a program that
-         * writes a line and waits for its translation would otherwise wait for a whole
-         * block). A file always has its next line. */
-        if (b.n > 0 && !regular && !linein_buffered(&in) && !input_ready(fd))
-            block_flush(&b, before, fn, ctx, &first, &failed);
-        if (failed || ((rc = linein_read(&in)) != TT_OK && rc != LINEIN_LONG))
-            break;
-        size_t n = in.line_no == 1 ? tokenizer_strip_bom(in.line, in.len) : in.len;
-        if (rc == TT_OK && n > 0 && in.line[n - 1] == '\n')
-            n--;
-        if (rc == TT_OK && n > 0 && in.line[n - 1] == '\r')
-            n--;
-        char *copy = malloc(n ? n : 1);
-        if (!copy) {
-            fprintf(stderr, "toytrans: standard input line %ld: %s\n", in.line_no,
-                    status_message(TT_ENOMEM));
-            if (first == 0)
-                first = TT_EXIT_IO;
-            break;
+    if (regular && h->start) {
+        rc = file_blocks(&in, &b, h, fn, ctx, &first, &failed);
+    } else {
+        for (;;) {
+            /* Lines that came down a pipe or socket answer before the next is waited for:
+             * with nothing more read or to read just now, the block goes as it is (a
+             * program that writes a line and waits for its translation would otherwise
+             * wait for a whole block). A file always has its next line. */
+            if (b.n > 0 && !regular && !linein_buffered(&in) && !input_ready(fd))
+                block_flush(&b, h->before, fn, ctx, &first, &failed);
+            if (failed || ((rc = linein_read(&in)) != TT_OK && rc != LINEIN_LONG))
+                break;
+            if (block_add(&b, &in, rc) != 0) {
+                if (first == 0)
+                    first = TT_EXIT_IO;
+                break;
+            }
+            if (b.n == block)
+                block_flush(&b, h->before, fn, ctx, &first, &failed);
         }
-        memcpy(copy, in.line, n);
-        b.text[b.n] = copy;
-        b.view[b.n] = copy;
-        b.len[b.n] = n;
-        b.no[b.n] = in.line_no;
-        if (++b.n == block)
-            block_flush(&b, before, fn, ctx, &first, &failed);
+        if (!failed && b.n > 0)
+            block_flush(&b, h->before, fn, ctx, &first, &failed);
     }
-    if (!failed && b.n > 0)
-        block_flush(&b, before, fn, ctx, &first, &failed);
     if (!failed && first != TT_EXIT_IO && rc != LINEIN_END) {
         fprintf(stderr, "toytrans: error reading standard input after line %ld: %s\n",
                 in.line_no, rc == TT_EIO && errno ? strerror(errno) : status_message(rc));
@@ -508,12 +602,7 @@ int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliI
     }
     linein_free(&in);
 done:
-    for (int i = 0; b.text && i < b.n; i++)
-        free(b.text[i]);
-    free(b.no);
-    free(b.len);
-    free(b.view);
-    free(b.text);
+    block_free(&b);
     return first;
 }
 

@@ -119,6 +119,21 @@ typedef void (*CliBlockFn)(const char *const *texts, const size_t *lens, int n, 
 int cli_for_each_block(int argc, char **argv, int block, CliBlockFn before, CliInputFn fn,
                        void *ctx);
 
+/* What a block of texts gets besides fn. start and join may be NULL. */
+typedef struct {
+    CliBlockFn before; /* the block, before fn sees any of its texts */
+    /* Begins a block's work in the background and returns 1, or returns 0 when it cannot
+     * (before then does the work at the block's turn); join ends the work begun. */
+    int (*start)(const char *const *texts, const size_t *lens, int n, void *ctx);
+    void (*join)(void *ctx);
+} CliBlockHooks;
+
+/* cli_for_each_block with h's hooks: from a regular file with h->start, block k+1 is read
+ * and started before fn sees block k's texts (its work overlaps with theirs) and joined
+ * after them; otherwise as cli_for_each_block, with h->before. */
+int cli_for_each_block_hooks(int argc, char **argv, int block, const CliBlockHooks *h,
+                             CliInputFn fn, void *ctx);
+
 /* --head H|mean, shared by translate and inspect: "mean" is HEATMAP_HEAD_MEAN, else a
  * whole number checked like cli_parse_long. Returns 0 or TT_EXIT_USAGE. */
 int cli_parse_head(const char *cmd, const char *arg, long *out);

@@ -22,19 +22,44 @@
 #include <utf8proc.h>
 
 /* Copies msg into err when there is room for anything. */
+/* What the threads of translator_decode_ahead_scored and translator_ahead_start share. */
+typedef struct AheadJob {
+    Translator *tr;
+    TranslatorAhead *set; /* the entries: tr->ahead, or tr->coming */
+    int n_order;   /* entries to decode, in tr->order */
+    const int *const *target; /* the targets to score once a batch is decoded, or NULL */
+    const int *n_target;
+    double *sum;
+    atomic_int taken; /* batches handed out so far */
+} AheadJob;
+
 static void set_error(char *err, size_t errlen, const char *msg)
 {
     if (err && errlen > 0)
         snprintf(err, errlen, "%s", msg);
 }
 
+/* Frees a set of n_ahead_cap entries (each zeroed or made). */
+static void ahead_set_free(TranslatorAhead *set, int n)
+{
+    for (int i = 0; set && i < n; i++) {
+        free(set[i].ids);
+        translation_free(&set[i].t);
+    }
+    free(set);
+}
+
 static void ahead_free(Translator *tr)
 {
-    for (int i = 0; i < tr->n_ahead_cap; i++) {
-        free(tr->ahead[i].ids);
-        translation_free(&tr->ahead[i].t);
-    }
-    free(tr->ahead);
+    if (tr->flight == 1)
+        pool_wait(tr->pool);
+    tr->flight = 0;
+    ahead_set_free(tr->ahead, tr->n_ahead_cap);
+    ahead_set_free(tr->coming, tr->n_ahead_cap);
+    tr->coming = NULL;
+    tr->n_coming = 0;
+    free(tr->job);
+    tr->job = NULL;
     free(tr->order);
     free(tr->batch_ids);
     free(tr->batch_S);
@@ -618,6 +643,11 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
              * for a run of the same text after translator_ahead_rewind. */
             tr->cur = &a->t;
         } else {
+            /* The threads of a decode in the background may be using this decoder. */
+            if (tr->flight == 1) {
+                pool_wait(tr->pool);
+                tr->flight = 2;
+            }
             rc = count_decoded(tr, 1);
             if (rc == TT_OK)
                 rc = decode_run(&tr->dec, t, tr->src_ids, S, &tr->decode);
@@ -664,8 +694,9 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
     tr->batch_n_tgt = malloc(sizeof(int) * per);
     tr->batch_sum = malloc(sizeof(double) * per);
     tr->more = calloc((size_t)threads, sizeof *tr->more);
+    tr->job = malloc(sizeof *tr->job);
     if (!tr->ahead || !tr->order || !tr->batch_ids || !tr->batch_S || !tr->batch_t ||
-        !tr->batch_tgt || !tr->batch_n_tgt || !tr->batch_sum || !tr->more) {
+        !tr->batch_tgt || !tr->batch_n_tgt || !tr->batch_sum || !tr->more || !tr->job) {
         ahead_free(tr);
         return TT_ENOMEM;
     }
@@ -698,15 +729,6 @@ int translator_ahead_capacity(const Translator *tr)
     return tr->n_ahead_cap;
 }
 
-/* What the threads of translator_decode_ahead_scored share. */
-typedef struct {
-    Translator *tr;
-    int n_order;   /* entries to decode, in tr->order */
-    const int *const *target; /* the targets to score once a batch is decoded, or NULL */
-    const int *n_target;
-    double *sum;
-    atomic_int taken; /* batches handed out so far */
-} AheadJob;
 
 /* Thread task's share: the next batch of the sorted entries not yet taken, the longest
  * first, until none is left, with its own decoder and scratch (taken one at a time, the
@@ -735,7 +757,7 @@ static void ahead_task(void *ctx, int task)
         const int nb = job->n_order - k < B ? job->n_order - k : B;
         const int *order = tr->order + k;
         for (int j = 0; j < nb; j++) {
-            TranslatorAhead *a = &tr->ahead[order[j]];
+            TranslatorAhead *a = &job->set[order[j]];
             ids[j] = a->ids;
             S[j] = a->S;
             t[j] = &a->t;
@@ -747,7 +769,7 @@ static void ahead_task(void *ctx, int task)
         if (decode_batch(dec, t, ids, S, nb, &tr->decode) != TT_OK)
             continue;
         for (int j = 0; j < nb; j++)
-            tr->ahead[order[j]].decoded = 1;
+            job->set[order[j]].decoded = 1;
         if (job->target) {
             /* A target the decoder chose itself needs no forced pass: its score is the
              * record's sum, the same bits (each log-probability rounded to float and added
@@ -786,20 +808,19 @@ int translator_decode_ahead(Translator *tr, const char *const *texts, const size
     return translator_decode_ahead_scored(tr, texts, lens, n, NULL, NULL, NULL);
 }
 
-int translator_decode_ahead_scored(Translator *tr, const char *const *texts,
-                                   const size_t *lens, int n, const int *const *target,
-                                   const int *n_target, double *sum)
+/* Fills set with texts[0..n) as translator_run would tokenize and crop them, sorts the
+ * ones to decode into tr->order and sets up tr->job for ahead_task. */
+static int ahead_prepare(Translator *tr, TranslatorAhead *set, const char *const *texts,
+                         const size_t *lens, int n, const int *const *target,
+                         const int *n_target, double *sum)
 {
     const Model *m = tr->model;
-    tr->n_ahead = tr->next_ahead = 0;
-    if (n < 0 || n > tr->n_ahead_cap)
-        return TT_EINVAL;
     const TokLang src_rules = config_lang_rules(m->config.src_lang);
     int n_order = 0;
     for (int i = 0; target && i < n; i++)
         sum[i] = NAN;
     for (int i = 0; i < n; i++) {
-        TranslatorAhead *a = &tr->ahead[i];
+        TranslatorAhead *a = &set[i];
         a->text = texts[i];
         a->len = lens[i];
         a->decoded = 0;
@@ -816,16 +837,78 @@ int translator_decode_ahead_scored(Translator *tr, const char *const *texts,
         }
         tokenlist_free(&src);
     }
-    sort_by_length(tr->order, tr->ahead, n_order);
+    sort_by_length(tr->order, set, n_order);
     const int rc = count_decoded(tr, n_order);
     if (rc != TT_OK)
         return rc;
-    AheadJob job = {.tr = tr, .n_order = n_order, .target = target, .n_target = n_target,
-                    .sum = sum};
-    atomic_init(&job.taken, 0);
-    pool_run(tr->pool, tr->threads, ahead_task, &job);
+    AheadJob *job = tr->job;
+    job->tr = tr;
+    job->set = set;
+    job->n_order = n_order;
+    job->target = target;
+    job->n_target = n_target;
+    job->sum = sum;
+    atomic_init(&job->taken, 0);
+    return TT_OK;
+}
+
+int translator_decode_ahead_scored(Translator *tr, const char *const *texts,
+                                   const size_t *lens, int n, const int *const *target,
+                                   const int *n_target, double *sum)
+{
+    tr->n_ahead = tr->next_ahead = 0;
+    if (n < 0 || n > tr->n_ahead_cap || tr->flight)
+        return TT_EINVAL;
+    const int rc = ahead_prepare(tr, tr->ahead, texts, lens, n, target, n_target, sum);
+    if (rc != TT_OK)
+        return rc;
+    pool_run(tr->pool, tr->threads, ahead_task, tr->job);
     tr->n_ahead = n;
     return TT_OK;
+}
+
+/* A set of n_ahead_cap entries, each with room for a source; NULL without memory. */
+static TranslatorAhead *ahead_set_new(const Translator *tr)
+{
+    TranslatorAhead *set = calloc((size_t)tr->n_ahead_cap, sizeof *set);
+    for (int i = 0; set && i < tr->n_ahead_cap; i++) {
+        set[i].ids = malloc(sizeof(int) * (size_t)tr->model->config.max_len);
+        if (!set[i].ids || translation_init(&set[i].t, tr->model, tr->t.alt_k) != TT_OK) {
+            ahead_set_free(set, tr->n_ahead_cap);
+            return NULL;
+        }
+    }
+    return set;
+}
+
+int translator_ahead_start(Translator *tr, const char *const *texts, const size_t *lens,
+                           int n)
+{
+    if (n < 0 || n > tr->n_ahead_cap || tr->flight || !tr->job || tr->decode.n_best)
+        return TT_EINVAL;
+    if (!tr->coming && !(tr->coming = ahead_set_new(tr)))
+        return TT_ENOMEM;
+    const int rc = ahead_prepare(tr, tr->coming, texts, lens, n, NULL, NULL, NULL);
+    if (rc != TT_OK)
+        return rc;
+    tr->n_coming = n;
+    tr->flight = 1;
+    pool_start(tr->pool, tr->threads, ahead_task, tr->job);
+    return TT_OK;
+}
+
+void translator_ahead_join(Translator *tr)
+{
+    if (tr->flight == 1)
+        pool_wait(tr->pool);
+    if (tr->flight) {
+        TranslatorAhead *set = tr->ahead;
+        tr->ahead = tr->coming;
+        tr->coming = set;
+        tr->n_ahead = tr->n_coming;
+        tr->next_ahead = 0;
+    }
+    tr->flight = 0;
 }
 
 /* The entry decoded ahead for this text, if it is the next one. */

@@ -82,6 +82,10 @@ done
 for t in 2 3; do
     same "greedy --batch 32 --threads $t equals --batch 1" "$REF" --batch 32 --threads "$t"
 done
+# From a file on several threads, each block is decoded while the one before it is
+# written: at --batch 2 the blocks are 16 lines, so there are many of them.
+same "greedy --batch 2 --threads 2 (blocks decoded while the last is written) equals --batch 1" \
+    "$REF" --batch 2 --threads 2
 # The default batch is the measured one, and the same again.
 same "greedy, default batch, equals --batch 1" "$REF"
 
@@ -164,6 +168,30 @@ if [ "$(wc -l <"$OUT")" -eq "$(wc -l <"$MIXED")" ]; then
     pass "one output line per input line in a batch"
 else
     fail "one output line per input line in a batch" "$(wc -l <"$OUT") lines"
+fi
+
+# The same across blocks that overlap (16 lines each at --batch 2 on two threads).
+cat "$MIXED" "$MIXED" "$MIXED" >"$TMP/mixed3.txt"
+run_in "$TMP/mixed3.txt" translate --model "$MODEL" --no-read-back --batch 1
+cp "$OUT" "$TMP/mixed3.out"
+cp "$ERR" "$TMP/mixed3.err"
+code1=$CODE
+run_in "$TMP/mixed3.txt" translate --model "$MODEL" --no-read-back --batch 2 --threads 2
+if [ "$CODE" -eq "$code1" ] && cmp -s "$OUT" "$TMP/mixed3.out" &&
+    cmp -s "$ERR" "$TMP/mixed3.err" && grep -q "line 38" "$ERR"; then
+    pass "bad lines in overlapping blocks: same output, messages and exit code ($CODE)"
+else
+    fail "bad lines in overlapping blocks: same output, messages and exit code" \
+        "exit $CODE vs $code1"
+    show "$ERR"
+fi
+# Output that cannot be written stops the run with exit 5, a block decoding behind it.
+if [ -w /dev/full ]; then
+    # shellcheck disable=SC2086 # $RUNNER is a command with its flags, or nothing
+    $RUNNER "$BIN" translate --model "$MODEL" --no-read-back --batch 2 --threads 2 \
+        <"$SRC" >/dev/full 2>"$ERR"
+    CODE=$?
+    expect_code "overlapping blocks > /dev/full: exit 5" 5
 fi
 
 # eval translates in batches too: the same translations.
