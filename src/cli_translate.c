@@ -483,11 +483,11 @@ static void translate_ahead(const char *const *texts, const size_t *lens, int n,
 }
 
 /* Whether the next block is decoded on the other threads while translate_line shows
- * this one's: not with the read-back, whose block needs its translations first, nor on
- * one thread. */
+ * this one's: not with the read-back, whose block needs its translations first, not for
+ * n-best lists (each its own search, never decoded ahead), nor on one thread. */
 static int translate_overlaps(const TranslateRun *run)
 {
-    return run->tr.threads > 1 && !(run->rb.rb.model && !run->o->to.decode.n_best);
+    return run->tr.threads > 1 && !run->o->to.decode.n_best && !run->rb.rb.model;
 }
 
 /* Lines read at a time: what the translator decodes ahead, or half of it when the blocks

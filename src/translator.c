@@ -21,7 +21,6 @@
 #include <string.h>
 #include <utf8proc.h>
 
-/* Copies msg into err when there is room for anything. */
 /* What the threads of translator_decode_ahead_scored and translator_ahead_start share. */
 typedef struct AheadJob {
     Translator *tr;
@@ -33,10 +32,20 @@ typedef struct AheadJob {
     atomic_int taken; /* batches handed out so far */
 } AheadJob;
 
+/* Copies msg into err when there is room for anything. */
 static void set_error(char *err, size_t errlen, const char *msg)
 {
     if (err && errlen > 0)
         snprintf(err, errlen, "%s", msg);
+}
+
+/* Waits for a decode translator_ahead_start began and drops it: what changes the
+ * decoding (the prefix, the batch) must not change under the threads. */
+static void ahead_drop(Translator *tr)
+{
+    if (tr->flight == 1)
+        pool_wait(tr->pool);
+    tr->flight = 0;
 }
 
 /* Frees a set of n_ahead_cap entries (each zeroed or made). */
@@ -51,9 +60,7 @@ static void ahead_set_free(TranslatorAhead *set, int n)
 
 static void ahead_free(Translator *tr)
 {
-    if (tr->flight == 1)
-        pool_wait(tr->pool);
-    tr->flight = 0;
+    ahead_drop(tr);
     ahead_set_free(tr->ahead, tr->n_ahead_cap);
     ahead_set_free(tr->coming, tr->n_ahead_cap);
     tr->coming = NULL;
@@ -150,6 +157,7 @@ static int init_prefix(Translator *tr, const char *prefix, char *err, size_t err
 
 int translator_set_prefix(Translator *tr, const char *prefix, char *err, size_t errlen)
 {
+    ahead_drop(tr);
     free(tr->prefix_ids);
     tr->prefix_ids = NULL;
     tokenlist_free(&tr->prefix);
@@ -674,6 +682,7 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
 {
     if (batch < 1 || batch > DECODE_MAX_BATCH || (batch > 1 && tr->decode.n_best))
         return TT_EINVAL;
+    ahead_drop(tr);
     int rc = decoder_set_batch(&tr->dec, batch, NULL);
     if (rc != TT_OK)
         return rc;
@@ -681,7 +690,9 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
     tr->batch = batch;
     tr->pool = pool;
     const int threads = pool_threads(pool);
-    if (batch == 1 && threads == 1)
+    /* An n-best list is the search's own hypotheses, which a record decoded ahead does
+     * not keep: those sentences are decoded one at a time, by translator_run. */
+    if ((batch == 1 && threads == 1) || tr->decode.n_best)
         return TT_OK;
     const int n = TRANSLATOR_AHEAD_BLOCK * batch * threads, L = tr->model->config.max_len;
     const size_t per = (size_t)batch * threads;
@@ -856,8 +867,10 @@ int translator_decode_ahead_scored(Translator *tr, const char *const *texts,
                                    const size_t *lens, int n, const int *const *target,
                                    const int *n_target, double *sum)
 {
+    if (tr->flight)
+        return TT_EINVAL;
     tr->n_ahead = tr->next_ahead = 0;
-    if (n < 0 || n > tr->n_ahead_cap || tr->flight)
+    if (n < 0 || n > tr->n_ahead_cap)
         return TT_EINVAL;
     const int rc = ahead_prepare(tr, tr->ahead, texts, lens, n, target, n_target, sum);
     if (rc != TT_OK)

@@ -117,7 +117,8 @@ typedef struct {
 } TranslatorReadBack;
 
 /* One sentence's translation: views into the Translator, valid until its next
- * translator_run or translator_free. Nothing in it is owned by the caller. */
+ * translator_run, translator_ahead_start or translator_free. Nothing in it is owned by
+ * the caller. */
 typedef struct {
     const Model *model;        /* the model that translated */
     const char *text;          /* the detokenized translation, NUL-terminated ("" for an
@@ -189,7 +190,8 @@ typedef struct {
     long decoded;         /* sentences given to dec and its sharers so far: the weights are
                              packed (decoder_pack) once there is a second */
     Translation t;        /* the record of a sentence decoded here, not ahead */
-    const Translation *cur; /* the last sentence's record: &t or its entry of ahead;
+    const Translation *cur; /* the last sentence's record: &t or its entry of ahead (or of
+                               coming, after a join: the set the next start refills);
                                NULL before the first */
     TokenList prefix;     /* the prefix's tokens as the user wrote them (target rules) */
     int *prefix_ids;      /* (max(prefix.n, 1)) their ids, unknown words as <unk> */
@@ -282,8 +284,9 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
 
 /* Lets translator_decode_ahead decode batch sentences at once (1..DECODE_MAX_BATCH), its
  * batches shared among pool's threads, each with a decoder of its own (NULL: the calling
- * thread; not owned, must outlive tr's use). Returns TT_OK, TT_EINVAL (batch out of
- * range, or an n-best list wanted) or TT_ENOMEM. */
+ * thread; not owned, must outlive tr's use). With an n-best list wanted nothing is decoded
+ * ahead (translator_ahead_capacity 0): each sentence is its own search. Returns TT_OK,
+ * TT_EINVAL (batch out of range, or above 1 with an n-best list) or TT_ENOMEM. */
 int translator_set_batch(Translator *tr, int batch, Pool *pool);
 
 /* The most texts one translator_decode_ahead takes: TRANSLATOR_AHEAD_BLOCK · batch ·
@@ -361,8 +364,8 @@ int translator_write_json(FILE *out, const TranslatorResult *r, const char *line
 
 /* The encoder's self-attention for the last sentence translated: (L_enc, H, S, S) with
  * S = the result's t->S, query rows then key columns — the weights the forward pass
- * used. Owned by tr; valid until its next translator_run. NULL before the first
- * sentence and after an empty one (t->S is 0). */
+ * used. Owned by tr; valid until its next translator_run or translator_ahead_start. NULL
+ * before the first sentence and after an empty one (t->S is 0). */
 const float *translator_encoder_attention(const Translator *tr);
 
 #endif

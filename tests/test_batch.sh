@@ -272,6 +272,21 @@ else
     fail "check --batch 7 --threads 3: the same report as --batch 1" "exit $CODE vs $code1"
 fi
 
+# An n-best list is one sentence's search, decoded one at a time whatever --threads says:
+# the same lists as on one thread (on two, the lists were once taken from a block decoded
+# ahead, which keeps no hypotheses: one line, scored 0).
+run translate --model "$MODEL" --no-read-back --n-best 3 --beam 3 "This is an example" \
+    "The dog sees the cat."
+cp "$OUT" "$TMP/nbest1.txt"
+run translate --model "$MODEL" --no-read-back --n-best 3 --beam 3 --threads 2 \
+    "This is an example" "The dog sees the cat."
+if [ "$CODE" -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 6 ] && cmp -s "$OUT" "$TMP/nbest1.txt"; then
+    pass "--n-best 3 --threads 2: the same lists as one thread"
+else
+    fail "--n-best 3 --threads 2: the same lists as one thread" \
+        "exit $CODE, $(wc -l <"$OUT") lines: $(head -1 "$OUT")"
+fi
+
 # Usage errors name the flag.
 run translate --model "$MODEL" --batch 0 "hi"
 expect_code "--batch 0 is a usage error" 2
