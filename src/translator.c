@@ -594,6 +594,8 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     tokenlist_free(&tr->surface);
     tokenlist_free(&tr->src);
     tr->n_hyp = 0;
+    /* Taken first, so that a text refused below or empty still moves past its entry. */
+    const TranslatorAhead *a = ahead_take(tr, text, len);
 
     TokError te;
     const TokLang src_rules = config_lang_rules(m->config.src_lang);
@@ -645,7 +647,6 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
         t->n_forced = 0;
     } else {
         source_ids(tr->src_ids, m, &tr->src, tr->src.n);
-        const TranslatorAhead *a = ahead_take(tr, text, len);
         if (a && a->S == S && memcmp(a->ids, tr->src_ids, sizeof(int) * (size_t)S) == 0) {
             /* Decoded ahead, in a batch: its record is the result's, and stays in place
              * for a run of the same text after translator_ahead_rewind. */

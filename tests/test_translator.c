@@ -722,6 +722,37 @@ static void assert_kept_equal(const Kept *a, const Kept *b)
     assert_memory_equal(a->enc, b->enc, sizeof(float) * a->n_enc);
 }
 
+/* Lines translator_run refuses or finds empty inside a block decoded ahead do not stop
+ * the lines after them from taking their decodings (they were decoded again, one at a
+ * time, since the refused line never moved past its entry). */
+static void test_translator_ahead_goes_past_refused_lines(void **state)
+{
+    (void)state;
+    Model m;
+    char err[512];
+    load_ok(&m, "models/en-de.db");
+    TranslatorOptions o = translator_options_default();
+    Translator tr;
+    init_ok(&tr, &m, &o);
+    assert_int_equal(translator_set_batch(&tr, 4, NULL), TT_OK);
+    const char *texts[] = {"This is an example", "", "the cat \xff sleeps", "The dog sees the cat.",
+                           "", "I see the house."};
+    enum { N = sizeof texts / sizeof texts[0] };
+    size_t lens[N];
+    for (int i = 0; i < N; i++)
+        lens[i] = strlen(texts[i]);
+    assert_int_equal(translator_decode_ahead(&tr, texts, lens, N), TT_OK);
+    for (int i = 0; i < N; i++) {
+        TranslatorResult r;
+        const int rc = translator_run(&tr, texts[i], lens[i], &r, err, sizeof err);
+        assert_int_equal(rc, i == 2 ? TT_EINPUT : TT_OK);
+        if (lens[i] > 0 && rc == TT_OK)
+            assert_true(r.t != &tr.t); /* taken, not decoded again */
+    }
+    translator_free(&tr);
+    model_free(&m);
+}
+
 /* A block decoded in the background (translator_ahead_start) while the block before it
  * is run: both blocks' results are the same bits as one sentence at a time, and so is a
  * text of neither block, which translator_run decodes itself — on the decoder a thread
@@ -899,6 +930,7 @@ int main(void)
         cmocka_unit_test(test_translator_n_best_first_is_the_beam_output),
         cmocka_unit_test(test_translator_batches_and_threads_change_no_bit),
         cmocka_unit_test(test_translator_background_block_changes_no_bit),
+        cmocka_unit_test(test_translator_ahead_goes_past_refused_lines),
         cmocka_unit_test(test_translator_grammar_takes_phrases_the_model_learned),
         cmocka_unit_test(test_translator_read_back_in_batches_changes_no_bit),
     };
