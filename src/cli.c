@@ -505,17 +505,11 @@ static void block_read(Block *b, LineIn *in, int *rc, int *first)
  * before fn sees block k's texts, and joined after them; a block start declines gets
  * h->before at its turn. A file never waits, so reading ahead holds nothing back.
  * Returns linein_read's last code. */
-static int file_blocks(LineIn *in, Block *b, const CliBlockHooks *h, CliInputFn fn, void *ctx,
-                       int *first, int *failed)
+static int file_blocks(LineIn *in, Block *b, Block *next_block, const CliBlockHooks *h,
+                       CliInputFn fn, void *ctx, int *first, int *failed)
 {
-    Block next;
+    Block next = *next_block;
     int rc = TT_OK;
-    if (block_alloc(&next, b->cap) != TT_OK) {
-        block_free(&next);
-        fprintf(stderr, "toytrans: %s\n", status_message(TT_ENOMEM));
-        *first = *first ? *first : TT_EXIT_IO;
-        return LINEIN_END;
-    }
     block_read(b, in, &rc, first);
     if (b->n > 0)
         h->before(b->view, b->len, b->n, ctx);
@@ -531,7 +525,7 @@ static int file_blocks(LineIn *in, Block *b, const CliBlockHooks *h, CliInputFn 
         *b = next;
         next = t;
     }
-    block_free(&next);
+    *next_block = next;
     return rc;
 }
 
@@ -571,8 +565,10 @@ int cli_for_each_block_hooks(int argc, char **argv, int block, const CliBlockHoo
     const int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     linein_init_fd(&in, fd, TOKENIZER_MAX_BYTES + 4, NULL);
     int rc = TT_OK;
-    if (regular && h->start) {
-        rc = file_blocks(&in, &b, h, fn, ctx, &first, &failed);
+    Block next = {0};
+    /* Without room for a second block, the blocks go one after another. */
+    if (regular && h->start && block_alloc(&next, block) == TT_OK) {
+        rc = file_blocks(&in, &b, &next, h, fn, ctx, &first, &failed);
     } else {
         for (;;) {
             /* Lines that came down a pipe or socket answer before the next is waited for:
@@ -601,6 +597,7 @@ int cli_for_each_block_hooks(int argc, char **argv, int block, const CliBlockHoo
             first = TT_EXIT_IO;
     }
     linein_free(&in);
+    block_free(&next);
 done:
     block_free(&b);
     return first;
