@@ -898,7 +898,8 @@ static TranslatorAhead *ahead_set_new(const Translator *tr)
 int translator_ahead_start(Translator *tr, const char *const *texts, const size_t *lens,
                            int n)
 {
-    if (n < 0 || n > tr->n_ahead_cap || tr->flight || !tr->job || tr->decode.n_best)
+    if (n < 0 || n > tr->n_ahead_cap || tr->n_ahead_cap < 1 || tr->flight || !tr->job ||
+        tr->decode.n_best)
         return TT_EINVAL;
     if (!tr->coming && !(tr->coming = ahead_set_new(tr)))
         return TT_ENOMEM;
