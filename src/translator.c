@@ -58,6 +58,20 @@ static void ahead_set_free(TranslatorAhead *set, int n)
     free(set);
 }
 
+/* A set of n_ahead_cap entries, each with room for a source; NULL without memory. */
+static TranslatorAhead *ahead_set_new(const Translator *tr)
+{
+    TranslatorAhead *set = calloc((size_t)tr->n_ahead_cap, sizeof *set);
+    for (int i = 0; set && i < tr->n_ahead_cap; i++) {
+        set[i].ids = malloc(sizeof(int) * (size_t)tr->model->config.max_len);
+        if (!set[i].ids || translation_init(&set[i].t, tr->model, tr->t.alt_k) != TT_OK) {
+            ahead_set_free(set, tr->n_ahead_cap);
+            return NULL;
+        }
+    }
+    return set;
+}
+
 static void ahead_free(Translator *tr)
 {
     ahead_drop(tr);
@@ -695,9 +709,8 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
      * not keep: those sentences are decoded one at a time, by translator_run. */
     if ((batch == 1 && threads == 1) || tr->decode.n_best)
         return TT_OK;
-    const int n = TRANSLATOR_AHEAD_BLOCK * batch * threads, L = tr->model->config.max_len;
+    const int n = TRANSLATOR_AHEAD_BLOCK * batch * threads;
     const size_t per = (size_t)batch * threads;
-    tr->ahead = calloc((size_t)n, sizeof *tr->ahead);
     tr->order = malloc(sizeof(int) * (size_t)n);
     tr->batch_ids = malloc(sizeof(int *) * per);
     tr->batch_S = malloc(sizeof(int) * per);
@@ -707,7 +720,7 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
     tr->batch_sum = malloc(sizeof(double) * per);
     tr->more = calloc((size_t)threads, sizeof *tr->more);
     tr->job = malloc(sizeof *tr->job);
-    if (!tr->ahead || !tr->order || !tr->batch_ids || !tr->batch_S || !tr->batch_t ||
+    if (!tr->order || !tr->batch_ids || !tr->batch_S || !tr->batch_t ||
         !tr->batch_tgt || !tr->batch_n_tgt || !tr->batch_sum || !tr->more || !tr->job) {
         ahead_free(tr);
         return TT_ENOMEM;
@@ -724,14 +737,9 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
             return rc;
         }
     }
-    for (int i = 0; i < n; i++) {
-        TranslatorAhead *a = &tr->ahead[i];
-        a->ids = malloc(sizeof(int) * (size_t)L);
-        rc = a->ids ? translation_init(&a->t, tr->model, tr->t.alt_k) : TT_ENOMEM;
-        if (rc != TT_OK) {
-            ahead_free(tr);
-            return rc;
-        }
+    if (!(tr->ahead = ahead_set_new(tr))) {
+        ahead_free(tr);
+        return TT_ENOMEM;
     }
     return TT_OK;
 }
@@ -879,20 +887,6 @@ int translator_decode_ahead_scored(Translator *tr, const char *const *texts,
     pool_run(tr->pool, tr->threads, ahead_task, tr->job);
     tr->n_ahead = n;
     return TT_OK;
-}
-
-/* A set of n_ahead_cap entries, each with room for a source; NULL without memory. */
-static TranslatorAhead *ahead_set_new(const Translator *tr)
-{
-    TranslatorAhead *set = calloc((size_t)tr->n_ahead_cap, sizeof *set);
-    for (int i = 0; set && i < tr->n_ahead_cap; i++) {
-        set[i].ids = malloc(sizeof(int) * (size_t)tr->model->config.max_len);
-        if (!set[i].ids || translation_init(&set[i].t, tr->model, tr->t.alt_k) != TT_OK) {
-            ahead_set_free(set, tr->n_ahead_cap);
-            return NULL;
-        }
-    }
-    return set;
 }
 
 int translator_ahead_start(Translator *tr, const char *const *texts, const size_t *lens,

@@ -640,6 +640,15 @@ static void test_translator_set_prefix_as_init(void **state)
     model_free(&m);
 }
 
+/* The first n sources of set and their lengths. */
+static void texts_of(const char **texts, size_t *lens, const EvalSet *set, int n)
+{
+    for (int i = 0; i < n; i++) {
+        texts[i] = set->src[i];
+        lens[i] = strlen(set->src[i]);
+    }
+}
+
 /* The shipped model on data/test.tsv's first sentences: decoded ahead in batches of 7
  * on a pool of 3 threads, every sentence's text, log-probabilities, decoder attention and
  * encoder attention are the same bits as one sentence at a time — greedy and beam 3.
@@ -670,10 +679,7 @@ static void test_translator_batches_and_threads_change_no_bit(void **state)
         assert_true(translator_ahead_capacity(&many) >= N);
         const char *texts[N];
         size_t lens[N];
-        for (int i = 0; i < N; i++) {
-            texts[i] = set.src[i];
-            lens[i] = strlen(set.src[i]);
-        }
+        texts_of(texts, lens, &set, N);
         assert_int_equal(translator_decode_ahead(&many, texts, lens, N), TT_OK);
         assert_non_null(many.dec.params_packed);
         for (int i = 0; i < N; i++) {
@@ -779,10 +785,7 @@ static void test_translator_background_block_changes_no_bit(void **state)
     assert_true(translator_ahead_capacity(&many) >= HALF);
     const char *texts[N];
     size_t lens[N];
-    for (int i = 0; i < N; i++) {
-        texts[i] = set.src[i];
-        lens[i] = strlen(set.src[i]);
-    }
+    texts_of(texts, lens, &set, N);
     const char *outside = set.src[N];
     Kept want[N + 1];
     for (int i = 0; i <= N; i++) {
