@@ -640,6 +640,20 @@ static void test_translator_set_prefix_as_init(void **state)
     model_free(&m);
 }
 
+/* Kept results agree, bit for bit. */
+static void assert_kept_equal(const Kept *a, const Kept *b)
+{
+    assert_string_equal(a->text, b->text);
+    assert_int_equal(a->n, b->n);
+    assert_int_equal(a->S, b->S);
+    assert_memory_equal(a->logprob, b->logprob, sizeof(float) * (size_t)a->n);
+    assert_int_equal(a->n_att, b->n_att);
+    assert_int_equal(a->n_enc, b->n_enc);
+    assert_memory_equal(a->cross, b->cross, sizeof(float) * a->n_att);
+    assert_memory_equal(a->self, b->self, sizeof(float) * a->n_att);
+    assert_memory_equal(a->enc, b->enc, sizeof(float) * a->n_enc);
+}
+
 /* The first n sources of set and their lengths. */
 static void texts_of(const char **texts, size_t *lens, const EvalSet *set, int n)
 {
@@ -694,15 +708,7 @@ static void test_translator_batches_and_threads_change_no_bit(void **state)
             assert_int_equal(translator_run(&many, texts[i], lens[i], &b, err, sizeof err),
                              TT_OK);
             keep(&kb, &b);
-            assert_string_equal(ka.text, kb.text);
-            assert_int_equal(ka.n, kb.n);
-            assert_int_equal(ka.S, kb.S);
-            assert_memory_equal(ka.logprob, kb.logprob, sizeof(float) * (size_t)ka.n);
-            assert_int_equal(ka.n_att, kb.n_att);
-            assert_int_equal(ka.n_enc, kb.n_enc);
-            assert_memory_equal(ka.cross, kb.cross, sizeof(float) * ka.n_att);
-            assert_memory_equal(ka.self, kb.self, sizeof(float) * ka.n_att);
-            assert_memory_equal(ka.enc, kb.enc, sizeof(float) * ka.n_enc);
+            assert_kept_equal(&ka, &kb);
             kept_free(&ka);
             kept_free(&kb);
         }
@@ -714,19 +720,6 @@ static void test_translator_batches_and_threads_change_no_bit(void **state)
     model_free(&m);
 }
 
-/* Kept results agree, bit for bit. */
-static void assert_kept_equal(const Kept *a, const Kept *b)
-{
-    assert_string_equal(a->text, b->text);
-    assert_int_equal(a->n, b->n);
-    assert_int_equal(a->S, b->S);
-    assert_memory_equal(a->logprob, b->logprob, sizeof(float) * (size_t)a->n);
-    assert_int_equal(a->n_att, b->n_att);
-    assert_int_equal(a->n_enc, b->n_enc);
-    assert_memory_equal(a->cross, b->cross, sizeof(float) * a->n_att);
-    assert_memory_equal(a->self, b->self, sizeof(float) * a->n_att);
-    assert_memory_equal(a->enc, b->enc, sizeof(float) * a->n_enc);
-}
 
 /* Lines translator_run refuses or finds empty inside a block decoded ahead do not stop
  * the lines after them from taking their decodings (they were decoded again, one at a
