@@ -243,12 +243,10 @@ void pool_wait(Pool *p)
 
 void pool_run(Pool *p, int n_tasks, PoolTask fn, void *ctx)
 {
-    if (n_tasks <= 0)
-        return;
-    /* One task, or no workers: no one to share with. */
-    if (!p || p->n_workers == 0 || n_tasks == 1) {
-        for (int t = 0; t < n_tasks; t++)
-            fn(ctx, t);
+    /* One task: no one to share with, no wake-up to pay (pool_start runs the tasks itself
+     * without workers). */
+    if (n_tasks == 1) {
+        fn(ctx, 0);
         return;
     }
     pool_start(p, n_tasks, fn, ctx);

@@ -39,12 +39,21 @@ static void set_error(char *err, size_t errlen, const char *msg)
         snprintf(err, errlen, "%s", msg);
 }
 
+/* Waits for the threads of a decode translator_ahead_start began, if they still run; the
+ * block stays to be joined (flight 2). */
+static void ahead_wait(Translator *tr)
+{
+    if (tr->flight == 1) {
+        pool_wait(tr->pool);
+        tr->flight = 2;
+    }
+}
+
 /* Waits for a decode translator_ahead_start began and drops it: what changes the
  * decoding (the prefix, the batch) must not change under the threads. */
 static void ahead_drop(Translator *tr)
 {
-    if (tr->flight == 1)
-        pool_wait(tr->pool);
+    ahead_wait(tr);
     tr->flight = 0;
 }
 
@@ -667,10 +676,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
             tr->cur = &a->t;
         } else {
             /* The threads of a decode in the background may be using this decoder. */
-            if (tr->flight == 1) {
-                pool_wait(tr->pool);
-                tr->flight = 2;
-            }
+            ahead_wait(tr);
             rc = count_decoded(tr, 1);
             if (rc == TT_OK)
                 rc = decode_run(&tr->dec, t, tr->src_ids, S, &tr->decode);
@@ -892,8 +898,8 @@ int translator_decode_ahead_scored(Translator *tr, const char *const *texts,
 int translator_ahead_start(Translator *tr, const char *const *texts, const size_t *lens,
                            int n)
 {
-    if (n < 0 || n > tr->n_ahead_cap || tr->n_ahead_cap < 1 || tr->flight || !tr->job ||
-        tr->decode.n_best)
+    /* No capacity: one thread at batch 1, or an n-best list (translator_set_batch). */
+    if (n < 0 || n > tr->n_ahead_cap || tr->n_ahead_cap < 1 || tr->flight)
         return TT_EINVAL;
     if (!tr->coming && !(tr->coming = ahead_set_new(tr)))
         return TT_ENOMEM;
@@ -908,8 +914,7 @@ int translator_ahead_start(Translator *tr, const char *const *texts, const size_
 
 void translator_ahead_join(Translator *tr)
 {
-    if (tr->flight == 1)
-        pool_wait(tr->pool);
+    ahead_wait(tr);
     if (tr->flight) {
         TranslatorAhead *set = tr->ahead;
         tr->ahead = tr->coming;
