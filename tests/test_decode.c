@@ -294,6 +294,66 @@ static void test_decode_beam_batch_equals_alone(void **state)
     model_free(&m);
 }
 
+/* A batch larger than the encoder's chunk (ENCODER_CHUNK_POSITIONS / 24 = 42 sentences
+ * for the tiny model) runs in chunks, cut where the length changes: sorted by length (runs
+ * of one length, some longer than a chunk) and unsorted (a chunk a sentence). Each
+ * sentence's record, the encoder's attention weights included, has the bits it gets
+ * alone. */
+static void test_decode_chunked_batch_equals_alone(void **state)
+{
+    (void)state;
+    Model m;
+    build_tiny(&m, 5);
+    enum { N_SENT = 100 };
+    int ids[N_SENT][TINY_MAX_LEN], S[2][N_SENT];
+    const int *src[2][N_SENT];
+    Translation t[N_SENT], alone;
+    Translation *out[N_SENT];
+    for (int i = 0; i < N_SENT; i++) {
+        S[0][i] = i < 50 ? 3 : i < 53 ? 4 : i < 90 ? 6 : 9; /* sorted, in runs */
+        S[1][i] = 1 + (i * 7) % 11;                         /* unsorted */
+        for (int j = 0; j < TINY_MAX_LEN; j++)
+            ids[i][j] = 4 + (i + j * j) % 2;
+        src[0][i] = src[1][i] = ids[i];
+        out[i] = &t[i];
+        assert_int_equal(translation_init(&t[i], &m, 0), TT_OK);
+    }
+    assert_int_equal(translation_init(&alone, &m, 0), TT_OK);
+    Decoder batch, one;
+    assert_int_equal(decoder_init(&batch, &m, 1), TT_OK);
+    assert_int_equal(decoder_init(&one, &m, 1), TT_OK);
+    assert_int_equal(decoder_set_batch(&batch, N_SENT, NULL), TT_OK);
+    const DecodeOptions o = decode_options_default();
+    const int H = m.config.n_heads, Le = m.config.n_encoder_layers;
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < N_SENT; i++)
+            ids[i][S[k][i] - 1] = VOCAB_EOS;
+        assert_int_equal(decode_batch(&batch, out, src[k], S[k], N_SENT, &o), TT_OK);
+        for (int i = 0; i < N_SENT; i++) {
+            assert_int_equal(decode_run(&one, &alone, src[k][i], S[k][i], &o), TT_OK);
+            assert_int_equal(t[i].S, S[k][i]);
+            assert_int_equal(t[i].n, alone.n);
+            assert_memory_equal(t[i].ids, alone.ids, sizeof(int) * (size_t)alone.n);
+            assert_memory_equal(t[i].logprob, alone.logprob, sizeof(float) * (size_t)alone.n);
+            assert_memory_equal(t[i].enc, alone.enc,
+                                sizeof(float) * (size_t)Le * H * S[k][i] * S[k][i]);
+            for (int step = 0; step < alone.n; step++)
+                for (int h = 0; h < H; h++)
+                    assert_memory_equal(translation_cross(&t[i], step, 0, h),
+                                        translation_cross(&alone, step, 0, h),
+                                        sizeof(float) * (size_t)S[k][i]);
+        }
+        for (int i = 0; i < N_SENT; i++)
+            ids[i][S[k][i] - 1] = 4;
+    }
+    decoder_free(&one);
+    decoder_free(&batch);
+    for (int i = 0; i < N_SENT; i++)
+        translation_free(&t[i]);
+    translation_free(&alone);
+    model_free(&m);
+}
+
 /* After a forced prefix the output is not empty, so </s> may follow it at once. */
 static void test_decode_beam_eos_after_prefix(void **state)
 {
@@ -530,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_decode_beam_never_empty),
         cmocka_unit_test(test_decode_beam_batch_equals_alone),
         cmocka_unit_test(test_decode_beam_eos_after_prefix),
+        cmocka_unit_test(test_decode_chunked_batch_equals_alone),
         cmocka_unit_test(test_decode_score_batch),
         cmocka_unit_test(test_decode_score_encoded),
         cmocka_unit_test(test_decode_beam_example),
