@@ -69,6 +69,7 @@
 #include <cmocka.h>
 
 #include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,9 +81,11 @@
 #include "corpus.h"
 #include "fnv.h"
 #include "grammar.h"
+#include "model.h"
 #include "phrasebook.h"
 #include "status.h"
 #include "tokenizer.h"
+#include "translator.h"
 
 enum {
     MAX_WORD = 32,   /* bytes of one word, NUL included */
@@ -2517,6 +2520,294 @@ static void test_grammar_phrase_lines_of_the_generator(void **state)
     corpus_lexicon_free(lex);
 }
 
+/* ---------------------------------------------------------------------------------------
+ * The paradigm sweep: the shipped model on every form of every word.
+ *
+ * Each noun of the tables in the nominative ("This is the dog."), the accusative ("I see
+ * the dog.") and, where the grammar has one, the dative ("... with the dog", "I am in the
+ * garden."), singular and plural, without and with an adjective; each adjective in the
+ * three declensions (after the definite article, after a/my, with no article) and as a
+ * predicate; each verb in the five persons of the tables and the imperative. The German
+ * every cell must get is the one this file's checker builds from the parse (its own
+ * declension and conjugation tables), never the generator's. The lexicon supplies only
+ * plausibility: which adjective fits a noun, which verb takes it as an object, which nouns
+ * are places (docs/corpus.md's tags), so that a cell is a sentence the corpus could
+ * contain. A cell outside the grammar is a fault of this test and fails it.
+ * ------------------------------------------------------------------------------------- */
+
+#define SWEEP_MODEL "models/en-de.db"
+#define SWEEP_LEXICON "data/lexicon.tsv"
+/* The share of cells the model must translate exactly (docs/corpus.md's target). */
+#define SWEEP_EXACT_MIN 0.99
+
+enum { TAGS_LEN = 512 };
+
+/* The lexicon's tags of the tables' words, by table index. */
+typedef struct {
+    char noun_tags[GRAMMAR_N_NOUNS][TAGS_LEN], noun_place[GRAMMAR_N_NOUNS][64];
+    char adj_tags[GRAMMAR_N_ADJECTIVES][TAGS_LEN];
+    char verb_subj[GRAMMAR_N_VERBS][TAGS_LEN], verb_obj[GRAMMAR_N_VERBS][TAGS_LEN];
+    char person[TAGS_LEN];    /* what I, you, he, ... are ("class person": TAGS) */
+    char person_in[TAGS_LEN]; /* and where they can be (its IN) */
+} SweepTags;
+
+static void sweep_tags_read(SweepTags *t)
+{
+    memset(t, 0, sizeof *t);
+    FILE *fp = fopen(SWEEP_LEXICON, "r");
+    if (fp == NULL)
+        fail_msg("%s: %s (run the tests from the repository root)", SWEEP_LEXICON,
+                 strerror(errno));
+    char line[2048];
+    while (fgets(line, sizeof line, fp) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        char *f[16];
+        const int n = split_tabs(line, f, 16);
+        if (n >= 11 && streq(f[0], "noun")) {
+            for (int i = 0; i < GRAMMAR_N_NOUNS; i++)
+                if (streq(GRAMMAR_NOUNS[i].en_sg, f[1])) {
+                    snprintf(t->noun_tags[i], TAGS_LEN, "%s", f[8]);
+                    snprintf(t->noun_place[i], sizeof t->noun_place[i], "%s", f[10]);
+                }
+        } else if (n >= 5 && streq(f[0], "adj")) {
+            for (int i = 0; i < GRAMMAR_N_ADJECTIVES; i++)
+                if (streq(GRAMMAR_ADJECTIVES[i].en, f[1]))
+                    snprintf(t->adj_tags[i], TAGS_LEN, "%s", f[3]);
+        } else if (n >= 11 && streq(f[0], "verb")) {
+            for (int i = 0; i < GRAMMAR_N_VERBS; i++)
+                if (streq(GRAMMAR_VERBS[i].en, f[1])) {
+                    snprintf(t->verb_subj[i], TAGS_LEN, "%s", f[9]);
+                    snprintf(t->verb_obj[i], TAGS_LEN, "%s", f[10]);
+                }
+        } else if (n >= 4 && streq(f[0], "class") && streq(f[1], "person")) {
+            snprintf(t->person, TAGS_LEN, "%s", f[2]);
+            snprintf(t->person_in, TAGS_LEN, "%s", f[3]);
+        }
+    }
+    fclose(fp);
+    for (int i = 0; i < GRAMMAR_N_NOUNS; i++)
+        if (!t->noun_tags[i][0])
+            fail_msg("%s has no noun \"%s\"", SWEEP_LEXICON, GRAMMAR_NOUNS[i].en_sg);
+}
+
+/* Whether the comma-separated lists a and b share an entry ("any" in a: always). */
+static int tags_meet(const char *a, const char *b)
+{
+    char x[TAGS_LEN], y[TAGS_LEN];
+    snprintf(x, sizeof x, "%s", a);
+    for (char *s = NULL, *p = strtok_r(x, ",", &s); p != NULL; p = strtok_r(NULL, ",", &s)) {
+        if (streq(p, "any"))
+            return 1;
+        snprintf(y, sizeof y, "%s", b);
+        for (char *u = NULL, *q = strtok_r(y, ",", &u); q != NULL; q = strtok_r(NULL, ",", &u))
+            if (streq(p, q))
+                return 1;
+    }
+    return 0;
+}
+
+/* The first adjective that fits noun i other than `not`, or -1. */
+static int sweep_adj_for(const SweepTags *t, int noun, int not)
+{
+    for (int a = 0; a < GRAMMAR_N_ADJECTIVES; a++)
+        if (a != not && tags_meet(t->adj_tags[a], t->noun_tags[noun]))
+            return a;
+    return -1;
+}
+
+/* The first verb a person does to noun i (i as its object), or -1. */
+static int sweep_verb_for(const SweepTags *t, int noun)
+{
+    for (int v = 0; v < GRAMMAR_N_VERBS; v++)
+        if (tags_meet(t->verb_subj[v], t->person) && tags_meet(t->verb_obj[v], t->noun_tags[noun]))
+            return v;
+    return -1;
+}
+
+/* The first count noun of class thing, other than `not`, that verb v takes and adjective
+ * a (or -1: any) fits. */
+static int sweep_thing_for(const SweepTags *t, int v, int a, int not)
+{
+    for (int i = 0; i < GRAMMAR_N_NOUNS; i++)
+        if (i != not && GRAMMAR_NOUNS[i].en_pl != NULL &&
+            tags_meet("thing", t->noun_tags[i]) && tags_meet(t->verb_obj[v], t->noun_tags[i]) &&
+            (a < 0 || tags_meet(t->adj_tags[a], t->noun_tags[i])))
+            return i;
+    return -1;
+}
+
+typedef struct {
+    Translator tr;
+    const Tables *tb;
+    int cells, exact;
+} Sweep;
+
+/* "a" or "an" before word w (by its spelling, as the corpus writes it). */
+static const char *a_or_an(const char *w)
+{
+    return strchr("aeiou", w[0]) != NULL ? "an" : "a";
+}
+
+/* One cell: en (a sentence of the grammar) translated, its German checked. */
+static void sweep_cell(Sweep *sw, const char *what, const char *fmt, ...)
+{
+    char en[256], why[WHY_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(en, sizeof en, fmt, ap);
+    va_end(ap);
+    en[0] = (char)toupper((unsigned char)en[0]);
+    if (check_tokens(en, why) != 0)
+        fail_msg("the sweep's cell \"%s\" (%s) is outside the grammar: %s", en, what, why);
+    TranslatorResult r;
+    char err[256];
+    if (translator_run(&sw->tr, en, strlen(en), &r, err, sizeof err) != TT_OK)
+        fail_msg("translating \"%s\": %s", en, err);
+    Sentence s;
+    sw->cells++;
+    if (grammar_check_pair(sw->tb, en, r.text, &s, why) == 0)
+        sw->exact++;
+    else
+        print_message("paradigm cell %s: \"%s\" → \"%s\": %s\n", what, en, r.text, why);
+}
+
+static void sweep_nouns(Sweep *sw, const SweepTags *t)
+{
+    for (int i = 0; i < GRAMMAR_N_NOUNS; i++) {
+        const GrammarNoun *n = &GRAMMAR_NOUNS[i];
+        const int a = sweep_adj_for(t, i, -1), v = sweep_verb_for(t, i);
+        const char *A = a >= 0 ? GRAMMAR_ADJECTIVES[a].en : NULL;
+        char cell[64];
+        if (v < 0)
+            fail_msg("no verb of the lexicon takes \"%s\" as its object", n->en_sg);
+        const char *V = GRAMMAR_VERBS[v].en;
+        /* Nominative and accusative, singular and (count nouns) plural. */
+        for (int pl = 0; pl <= (n->en_pl != NULL); pl++) {
+            const char *N = pl ? n->en_pl : n->en_sg;
+            snprintf(cell, sizeof cell, "%s nom %s", n->en_sg, pl ? "pl" : "sg");
+            sweep_cell(sw, cell, "%s the %s.", pl ? "these are" : "this is", N);
+            snprintf(cell, sizeof cell, "%s acc %s", n->en_sg, pl ? "pl" : "sg");
+            sweep_cell(sw, cell, "I %s the %s.", V, N);
+            if (A != NULL) {
+                snprintf(cell, sizeof cell, "%s nom %s +%s", n->en_sg, pl ? "pl" : "sg", A);
+                sweep_cell(sw, cell, "%s the %s %s.", pl ? "these are" : "this is", A, N);
+                snprintf(cell, sizeof cell, "%s acc %s +%s", n->en_sg, pl ? "pl" : "sg", A);
+                sweep_cell(sw, cell, "I %s the %s %s.", V, A, N);
+            }
+        }
+        /* The dative: "with" a person or an animal, "in" a place a person can be in. */
+        const int with = tags_meet("person,animal", t->noun_tags[i]);
+        const int in = !with && tags_meet(t->noun_place[i], t->person_in);
+        if (!with && !in)
+            continue;
+        int o = -1, vo = -1;
+        for (int w = 0; with && o < 0 && w < GRAMMAR_N_VERBS; w++)
+            if (tags_meet(t->verb_subj[w], t->person) && (o = sweep_thing_for(t, w, -1, i)) >= 0)
+                vo = w;
+        if (with && o < 0)
+            fail_msg("no thing for a sentence with \"with the %s\"", n->en_sg);
+        for (int pl = 0; pl <= (n->en_pl != NULL); pl++)
+            for (int adj = 0; adj <= (A != NULL); adj++) {
+                const char *N = pl ? n->en_pl : n->en_sg;
+                snprintf(cell, sizeof cell, "%s dat %s%s%s", n->en_sg, pl ? "pl" : "sg",
+                         adj ? " +" : "", adj ? A : "");
+                if (with)
+                    sweep_cell(sw, cell, "I %s the %s with the %s%s%s.", GRAMMAR_VERBS[vo].en,
+                               GRAMMAR_NOUNS[o].en_sg, adj ? A : "", adj ? " " : "", N);
+                else
+                    sweep_cell(sw, cell, "I am in the %s%s%s.", adj ? A : "", adj ? " " : "",
+                               N);
+            }
+    }
+}
+
+static void sweep_adjectives(Sweep *sw, const SweepTags *t)
+{
+    for (int a = 0; a < GRAMMAR_N_ADJECTIVES; a++) {
+        const char *A = GRAMMAR_ADJECTIVES[a].en;
+        int v = -1, n = -1;
+        for (int w = 0; n < 0 && w < GRAMMAR_N_VERBS; w++)
+            if (tags_meet(t->verb_subj[w], t->person) && (n = sweep_thing_for(t, w, a, -1)) >= 0)
+                v = w;
+        if (n < 0) /* an adjective of people and animals: the noun is the predicate's */
+            for (int i = 0; n < 0 && i < GRAMMAR_N_NOUNS; i++)
+                if (GRAMMAR_NOUNS[i].en_pl != NULL && tags_meet(t->adj_tags[a], t->noun_tags[i]) &&
+                    (v = sweep_verb_for(t, i)) >= 0)
+                    n = i;
+        if (n < 0)
+            fail_msg("no noun for the adjective \"%s\"", A);
+        const GrammarNoun *N = &GRAMMAR_NOUNS[n];
+        const char *V = GRAMMAR_VERBS[v].en;
+        char cell[64];
+        snprintf(cell, sizeof cell, "%s weak", A);
+        sweep_cell(sw, cell, "I %s the %s %s.", V, A, N->en_sg);
+        snprintf(cell, sizeof cell, "%s mixed", A);
+        sweep_cell(sw, cell, "I %s %s %s %s.", V, a_or_an(A), A, N->en_sg);
+        snprintf(cell, sizeof cell, "%s mixed, my", A);
+        if (!N->nopossessive)
+            sweep_cell(sw, cell, "I %s my %s %s.", V, A, N->en_sg);
+        snprintf(cell, sizeof cell, "%s strong", A);
+        sweep_cell(sw, cell, "I %s %s %s.", V, A, N->en_pl);
+        snprintf(cell, sizeof cell, "%s predicate", A);
+        sweep_cell(sw, cell, "The %s is %s.", N->en_sg, A);
+    }
+}
+
+static void sweep_verbs(Sweep *sw, const SweepTags *t)
+{
+    static const char *const SUBJECTS[GRAMMAR_PERSONS] = {"I", "you", "he", "we", "they"};
+    for (int v = 0; v < GRAMMAR_N_VERBS; v++) {
+        const GrammarVerb *V = &GRAMMAR_VERBS[v];
+        const int o = sweep_thing_for(t, v, -1, -1);
+        if (o < 0)
+            fail_msg("no thing for the verb \"%s\"", V->en);
+        const char *O = GRAMMAR_NOUNS[o].en_sg;
+        char cell[64];
+        for (int p = 0; p < GRAMMAR_PERSONS; p++) {
+            snprintf(cell, sizeof cell, "%s %s", V->en, SUBJECTS[p]);
+            sweep_cell(sw, cell, "%s %s the %s.", SUBJECTS[p], p == 2 ? V->en_3sg : V->en, O);
+        }
+        if (V->imperative != NULL) {
+            snprintf(cell, sizeof cell, "%s imperative", V->en);
+            sweep_cell(sw, cell, "%s the %s!", V->en, O);
+        }
+    }
+}
+
+static void test_grammar_paradigm_sweep(void **state)
+{
+    Sweep sw = {.tb = *state};
+    SweepTags *t = malloc(sizeof *t);
+    assert_non_null(t);
+    sweep_tags_read(t);
+    Model m;
+    char err[512];
+    if (model_load_file(&m, SWEEP_MODEL, err, sizeof err) != TT_OK)
+        fail_msg("%s", err);
+    TranslatorOptions o = translator_options_default();
+    if (translator_init(&sw.tr, &m, &o, err, sizeof err) != TT_OK)
+        fail_msg("translator_init: %s", err);
+    sweep_nouns(&sw, t);
+    const int noun_cells = sw.cells;
+    sweep_adjectives(&sw, t);
+    const int adj_cells = sw.cells - noun_cells;
+    sweep_verbs(&sw, t);
+    const int verb_cells = sw.cells - noun_cells - adj_cells;
+    print_message("paradigm sweep: %d of %d cells exact (%d noun, %d adjective, %d verb "
+                  "cells)\n", sw.exact, sw.cells, noun_cells, adj_cells, verb_cells);
+    /* Every word had its cells: four a noun at least (nominative and accusative), four an
+     * adjective, five a verb. */
+    assert_true(noun_cells >= 4 * GRAMMAR_N_NOUNS);
+    assert_true(adj_cells >= 4 * GRAMMAR_N_ADJECTIVES);
+    assert_true(verb_cells >= GRAMMAR_PERSONS * GRAMMAR_N_VERBS);
+    translator_free(&sw.tr);
+    model_free(&m);
+    free(t);
+    if (sw.exact < SWEEP_EXACT_MIN * sw.cells)
+        fail_msg("%d of %d cells exact: below %.0f %%", sw.exact, sw.cells,
+                 100 * SWEEP_EXACT_MIN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2538,6 +2829,7 @@ int main(void)
         cmocka_unit_test(test_grammar_check_with_accepts_every_phrase),
         cmocka_unit_test(test_grammar_check_with_refuses_near_misses),
         cmocka_unit_test(test_grammar_phrase_lines_of_the_generator),
+        cmocka_unit_test(test_grammar_paradigm_sweep),
     };
     return cmocka_run_group_tests(tests, tables_setup, tables_teardown);
 }
