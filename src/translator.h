@@ -238,11 +238,15 @@ typedef struct {
 } Translator;
 
 /* translator_decode_ahead takes up to this many batches of texts at once, sorted by
- * source length before they are cut into batches (less padding). A batch's encoder pass
- * pads every sentence to the longest; on data/test.tsv in batches of 16 that is 30 % more
+ * source length before they are cut into batches (less padding). A batch no larger than
+ * the encoder's chunk (transformer.h) is padded to its longest sentence; larger ones are
+ * cut into chunks of one length, which sorting makes long. On data/test.tsv in batches of
+ * 16 the padding is 30 % more
  * source positions than the sentences have in blocks of 4 batches, 16 % in blocks of 8,
  * 9 % in blocks of 16. Measured, the whole file at batch 16 (farm-bench medians of 10):
- * 8 against 4, 0.496 against 0.514 s and 30 against 27 MiB; 16 no faster than 8. */
+ * 8 against 4, 0.496 against 0.514 s and 30 against 27 MiB; 16 no faster than 8. At
+ * batch 64, with chunks cut where the length changes, blocks of 2, 4 and 8 batches took
+ * the same time (farm-bench, 15 runs: within 1 %) at 33, 38 and 46 MiB. */
 #define TRANSLATOR_AHEAD_BLOCK 8
 /* The commands' default --batch (measured: bench/results.md, the files table). With the
  * encoder taking a batch in chunks (ENCODER_CHUNK_POSITIONS), a larger batch mostly

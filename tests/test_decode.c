@@ -296,24 +296,29 @@ static void test_decode_beam_batch_equals_alone(void **state)
 
 /* A batch larger than the encoder's chunk (ENCODER_CHUNK_POSITIONS / 24 = 42 sentences
  * for the tiny model) runs in chunks, cut where the length changes: sorted by length (runs
- * of one length, some longer than a chunk) and unsorted (a chunk a sentence). Each
+ * of one length, one longer than a chunk) and unsorted (a chunk a sentence). Each
  * sentence's record, the encoder's attention weights included, has the bits it gets
- * alone. */
+ * alone. The model is the tiny one without its favourite, so that outputs and
+ * log-probabilities differ from sentence to sentence and depend on the memory's values;
+ * the sources differ too (the bits of i). */
 static void test_decode_chunked_batch_equals_alone(void **state)
 {
     (void)state;
     Model m;
     build_tiny(&m, 5);
+    for (int i = 0; i < m.n_specs; i++)
+        if (strcmp(m.specs[i].name, "generator.bias") == 0)
+            m.params[m.specs[i].offset + 5] = 0.0f;
     enum { N_SENT = 100 };
     int ids[N_SENT][TINY_MAX_LEN], S[2][N_SENT];
     const int *src[2][N_SENT];
     Translation t[N_SENT], alone;
     Translation *out[N_SENT];
     for (int i = 0; i < N_SENT; i++) {
-        S[0][i] = i < 50 ? 3 : i < 53 ? 4 : i < 90 ? 6 : 9; /* sorted, in runs */
-        S[1][i] = 1 + (i * 7) % 11;                         /* unsorted */
+        S[0][i] = i < 5 ? 3 : i < 50 ? 8 : i < 53 ? 9 : i < 90 ? 10 : 12; /* sorted */
+        S[1][i] = 1 + (i * 7) % 11;                                       /* unsorted */
         for (int j = 0; j < TINY_MAX_LEN; j++)
-            ids[i][j] = 4 + (i + j * j) % 2;
+            ids[i][j] = 4 + ((i >> (j % 7)) & 1);
         src[0][i] = src[1][i] = ids[i];
         out[i] = &t[i];
         assert_int_equal(translation_init(&t[i], &m, 0), TT_OK);
@@ -329,7 +334,10 @@ static void test_decode_chunked_batch_equals_alone(void **state)
         for (int i = 0; i < N_SENT; i++)
             ids[i][S[k][i] - 1] = VOCAB_EOS;
         assert_int_equal(decode_batch(&batch, out, src[k], S[k], N_SENT, &o), TT_OK);
+        assert_int_equal(batch.enc.chunk, 42); /* the batch did run in chunks */
+        int differ = 0;
         for (int i = 0; i < N_SENT; i++) {
+            differ += i > 0 && !translation_is(&t[i], t[0].ids, t[0].n);
             assert_int_equal(decode_run(&one, &alone, src[k][i], S[k][i], &o), TT_OK);
             assert_int_equal(t[i].S, S[k][i]);
             assert_int_equal(t[i].n, alone.n);
@@ -343,8 +351,9 @@ static void test_decode_chunked_batch_equals_alone(void **state)
                                         translation_cross(&alone, step, 0, h),
                                         sizeof(float) * (size_t)S[k][i]);
         }
+        assert_true(differ > 0);
         for (int i = 0; i < N_SENT; i++)
-            ids[i][S[k][i] - 1] = 4;
+            ids[i][S[k][i] - 1] = 4 + ((i >> ((S[k][i] - 1) % 7)) & 1);
     }
     decoder_free(&one);
     decoder_free(&batch);
