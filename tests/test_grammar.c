@@ -2559,9 +2559,11 @@ static void sweep_tags_read(SweepTags *t)
 {
     memset(t, 0, sizeof *t);
     FILE *fp = fopen(SWEEP_LEXICON, "r");
-    if (fp == NULL)
-        fail_msg("%s: %s (run the tests from the repository root)", SWEEP_LEXICON,
+    if (fp == NULL) {
+        fail_msg("%s: %s — run the test from the repository root", SWEEP_LEXICON,
                  strerror(errno));
+        return; /* not reached: fail_msg ends the test */
+    }
     char line[2048];
     while (fgets(line, sizeof line, fp) != NULL) {
         line[strcspn(line, "\n")] = '\0';
@@ -2702,7 +2704,8 @@ static void sweep_nouns(Sweep *sw, const SweepTags *t)
             fail_msg("no verb of the lexicon takes \"%s\" as its object", n->en_sg);
         const char *V = GRAMMAR_VERBS[v].en;
         /* Nominative and accusative, singular and (count nouns) plural. */
-        for (int pl = 0; pl <= (n->en_pl != NULL); pl++) {
+        const int numbers = n->en_pl != NULL ? 2 : 1, adjectives = A != NULL ? 2 : 1;
+        for (int pl = 0; pl < numbers; pl++) {
             const char *N = pl ? n->en_pl : n->en_sg;
             snprintf(cell, sizeof cell, "%s nom %s", n->en_sg, pl ? "pl" : "sg");
             sweep_cell(sw, cell, "%s the %s.", pl ? "these are" : "this is", N);
@@ -2728,8 +2731,8 @@ static void sweep_nouns(Sweep *sw, const SweepTags *t)
                 vo = w;
         if (with && o < 0)
             fail_msg("no thing for a sentence with \"with the %s\"", n->en_sg);
-        for (int pl = 0; pl <= (n->en_pl != NULL); pl++)
-            for (int adj = 0; adj <= (A != NULL); adj++) {
+        for (int pl = 0; pl < numbers; pl++)
+            for (int adj = 0; adj < adjectives; adj++) {
                 const char *N = pl ? n->en_pl : n->en_sg;
                 snprintf(cell, sizeof cell, "%s dat %s%s%s", n->en_sg, pl ? "pl" : "sg",
                          adj ? " +" : "", adj ? A : "");
