@@ -18,6 +18,7 @@
 #include "model.h"
 #include "rng.h"
 #include "status.h"
+#include "testutil.h"
 #include "translator.h"
 
 #include <errno.h>
@@ -55,9 +56,7 @@ static void build_tiny(Model *m, int favourite)
     Rng rng;
     rng_seed(&rng, 11);
     model_randomize(m, &rng);
-    for (int i = 0; i < m->n_specs; i++)
-        if (strcmp(m->specs[i].name, "generator.bias") == 0)
-            m->params[m->specs[i].offset + (size_t)favourite] = 100.0f;
+    testutil_tensor(m, "generator.bias")[favourite] = 100.0f;
 }
 
 /* A model that would end every output at once: greedy says </s> at step 0 (unchanged),
@@ -113,9 +112,7 @@ static void test_decode_score_batch(void **state)
     (void)state;
     Model m;
     build_tiny(&m, 5); /* the favourite plays no part: every token is forced */
-    for (int i = 0; i < m.n_specs; i++)
-        if (strcmp(m.specs[i].name, "generator.bias") == 0)
-            m.params[m.specs[i].offset + 5] = 0.5f;
+    testutil_tensor(&m, "generator.bias")[5] = 0.5f;
     Decoder dec;
     Translation t;
     assert_int_equal(decoder_init(&dec, &m, 1), TT_OK);
@@ -223,11 +220,7 @@ static void test_decode_beam_batch_equals_alone(void **state)
     (void)state;
     Model m;
     build_tiny(&m, 5);
-    float *favour = NULL;
-    for (int i = 0; i < m.n_specs; i++)
-        if (strcmp(m.specs[i].name, "generator.bias") == 0)
-            favour = &m.params[m.specs[i].offset + 5];
-    assert_non_null(favour);
+    float *favour = testutil_tensor(&m, "generator.bias") + 5;
     enum { N_SENT = 9 };
     static const int SRC[N_SENT][TINY_MAX_LEN] = {
         {4, VOCAB_EOS},          {5, 4, 5, VOCAB_EOS},       {4, 4, 5, 5, 4, VOCAB_EOS},
@@ -306,9 +299,7 @@ static void test_decode_chunked_batch_equals_alone(void **state)
     (void)state;
     Model m;
     build_tiny(&m, 5);
-    for (int i = 0; i < m.n_specs; i++)
-        if (strcmp(m.specs[i].name, "generator.bias") == 0)
-            m.params[m.specs[i].offset + 5] = 0.0f;
+    testutil_tensor(&m, "generator.bias")[5] = 0.0f;
     enum { N_SENT = 100 };
     int ids[N_SENT][TINY_MAX_LEN], S[2][N_SENT];
     const int *src[2][N_SENT];

@@ -782,9 +782,7 @@ static void test_faults_alloc_translate(void **state)
     (void)state;
     Model m;
     build_model(&m, 11);
-    for (int i = 0; i < m.n_specs; i++)
-        if (strcmp(m.specs[i].name, "generator.bias") == 0)
-            m.params[m.specs[i].offset + VOCAB_UNK] = 100.0f;
+    testutil_tensor(&m, "generator.bias")[VOCAB_UNK] = 100.0f;
     TransCtx c = {.m = &m,
                   .o = {.decode = {.beam = 2}, .alternatives = 2, .prefix = "Der"},
                   .sentences = {"The old Zorblax sees the dog", "Anna is big."}};

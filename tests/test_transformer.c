@@ -305,12 +305,7 @@ static void test_transformer_unk_most_attended(void **state)
     Translation t;
     load(&m, &REFS[0]);
     /* Make <unk> win every step: a large generator bias. */
-    const ParamSpec *gb = NULL;
-    for (int i = 0; i < m.n_specs; i++)
-        if (strcmp(m.specs[i].name, "generator.bias") == 0)
-            gb = &m.specs[i];
-    assert_non_null(gb);
-    m.params[gb->offset + VOCAB_UNK] = 100.0f;
+    testutil_tensor(&m, "generator.bias")[VOCAB_UNK] = 100.0f;
     assert_int_equal(decoder_init(&dec, &m, 1), TT_OK);
     assert_int_equal(translation_init(&t, &m, 0), TT_OK);
     const DecodeCase *dc = &REFS[0].cases[0];

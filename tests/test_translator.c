@@ -20,6 +20,7 @@
 #include "readback.h"
 #include "rng.h"
 #include "status.h"
+#include "testutil.h"
 #include "translator.h"
 
 #include <math.h>
@@ -50,9 +51,7 @@ static void build_model(Model *m, int favourite)
     Rng rng;
     rng_seed(&rng, 7);
     model_randomize(m, &rng);
-    for (int i = 0; i < m->n_specs; i++)
-        if (strcmp(m->specs[i].name, "generator.bias") == 0)
-            m->params[m->specs[i].offset + (size_t)favourite] = 100.0f;
+    testutil_tensor(m, "generator.bias")[favourite] = 100.0f;
 }
 
 /* Sets every weight of the tensor called name to x. */

@@ -8,6 +8,12 @@
 #ifndef TOYTRANS_TESTUTIL_H
 #define TOYTRANS_TESTUTIL_H
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
 #include <dirent.h>
 #include <math.h>
 #include <stddef.h>
@@ -15,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "model.h"
 
 /* Eight pairs of the corpus's language, source TAB target: a training run small enough
  * for a unit test (test_faults, test_train). */
@@ -110,6 +118,18 @@ static inline int testutil_dir_teardown(void **state)
     int rc = testutil_remove_dir(f->dir);
     free(f);
     return rc == 0 ? 0 : -1;
+}
+
+/* The weights of m's tensor called name ("generator.bias"), where a test sets some; fails
+ * the test when m has no such tensor. */
+static inline float *testutil_tensor(Model *m, const char *name)
+{
+    for (int i = 0; i < m->n_specs; i++)
+        if (strcmp(m->specs[i].name, name) == 0)
+            return m->params + m->specs[i].offset;
+    print_error("no tensor %s\n", name);
+    fail();
+    return NULL; /* not reached */
 }
 
 /* Fails the test unless rc is TT_OK, printing rc and the message err the call wrote. */
