@@ -2614,11 +2614,11 @@ static int tags_meet(const char *a, const char *b)
     return 0;
 }
 
-/* The first adjective that fits noun i other than `not`, or -1. */
-static int sweep_adj_for(const SweepTags *t, int noun, int not)
+/* The first adjective that fits noun i, or -1. */
+static int sweep_adj_for(const SweepTags *t, int noun)
 {
     for (int a = 0; a < GRAMMAR_N_ADJECTIVES; a++)
-        if (a != not && tags_meet(t->adj_tags[a], t->noun_tags[noun]))
+        if (tags_meet(t->adj_tags[a], t->noun_tags[noun]))
             return a;
     return -1;
 }
@@ -2641,6 +2641,20 @@ static int sweep_thing_for(const SweepTags *t, int v, int a, int not)
             tags_meet("thing", t->noun_tags[i]) && tags_meet(t->verb_obj[v], t->noun_tags[i]) &&
             (a < 0 || tags_meet(t->adj_tags[a], t->noun_tags[i])))
             return i;
+    return -1;
+}
+
+/* The first thing a person can do something to with the first verb that takes it
+ * (sweep_thing_for's a and not), that verb in *verb; -1 when there is none. */
+static int sweep_person_thing(const SweepTags *t, int a, int not, int *verb)
+{
+    for (int v = 0; v < GRAMMAR_N_VERBS; v++) {
+        const int o = tags_meet(t->verb_subj[v], t->person) ? sweep_thing_for(t, v, a, not) : -1;
+        if (o >= 0) {
+            *verb = v;
+            return o;
+        }
+    }
     return -1;
 }
 
@@ -2697,7 +2711,7 @@ static void sweep_nouns(Sweep *sw, const SweepTags *t)
 {
     for (int i = 0; i < GRAMMAR_N_NOUNS; i++) {
         const GrammarNoun *n = &GRAMMAR_NOUNS[i];
-        const int a = sweep_adj_for(t, i, -1), v = sweep_verb_for(t, i);
+        const int a = sweep_adj_for(t, i), v = sweep_verb_for(t, i);
         const char *A = a >= 0 ? GRAMMAR_ADJECTIVES[a].en : NULL;
         char cell[64];
         if (v < 0)
@@ -2725,10 +2739,8 @@ static void sweep_nouns(Sweep *sw, const SweepTags *t)
             sweep_word_done(sw, n->en_sg, n->en_pl != NULL ? 4 : 2);
             continue;
         }
-        int o = -1, vo = -1;
-        for (int w = 0; with && o < 0 && w < GRAMMAR_N_VERBS; w++)
-            if (tags_meet(t->verb_subj[w], t->person) && (o = sweep_thing_for(t, w, -1, i)) >= 0)
-                vo = w;
+        int vo = -1;
+        const int o = with ? sweep_person_thing(t, -1, i, &vo) : -1;
         if (with && o < 0)
             fail_msg("no thing for a sentence with \"with the %s\"", n->en_sg);
         for (int pl = 0; pl < numbers; pl++)
@@ -2751,10 +2763,7 @@ static void sweep_adjectives(Sweep *sw, const SweepTags *t)
 {
     for (int a = 0; a < GRAMMAR_N_ADJECTIVES; a++) {
         const char *A = GRAMMAR_ADJECTIVES[a].en;
-        int v = -1, n = -1;
-        for (int w = 0; n < 0 && w < GRAMMAR_N_VERBS; w++)
-            if (tags_meet(t->verb_subj[w], t->person) && (n = sweep_thing_for(t, w, a, -1)) >= 0)
-                v = w;
+        int v = -1, n = sweep_person_thing(t, a, -1, &v);
         if (n < 0) /* an adjective of people and animals: the noun is the predicate's */
             for (int i = 0; n < 0 && i < GRAMMAR_N_NOUNS; i++)
                 if (GRAMMAR_NOUNS[i].en_pl != NULL && tags_meet(t->adj_tags[a], t->noun_tags[i]) &&
@@ -2782,15 +2791,13 @@ static void sweep_adjectives(Sweep *sw, const SweepTags *t)
         snprintf(cell, sizeof cell, "%s nom strong", A);
         sweep_cell(sw, cell, "These are %s %s.", A, N->en_pl);
         /* The dative, after "with", when the adjective fits a person or an animal. */
-        int p = -1, w = -1, o = -1;
+        int p = -1, w = -1;
         for (int i = 0; p < 0 && i < GRAMMAR_N_NOUNS; i++)
             if (GRAMMAR_NOUNS[i].en_pl != NULL && !GRAMMAR_NOUNS[i].nopossessive &&
                 tags_meet("person,animal", t->noun_tags[i]) &&
                 tags_meet(t->adj_tags[a], t->noun_tags[i]))
                 p = i;
-        for (int x = 0; p >= 0 && o < 0 && x < GRAMMAR_N_VERBS; x++)
-            if (tags_meet(t->verb_subj[x], t->person) && (o = sweep_thing_for(t, x, -1, p)) >= 0)
-                w = x;
+        const int o = p >= 0 ? sweep_person_thing(t, -1, p, &w) : -1;
         if (o >= 0) {
             snprintf(cell, sizeof cell, "%s dat mixed", A);
             sweep_cell(sw, cell, "I %s the %s with my %s %s.", GRAMMAR_VERBS[w].en,
