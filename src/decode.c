@@ -10,35 +10,54 @@
 #include "decode.h"
 
 #include "status.h"
+#include "kernel.h"
 
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The log of the softmax's denominator, log Σ exp(logits[v]) (V), as the maximum plus
+ * the log of the terms shifted by it; *argmax gets the first index of the maximum. */
+static double log_normaliser(const float *logits, int V, int *argmax)
+{
+    float max = logits[0];
+    int best = 0;
+    for (int v = 1; v < V; v++)
+        if (logits[v] > max) {
+            max = logits[v];
+            best = v;
+        }
+    *argmax = best;
+    const double sum = kernel_exp_sum_f64(logits, max, V);
+    /* cppcheck-suppress invalidFunctionArg ; sum >= 1: the maximum's term is exp(0) */
+    return (double)max + log(sum);
+}
+
 void decode_log_softmax(double *out, const float *logits, int V)
 {
-    double max = logits[0];
-    for (int v = 1; v < V; v++)
-        if (logits[v] > max)
-            max = logits[v];
-    double sum = 0.0;
-    for (int v = 0; v < V; v++)
-        sum += exp((double)logits[v] - max);
-    /* cppcheck-suppress invalidFunctionArg ; sum >= 1: the maximum's term is exp(0) */
-    const double lse = max + log(sum);
+    int argmax;
+    const double lse = log_normaliser(logits, V, &argmax);
     for (int v = 0; v < V; v++)
         out[v] = (double)logits[v] - lse;
 }
 
-/* decode_log_softmax of a step's logits, refusing a non-finite one: weights that are
- * finite but huge (3e38) overflow to Inf and NaN inside the forward pass, and an
- * arg-max over NaN would pick <pad> with a NaN log-probability. */
+/* Refuses a step's non-finite logit: weights that are finite but huge (3e38) overflow to
+ * Inf and NaN inside the forward pass, and an arg-max over NaN would pick <pad> with a
+ * NaN log-probability. */
+static int logits_check(const float *logits, int V)
+{
+    int finite = 1;
+    for (int v = 0; v < V; v++)
+        finite &= isfinite(logits[v]) != 0;
+    return finite ? TT_OK : TT_EMODEL;
+}
+
+/* decode_log_softmax of a step's logits, refusing a non-finite one (logits_check). */
 static int log_softmax_checked(double *out, const float *logits, int V)
 {
-    for (int v = 0; v < V; v++)
-        if (!isfinite(logits[v]))
-            return TT_EMODEL;
+    if (logits_check(logits, V) != TT_OK)
+        return TT_EMODEL;
     decode_log_softmax(out, logits, V);
     return TT_OK;
 }
@@ -398,13 +417,16 @@ static int decoder_reserve_batch(Decoder *d, int n, int B, int group, int S, int
  * The recorded pass
  */
 
-/* Step i's row b of the decoder state into out: the token chosen, its log-probability,
- * the attention weights and the alternatives. */
-static void record_step(Decoder *d, Translation *out, int b, int i, int chosen, const double *lp)
+/* Step i's row b of the decoder state into out: the token chosen, its log-probability
+ * lp_chosen, the attention weights and the alternatives; lp (V) is scratch for the
+ * alternatives, which need the whole log-softmax: the logits less lse, their
+ * log_normaliser. */
+static void record_step(Decoder *d, Translation *out, int b, int i, int chosen,
+                        double lp_chosen, const float *logits, double lse, double *lp)
 {
     const int L = out->L, H = out->H;
     out->ids[i] = chosen;
-    out->logprob[i] = (float)lp[chosen];
+    out->logprob[i] = (float)lp_chosen;
     for (int l = 0; l < L; l++)
         for (int h = 0; h < H; h++) {
             memcpy(record_cross(out, i, l, h), decoder_state_cross(&d->state, l, b, h),
@@ -413,8 +435,11 @@ static void record_step(Decoder *d, Translation *out, int b, int i, int chosen, 
                    sizeof(float) * (size_t)(i + 1));
         }
     if (out->alt_k) {
+        const int V = d->model->tgt_vocab.size;
+        for (int v = 0; v < V; v++)
+            lp[v] = (double)logits[v] - lse;
         int *alt = out->alt_ids + (size_t)i * out->alt_k;
-        top_k(alt, out->alt_k, lp, d->model->tgt_vocab.size, d->taken);
+        top_k(alt, out->alt_k, lp, V, d->taken);
         for (int j = 0; j < out->alt_k; j++)
             out->alt_prob[(size_t)i * out->alt_k + j] = (float)exp(lp[alt[j]]);
     }
@@ -464,25 +489,28 @@ static int decode_record(Decoder *d, const RecordJob *jobs, int n, int greedy)
         for (int b = 0; b < live; b++) {
             const int s = d->live[b];
             const RecordJob *j = &jobs[s];
-            double *lp = d->lp + (size_t)b * V;
             const float *logits = decoder_state_logits(&d->state, b);
-            if ((rc = log_softmax_checked(lp, logits, V)) != TT_OK)
+            if ((rc = logits_check(logits, V)) != TT_OK)
                 return rc;
             int chosen;
+            const double lse = log_normaliser(logits, V, &chosen);
             if (t < j->n_forced) {
                 chosen = j->forced[t];
-            } else {
+            } else if (!may_choose(d, chosen)) {
+                /* The first maximum is one a word-only decoder may not choose: the first
+                 * maximum of the rest. */
                 chosen = -1;
                 for (int v = 0; v < V; v++)
                     if (may_choose(d, v) && (chosen < 0 || logits[v] > logits[chosen]))
                         chosen = v;
             }
+            const double lp = (double)logits[chosen] - lse;
             if (j->out) {
-                record_step(d, j->out, b, t, chosen, lp);
-                d->sum[s] += lp[chosen];
+                record_step(d, j->out, b, t, chosen, lp, logits, lse, d->lp + (size_t)b * V);
+                d->sum[s] += lp;
                 j->out->n++; /* t + 1: a job is live from step 0 until it is done */
             } else {
-                d->sum[s] += (double)(float)lp[chosen];
+                d->sum[s] += (double)(float)lp;
             }
             const int done = (chosen == VOCAB_EOS && t >= j->n_prefix) || t + 1 >= j->limit ||
                              (!greedy && t + 1 >= j->n_forced);

@@ -991,3 +991,111 @@ void kernel_dots(float *out, const float *a, const float *b, int ldb, int n, int
         }
     }
 }
+
+/* ---------------------------------------------------------------------------------------
+ * The exponential of a log-softmax's normaliser
+ *
+ * exp(d) for d <= 0 as a table and a short polynomial, which vectorise where libm's
+ * exp is a call per value: d = (k/64)·ln 2 + r with k an integer and |r| <= ln 2 / 128,
+ * so exp(d) = 2^(k div 64) · 2^((k mod 64)/64) · exp(r). The second factor comes from
+ * the table, the first goes straight into the exponent bits, and exp(r) - 1 is its
+ * Taylor series to r⁵ (the next term is below 4e-17, a third of a unit in the last
+ * place). Below EXP_SUM_FAST_MIN the result would be subnormal, where exponent bits
+ * cannot carry the scale: those few values take libm's exp.
+ */
+
+/* 2^(j/64) for j = 0..63, rounded to the nearest double. Computed independently of this
+ * file with Python's decimal module at 50 digits:
+ *   from decimal import Decimal, getcontext; getcontext().prec = 50
+ *   [float((Decimal(j) / 64 * Decimal(2).ln()).exp()).hex() for j in range(64)] */
+static const double EXP2_64THS[64] = {
+    0x1.0000000000000p+0, 0x1.02c9a3e778061p+0, 0x1.059b0d3158574p+0, 0x1.0874518759bc8p+0,
+    0x1.0b5586cf9890fp+0, 0x1.0e3ec32d3d1a2p+0, 0x1.11301d0125b51p+0, 0x1.1429aaea92de0p+0,
+    0x1.172b83c7d517bp+0, 0x1.1a35beb6fcb75p+0, 0x1.1d4873168b9aap+0, 0x1.2063b88628cd6p+0,
+    0x1.2387a6e756238p+0, 0x1.26b4565e27cddp+0, 0x1.29e9df51fdee1p+0, 0x1.2d285a6e4030bp+0,
+    0x1.306fe0a31b715p+0, 0x1.33c08b26416ffp+0, 0x1.371a7373aa9cbp+0, 0x1.3a7db34e59ff7p+0,
+    0x1.3dea64c123422p+0, 0x1.4160a21f72e2ap+0, 0x1.44e086061892dp+0, 0x1.486a2b5c13cd0p+0,
+    0x1.4bfdad5362a27p+0, 0x1.4f9b2769d2ca7p+0, 0x1.5342b569d4f82p+0, 0x1.56f4736b527dap+0,
+    0x1.5ab07dd485429p+0, 0x1.5e76f15ad2148p+0, 0x1.6247eb03a5585p+0, 0x1.6623882552225p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.6dfb23c651a2fp+0, 0x1.71f75e8ec5f74p+0, 0x1.75feb564267c9p+0,
+    0x1.7a11473eb0187p+0, 0x1.7e2f336cf4e62p+0, 0x1.82589994cce13p+0, 0x1.868d99b4492edp+0,
+    0x1.8ace5422aa0dbp+0, 0x1.8f1ae99157736p+0, 0x1.93737b0cdc5e5p+0, 0x1.97d829fde4e50p+0,
+    0x1.9c49182a3f090p+0, 0x1.a0c667b5de565p+0, 0x1.a5503b23e255dp+0, 0x1.a9e6b5579fdbfp+0,
+    0x1.ae89f995ad3adp+0, 0x1.b33a2b84f15fbp+0, 0x1.b7f76f2fb5e47p+0, 0x1.bcc1e904bc1d2p+0,
+    0x1.c199bdd85529cp+0, 0x1.c67f12e57d14bp+0, 0x1.cb720dcef9069p+0, 0x1.d072d4a07897cp+0,
+    0x1.d5818dcfba487p+0, 0x1.da9e603db3285p+0, 0x1.dfc97337b9b5fp+0, 0x1.e502ee78b3ff6p+0,
+    0x1.ea4afa2a490dap+0, 0x1.efa1bee615a27p+0, 0x1.f50765b6e4540p+0, 0x1.fa7c1819e90d8p+0,
+};
+
+/* Below this, exp(d) is subnormal or zero (2^-1022 is exp(-708.396...)). */
+#define EXP_SUM_FAST_MIN (-708.0)
+
+typedef double vdouble8 __attribute__((vector_size(8 * sizeof(double))));
+typedef int64_t vint64x8 __attribute__((vector_size(8 * sizeof(int64_t))));
+typedef uint64_t vuint64x8 __attribute__((vector_size(8 * sizeof(uint64_t))));
+
+/* exp(d) for eight values EXP_SUM_FAST_MIN <= d <= 0, as the section above explains. */
+static inline __attribute__((always_inline)) void exp_nonpositive(vdouble8 *out,
+                                                                  const vdouble8 *in)
+{
+    const vdouble8 d = *in;
+    const double inv_ln2_64 = 0x1.71547652b82fep+6; /* 64 / ln 2 */
+    /* ln 2 / 64 in two parts: hi has 29 significant bits, so k · hi is exact for every
+     * |k| < 2^24; lo is the rest (from the same decimal computation). */
+    const double ln2_64_hi = 0x1.62e42fep-7, ln2_64_lo = 0x1.f473de6af278fp-36;
+    /* Adding 1.5 · 2^52 rounds to an integer k held in the low bits of the sum: the
+     * sum's bits less the shift's are k as a two's complement. */
+    const double round_shift = 0x1.8p52;
+    const int64_t round_shift_bits = 0x4338000000000000LL;
+    const vdouble8 z = d * inv_ln2_64 + round_shift;
+    const vdouble8 k = z - round_shift;
+    const vint64x8 ki = (vint64x8)z - round_shift_bits;
+    const vdouble8 r = (d - k * ln2_64_hi) - k * ln2_64_lo;
+    const vdouble8 p = r + r * r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0))));
+    /* The low 6 bits of k pick the table entry; the rest, added to the exponent field,
+     * scale it (in unsigned arithmetic, which wraps as the two's complement needs). */
+    vdouble8 t;
+    for (int l = 0; l < 8; l++)
+        t[l] = EXP2_64THS[ki[l] & 63];
+    const vdouble8 scale = (vdouble8)((vuint64x8)t + (((vuint64x8)ki >> 6) << 52));
+    *out = scale + scale * p;
+}
+
+/* Adds to *acc the exponentials of x[0..8) - shift. */
+static inline __attribute__((always_inline)) void exp_sum8(vdouble8 *acc, const float *x,
+                                                           double shift)
+{
+    vfloat8 xf;
+    memcpy(&xf, x, sizeof xf);
+    const vdouble8 d = __builtin_convertvector(xf, vdouble8) - shift;
+    vdouble8 e;
+    exp_nonpositive(&e, &d);
+    /* The rare value far below the maximum (a weight of less than 1e-307) is redone. */
+    const vint64x8 low = d < EXP_SUM_FAST_MIN;
+    int any = 0;
+    for (int l = 0; l < 8; l++)
+        any |= (int)low[l];
+    for (int l = 0; any && l < 8; l++)
+        if (low[l])
+            e[l] = exp(d[l]);
+    *acc += e;
+}
+
+KERNEL_CLONES
+double kernel_exp_sum_f64(const float *x, double shift, int n)
+{
+    assert(x && n >= 0);
+    /* Eight running sums, lane l taking the values at l mod 8, then added pairwise; the
+     * last few values are padded with ones whose exponential is exactly 0. */
+    vdouble8 acc = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        exp_sum8(&acc, x + i, shift);
+    if (i < n) {
+        float rest[8];
+        for (int l = 0; l < 8; l++)
+            rest[l] = i + l < n ? x[i + l] : -INFINITY;
+        exp_sum8(&acc, rest, shift);
+    }
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
