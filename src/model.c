@@ -380,8 +380,9 @@ static uint64_t read_checksum_key(Store *s, const char *key)
 }
 
 /* Loads the weights of a model whose header h was read from s; h's vocabularies move
- * into m. */
-static int load_weights(Model *m, ModelHeader *h, Store *s, char *err, size_t errlen)
+ * into m. With checksum, verifies the content checksum last. */
+static int load_weights(Model *m, ModelHeader *h, Store *s, int checksum, char *err,
+                        size_t errlen)
 {
     int rc = check_fits(s, h, err, errlen);
     if (rc == TT_OK)
@@ -398,7 +399,7 @@ static int load_weights(Model *m, ModelHeader *h, Store *s, char *err, size_t er
         }
     }
     /* Last, so that a file broken in a way the checks above name gets that message. */
-    if (rc == TT_OK)
+    if (rc == TT_OK && checksum)
         rc = store_verify_checksum(s, err, errlen);
     if (rc == TT_OK) {
         m->lexicon_fnv1a64 = read_checksum_key(s, MODEL_LEXICON_KEY);
@@ -415,7 +416,7 @@ int model_load(Model *m, Store *s, char *err, size_t errlen)
     ModelHeader h;
     int rc = model_header_read(&h, s, err, errlen);
     if (rc == TT_OK)
-        rc = load_weights(m, &h, s, err, errlen);
+        rc = load_weights(m, &h, s, 1, err, errlen);
     model_header_free(&h); /* its vocabularies zeroed if model_init took them */
     return rc;
 }
@@ -427,8 +428,51 @@ int model_load_file(Model *m, const char *path, char *err, size_t errlen)
     ModelHeader h;
     int rc = model_header_open(&s, &h, path, err, errlen);
     if (rc == TT_OK)
-        rc = load_weights(m, &h, s, err, errlen);
+        rc = load_weights(m, &h, s, 1, err, errlen);
     model_header_free(&h);
+    store_close(s, NULL, 0);
+    return rc;
+}
+
+int model_load_file_unchecked(Model *m, ModelChecks *checks, const char *path, char *err,
+                              size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    checks->s = NULL;
+    Store *s = NULL;
+    ModelHeader h;
+    memset(&h, 0, sizeof h);
+    int rc = store_open_unchecked(&s, path, err, errlen);
+    if (rc == TT_OK)
+        rc = model_header_read(&h, s, err, errlen);
+    if (rc == TT_OK)
+        rc = load_weights(m, &h, s, 0, err, errlen);
+    model_header_free(&h);
+    if (rc == TT_OK) {
+        checks->s = s;
+        return TT_OK;
+    }
+    /* A file integrity_check refuses gets its message, as model_load_file runs it before
+     * reading the header (it leaves err alone when it passes). store_open_unchecked
+     * did the same for what it checks itself. */
+    if (s) {
+        const int irc = store_check_integrity(s, err, errlen);
+        if (irc != TT_OK)
+            rc = irc;
+    }
+    store_close(s, NULL, 0);
+    return rc;
+}
+
+int model_load_checks(ModelChecks *checks, char *err, size_t errlen)
+{
+    Store *s = checks->s;
+    checks->s = NULL;
+    if (!s)
+        return TT_EINVAL;
+    int rc = store_check_integrity(s, err, errlen);
+    if (rc == TT_OK)
+        rc = store_verify_checksum(s, err, errlen);
     store_close(s, NULL, 0);
     return rc;
 }

@@ -163,6 +163,23 @@ int model_load(Model *m, Store *s, char *err, size_t errlen);
 /* Opens path read-only and loads it (the common case). */
 int model_load_file(Model *m, const char *path, char *err, size_t errlen);
 
+/* model_load_file in two parts, for a caller with other work to do while the two checks
+ * that read the whole file (PRAGMA integrity_check and the content checksum) run:
+ * model_load_file_unchecked loads the model from one snapshot of the file with every
+ * other check, and keeps the snapshot open in *checks; model_load_checks runs the two on
+ * it (from any one thread) and closes it. Until that returns TT_OK, nothing of the model
+ * may be shown or trusted; on its failure the caller frees m. Every refusal has
+ * model_load_file's status and message: where the load itself fails, it runs
+ * integrity_check first as model_load_file does, and a file that fails it gets that
+ * message. On failure of either part, checks holds nothing. */
+typedef struct {
+    Store *s; /* the open snapshot, or NULL */
+} ModelChecks;
+
+int model_load_file_unchecked(Model *m, ModelChecks *checks, const char *path, char *err,
+                              size_t errlen);
+int model_load_checks(ModelChecks *checks, char *err, size_t errlen);
+
 /* Writes config, vocabularies, embeddings and tensors into s, inside the caller's
  * transaction, and the lexicon and phrasebook checksums (MODEL_LEXICON_KEY,
  * MODEL_PHRASEBOOK_KEY) when m has them. */

@@ -50,6 +50,8 @@ struct Store {
     int wal;         /* 1 once store_open switched an existing file to WAL: store_close
                         switches it back */
     size_t image_size; /* bytes of the image given to store_open_image; 0 for a file */
+    int integrity_later; /* a reader whose integrity_check the caller runs later
+                            (store_open_unchecked) */
 };
 
 static const char SCHEMA[] =
@@ -339,6 +341,31 @@ static int check_schema(Store *s, char *err, size_t errlen)
     return rc;
 }
 
+int store_check_integrity(Store *s, char *err, size_t errlen)
+{
+    /* integrity_check, not quick_check: quick_check does not compare the indexes with
+     * their tables, and a damaged rowid in the embedding or tensor key index sends a
+     * lookup to another row of the same size, which would load as a wrong model. */
+    sqlite3_stmt *st = NULL;
+    int sqlrc = sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL);
+    if (sqlrc == SQLITE_OK && (sqlrc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *res = (const char *)sqlite3_column_text(st, 0);
+        if (!res || strcmp(res, "ok") != 0) {
+            set_err(err, errlen, "%s: the database is damaged (integrity_check: %s)", s->path,
+                    res ? res : "no answer");
+            sqlite3_finalize(st);
+            return TT_EMODEL;
+        }
+        sqlrc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    if (sqlrc != SQLITE_OK)
+        return sql_fail(s, sqlrc, "PRAGMA integrity_check", err, errlen);
+    return TT_OK;
+}
+
+static int validate_contents(Store *s, char *err, size_t errlen);
+
 /* Checks an existing file against the contract, cheapest and most telling checks first. */
 static int validate(Store *s, char *err, size_t errlen)
 {
@@ -362,24 +389,23 @@ static int validate(Store *s, char *err, size_t errlen)
         return TT_EMODEL;
     }
 
-    /* integrity_check, not quick_check: quick_check does not compare the indexes with
-     * their tables, and a damaged rowid in the embedding or tensor key index sends a
-     * lookup to another row of the same size, which would load as a wrong model. */
-    sqlite3_stmt *st = NULL;
-    int sqlrc = sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL);
-    if (sqlrc == SQLITE_OK && (sqlrc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *res = (const char *)sqlite3_column_text(st, 0);
-        if (!res || strcmp(res, "ok") != 0) {
-            set_err(err, errlen, "%s: the database is damaged (integrity_check: %s)", s->path,
-                    res ? res : "no answer");
-            sqlite3_finalize(st);
-            return TT_EMODEL;
-        }
-        sqlrc = SQLITE_OK;
+    if (!s->integrity_later && (rc = store_check_integrity(s, err, errlen)) != TT_OK)
+        return rc;
+    if ((rc = validate_contents(s, err, errlen)) != TT_OK && s->integrity_later) {
+        /* The message store_open would give: integrity_check's, if it refuses the file
+         * (it leaves err alone when it does not). */
+        const int irc = store_check_integrity(s, err, errlen);
+        if (irc != TT_OK)
+            return irc;
     }
-    sqlite3_finalize(st);
-    if (sqlrc != SQLITE_OK)
-        return sql_fail(s, sqlrc, "PRAGMA integrity_check", err, errlen);
+    return rc;
+}
+
+/* validate's checks after integrity_check: the file's size, tables, schema and format. */
+static int validate_contents(Store *s, char *err, size_t errlen)
+{
+    long long v;
+    int rc;
 
     /* SQLite reads missing bytes at the end of a file as zeros, and integrity_check does not
      * notice a cut inside the last page: compare the file's size with the pages it
@@ -764,7 +790,9 @@ static int connect_db(Store *s, const char *open_path, char *err, size_t errlen)
     return rc;
 }
 
-int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t errlen)
+/* store_open, with integrity_later for the store (a reader's). */
+static int open_store(Store **out, const char *path, StoreMode mode, int integrity_later,
+                      char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
@@ -805,6 +833,7 @@ int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t 
         return TT_ENOMEM;
     s->mode = mode;
     s->lock_fd = s->replaced_fd = -1;
+    s->integrity_later = integrity_later;
     int rc = TT_ENOMEM;
     if (!(s->path = mem_dup_str(path)))
         goto fail;
@@ -826,6 +855,16 @@ fail:
     s->committed = 0;
     store_close(s, NULL, 0);
     return rc;
+}
+
+int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t errlen)
+{
+    return open_store(out, path, mode, 0, err, errlen);
+}
+
+int store_open_unchecked(Store **out, const char *path, char *err, size_t errlen)
+{
+    return open_store(out, path, STORE_READ, 1, err, errlen);
 }
 
 int store_open_image(Store **out, const void *data, size_t size, const char *name, char *err,

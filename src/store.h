@@ -63,6 +63,15 @@ typedef enum {
  * by the caller (close with store_close) and NULL on failure. */
 int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t errlen);
 
+/* Opens path as STORE_READ does, but without PRAGMA integrity_check, which reads the whole
+ * file: the caller runs store_check_integrity on the store before it trusts or shows
+ * anything read from it (model_load_file_unchecked). */
+int store_open_unchecked(Store **out, const char *path, char *err, size_t errlen);
+
+/* PRAGMA integrity_check, as store_open runs it: TT_OK (err untouched), TT_EMODEL with a
+ * message naming what SQLite found damaged, or an SQLite failure's code. */
+int store_check_integrity(Store *s, char *err, size_t errlen);
+
 /* Opens size bytes of data, the bytes of a model file, as STORE_READ opens a file: an
  * in-memory copy (data stays the caller's), read-only, with the same defences and the
  * same validation. name stands for the path in messages and store_path. For tests and
