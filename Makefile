@@ -491,7 +491,15 @@ tsan:
 	@for t in $(TSAN_TESTS); do \
 	  echo "tsan: $$t"; \
 	  TSAN_OPTIONS=halt_on_error=1 ./build/tsan/tests/$$t >/dev/null || exit 1; \
-	done; echo "tsan: no data race"
+	done
+	@# translate on two threads: the model file's checks on a thread of their own beside
+	@# the first block, the next block decoded while this one's lines are written.
+	@$(MAKE) --no-print-directory FLAVOUR=tsan CFLAGS="-O1 -g" \
+	  EXTRA_CFLAGS="$(TSAN)" EXTRA_LDFLAGS="$(TSAN)" build/tsan/toytrans
+	@echo "tsan: translate --threads 2"; head -n 200 data/test.tsv | cut -f1 | \
+	  TSAN_OPTIONS=halt_on_error=1 ./build/tsan/toytrans translate --model models/en-de.db \
+	  --threads 2 --batch 8 --no-read-back >/dev/null
+	@echo "tsan: no data race"
 
 # Two at a time, each target's output printed whole when it ends (-O): valgrind runs one
 # thread at a time, and the suite under it takes most of an hour on one core.

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,17 @@ typedef struct {
 
 enum { ALIGN_NONE, ALIGN_HARD, ALIGN_SOFT };
 
+/* The model file's two checks that read the whole file (model_load_checks), on a thread
+ * of their own beside the first block's decoding when translate has more than one
+ * thread: nothing is written before they pass. */
+typedef struct {
+    ModelChecks pending; /* the snapshot they read, until they start */
+    pthread_t thread;
+    int started, running; /* started: there is a result to take; running: on thread */
+    int rc;
+    char err[512];
+} TranslateChecks;
+
 /* What every line shares. */
 typedef struct {
     const TranslateOptions *o;
@@ -53,6 +65,8 @@ typedef struct {
     Translator tr;
     CliReadBack rb;     /* the read-back, when rb.rb.model is set */
     int from_stdin;     /* name inputs "line N" (stdin) or "argument N" */
+    TranslateChecks checks;
+    int fatal;          /* the exit code of checks that failed: every line gets it */
 } TranslateRun;
 
 static void translate_usage(FILE *out)
@@ -287,6 +301,47 @@ static int translate_check_model(const TranslateOptions *o, const ModelConfig *c
 }
 
 /* ---------------------------------------------------------------------------------------
+ * The model file's checks
+ */
+
+static void *checks_main(void *arg)
+{
+    TranslateChecks *c = arg;
+    c->rc = model_load_checks(&c->pending, c->err, sizeof c->err);
+    return NULL;
+}
+
+/* Starts the checks of a model loaded with model_load_file_unchecked; without a thread,
+ * runs them at once. */
+static void checks_start(TranslateChecks *c)
+{
+    c->started = 1;
+    if (pthread_create(&c->thread, NULL, checks_main, c) == 0)
+        c->running = 1;
+    else
+        checks_main(c);
+}
+
+/* Waits for the checks, if they were started: 0 when they passed, else their exit code,
+ * said on stderr as a model that fails to load is (once; then run->fatal holds it). */
+static int checks_join(TranslateRun *run)
+{
+    TranslateChecks *c = &run->checks;
+    if (c->running)
+        pthread_join(c->thread, NULL);
+    c->running = 0;
+    if (c->started) {
+        c->started = 0;
+        if (c->rc != TT_OK) {
+            fprintf(stderr, "toytrans translate: %s\n", c->err[0] ? c->err : status_message(c->rc));
+            cli_model_hint("translate", run->o->model_path, c->rc);
+            run->fatal = status_exit_code(c->rc);
+        }
+    }
+    return run->fatal;
+}
+
+/* ---------------------------------------------------------------------------------------
  * One line
  */
 
@@ -478,8 +533,13 @@ static int write_n_best(TranslateRun *run, const TranslatorResult *best, long no
 static void translate_ahead(const char *const *texts, const size_t *lens, int n, void *ctx)
 {
     TranslateRun *run = ctx;
+    if (run->fatal)
+        return;
     /* An n-best list is not read back. */
     cli_decode_ahead(&run->tr, run->o->to.decode.n_best ? NULL : &run->rb.rb, texts, lens, n);
+    /* The first block was decoded beside the model file's checks; its lines wait for
+     * them. */
+    checks_join(run);
 }
 
 /* Whether the next block is decoded on the other threads while translate_line shows
@@ -503,7 +563,8 @@ static int translate_block(const TranslateRun *run)
 static int translate_start(const char *const *texts, const size_t *lens, int n, void *ctx)
 {
     TranslateRun *run = ctx;
-    return translate_overlaps(run) && translator_ahead_start(&run->tr, texts, lens, n) == TT_OK;
+    return !checks_join(run) && translate_overlaps(run) &&
+           translator_ahead_start(&run->tr, texts, lens, n) == TT_OK;
 }
 
 static void translate_join(void *ctx)
@@ -515,6 +576,9 @@ static void translate_join(void *ctx)
 static int translate_line(const char *line, size_t len, long no, void *ctx)
 {
     TranslateRun *run = ctx;
+    /* Nothing is written before the model file passed its checks, nor after it failed. */
+    if (checks_join(run))
+        return run->fatal;
     TranslatorResult r;
     char err[256];
     int rc = translator_run(&run->tr, line, len, &r, err, sizeof err);
@@ -578,7 +642,13 @@ int cli_translate(int argc, char **argv)
     /* The reverse model loads on another core while this one does. */
     cli_read_back_load_ahead(&run.rb, &o.read_back, o.model_path);
     char err[512];
-    int rc = model_load_file(&m, o.model_path, err, sizeof err);
+    /* With more than one thread, the checks that read the whole file run beside the
+     * first block (TranslateChecks). */
+    int rc = o.threads > 1
+                 ? model_load_file_unchecked(&m, &run.checks.pending, o.model_path, err, sizeof err)
+                 : model_load_file(&m, o.model_path, err, sizeof err);
+    if (rc == TT_OK && o.threads > 1)
+        checks_start(&run.checks);
     if (rc != TT_OK) {
         cli_read_back_close(&run.rb);
         fprintf(stderr, "toytrans translate: %s\n", err[0] ? err : status_message(rc));
@@ -586,9 +656,10 @@ int cli_translate(int argc, char **argv)
         return status_exit_code(rc);
     }
     if ((code = translate_check_model(&o, &m.config)) != 0) {
+        const int failed = checks_join(&run);
         cli_read_back_close(&run.rb);
         model_free(&m);
-        return code;
+        return failed ? failed : code;
     }
     code = cli_translator_init("translate", &run.tr, &m, &o.to);
     Pool *pool = NULL;
@@ -603,6 +674,9 @@ int cli_translate(int argc, char **argv)
     if (code == 0)
         code = cli_for_each_block_hooks(argc - optind, argv + optind, translate_block(&run),
                                         &hooks, translate_line, &run);
+    /* An input without a line, or a set-up that failed: the checks still decide. */
+    if (checks_join(&run))
+        code = run.fatal;
     cli_read_back_close(&run.rb);
     translator_free(&run.tr);
     pool_close(pool);

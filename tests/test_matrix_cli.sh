@@ -525,6 +525,14 @@ damaged() {
     expect_in "model $name: says '$phrase'" "$ERR" "$phrase"
     expect_empty "model $name: nothing on stdout" "$OUT"
     expect_same "model $name: the file is unchanged" "$D" "$TMP/d0.db"
+    # With two threads, integrity_check and the content checksum run beside the decoding
+    # of the first block (of three here): the same refusal, and nothing written.
+    cp "$ERR" "$TMP/d0.err"
+    awk -v s="$G1" 'BEGIN { for (i = 0; i < 20; i++) print s }' >"$TMP/d0.txt"
+    run_in "$TMP/d0.txt" translate --model "$D" --threads 2 --batch 2
+    expect_code "model $name, two threads: exit 3" 3
+    expect_same "model $name, two threads: the same message" "$ERR" "$TMP/d0.err"
+    expect_empty "model $name, two threads: nothing on stdout" "$OUT"
 }
 
 make_empty() { : >"$1"; }
@@ -551,6 +559,8 @@ section_models() {
     damaged "truncated to half" "damaged" truncate_half
     damaged "cut in its last page" "damaged" truncate_last_page
     damaged "table embedding dropped" "table 'embedding' is missing" sql_on "DROP TABLE embedding"
+    damaged "content changed behind its checksum" "does not match its checksum" \
+        sql_on "UPDATE meta SET value = '0123456789abcdef' WHERE key = 'content_fnv1a64'"
     damaged "tensor missing" "tensor 'encoder.norm.bias' is missing" \
         sql_on "DELETE FROM tensor WHERE name = 'encoder.norm.bias'"
     damaged "shape lies" "tensor 'encoder.norm.bias' has shape '4,2' but the model needs '8'" \
