@@ -85,7 +85,8 @@ def read_lexicon(path):
 # Ding: "German :: English", groups aligned by " | ", alternatives by "; ".
 
 BRACKETS = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)|<[^>]*>|/[^/ ]+/")
-# Objects a Ding entry names around its word: "etw. essen", "to eat sth.".
+# Objects a Ding entry names around its word: "etw. essen", "to eat sth.", also joined by
+# a slash: "jdn./etw. vermissen", "to miss sb./sth.".
 FILLERS = {"etw.", "jdn.", "jdm.", "jds.", "sich", "sth.", "sb.", "sb.'s", "sth"}
 OPEN, CLOSE = "({[<", ")}]>"
 
@@ -109,8 +110,12 @@ def split_top(s, sep):
     return parts
 
 
+def is_filler(w):
+    return all(p in FILLERS for p in w.split("/"))
+
+
 def clean(s):
-    return " ".join(w for w in BRACKETS.sub(" ", s).split() if w not in FILLERS)
+    return " ".join(w for w in BRACKETS.sub(" ", s).split() if not is_filler(w))
 
 
 def read_ding(path):
