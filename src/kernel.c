@@ -1000,8 +1000,8 @@ void kernel_dots(float *out, const float *a, const float *b, int ldb, int n, int
  * so exp(d) = 2^(k div 64) · 2^((k mod 64)/64) · exp(r). The second factor comes from
  * the table, the first goes straight into the exponent bits, and exp(r) - 1 is its
  * Taylor series to r⁵ (the next term is below 4e-17, a third of a unit in the last
- * place). Below EXP_SUM_FAST_MIN the result would be subnormal, where exponent bits
- * cannot carry the scale: those few values take libm's exp.
+ * place). Below EXP_SUM_FAST_MIN, close to where the result becomes subnormal and
+ * exponent bits cannot carry the scale, the few values take libm's exp.
  */
 
 /* 2^(j/64) for j = 0..63, rounded to the nearest double. Computed independently of this
@@ -1027,7 +1027,8 @@ static const double EXP2_64THS[64] = {
     0x1.ea4afa2a490dap+0, 0x1.efa1bee615a27p+0, 0x1.f50765b6e4540p+0, 0x1.fa7c1819e90d8p+0,
 };
 
-/* Below this, exp(d) is subnormal or zero (2^-1022 is exp(-708.396...)). */
+/* Below this the table's path is not taken: a little further down, at -708.396...
+ * (2^-1022), exp(d) becomes subnormal, where exponent bits cannot carry the scale. */
 #define EXP_SUM_FAST_MIN (-708.0)
 
 typedef double vdouble8 __attribute__((vector_size(8 * sizeof(double))));
@@ -1040,8 +1041,8 @@ static inline __attribute__((always_inline)) void exp_nonpositive(vdouble8 *out,
 {
     const vdouble8 d = *in;
     const double inv_ln2_64 = 0x1.71547652b82fep+6; /* 64 / ln 2 */
-    /* ln 2 / 64 in two parts: hi has 29 significant bits, so k · hi is exact for every
-     * |k| < 2^24; lo is the rest (from the same decimal computation). */
+    /* ln 2 / 64 in two parts: hi has 28 significant bits, so k · hi is exact for every
+     * |k| < 2^25; lo is the rest (from the same decimal computation). */
     const double ln2_64_hi = 0x1.62e42fep-7, ln2_64_lo = 0x1.f473de6af278fp-36;
     /* Adding 1.5 · 2^52 rounds to an integer k held in the low bits of the sum: the
      * sum's bits less the shift's are k as a two's complement. */
@@ -1049,14 +1050,15 @@ static inline __attribute__((always_inline)) void exp_nonpositive(vdouble8 *out,
     const int64_t round_shift_bits = 0x4338000000000000LL;
     const vdouble8 z = d * inv_ln2_64 + round_shift;
     const vdouble8 k = z - round_shift;
-    const vint64x8 ki = (vint64x8)z - round_shift_bits;
+    const vint64x8 ki = (vint64x8)((vuint64x8)z - (uint64_t)round_shift_bits);
     const vdouble8 r = (d - k * ln2_64_hi) - k * ln2_64_lo;
     const vdouble8 p = r + r * r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0))));
     /* The low 6 bits of k pick the table entry; the rest, added to the exponent field,
      * scale it (in unsigned arithmetic, which wraps as the two's complement needs). */
-    vdouble8 t;
-    for (int l = 0; l < 8; l++)
-        t[l] = EXP2_64THS[ki[l] & 63];
+    const vdouble8 t = {EXP2_64THS[ki[0] & 63], EXP2_64THS[ki[1] & 63],
+                        EXP2_64THS[ki[2] & 63], EXP2_64THS[ki[3] & 63],
+                        EXP2_64THS[ki[4] & 63], EXP2_64THS[ki[5] & 63],
+                        EXP2_64THS[ki[6] & 63], EXP2_64THS[ki[7] & 63]};
     const vdouble8 scale = (vdouble8)((vuint64x8)t + (((vuint64x8)ki >> 6) << 52));
     *out = scale + scale * p;
 }

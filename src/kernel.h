@@ -70,9 +70,10 @@ void kernel_softmax_rows(float *x, int rows, int cols);
 
 /* The sum of exp(x[i] - shift) over the n values of x, all in double, for a shift at
  * least as large as every x[i] (so each term is at most 1): the normaliser of decoding's
- * log-softmax (decode.c). Each term is within one unit in the last place of the exact exponential (tests
- * compare every term with libm's exp), and the terms are added in a fixed order that
- * depends only on n, so the same x gives the same sum, bit for bit, on one machine. */
+ * log-softmax (decode.c). Each term is within one unit in the last place of libm's exp
+ * (test_kernel compares them over the whole range, two million arguments), and the terms
+ * are added in a fixed order that depends only on n, so the same x gives the same sum,
+ * bit for bit, on one machine. */
 double kernel_exp_sum_f64(const float *x, double shift, int n);
 
 /* ReLU in place: x = max(x, 0), NaN kept. x (n). */

@@ -65,7 +65,9 @@ int store_open(Store **out, const char *path, StoreMode mode, char *err, size_t 
 
 /* Opens path as STORE_READ does, but without PRAGMA integrity_check, which reads the whole
  * file: the caller runs store_check_integrity on the store before it trusts or shows
- * anything read from it (model_load_file_unchecked). */
+ * anything read from it (model_load_file_unchecked). Where a later check of the opening
+ * refuses the file, integrity_check does run, and a file it refuses gets its message (as
+ * store_open would give). */
 int store_open_unchecked(Store **out, const char *path, char *err, size_t errlen);
 
 /* PRAGMA integrity_check, as store_open runs it: TT_OK (err untouched), TT_EMODEL with a
