@@ -496,9 +496,13 @@ tsan:
 	@# the first block, the next block decoded while this one's lines are written.
 	@$(MAKE) --no-print-directory FLAVOUR=tsan CFLAGS="-O1 -g" \
 	  EXTRA_CFLAGS="$(TSAN)" EXTRA_LDFLAGS="$(TSAN)" build/tsan/toytrans
-	@echo "tsan: translate --threads 2"; head -n 200 data/test.tsv | cut -f1 | \
-	  TSAN_OPTIONS=halt_on_error=1 ./build/tsan/toytrans translate --model models/en-de.db \
-	  --threads 2 --batch 8 --no-read-back >/dev/null
+	@head -n 200 data/test.tsv | cut -f1 >build/tsan/translate-input.txt
+	@echo "tsan: translate --threads 2"; TSAN_OPTIONS=halt_on_error=1 \
+	  ./build/tsan/toytrans translate --model models/en-de.db --threads 2 --batch 8 \
+	  --no-read-back <build/tsan/translate-input.txt >/dev/null
+	@echo "tsan: translate --threads 2, with the read-back"; TSAN_OPTIONS=halt_on_error=1 \
+	  ./build/tsan/toytrans translate --model models/en-de.db --threads 2 --batch 8 \
+	  <build/tsan/translate-input.txt >/dev/null
 	@echo "tsan: no data race"
 
 # Two at a time, each target's output printed whole when it ends (-O): valgrind runs one

@@ -374,20 +374,30 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx)
     return first;
 }
 
-int cli_batch_open(const char *cmd, Translator *tr, int batch, int threads, Pool **pool)
+int cli_batch_try(Translator *tr, int batch, int threads, Pool **pool)
 {
     *pool = NULL;
     int rc = threads > 1 ? pool_open(pool, threads) : TT_OK;
     if (rc == TT_OK)
         rc = translator_set_batch(tr, batch, *pool);
     if (rc != TT_OK) {
-        fprintf(stderr, "toytrans %s: --batch %d --threads %d: %s\n", cmd, batch, threads,
-                status_message(rc));
         pool_close(*pool);
         *pool = NULL;
-        return status_exit_code(rc);
     }
-    return 0;
+    return rc;
+}
+
+int cli_batch_report(const char *cmd, int batch, int threads, int rc)
+{
+    fprintf(stderr, "toytrans %s: --batch %d --threads %d: %s\n", cmd, batch, threads,
+            status_message(rc));
+    return status_exit_code(rc);
+}
+
+int cli_batch_open(const char *cmd, Translator *tr, int batch, int threads, Pool **pool)
+{
+    const int rc = cli_batch_try(tr, batch, threads, pool);
+    return rc == TT_OK ? 0 : cli_batch_report(cmd, batch, threads, rc);
 }
 
 /* A block of texts being collected: copies of standard input's lines, or the arguments. */
@@ -400,8 +410,10 @@ typedef struct {
 } Block;
 
 /* Gives each text of the block to fn, then empties the block; the first non-zero code of
- * the run goes to *first, unless it holds one already. */
-static void block_lines(Block *b, CliInputFn fn, void *ctx, int *first, int *failed)
+ * the run goes to *first, unless it holds one already. An output that fails, or h->stop,
+ * sets *failed and ends the block. */
+static void block_lines(Block *b, const CliBlockHooks *h, CliInputFn fn, void *ctx, int *first,
+                        int *failed)
 {
     for (int i = 0; i < b->n; i++) {
         int code = fn(b->view[i], b->len[i], b->no[i], ctx);
@@ -413,6 +425,10 @@ static void block_lines(Block *b, CliInputFn fn, void *ctx, int *first, int *fai
                 *first = TT_EXIT_IO;
             break;
         }
+        if (h->stop && h->stop(ctx)) {
+            *failed = 1;
+            break;
+        }
     }
     for (int i = 0; b->text && i < b->n; i++) {
         free(b->text[i]);
@@ -421,13 +437,13 @@ static void block_lines(Block *b, CliInputFn fn, void *ctx, int *first, int *fai
     b->n = 0;
 }
 
-/* Gives the block to before and then each text to fn. */
-static void block_flush(Block *b, CliBlockFn before, CliInputFn fn, void *ctx, int *first,
-                        int *failed)
+/* Gives the block to h->before and then each text to fn. */
+static void block_flush(Block *b, const CliBlockHooks *h, CliInputFn fn, void *ctx,
+                        int *first, int *failed)
 {
     if (b->n > 0)
-        before(b->view, b->len, b->n, ctx);
-    block_lines(b, fn, ctx, first, failed);
+        h->before(b->view, b->len, b->n, ctx);
+    block_lines(b, h, fn, ctx, first, failed);
 }
 
 static int block_alloc(Block *b, int cap)
@@ -516,7 +532,7 @@ static int file_blocks(LineIn *in, Block *b, Block *next_block, const CliBlockHo
     while (b->n > 0 && !*failed) {
         block_read(&next, in, &rc, first);
         const int started = next.n > 0 && h->start(next.view, next.len, next.n, ctx);
-        block_lines(b, fn, ctx, first, failed);
+        block_lines(b, h, fn, ctx, first, failed);
         if (started)
             h->join(ctx);
         else if (next.n > 0 && !*failed)
@@ -554,7 +570,7 @@ int cli_for_each_block_hooks(int argc, char **argv, int block, const CliBlockHoo
             b.len[b.n] = strlen(argv[i]);
             b.no[b.n] = i + 1;
             if (++b.n == block || i + 1 == argc)
-                block_flush(&b, h->before, fn, ctx, &first, &failed);
+                block_flush(&b, h, fn, ctx, &first, &failed);
         }
         goto done;
     }
@@ -576,7 +592,7 @@ int cli_for_each_block_hooks(int argc, char **argv, int block, const CliBlockHoo
              * program that writes a line and waits for its translation would otherwise
              * wait for a whole block). A file always has its next line. */
             if (b.n > 0 && !regular && !linein_buffered(&in) && !input_ready(fd))
-                block_flush(&b, h->before, fn, ctx, &first, &failed);
+                block_flush(&b, h, fn, ctx, &first, &failed);
             if (failed || ((rc = linein_read(&in)) != TT_OK && rc != LINEIN_LONG))
                 break;
             if (block_add(&b, &in, rc) != 0) {
@@ -585,10 +601,10 @@ int cli_for_each_block_hooks(int argc, char **argv, int block, const CliBlockHoo
                 break;
             }
             if (b.n == block)
-                block_flush(&b, h->before, fn, ctx, &first, &failed);
+                block_flush(&b, h, fn, ctx, &first, &failed);
         }
         if (!failed && b.n > 0)
-            block_flush(&b, h->before, fn, ctx, &first, &failed);
+            block_flush(&b, h, fn, ctx, &first, &failed);
     }
     if (!failed && first != TT_EXIT_IO && rc != LINEIN_END) {
         fprintf(stderr, "toytrans: error reading standard input after line %ld: %s\n",
@@ -905,8 +921,11 @@ int cli_translator_init(const char *cmd, Translator *tr, const Model *m,
 {
     char err[512];
     const int rc = translator_init(tr, m, o, err, sizeof err);
-    if (rc == TT_OK)
-        return 0;
+    return rc == TT_OK ? 0 : cli_translator_report(cmd, rc, err);
+}
+
+int cli_translator_report(const char *cmd, int rc, const char *err)
+{
     /* Only the prefix can be bad input here; its messages begin with "prefix". */
     if (rc == TT_EINPUT)
         return cli_usage_error(cmd, "--%s", err);

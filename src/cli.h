@@ -105,6 +105,12 @@ int cli_for_each_input(int argc, char **argv, CliInputFn fn, void *ctx);
  * once. Returns 0, or an exit code after saying why on stderr. */
 int cli_batch_open(const char *cmd, Translator *tr, int batch, int threads, Pool **pool);
 
+/* cli_batch_open in two parts, for a caller with something to say first when it fails:
+ * cli_batch_try returns a status and says nothing (*pool NULL on failure);
+ * cli_batch_report says why on stderr and returns the exit code. */
+int cli_batch_try(Translator *tr, int batch, int threads, Pool **pool);
+int cli_batch_report(const char *cmd, int batch, int threads, int rc);
+
 /* Called with a block of texts before fn sees each of them: texts[i] (lens[i] bytes),
  * valid until fn has seen the block's last. */
 typedef void (*CliBlockFn)(const char *const *texts, const size_t *lens, int n, void *ctx);
@@ -126,6 +132,9 @@ typedef struct {
      * (before then does the work at the block's turn); join ends the work begun. */
     int (*start)(const char *const *texts, const size_t *lens, int n, void *ctx);
     void (*join)(void *ctx);
+    /* Nonzero once the run is over (translate: the model file failed its checks): fn
+     * sees no further text, and no further line is read. May be NULL. */
+    int (*stop)(void *ctx);
 } CliBlockHooks;
 
 /* cli_for_each_block with h's hooks: from a regular file with h->start, block k+1 is read
@@ -265,6 +274,10 @@ void cli_decode_help(FILE *out, int code, int column);
  * code; on failure tr owns nothing. */
 int cli_translator_init(const char *cmd, Translator *tr, const Model *m,
                         const TranslatorOptions *o);
+
+/* What cli_translator_init says when translator_init fails with rc and err: the exit
+ * code, after the message on stderr. */
+int cli_translator_report(const char *cmd, int rc, const char *err);
 
 /* ---------------------------------------------------------------------------------------
  * The read-back flags (translate, eval, inspect): --read-back, --no-read-back,

@@ -29,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 
 typedef struct {
@@ -295,6 +297,13 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
 }
 
 /* --layer and --head against the model; returns 0 or TT_EXIT_USAGE. */
+/* Whether --layer and --head fit the model: cli_check_layer_head's test, without its
+ * message. */
+static int layer_head_fit(const TranslateOptions *o, const ModelConfig *c)
+{
+    return o->layer < c->n_decoder_layers && o->head < c->n_heads;
+}
+
 static int translate_check_model(const TranslateOptions *o, const ModelConfig *c)
 {
     return cli_check_layer_head("translate", o->layer, o->head, c->n_decoder_layers, c->n_heads);
@@ -573,6 +582,12 @@ static void translate_join(void *ctx)
     translator_ahead_join(&run->tr);
 }
 
+static int translate_stop(void *ctx)
+{
+    const TranslateRun *run = ctx;
+    return run->fatal;
+}
+
 static int translate_line(const char *line, size_t len, long no, void *ctx)
 {
     TranslateRun *run = ctx;
@@ -642,12 +657,17 @@ int cli_translate(int argc, char **argv)
     /* The reverse model loads on another core while this one does. */
     cli_read_back_load_ahead(&run.rb, &o.read_back, o.model_path);
     char err[512];
-    /* With more than one thread, the checks that read the whole file run beside the
-     * first block (TranslateChecks). */
-    int rc = o.threads > 1
+    /* With more than one thread, and texts that are all there (arguments, or a regular
+     * file on standard input), the checks that read the whole model file run beside the
+     * first block (TranslateChecks). A terminal or a pipe waits for them, as on one
+     * thread: a person, or a program waiting for its answer, learns at once. */
+    struct stat st;
+    const int checks_beside = o.threads > 1 && (!run.from_stdin || (fstat(STDIN_FILENO, &st) == 0 &&
+                                                                     S_ISREG(st.st_mode)));
+    int rc = checks_beside
                  ? model_load_file_unchecked(&m, &run.checks.pending, o.model_path, err, sizeof err)
                  : model_load_file(&m, o.model_path, err, sizeof err);
-    if (rc == TT_OK && o.threads > 1)
+    if (rc == TT_OK && checks_beside)
         checks_start(&run.checks);
     if (rc != TT_OK) {
         cli_read_back_close(&run.rb);
@@ -655,26 +675,38 @@ int cli_translate(int argc, char **argv)
         cli_model_hint("translate", o.model_path, rc);
         return status_exit_code(rc);
     }
-    if ((code = translate_check_model(&o, &m.config)) != 0) {
-        const int failed = checks_join(&run);
+    /* A set-up step that fails waits for the checks first: a file they refuse gets their
+     * message alone, as on one thread, and nothing read from it is shown before. */
+    if (!layer_head_fit(&o, &m.config) && checks_join(&run)) {
+        code = run.fatal;
+    } else if ((code = translate_check_model(&o, &m.config)) == 0) {
+        rc = translator_init(&run.tr, &m, &o.to, err, sizeof err);
+        if (rc != TT_OK)
+            code = checks_join(&run) ? run.fatal : cli_translator_report("translate", rc, err);
+    }
+    if (code != 0) {
+        checks_join(&run);
         cli_read_back_close(&run.rb);
         model_free(&m);
-        return failed ? failed : code;
+        return code;
     }
-    code = cli_translator_init("translate", &run.tr, &m, &o.to);
     Pool *pool = NULL;
-    const CliBlockHooks hooks = {translate_ahead, translate_start, translate_join};
+    const CliBlockHooks hooks = {translate_ahead, translate_start, translate_join, translate_stop};
     /* An n-best list is one sentence's search: those are decoded one at a time. */
     const int batch = o.to.decode.n_best ? 1 : (int)o.batch;
-    if (code == 0)
-        code = cli_batch_open("translate", &run.tr, batch, (int)o.threads, &pool);
+    rc = cli_batch_try(&run.tr, batch, (int)o.threads, &pool);
+    if (rc != TT_OK)
+        code = checks_join(&run) ? run.fatal : cli_batch_report("translate", batch, (int)o.threads, rc);
+    /* The read-back's messages can name this model's settings: the checks come first. */
+    if (code == 0 && o.read_back.mode != CLI_READ_BACK_OFF && checks_join(&run))
+        code = run.fatal;
     if (code == 0)
         code = cli_read_back_open("translate", &run.rb, &o.read_back, &m, o.model_path, batch,
                                   pool);
     if (code == 0)
         code = cli_for_each_block_hooks(argc - optind, argv + optind, translate_block(&run),
                                         &hooks, translate_line, &run);
-    /* An input without a line, or a set-up that failed: the checks still decide. */
+    /* An input without a line: the checks still decide. */
     if (checks_join(&run))
         code = run.fatal;
     cli_read_back_close(&run.rb);

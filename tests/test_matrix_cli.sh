@@ -525,14 +525,24 @@ damaged() {
     expect_in "model $name: says '$phrase'" "$ERR" "$phrase"
     expect_empty "model $name: nothing on stdout" "$OUT"
     expect_same "model $name: the file is unchanged" "$D" "$TMP/d0.db"
-    # With two threads, integrity_check and the content checksum run beside the decoding
-    # of the first block (of three here): the same refusal, and nothing written.
+    # With two threads and a file (or arguments), integrity_check and the content checksum
+    # run beside the decoding of the first block (of three here: blocks of 16 lines): the
+    # same refusal, and nothing written; nor after a set-up error (--layer out of range),
+    # nor from a pipe, which waits for the checks as one thread does.
     cp "$ERR" "$TMP/d0.err"
-    awk -v s="$G1" 'BEGIN { for (i = 0; i < 20; i++) print s }' >"$TMP/d0.txt"
+    awk -v s="$G1" 'BEGIN { for (i = 0; i < 40; i++) print s }' >"$TMP/d0.txt"
     run_in "$TMP/d0.txt" translate --model "$D" --threads 2 --batch 2
     expect_code "model $name, two threads: exit 3" 3
     expect_same "model $name, two threads: the same message" "$ERR" "$TMP/d0.err"
     expect_empty "model $name, two threads: nothing on stdout" "$OUT"
+    run translate --model "$D" --threads 2 --layer 7 "$G1" "$G1"
+    expect_code "model $name, two threads, --layer 7: exit 3" 3
+    expect_same "model $name, two threads, --layer 7: the same message alone" "$ERR" \
+        "$TMP/d0.err"
+    # shellcheck disable=SC2086 # RUNNER is a command prefix
+    cat "$TMP/d0.txt" | $RUNNER "$BIN" translate --model "$D" --threads 2 --batch 2 >"$OUT" 2>"$ERR"
+    expect_same "model $name, two threads, a pipe: the same message" "$ERR" "$TMP/d0.err"
+    expect_empty "model $name, two threads, a pipe: nothing on stdout" "$OUT"
 }
 
 make_empty() { : >"$1"; }
