@@ -271,7 +271,7 @@ int cli_parse_double(const char *cmd, const char *opt, const char *arg, double m
 int cli_parse_head(const char *cmd, const char *arg, long *out)
 {
     if (strcmp(arg, "mean") == 0) {
-        *out = HEATMAP_HEAD_MEAN;
+        *out = TRANSLATION_HEAD_MEAN;
         return 0;
     }
     return cli_parse_long(cmd, "--head", arg, 0, CONFIG_MAX_D_MODEL - 1, out);

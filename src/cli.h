@@ -143,7 +143,7 @@ typedef struct {
 int cli_for_each_block_hooks(int argc, char **argv, int block, const CliBlockHooks *h,
                              CliInputFn fn, void *ctx);
 
-/* --head H|mean, shared by translate and inspect: "mean" is HEATMAP_HEAD_MEAN, else a
+/* --head H|mean, shared by translate and inspect: "mean" is TRANSLATION_HEAD_MEAN, else a
  * whole number checked like cli_parse_long. Returns 0 or TT_EXIT_USAGE. */
 int cli_parse_head(const char *cmd, const char *arg, long *out);
 

@@ -32,7 +32,7 @@ typedef struct {
     const char *model_path;
     TranslatorOptions to; /* --prefix (cli.h's decoding flags); greedy */
     long layer;      /* INSPECT_LAST, INSPECT_ALL or 0..layers-1 (checked against the model) */
-    long head;       /* HEATMAP_HEAD_MEAN or 0..H-1 (checked against the model) */
+    long head;       /* TRANSLATION_HEAD_MEAN or 0..H-1 (checked against the model) */
     int self, encoder;
     const char *svg_path;  /* --svg FILE, or NULL */
     const char *html_path; /* --html FILE, or NULL */
@@ -147,7 +147,7 @@ static int inspect_parse(InspectOptions *o, int argc, char **argv)
     o->layer = INSPECT_LAST;
     o->batch = TRANSLATOR_DEFAULT_BATCH;
     o->threads = 1;
-    o->head = HEATMAP_HEAD_MEAN;
+    o->head = TRANSLATION_HEAD_MEAN;
     o->width = -1;
     optind = 1;
     opterr = 0;
@@ -358,7 +358,7 @@ static void wrap_text(Wrap *w, const char *text)
 static void inspect_title(char *buf, size_t n, const char *stack, int layer, int layers,
                           long head, int heads)
 {
-    if (head == HEATMAP_HEAD_MEAN)
+    if (head == TRANSLATION_HEAD_MEAN)
         snprintf(buf, n, "%s layer %d (0..%d), mean of %d heads", stack, layer, layers - 1,
                  heads);
     else
@@ -438,7 +438,8 @@ static void inspect_legend(InspectRun *run)
 }
 
 /* The decoder heatmaps of one kind, for the chosen layers. */
-static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKind kind)
+static int inspect_decoder(InspectRun *run, const TranslatorResult *r,
+                           TranslationAttention kind)
 {
     const ModelConfig *c = &run->m->config;
     const Translation *t = r->t;
@@ -447,12 +448,12 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
     const char **rows = malloc(sizeof *rows * (size_t)t->n);
     char *words = rows ? marked_words(r, rows, &copied) : NULL;
     char *marked = NULL;
-    if (!words || (kind == HEATMAP_CROSS && !(marked = marked_labels(r, run->labels)))) {
+    if (!words || (kind == TRANSLATION_CROSS && !(marked = marked_labels(r, run->labels)))) {
         free(words);
         free(rows);
         return TT_ENOMEM;
     }
-    if (kind == HEATMAP_CROSS) {
+    if (kind == TRANSLATION_CROSS) {
         cols = t->S;
     } else {
         run->labels[0] = VOCAB_SPECIAL[VOCAB_BOS];
@@ -463,7 +464,7 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
     const HeatmapOptions ho = {
         .row_labels = rows,
         .col_labels = run->labels,
-        .causal = kind == HEATMAP_SELF,
+        .causal = kind == TRANSLATION_SELF,
         .color = run->color,
         .light = run->light,
         .top_k = 3,
@@ -475,7 +476,7 @@ static int inspect_decoder(InspectRun *run, const TranslatorResult *r, HeatmapKi
     for (int l = first; l <= last && rc == TT_OK; l++) {
         char title[128];
         inspect_title(title, sizeof title, "decoder", l, L, run->o->head, H);
-        inspect_heading(run, kind == HEATMAP_CROSS ? "cross-attention: each word over the "
+        inspect_heading(run, kind == TRANSLATION_CROSS ? "cross-attention: each word over the "
                              "source tokens" : "self-attention: each word over <s> and the "
                              "words before it", title);
         for (int i = 0; i < t->n; i++)
@@ -500,7 +501,7 @@ static void encoder_row(const InspectRun *run, int l, int q, int S, float *out)
     const float *attn = translator_encoder_attention(&run->tr); /* (L, H, S, S) */
     for (int k = 0; k < S; k++) {
         const float *w = attn + (((size_t)l * H) * S + q) * S + k; /* head 0 */
-        if (run->o->head != HEATMAP_HEAD_MEAN) {
+        if (run->o->head != TRANSLATION_HEAD_MEAN) {
             out[k] = w[(size_t)run->o->head * S * S];
             continue;
         }
@@ -640,12 +641,12 @@ static void json_rows(JsonWriter *w, InspectRun *run, const TranslatorResult *r,
 
 static void fill_cross(const InspectRun *run, const TranslatorResult *r, int l, int q, float *out)
 {
-    heatmap_select(out, r->t, HEATMAP_CROSS, q, l, (int)run->o->head);
+    heatmap_select(out, r->t, TRANSLATION_CROSS, q, l, (int)run->o->head);
 }
 
 static void fill_self(const InspectRun *run, const TranslatorResult *r, int l, int q, float *out)
 {
-    heatmap_select(out, r->t, HEATMAP_SELF, q, l, (int)run->o->head);
+    heatmap_select(out, r->t, TRANSLATION_SELF, q, l, (int)run->o->head);
 }
 
 static void fill_encoder(const InspectRun *run, const TranslatorResult *r, int l, int q,
@@ -695,7 +696,7 @@ static int inspect_json(InspectRun *run, const TranslatorResult *r, const char *
     }
     json_end_array(&w);
     json_key(&w, "head");
-    if (run->o->head == HEATMAP_HEAD_MEAN)
+    if (run->o->head == TRANSLATION_HEAD_MEAN)
         json_string(&w, "mean");
     else
         json_int(&w, run->o->head);
@@ -828,9 +829,9 @@ static int inspect_text(const char *text, size_t len, long no, void *ctx)
                i < t->n_forced ? "  forced" : r.copied[i] ? "  copied" : "");
     }
     inspect_ceiling(run, t);
-    rc = inspect_decoder(run, &r, HEATMAP_CROSS);
+    rc = inspect_decoder(run, &r, TRANSLATION_CROSS);
     if (rc == TT_OK && run->o->self)
-        rc = inspect_decoder(run, &r, HEATMAP_SELF);
+        rc = inspect_decoder(run, &r, TRANSLATION_SELF);
     if (rc == TT_OK && run->o->encoder)
         rc = inspect_encoder(run, &r);
     if (rc != TT_OK)

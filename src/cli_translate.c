@@ -41,7 +41,8 @@ typedef struct {
     int json, scores;
     int strict;            /* --strict: a line with an unknown word is an error */
     int alignment;         /* --alignment: ALIGN_NONE, ALIGN_HARD or ALIGN_SOFT */
-    long layer, head;      /* its decoder layer (-1: the last) and head (HEATMAP_HEAD_MEAN) */
+    long layer, head;      /* its decoder layer (-1: the last) and head
+                              (TRANSLATION_HEAD_MEAN) */
     CliReadBackOptions read_back; /* --read-back and its kin */
     long batch;            /* --batch: sentences decoded at once */
     long threads;          /* --threads */
@@ -191,7 +192,7 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
     cli_decode_begin(&o->to);
     o->to.coverage_min = TRANSLATOR_COVERAGE_MIN;
     o->layer = -1;
-    o->head = HEATMAP_HEAD_MEAN;
+    o->head = TRANSLATION_HEAD_MEAN;
     o->batch = TRANSLATOR_DEFAULT_BATCH;
     o->threads = 1;
     cli_read_back_begin(&o->read_back);
@@ -382,7 +383,7 @@ static void write_alignment(const TranslateRun *run, const TranslatorResult *r)
             putchar(' ');
             for (int j = 0; j < t->S; j++)
                 printf("%s%g", j ? "," : "",
-                       (double)heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head));
+                       (double)translation_weight(t, TRANSLATION_CROSS, i, j, layer, head));
         }
         return;
     }
@@ -391,7 +392,7 @@ static void write_alignment(const TranslateRun *run, const TranslatorResult *r)
         int best = 0;
         float best_w = -1.0f;
         for (int j = 0; j < words; j++) {
-            const float w = heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head);
+            const float w = translation_weight(t, TRANSLATION_CROSS, i, j, layer, head);
             if (w > best_w) { /* ties: the lower index */
                 best_w = w;
                 best = j;

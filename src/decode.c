@@ -186,6 +186,22 @@ const float *translation_self(const Translation *t, int i, int l, int h)
     return record_self(t, i, l, h);
 }
 
+float translation_weight(const Translation *t, TranslationAttention kind, int step, int j,
+                         int layer, int head)
+{
+    assert(step >= 0 && step < t->n && layer >= 0 && layer < t->L);
+    assert(head == TRANSLATION_HEAD_MEAN || (head >= 0 && head < t->H));
+    assert(j >= 0 && j < (kind == TRANSLATION_CROSS ? t->S : step + 1));
+    const float *(*row)(const Translation *, int, int, int) =
+        kind == TRANSLATION_CROSS ? translation_cross : translation_self;
+    if (head != TRANSLATION_HEAD_MEAN)
+        return row(t, step, layer, head)[j];
+    double s = 0.0;
+    for (int h = 0; h < t->H; h++)
+        s += row(t, step, layer, h)[j];
+    return (float)(s / t->H);
+}
+
 /* What the recorded pass does for one sentence. */
 typedef struct RecordJob {
     Translation *out;

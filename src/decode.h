@@ -213,6 +213,20 @@ int translation_reserve(Translation *t, const Model *m, int n);
 const float *translation_cross(const Translation *t, int i, int l, int h);
 const float *translation_self(const Translation *t, int i, int l, int h);
 
+/* Which attention of a Translation to read. */
+typedef enum {
+    TRANSLATION_CROSS, /* decoder → source tokens: S values per step */
+    TRANSLATION_SELF,  /* decoder → <s> and earlier outputs: step + 1 values */
+} TranslationAttention;
+
+#define TRANSLATION_HEAD_MEAN (-1) /* translation_weight: the mean over the heads */
+
+/* The weight step `step` gave key j (0..S-1 for TRANSLATION_CROSS, 0..step for
+ * TRANSLATION_SELF) in decoder layer `layer` (0..t->L-1), head `head` (0..t->H-1) or the
+ * heads' mean (TRANSLATION_HEAD_MEAN, summed in double). */
+float translation_weight(const Translation *t, TranslationAttention kind, int step, int j,
+                         int layer, int head);
+
 /* Decodes source ids (S, </s> included) as o says: greedy for beam 1, else beam
  * search. Grows d's and out's buffers to max(S, limit) positions
  * first. Returns TT_OK, TT_EINVAL (o out of range or beyond the beam given to

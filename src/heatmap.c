@@ -245,26 +245,10 @@ void heatmap_print_legend(FILE *out, const char *indent, int width)
     fputc('\n', out);
 }
 
-float heatmap_weight(const Translation *t, HeatmapKind kind, int step, int j, int layer,
-                     int head)
+void heatmap_select(float *out, const Translation *t, TranslationAttention kind, int step,
+                    int layer, int head)
 {
-    assert(step >= 0 && step < t->n && layer >= 0 && layer < t->L);
-    assert(head == HEATMAP_HEAD_MEAN || (head >= 0 && head < t->H));
-    assert(j >= 0 && j < (kind == HEATMAP_CROSS ? t->S : step + 1));
-    const float *(*row)(const Translation *, int, int, int) =
-        kind == HEATMAP_CROSS ? translation_cross : translation_self;
-    if (head != HEATMAP_HEAD_MEAN)
-        return row(t, step, layer, head)[j];
-    double s = 0.0;
-    for (int h = 0; h < t->H; h++)
-        s += row(t, step, layer, h)[j];
-    return (float)(s / t->H);
-}
-
-void heatmap_select(float *out, const Translation *t, HeatmapKind kind, int step, int layer,
-                    int head)
-{
-    const int width = kind == HEATMAP_CROSS ? t->S : step + 1;
+    const int width = kind == TRANSLATION_CROSS ? t->S : step + 1;
     for (int j = 0; j < width; j++)
-        out[j] = heatmap_weight(t, kind, step, j, layer, head);
+        out[j] = translation_weight(t, kind, step, j, layer, head);
 }

@@ -25,7 +25,6 @@
 #define HEATMAP_LABEL_MAX 10 /* terminal columns a column or row label may take */
 #define HEATMAP_CELL_MIN 3   /* the narrowest column, so a shade reads as a block */
 #define HEATMAP_TOP_MAX 8    /* the most top entries a row may list */
-#define HEATMAP_HEAD_MEAN (-1) /* heatmap_select: average the heads */
 
 /* The shade level of weight w: 0 ' ' below 0.2, 1 '░' below 0.4, 2 '▒' below 0.6,
  * 3 '▓' below 0.8, 4 '█' from 0.8 (NaN and negative weights are 0, above 1 is 4). */
@@ -79,22 +78,10 @@ int heatmap_print(FILE *out, const float *w, int rows, int cols, int stride,
  * line). */
 void heatmap_print_legend(FILE *out, const char *indent, int width);
 
-/* Which attention of a Translation to read. */
-typedef enum {
-    HEATMAP_CROSS, /* decoder → source tokens: S values per step */
-    HEATMAP_SELF,  /* decoder → <s> and earlier outputs: step + 1 values */
-} HeatmapKind;
-
-/* The weight step `step` gave key j (0..S-1 for HEATMAP_CROSS, 0..step for HEATMAP_SELF)
- * in decoder layer `layer` (0..t->L-1), head `head` (0..t->H-1) or the heads' mean
- * (HEATMAP_HEAD_MEAN, summed in double). */
-float heatmap_weight(const Translation *t, HeatmapKind kind, int step, int j, int layer,
-                     int head);
-
 /* Copies into out the weights step `step` used in decoder layer `layer`, head `head`
- * (0..H-1), or the heads' mean (HEATMAP_HEAD_MEAN, averaged in double): t->S values for
- * HEATMAP_CROSS, step + 1 for HEATMAP_SELF. */
-void heatmap_select(float *out, const Translation *t, HeatmapKind kind, int step, int layer,
-                    int head);
+ * (0..H-1), or the heads' mean (TRANSLATION_HEAD_MEAN, averaged in double): t->S values for
+ * TRANSLATION_CROSS, step + 1 for TRANSLATION_SELF. */
+void heatmap_select(float *out, const Translation *t, TranslationAttention kind, int step,
+                    int layer, int head);
 
 #endif

@@ -124,7 +124,7 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
     const int L = c->n_decoder_layers, H = c->n_heads;
     const Translation *t = r->t;
     const int T = t->n, S = t->S;
-    if (layer < 0 || layer >= L || (head != HEATMAP_HEAD_MEAN && (head < 0 || head >= H)))
+    if (layer < 0 || layer >= L || (head != TRANSLATION_HEAD_MEAN && (head < 0 || head >= H)))
         return TT_EINVAL;
 
     int row_chars = 1, col_chars = 1;
@@ -152,7 +152,7 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
     const double height = top + legend_h + 28 + 20 + (unknown ? 20 : 0) + (copied ? 20 : 0);
 
     char sub[160];
-    if (head == HEATMAP_HEAD_MEAN)
+    if (head == TRANSLATION_HEAD_MEAN)
         snprintf(sub, sizeof sub, "cross-attention, decoder layer %d (0..%d), mean of %d heads",
                  layer, L - 1, H);
     else
@@ -216,7 +216,7 @@ int inspect_write_svg(FILE *out, const TranslatorResult *r, const char *sentence
     fputs("</g>\n<g id=\"cells\" stroke=\"#dddddd\" stroke-width=\"1\">\n", out);
     for (int i = 0; i < T; i++) {
         for (int j = 0; j < S; j++) {
-            const float w = heatmap_weight(t, HEATMAP_CROSS, i, j, layer, head);
+            const float w = translation_weight(t, TRANSLATION_CROSS, i, j, layer, head);
             char color[8];
             ramp_color(color, w);
             fprintf(out, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" "

@@ -5,7 +5,7 @@
  * Like heatmap.h, this module never computes attention: it draws (SVG) or embeds (HTML)
  * the weights the forward pass used — the Translation's cross- and self-attention of
  * every decoder step and the encoder's self-attention — per layer and per head. Only
- * the mean over heads is computed (in double, as heatmap_weight does; in the page, by
+ * the mean over heads is computed (in double, as translation_weight does; in the page, by
  * its script).
  *
  * Both writers escape every piece of text they are given (XML character data and
@@ -35,7 +35,7 @@
 #define INSPECT_COPIED_LEGEND "copied from the source: the model wrote <unk>"
 
 /* Writes the cross-attention heatmap of r (decoder layer `layer`, head `head` or
- * HEATMAP_HEAD_MEAN) as an SVG 1.1 document: a title line with the sentence (len bytes
+ * TRANSLATION_HEAD_MEAN) as an SVG 1.1 document: a title line with the sentence (len bytes
  * of UTF-8, as typed) and its translation, the decoded words (</s> included) down the
  * left, the source tokens (</s> included) across the top (rotated when long), one
  * <rect class="cell"> per (word, token) shaded white → dark blue by weight with a

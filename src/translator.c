@@ -9,7 +9,6 @@
 #include "translator.h"
 
 #include "grammar.h"
-#include "heatmap.h"
 #include "json.h"
 #include "status.h"
 #include "wordlist.h"
@@ -476,7 +475,8 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
     for (int j = 0; j < t->S; j++) {
         double sum = 0.0;
         for (int i = 0; i < n_text; i++)
-            sum += (double)heatmap_weight(t, HEATMAP_CROSS, i, j, L - 1, HEATMAP_HEAD_MEAN);
+            sum += (double)translation_weight(t, TRANSLATION_CROSS, i, j, L - 1,
+                                              TRANSLATION_HEAD_MEAN);
         tr->coverage[j] = (float)sum;
     }
     /* The rollout, carried back to the source tokens, is read only for a word below

@@ -145,7 +145,7 @@ static void test_inspect_render_svg_well_formed_with_cells_and_legend(void **sta
     (void)state;
     Fixture *f = fixture_new();
     int rc;
-    char *svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    char *svg = render_svg(f, 1, TRANSLATION_HEAD_MEAN, &rc);
     assert_int_equal(rc, TT_OK);
     assert_well_formed(svg);
     assert_int_equal(count_substr(svg, "<rect class=\"cell\""), T * S);
@@ -162,7 +162,7 @@ static void test_inspect_render_svg_tooltips_exact(void **state)
     Fixture *f = fixture_new();
     int rc;
     /* Layer 1, step 0 attends token 1 ("</script>"): heads 0.5 and 0.75, mean 0.625. */
-    char *svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    char *svg = render_svg(f, 1, TRANSLATION_HEAD_MEAN, &rc);
     assert_int_equal(rc, TT_OK);
     assert_non_null(strstr(svg, "<title>Ja \xe2\x86\x92 &lt;/script&gt;: 0.6250</title>"));
     assert_non_null(strstr(svg, "<title>&lt;/s&gt; \xe2\x86\x92 &lt;/s&gt;: 0.6250</title>"));
@@ -181,7 +181,7 @@ static void test_inspect_render_svg_escapes_tokens(void **state)
     (void)state;
     Fixture *f = fixture_new();
     int rc;
-    char *svg = render_svg(f, 0, HEATMAP_HEAD_MEAN, &rc);
+    char *svg = render_svg(f, 0, TRANSLATION_HEAD_MEAN, &rc);
     assert_int_equal(rc, TT_OK);
     assert_null(strstr(svg, "<&>"));
     assert_null(strstr(svg, "</script>"));
@@ -196,7 +196,7 @@ static void test_inspect_render_svg_rejects_bad_choice(void **state)
     (void)state;
     Fixture *f = fixture_new();
     int rc;
-    free(render_svg(f, L, HEATMAP_HEAD_MEAN, &rc));
+    free(render_svg(f, L, TRANSLATION_HEAD_MEAN, &rc));
     assert_int_equal(rc, TT_EINVAL);
     free(render_svg(f, 0, H, &rc));
     assert_int_equal(rc, TT_EINVAL);
@@ -304,7 +304,7 @@ static void test_inspect_render_svg_names_its_axes(void **state)
     (void)state;
     Fixture *f = fixture_new();
     int rc;
-    char *svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    char *svg = render_svg(f, 1, TRANSLATION_HEAD_MEAN, &rc);
     assert_int_equal(rc, TT_OK);
     assert_well_formed(svg);
     const char *note = strstr(svg, "<text id=\"axis-note\"");
@@ -339,7 +339,7 @@ static void test_inspect_render_marks_unknown_source_words(void **state)
     (void)state;
     Fixture *f = fixture_new();
     int rc;
-    char *svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    char *svg = render_svg(f, 1, TRANSLATION_HEAD_MEAN, &rc);
     char *html = render_html(f, &rc);
     assert_null(strstr(svg, "unknown"));
     assert_null(strstr(html, "unknown-legend\">"));
@@ -347,7 +347,7 @@ static void test_inspect_render_marks_unknown_source_words(void **state)
     free(html);
     free(svg);
     f->kind[1] = TR_WORD_UNKNOWN;
-    svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    svg = render_svg(f, 1, TRANSLATION_HEAD_MEAN, &rc);
     assert_int_equal(rc, TT_OK);
     assert_well_formed(svg);
     assert_int_equal(count_substr(svg, "<tspan class=\"unknown\""), 1);
@@ -364,7 +364,7 @@ static void test_inspect_render_marks_unknown_source_words(void **state)
     free(html);
     free(svg);
     f->kind[1] = TR_WORD_NAME; /* a name is not in the vocabulary either */
-    svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    svg = render_svg(f, 1, TRANSLATION_HEAD_MEAN, &rc);
     assert_int_equal(count_substr(svg, "<tspan class=\"unknown\""), 1);
     free(svg);
     free(f);
@@ -378,7 +378,7 @@ static void test_inspect_render_marks_copied_words(void **state)
     (void)state;
     Fixture *f = fixture_new();
     int rc;
-    char *svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    char *svg = render_svg(f, 1, TRANSLATION_HEAD_MEAN, &rc);
     char *html = render_html(f, &rc);
     assert_null(strstr(svg, "copied"));
     assert_null(strstr(html, "copied-legend\">"));
@@ -386,7 +386,7 @@ static void test_inspect_render_marks_copied_words(void **state)
     free(html);
     free(svg);
     f->copied[0] = 1;
-    svg = render_svg(f, 1, HEATMAP_HEAD_MEAN, &rc);
+    svg = render_svg(f, 1, TRANSLATION_HEAD_MEAN, &rc);
     assert_int_equal(rc, TT_OK);
     assert_well_formed(svg);
     assert_int_equal(count_substr(svg, "<tspan class=\"copied\""), 1);
