@@ -453,13 +453,9 @@ int model_load_file_unchecked(Model *m, ModelChecks *checks, const char *path, c
         return TT_OK;
     }
     /* A file integrity_check refuses gets its message, as model_load_file runs it before
-     * reading the header (it leaves err alone when it passes). store_open_unchecked
-     * did the same for what it checks itself. */
-    if (s) {
-        const int irc = store_check_integrity(s, err, errlen);
-        if (irc != TT_OK)
-            rc = irc;
-    }
+     * reading the header (store_open_unchecked did the same for what it checks itself). */
+    if (s)
+        rc = store_integrity_first(s, rc, err, errlen);
     store_close(s, NULL, 0);
     return rc;
 }

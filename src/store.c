@@ -364,6 +364,12 @@ int store_check_integrity(Store *s, char *err, size_t errlen)
     return TT_OK;
 }
 
+int store_integrity_first(Store *s, int rc, char *err, size_t errlen)
+{
+    const int irc = store_check_integrity(s, err, errlen); /* err untouched when it passes */
+    return irc != TT_OK ? irc : rc;
+}
+
 static int validate_contents(Store *s, char *err, size_t errlen);
 
 /* Checks an existing file against the contract, cheapest and most telling checks first. */
@@ -391,13 +397,8 @@ static int validate(Store *s, char *err, size_t errlen)
 
     if (!s->integrity_later && (rc = store_check_integrity(s, err, errlen)) != TT_OK)
         return rc;
-    if ((rc = validate_contents(s, err, errlen)) != TT_OK && s->integrity_later) {
-        /* The message store_open would give: integrity_check's, if it refuses the file
-         * (it leaves err alone when it does not). */
-        const int irc = store_check_integrity(s, err, errlen);
-        if (irc != TT_OK)
-            return irc;
-    }
+    if ((rc = validate_contents(s, err, errlen)) != TT_OK && s->integrity_later)
+        rc = store_integrity_first(s, rc, err, errlen);
     return rc;
 }
 

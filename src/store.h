@@ -74,6 +74,11 @@ int store_open_unchecked(Store **out, const char *path, char *err, size_t errlen
  * message naming what SQLite found damaged, or an SQLite failure's code. */
 int store_check_integrity(Store *s, char *err, size_t errlen);
 
+/* For a reader whose integrity_check was put off (store_open_unchecked) and whose later
+ * reading failed with rc: store_check_integrity's status and message where it refuses
+ * the file, which store_open would have said first; else rc, err as it was. */
+int store_integrity_first(Store *s, int rc, char *err, size_t errlen);
+
 /* Opens size bytes of data, the bytes of a model file, as STORE_READ opens a file: an
  * in-memory copy (data stays the caller's), read-only, with the same defences and the
  * same validation. name stands for the path in messages and store_path. For tests and
