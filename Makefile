@@ -487,15 +487,13 @@ TSAN_TESTS = test_pool test_backprop test_train test_translator
 tsan:
 	@$(MAKE) --no-print-directory FLAVOUR=tsan CFLAGS="-O1 -g" \
 	  EXTRA_CFLAGS="$(TSAN)" EXTRA_LDFLAGS="$(TSAN)" \
-	  $(TSAN_TESTS:%=build/tsan/tests/%)
+	  $(TSAN_TESTS:%=build/tsan/tests/%) build/tsan/toytrans
 	@for t in $(TSAN_TESTS); do \
 	  echo "tsan: $$t"; \
 	  TSAN_OPTIONS=halt_on_error=1 ./build/tsan/tests/$$t >/dev/null || exit 1; \
 	done
 	@# translate on two threads: the model file's checks on a thread of their own beside
 	@# the first block, the next block decoded while this one's lines are written.
-	@$(MAKE) --no-print-directory FLAVOUR=tsan CFLAGS="-O1 -g" \
-	  EXTRA_CFLAGS="$(TSAN)" EXTRA_LDFLAGS="$(TSAN)" build/tsan/toytrans
 	@head -n 200 data/test.tsv | cut -f1 >build/tsan/translate-input.txt
 	@echo "tsan: translate --threads 2"; TSAN_OPTIONS=halt_on_error=1 \
 	  ./build/tsan/toytrans translate --model models/en-de.db --threads 2 --batch 8 \

@@ -297,7 +297,6 @@ static int translate_parse(TranslateOptions *o, int argc, char **argv)
     return 0;
 }
 
-/* --layer and --head against the model; returns 0 or TT_EXIT_USAGE. */
 /* Whether --layer and --head fit the model: cli_check_layer_head's test, without its
  * message. */
 static int layer_head_fit(const TranslateOptions *o, const ModelConfig *c)
@@ -305,6 +304,7 @@ static int layer_head_fit(const TranslateOptions *o, const ModelConfig *c)
     return o->layer < c->n_decoder_layers && o->head < c->n_heads;
 }
 
+/* --layer and --head against the model; returns 0 or TT_EXIT_USAGE. */
 static int translate_check_model(const TranslateOptions *o, const ModelConfig *c)
 {
     return cli_check_layer_head("translate", o->layer, o->head, c->n_decoder_layers, c->n_heads);
@@ -343,7 +343,8 @@ static int checks_join(TranslateRun *run)
     if (c->started) {
         c->started = 0;
         if (c->rc != TT_OK) {
-            fprintf(stderr, "toytrans translate: %s\n", c->err[0] ? c->err : status_message(c->rc));
+            fprintf(stderr, "toytrans translate: %s\n",
+                    c->err[0] ? c->err : status_message(c->rc));
             cli_model_hint("translate", run->o->model_path, c->rc);
             run->fatal = status_exit_code(c->rc);
         }
@@ -663,11 +664,12 @@ int cli_translate(int argc, char **argv)
      * first block (TranslateChecks). A terminal or a pipe waits for them, as on one
      * thread: a person, or a program waiting for its answer, learns at once. */
     struct stat st;
-    const int checks_beside = o.threads > 1 && (!run.from_stdin || (fstat(STDIN_FILENO, &st) == 0 &&
-                                                                     S_ISREG(st.st_mode)));
-    int rc = checks_beside
-                 ? model_load_file_unchecked(&m, &run.checks.pending, o.model_path, err, sizeof err)
-                 : model_load_file(&m, o.model_path, err, sizeof err);
+    const int checks_beside =
+        o.threads > 1 &&
+        (!run.from_stdin || (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)));
+    int rc = checks_beside ? model_load_file_unchecked(&m, &run.checks.pending, o.model_path,
+                                                       err, sizeof err)
+                           : model_load_file(&m, o.model_path, err, sizeof err);
     if (rc == TT_OK && checks_beside)
         checks_start(&run.checks);
     if (rc != TT_OK) {
@@ -692,12 +694,14 @@ int cli_translate(int argc, char **argv)
         return code;
     }
     Pool *pool = NULL;
-    const CliBlockHooks hooks = {translate_ahead, translate_start, translate_join, translate_stop};
+    const CliBlockHooks hooks = {translate_ahead, translate_start, translate_join,
+                                 translate_stop};
     /* An n-best list is one sentence's search: those are decoded one at a time. */
     const int batch = o.to.decode.n_best ? 1 : (int)o.batch;
     rc = cli_batch_try(&run.tr, batch, (int)o.threads, &pool);
     if (rc != TT_OK)
-        code = checks_join(&run) ? run.fatal : cli_batch_report("translate", batch, (int)o.threads, rc);
+        code = checks_join(&run) ? run.fatal
+                                 : cli_batch_report("translate", batch, (int)o.threads, rc);
     /* The read-back's messages can name this model's settings: the checks come first. */
     if (code == 0 && o.read_back.mode != CLI_READ_BACK_OFF && checks_join(&run))
         code = run.fatal;

@@ -1052,7 +1052,8 @@ static inline __attribute__((always_inline)) void exp_nonpositive(vdouble8 *out,
     const vdouble8 k = z - round_shift;
     const vint64x8 ki = (vint64x8)((vuint64x8)z - (uint64_t)round_shift_bits);
     const vdouble8 r = (d - k * ln2_64_hi) - k * ln2_64_lo;
-    const vdouble8 p = r + r * r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0))));
+    const vdouble8 p =
+        r + r * r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0))));
     /* The low 6 bits of k pick the table entry; the rest, added to the exponent field,
      * scale it (in unsigned arithmetic, which wraps as the two's complement needs). */
     const vdouble8 t = {EXP2_64THS[ki[0] & 63], EXP2_64THS[ki[1] & 63],
