@@ -198,17 +198,33 @@ static int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
  *
  * The lexicon's names are in the vocabularies, but a name the corpus
  * never had (Zoe, Greta) is <unk> in the source, and a model that never saw <unk> would
- * translate it as some known word. A name is written the same in both languages, so a
- * source token that, capitalised, is also a target token is taken for a name; copies of a
- * fraction of the pairs with names are added in which every name is <unk> on both sides.
- * The model then learns to put <unk> where an unknown name stands, in any position, and
- * the translator shows the source word it attended to there: names pass through.
+ * translate it as some known word. A name is written the same in both languages and
+ * passes through every sentence unchanged, so a source token is taken for a name when,
+ * capitalised, it is also a target token and stands in the target of every pair whose
+ * source has it ("anna" / "Anna"; also "hotel" / "Hotel", which passes through the same
+ * way). A word that is only spelt like another word of the other language is not:
+ * "see" / "See" (the lake) and "hat" / "Hat" (has) part company in most pairs. Copies
+ * of a fraction of the pairs with names are added in which every name is <unk> on both
+ * sides. The model then learns to put <unk> where an unknown name stands, in any
+ * position, and the translator shows the source word it attended to there: names pass
+ * through.
  */
+
+/* 1 when token id t is among ids[0..n). */
+static int ids_have(const int *ids, int n, int t)
+{
+    for (int k = 0; k < n; k++)
+        if (ids[k] == t)
+            return 1;
+    return 0;
+}
 
 /* For each source id, the target id of the same word capitalised ("anna" → "Anna"), or
  * -1; for a German→English model, whose English side is folded, the other way round
- * ("Anna" → "anna"). Returns TT_OK or TT_ENOMEM; *out is owned by the caller. */
-static int name_map(int **out, const Model *m)
+ * ("Anna" → "anna"). A source id keeps its target id only when that target token is in
+ * every pair of p whose source has the id. Returns TT_OK or TT_ENOMEM; *out is owned by
+ * the caller. */
+static int name_map(int **out, const Model *m, const Pairs *p)
 {
     const Vocab *sv = &m->src_vocab, *tv = &m->tgt_vocab;
     const int reverse = config_is_reverse(&m->config);
@@ -230,6 +246,12 @@ static int name_map(int **out, const Model *m)
         if (t >= VOCAB_N_SPECIAL)
             map[i] = t;
     }
+    for (int i = 0; i < p->n; i++) {
+        const int *src = p->ids + p->off[i], *tgt = src + p->src_len[i];
+        for (int j = 0; j < p->src_len[i]; j++)
+            if (map[src[j]] >= 0 && !ids_have(tgt, p->tgt_len[i], map[src[j]]))
+                map[src[j]] = -1;
+    }
     *out = map;
     return TT_OK;
 }
@@ -239,7 +261,7 @@ static int pairs_augment_names(Pairs *p, const Model *m, float fraction, uint64_
     if (fraction <= 0.0f)
         return TT_OK;
     int *map = NULL;
-    int rc = name_map(&map, m);
+    int rc = name_map(&map, m, p);
     if (rc != TT_OK)
         return rc;
     const int n0 = p->n;

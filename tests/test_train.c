@@ -191,6 +191,39 @@ static void test_train_threads_bit_identical(void **state)
     assert_int_equal(testutil_remove_dir(p.dir), 0);
 }
 
+/* Name augmentation copies the pairs whose source has a name, a word written alike in
+ * both languages that passes into the target of every pair: with fraction 1 and batches
+ * of one pair, one epoch takes a step per pair and per copy. "see" is spelt like "See"
+ * (the lake), but "I see Anna" has no "See": it is not a name, so 2 of the 4 pairs (those
+ * with Anna) are copied, not 3. */
+static void test_train_names_pass_through_every_pair(void **state)
+{
+    (void)state;
+    const Paths p = paths_setup();
+    static const char PAIRS[] = "I see the lake\tIch sehe den See\n"
+                                "I see Anna\tIch sehe Anna\n"
+                                "Anna sees the lake\tAnna sieht den See\n"
+                                "The lake is big\tDer See ist groß\n";
+    char corpus[160], out[160], err[512], step[32];
+    snprintf(corpus, sizeof corpus, "%s/names.tsv", p.dir);
+    snprintf(out, sizeof out, "%s/model.db", p.dir);
+    FILE *f = fopen(corpus, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(PAIRS, 1, sizeof PAIRS - 1, f), sizeof PAIRS - 1);
+    assert_int_equal(fclose(f), 0);
+    TrainOptions o;
+    small_run(&o, &p, out);
+    o.train_path = corpus;
+    o.valid_path = NULL;
+    o.epochs = 1;
+    o.batch = 1;
+    o.name_augment = 1.0f;
+    assert_int_equal(run(&o, err, sizeof err), TT_OK);
+    meta_value(out, "train_step", step, sizeof step);
+    assert_string_equal(step, "6");
+    assert_int_equal(testutil_remove_dir(p.dir), 0);
+}
+
 /* A run stopped after 5 steps and resumed with no setting given (a caller that only says
  * where the file is) ends with exactly the weights of the uninterrupted run: every
  * setting comes from the file, the seed above 2^53 included. */
@@ -416,6 +449,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_train_setting_parse),
         cmocka_unit_test(test_train_threads_bit_identical),
+        cmocka_unit_test(test_train_names_pass_through_every_pair),
         cmocka_unit_test(test_train_resume_takes_the_files_settings),
         cmocka_unit_test(test_train_resume_refuses_another_setting),
         cmocka_unit_test(test_train_resume_checks_recorded_settings),

@@ -47,14 +47,19 @@ def lr_factor(step, total, warmup):
     return 0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
-def name_map(vocabs):
+def name_map(vocabs, src_ids, tgt_ids):
     """For each source id, the target id of the same word capitalised ("anna" -> "Anna"),
-    or -1: a word written alike in both languages is taken for a name (src/train.c)."""
+    or -1: a word written alike in both languages, and in the target of every pair whose
+    source has it, is taken for a name ("see" / "See", the lake, is not; src/train.c)."""
     index = {t: i for i, t in enumerate(vocabs.tgt)}
     out = []
     for i, w in enumerate(vocabs.src):
         t = index.get(w[0].upper() + w[1:], -1) if i >= 4 and "a" <= w[:1] <= "z" else -1
         out.append(t if t >= 4 else -1)
+    for s, t in zip(src_ids, tgt_ids):
+        for i in s:
+            if out[i] >= 0 and out[i] not in t:
+                out[i] = -1
     return out
 
 
@@ -66,7 +71,7 @@ def augment_names(src_ids, tgt_ids, vocabs, fraction, seed):
     the draws are Python's, not toytrans's generator, so the pairs chosen differ."""
     if fraction <= 0:
         return src_ids, tgt_ids
-    names = name_map(vocabs)
+    names = name_map(vocabs, src_ids, tgt_ids)
     rng = random.Random(seed * 2246822519 ^ 0x6E616D65)
     src_out, tgt_out = list(src_ids), list(tgt_ids)
     for s, t in zip(src_ids, tgt_ids):
