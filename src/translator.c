@@ -462,6 +462,21 @@ static void rollout(Translator *tr, int S)
         tr->rolled[j] = (float)v[j];
 }
 
+/* 1 when the source is one of the phrasebook's phrases and the model learned them: a
+ * fixed expression is translated whole ("Thank you very much" → "Vielen Dank"), not
+ * word by word, so its words' coverage says nothing. The final mark, if any, is not
+ * part of the phrase. */
+static int learned_phrase(const Translator *tr)
+{
+    int n = tr->src.n;
+    if (!(tr->grammar_with & GRAMMAR_WITH_PHRASEBOOK) || n == 0)
+        return 0;
+    const char *last = tr->src.tok[n - 1];
+    if (strcmp(last, ".") == 0 || strcmp(last, "!") == 0 || strcmp(last, "?") == 0)
+        n--;
+    return grammar_find_phrase(tr->src.tok, n) >= 0;
+}
+
 /* Fills kind, coverage and uncovered for the sentence just decoded. */
 static void assess(Translator *tr, const TokenList *surface, int n_text, TranslatorResult *out)
 {
@@ -488,6 +503,7 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
         rollout(tr, t->S);
     tr->rolled_valid = need;
     const int english_source = config_lang_rules(tr->model->config.src_lang) == TOK_SRC;
+    const int phrase = learned_phrase(tr);
     for (int j = 0; j < tr->src.n; j++) {
         int kind = TR_WORD_KNOWN;
         /* A name: capitalised, not a common English word ("Where", "Thanks" are
@@ -500,7 +516,8 @@ static void assess(Translator *tr, const TokenList *surface, int n_text, Transla
                        ? TR_WORD_NAME
                        : TR_WORD_UNKNOWN;
         tr->kind[j] = kind;
-        tr->uncovered[j] = kind != TR_WORD_UNKNOWN && tr->coverage[j] < tr->coverage_min &&
+        tr->uncovered[j] = !phrase && kind != TR_WORD_UNKNOWN &&
+                           tr->coverage[j] < tr->coverage_min &&
                            tr->rolled[j] < TRANSLATOR_ROLLOUT_MIN &&
                            !source_function_word(tr->model, tr->src.tok[j]);
         out->n_unknown += kind == TR_WORD_UNKNOWN;
