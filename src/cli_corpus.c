@@ -44,7 +44,7 @@ static void corpus_usage(FILE *out)
             "  --phrasebook FILE\n"
             "                  also write the phrase construction: the fixed expressions\n"
             "                  of FILE (lines phrase<TAB>English<TAB>German, e.g.\n"
-            "                  data/phrasebook-next.tsv), in the forms a user types;\n"
+            "                  data/phrasebook.tsv), in the forms a user types;\n"
             "                  without it, no phrases (as make corpus writes today)\n"
             "  --seed N        seed of the MT19937 generator (default %u)\n"
             "  --train N       pairs in train.tsv, the seed pair included (default %d)\n"

@@ -4,7 +4,7 @@
  *
  * What it is. docs/corpus.md specifies the language of the training corpus; src/corpus.c
  * generates it. This module re-derives the English of that specification on its own: a
- * copy of the lexicon's words (tables typed from data/lexicon.tsv, with their German
+ * copy of the lexicon's words (tables written from data/lexicon.tsv, with their German
  * forms, so that a checker can build the German too), the closed classes (pronouns,
  * determiners, be, do, not, very, and, with, in) and a recursive-descent parser that
  * turns a token sentence into its clauses and noun phrases, or says where and why it
@@ -15,7 +15,7 @@
  * generated corpus with it, and a checker built on the generator's own tables would
  * accept the generator's mistakes. The tables are a second copy that a test holds to
  * data/lexicon.tsv entry for entry (test_grammar_lexicon_matches_tables), and
- * grammar_lexicon_fnv1a64 is the checksum of the lexicon file they were typed from.
+ * grammar_lexicon_fnv1a64 is the checksum of the lexicon file they were written from.
  *
  * What the translator uses it for. A model knows the sentences it was trained on; on
  * English outside the corpus grammar ("Where is the cat?", "This is a not very old
@@ -36,9 +36,10 @@
  * Out of scope, as in the tests: the lexicon's selection restrictions (which adjective
  * describes which noun, which subject and object a verb takes, what can be in what).
  * They are the generator's plausibility choices and a wrong one still has one correct
- * German; "the door is young" is parsed. The sex of a predicate noun is in scope: the
- * model learned "Lehrer" only of men, so "Anna is a teacher" and "I am a teacher" (the
- * grammar cannot tell whether "I" is a man) are refused, as the corpus never has them.
+ * German; "the door is young" is parsed. The sex of a predicate noun is in scope, since
+ * it decides the German: "Anna is a teacher" is "Anna ist eine Lehrerin" (the noun's
+ * female form, GrammarNp.female), "Anna is a boy" is refused, and so is "I am a teacher"
+ * (the grammar cannot tell whether "I" is a man or a woman): the corpus never has them.
  *
  * Every function is reentrant: the tables are constant and all state lives in the
  * caller's structs, so threads may call them at once.
@@ -54,9 +55,9 @@
  * ------------------------------------------------------------------------------------- */
 
 enum {
-    GRAMMAR_N_NOUNS = 22,
-    GRAMMAR_N_ADJECTIVES = 8,
-    GRAMMAR_N_VERBS = 9,
+    GRAMMAR_N_NOUNS = 301,
+    GRAMMAR_N_ADJECTIVES = 94,
+    GRAMMAR_N_VERBS = 87,
     GRAMMAR_N_NAMES = 32,
     GRAMMAR_N_PRONOUNS = 7,
     GRAMMAR_MAX_WORDS = 30,   /* words of an English sentence as written (docs/corpus.md) */
@@ -80,14 +81,23 @@ typedef struct {
     const char *en_sg, *en_pl;          /* English; en_pl NULL for a mass noun */
     const char *de_sg, *de_pl, *de_dpl; /* German singular, plural, dative plural (NULL
                                            for a mass noun) */
+    const char *de_obl;                 /* a weak masculine noun's accusative and dative
+                                           singular (Junge → Jungen); NULL: de_sg */
+    const char *fem_sg, *fem_pl;        /* a person noun's female form, the predicate of a
+                                           woman (Lehrerin, Lehrerinnen); NULL: none */
     GrammarGender gender;
     GrammarSex sex;                     /* the lexicon's SEX: man m, teacher m, girl f, ... */
     int nopossessive;                   /* 1: never after my/your/his/... (lexicon tag) */
 } GrammarNoun;
 
+enum { GRAMMAR_MAX_OPPOSITES = 2 }; /* the most OPPOSITES an adjective of the lexicon has */
+
 typedef struct {
     const char *en, *de; /* the German is the undeclined (predicate) form */
-    const char *opp[2];  /* adjectives never coordinated with this one, or NULL */
+    const char *stem;    /* what the endings go on where it is not de (müde → müd: die
+                            müden Kinder); NULL: de */
+    const char *opp[GRAMMAR_MAX_OPPOSITES]; /* adjectives never coordinated with this one,
+                                               or NULL */
 } GrammarAdjective;
 
 typedef struct {
@@ -126,7 +136,8 @@ extern const char *const GRAMMAR_DET_EN[GRAMMAR_DETS]; /* "", "the", "this", "a"
 
 /* The index of a word in its table, or -1. token is in token space (lower case); names
  * are matched without regard to ASCII case. *plural / *third (not NULL) say which form:
- * the noun's plural, the verb's 3rd person singular. */
+ * the noun's plural, the verb's 3rd person singular. A binary search each (O(log n)):
+ * the translator looks up every token of every sentence it checks. */
 int grammar_find_noun(const char *token, int *plural);
 int grammar_find_adjective(const char *token);
 int grammar_find_verb(const char *token, int *third);
@@ -142,7 +153,7 @@ uint64_t grammar_lexicon_fnv1a64(void);
 
 /* ---------------------------------------------------------------------------------------
  * The phrasebook: fixed expressions (docs/corpus.md, "Phrases"), a table typed from
- * data/phrasebook-next.tsv (test_grammar_phrasebook_matches_table holds it to the file).
+ * data/phrasebook.tsv (test_grammar_phrasebook_matches_table holds it to the file).
  * A model learned them only when its corpus was written with that phrasebook: its meta
  * records the file's checksum (train --phrasebook, MODEL_PHRASEBOOK_KEY), and only then
  * does grammar_check_with take GRAMMAR_WITH_PHRASEBOOK.
@@ -225,6 +236,8 @@ typedef struct {
     int adj;        /* adjective index, or -1 */
     int noun;       /* noun index (GRAMMAR_NP_NOUN) */
     int plural;     /* 1: plural (nouns, "these", we/they) */
+    int female;     /* 1: a predicate noun of a woman in its female form (She is my
+                       teacher → meine Lehrerin); the noun has fem_sg */
     int index;      /* pronoun index, or name index (GRAMMAR_NAME_OTHER for a flagged
                        name) */
 } GrammarNp;

@@ -2,7 +2,7 @@
  * phrasebook.h — the everyday phrasebook: fixed expressions with one German rendering
  * each, the input of the corpus's phrase construction (docs/corpus.md, "Phrases").
  *
- * A phrasebook file (data/phrasebook-next.tsv) holds lines "phrase<TAB>ENGLISH<TAB>GERMAN"
+ * A phrasebook file (data/phrasebook.tsv) holds lines "phrase<TAB>ENGLISH<TAB>GERMAN"
  * without final punctuation; the corpus generator adds the marks and the other forms a
  * user types. Unlike the lexicon's words, a phrase is not taken apart: "Good morning" is
  * "Guten Morgen" as a whole, and the corpus repeats it so that a model learns it by heart.
