@@ -21,6 +21,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1875,17 +1876,26 @@ const char *corpus_type_name(CorpusType type)
 }
 
 /* Weights of the constructions in train.tsv: the long and the word-order-changing ones
- * more often. A phrase (with a phrasebook only) weighs 3 of 110: about 2.7% of the
- * training file, some 80 lines of each of 52 phrases in 150,000 pairs, since a fixed
- * expression is learned only by seeing it again and again. */
+ * more often. A do-question weighs most after coord-clause: its German puts the verb
+ * first, in the subject's person, before the subject is written, and with 87 verbs in 5
+ * persons a lower weight left rare pairs with some 20 examples ("Liebt ich ...?"). Bare
+ * plurals come next: their first word is an adjective with the strong ending ("Braune
+ * Münzen"), which models trained at weights 5 to 8 got wrong more often than anything
+ * else (95-97 % of the test file's bare plurals exact).
+ * A phrase (with a phrasebook only) weighs 16 of 137. A fixed expression is learned only
+ * from itself, and at weights 3 and 8 a few phrases of one word ("Goodbye", "Sorry") were
+ * not learned at all; a phrase is short, so this costs little training time. These are
+ * the weights of the draw: the balancing below keeps more of the sentences that hold
+ * rare forms, so the file's shares differ (toytrans corpus prints them: phrases 7 %,
+ * some 250 lines a phrase, do-questions 19 %). */
 static const unsigned TRAIN_WEIGHTS[CORPUS_N_TYPES] = {
     [CORPUS_THIS_IS] = 4,      [CORPUS_PREDICATE] = 4,    [CORPUS_COORD_ADJ] = 5,
     [CORPUS_NOUN_PREDICATE] = 5, [CORPUS_TRANSITIVE] = 6, [CORPUS_OBJ_PRONOUN] = 5,
-    [CORPUS_POSSESSIVE] = 5,   [CORPUS_NO] = 5,           [CORPUS_BARE_PLURAL] = 5,
+    [CORPUS_POSSESSIVE] = 5,   [CORPUS_NO] = 5,           [CORPUS_BARE_PLURAL] = 12,
     [CORPUS_NAMES] = 6,        [CORPUS_COORD_NP] = 6,     [CORPUS_COORD_VERB] = 4,
-    [CORPUS_COORD_CLAUSE] = 14, [CORPUS_DATIVE] = 7,      [CORPUS_BE_QUESTION] = 6,
-    [CORPUS_DO_QUESTION] = 6,  [CORPUS_IMPERATIVE] = 5,   [CORPUS_CONTRACTION] = 5,
-    [CORPUS_PHRASE] = 3,
+    [CORPUS_COORD_CLAUSE] = 14, [CORPUS_DATIVE] = 8,      [CORPUS_BE_QUESTION] = 6,
+    [CORPUS_DO_QUESTION] = 16, [CORPUS_IMPERATIVE] = 5,   [CORPUS_CONTRACTION] = 5,
+    [CORPUS_PHRASE] = 16,
 };
 
 /* ---------------------------------------------------------------------------------------
@@ -1988,12 +1998,14 @@ static int phrase_expand(char *out, size_t n, const char *en)
 /* Every form of every phrase, phrase by phrase, and which file each goes to. Phrase i has
  * forms [first[i], first[i + 1]): the English as written, then (if it has a contraction)
  * written out, each without a mark and with each mark its mood takes ("." and "!", or
- * "?"). Of its k forms, form i % k goes to test.tsv, form (i + 1) % k to valid.tsv when
- * k >= 3, the others to train.tsv: no line is in two files, every phrase is in train.tsv,
- * and the marks rotate over the phrases. */
+ * "?"). Every form goes to train.tsv, in turn (a phrase's draws take its forms one after
+ * the other), since a user types every one of them and a fixed expression is learned
+ * only from itself; of its k forms, form i % k is also test.tsv's and form (i + 1) % k
+ * valid.tsv's when k >= 3, so the marks rotate over the phrases. */
 typedef struct {
     CorpusPair *form; /* first[n] forms; owned */
     int *first;       /* n + 1 offsets into form; owned */
+    int *drawn;       /* n: how often train.tsv drew each phrase so far; owned */
     int n;            /* phrases */
 } PhraseForms;
 
@@ -2013,6 +2025,7 @@ static void phrase_side(char out[CORPUS_TEXT_MAX], const char *text, char mark)
 
 static void phrase_forms_free(PhraseForms *pf)
 {
+    free(pf->drawn);
     free(pf->first);
     free(pf->form);
     memset(pf, 0, sizeof *pf);
@@ -2024,7 +2037,8 @@ static int phrase_forms_init(PhraseForms *pf, const Phrasebook *book)
     const int n = phrasebook_count(book);
     pf->form = calloc((size_t)n * MAX_FORMS_PER_PHRASE, sizeof *pf->form);
     pf->first = calloc((size_t)n + 1, sizeof *pf->first);
-    if (!pf->form || !pf->first) {
+    pf->drawn = calloc((size_t)n, sizeof *pf->drawn);
+    if (!pf->form || !pf->first || !pf->drawn) {
         phrase_forms_free(pf);
         return TT_ENOMEM;
     }
@@ -2060,32 +2074,14 @@ static int phrase_forms_init(PhraseForms *pf, const Phrasebook *book)
 enum { SPLIT_TRAIN, SPLIT_VALID, SPLIT_TEST, N_SPLITS };
 static const char *const SPLIT_FILES[N_SPLITS] = {"train.tsv", "valid.tsv", "test.tsv"};
 
-/* The file of form j of a phrase i with k forms (PhraseForms). */
-static int phrase_split_of(int i, int j, int k)
-{
-    if (j == i % k)
-        return SPLIT_TEST;
-    if (k >= 3 && j == (i + 1) % k)
-        return SPLIT_VALID;
-    return SPLIT_TRAIN;
-}
-
-/* The index into pf->form of phrase i's form in split s, the r-th of them (r 0 for test
- * and valid, which hold one), or -1 when there is none. */
-static int phrase_form_in(const PhraseForms *pf, int i, int s, int r)
+/* The index into pf->form of phrase i's form in split s (SPLIT_TEST or SPLIT_VALID), or
+ * -1 when there is none (PhraseForms says which). */
+static int phrase_form_in(const PhraseForms *pf, int i, int s)
 {
     const int k = pf->first[i + 1] - pf->first[i];
-    for (int j = 0; j < k; j++)
-        if (phrase_split_of(i, j, k) == s && r-- == 0)
-            return pf->first[i] + j;
-    return -1;
-}
-
-/* How many of phrase i's forms go to train.tsv (at least 1: every phrase has 2 forms). */
-static int phrase_train_count(const PhraseForms *pf, int i)
-{
-    const int k = pf->first[i + 1] - pf->first[i];
-    return k - 1 - (k >= 3);
+    if (s == SPLIT_TEST)
+        return pf->first[i] + i % k;
+    return k >= 3 ? pf->first[i] + (i + 1) % k : -1;
 }
 
 #define CORPUS_PATH_MAX 4096     /* bytes of a file path with its NUL */
@@ -2153,17 +2149,17 @@ static int write_pair(FILE *f, const CorpusPair *p, int with_type, const char *n
 
 /* The next phrase line of split (SPLIT_*) into *out: in the test and validation files
  * the next phrase that has a form there (*next counts them off), in the training file a
- * phrase and one of its training forms drawn from rng. Returns 0 when the test or
+ * phrase drawn from rng and its next form in turn. Returns 0 when the test or
  * validation file has every phrase already. */
-static int next_phrase(CorpusPair *out, const PhraseForms *pf, int split, int *next, Rng *rng)
+static int next_phrase(CorpusPair *out, PhraseForms *pf, int split, int *next, Rng *rng)
 {
     int at = -1;
     if (split == SPLIT_TRAIN) {
         const int i = (int)draw_below(rng, (uint32_t)pf->n);
-        at = phrase_form_in(pf, i, SPLIT_TRAIN,
-                            (int)draw_below(rng, (uint32_t)phrase_train_count(pf, i)));
+        const int k = pf->first[i + 1] - pf->first[i];
+        at = pf->first[i] + pf->drawn[i]++ % k;
     } else {
-        while (*next < pf->n && (at = phrase_form_in(pf, *next, split, 0)) < 0)
+        while (*next < pf->n && (at = phrase_form_in(pf, *next, split)) < 0)
             ++*next;
         if (at < 0)
             return 0;
@@ -2174,14 +2170,91 @@ static int next_phrase(CorpusPair *out, const PhraseForms *pf, int split, int *n
     return 1;
 }
 
+/* ---------------------------------------------------------------------------------------
+ * Balancing the training file's word forms
+ *
+ * Drawn by construction and word alone, the training file holds the frequent forms
+ * thousands of times and the rare ones hardly at all: with 301 nouns, each noun's dative
+ * plural ("mit den Hamstern") came up some 10 times in 180,000 pairs and the female plural
+ * of a person noun ("Die Frauen sind Lehrerinnen") once or never, too few for a model to
+ * learn. So the training draw keeps every sentence with a German form seen fewer than
+ * FORM_COVERED times so far, and of the others only FORM_KEEP_PERCENT: sentences that
+ * teach nothing new give way to ones that do. The test and validation files are drawn
+ * before, without it, so they measure the grammar's own distribution.
+ */
+
+enum {
+    FORM_COVERED = 100,     /* a German form this often in train.tsv is learned enough */
+    FORM_KEEP_PERCENT = 10, /* of the sentences with covered forms only, kept */
+    FORM_SLOTS = 16384,     /* power of two, more than twice the corpus's German forms */
+    FORM_LEN = 48,          /* bytes of a form, NUL included */
+};
+
+typedef struct {
+    char (*form)[FORM_LEN]; /* FORM_SLOTS forms, "" for an empty slot; owned */
+    int *count;             /* FORM_SLOTS counts; owned */
+} FormCounts;
+
+static int formcounts_init(FormCounts *fc)
+{
+    fc->form = calloc(FORM_SLOTS, sizeof *fc->form);
+    fc->count = calloc(FORM_SLOTS, sizeof *fc->count);
+    return fc->form && fc->count ? TT_OK : TT_ENOMEM;
+}
+
+static void formcounts_free(FormCounts *fc)
+{
+    free(fc->form);
+    free(fc->count);
+    fc->form = NULL;
+    fc->count = NULL;
+}
+
+/* The slot of the form w[0..n) (n < FORM_LEN): where it is, or the empty slot it goes to. */
+static size_t form_slot(const FormCounts *fc, const char *w, size_t n)
+{
+    size_t i = (size_t)fnv1a64_add(FNV1A64_OFFSET, w, n) & (FORM_SLOTS - 1);
+    while (fc->form[i][0] != '\0' && (strncmp(fc->form[i], w, n) != 0 || fc->form[i][n]))
+        i = (i + 1) & (FORM_SLOTS - 1);
+    return i;
+}
+
+/* Calls back for each word of the German de (split at spaces, without commas and the
+ * final mark): the fewest times one of them was counted (add 0), or counts each (add 1).
+ * Returns that fewest count (INT_MAX for no word). */
+static int formcounts_visit(FormCounts *fc, const char *de, int add)
+{
+    int least = INT_MAX;
+    for (const char *p = de; *p;) {
+        while (*p == ' ')
+            p++;
+        const char *end = p;
+        while (*end && *end != ' ' && *end != ',' && *end != '.' && *end != '?' && *end != '!')
+            end++;
+        const size_t n = (size_t)(end - p);
+        if (n > 0 && n < FORM_LEN) {
+            const size_t i = form_slot(fc, p, n);
+            if (add && fc->form[i][0] == '\0')
+                memcpy(fc->form[i], p, n); /* the rest of the slot is zero */
+            fc->count[i] += add;
+            if (fc->count[i] < least)
+                least = fc->count[i];
+        }
+        p = end;
+        while (*p && *p != ' ')
+            p++;
+    }
+    return least;
+}
+
 /* Draws n pairs into f, the file of split (SPLIT_*): in the test and validation files
  * the constructions take turns in enum order, in the training file they are drawn by
  * TRAIN_WEIGHTS; the phrase construction only when pf is not NULL (it holds the
  * phrasebook's forms), and in the cycles only while phrases remain. The test file's
  * lines name their construction. */
 static int draw_split(FILE *f, const char *name, int split, int n, const Lexicon *lex,
-                      const PhraseForms *pf, CoreSet *seen, Rng *rng, CorpusStats *stats,
-                      char *err, size_t errlen)
+                      PhraseForms *pf, CoreSet *seen, FormCounts *fc, Rng *rng,
+                      CorpusStats *stats, char *err, size_t errlen)
 {
     const int n_types = pf ? CORPUS_N_TYPES : CORPUS_N_GRAMMAR;
     unsigned total = 0;
@@ -2207,9 +2280,15 @@ static int draw_split(FILE *f, const char *name, int split, int n, const Lexicon
                 turn++; /* every phrase is placed: the turn passes */
                 continue;
             }
+            if (fc && formcounts_visit(fc, pair.de, 0) >= FORM_COVERED &&
+                draw_below(rng, 100) >= FORM_KEEP_PERCENT)
+                continue;
         } else {
             corpus_sample(&pair, lex, type, rng);
             stats->draws++;
+            if (fc && formcounts_visit(fc, pair.de, 0) >= FORM_COVERED &&
+                draw_below(rng, 100) >= FORM_KEEP_PERCENT)
+                continue; /* nothing new to learn from it */
             if (!coreset_insert(seen, core_key(pair.en))) {
                 if (++misses > CORPUS_MAX_MISSES) {
                     corpus_err(err, errlen, "the grammar ran out of new sentences after %ld "
@@ -2223,6 +2302,8 @@ static int draw_split(FILE *f, const char *name, int split, int n, const Lexicon
         int rc = write_pair(f, &pair, split == SPLIT_TEST, name, err, errlen);
         if (rc != TT_OK)
             return rc;
+        if (fc)
+            formcounts_visit(fc, pair.de, 1);
         stats->pairs[type]++;
         turn++;
         i++;
@@ -2238,8 +2319,9 @@ int corpus_write(const char *dir, const Lexicon *lex, const Phrasebook *book, ui
     FILE *files[N_SPLITS] = {NULL, NULL, NULL};
     int created[N_SPLITS] = {0, 0, 0}; /* tmp[s] exists and must go on failure */
     CoreSet seen = {NULL, 0};
-    PhraseForms forms = {NULL, NULL, 0};
-    const PhraseForms *pf = NULL; /* &forms with a phrasebook */
+    FormCounts fc = {NULL, NULL};
+    PhraseForms forms = {NULL, NULL, NULL, 0};
+    PhraseForms *pf = NULL; /* &forms with a phrasebook */
     CorpusStats local;
     Rng rng;
     int rc = TT_OK;
@@ -2283,6 +2365,10 @@ int corpus_write(const char *dir, const Lexicon *lex, const Phrasebook *book, ui
                    n_train + n_valid + n_test);
         goto done;
     }
+    if ((rc = formcounts_init(&fc)) != TT_OK) {
+        corpus_err(err, errlen, "out of memory for the counts of the German forms");
+        goto done;
+    }
     for (int s = 0; s < N_SPLITS; s++) {
         /* Not following a link planted at the temporary name; one left by a dead process
          * with this process's id is replaced. */
@@ -2322,11 +2408,11 @@ int corpus_write(const char *dir, const Lexicon *lex, const Phrasebook *book, ui
 
     rng_seed(&rng, seed);
     if ((rc = draw_split(files[SPLIT_TEST], tmp[SPLIT_TEST], SPLIT_TEST, n_test, lex, pf,
-                         &seen, &rng, stats, err, errlen)) != TT_OK ||
+                         &seen, NULL, &rng, stats, err, errlen)) != TT_OK ||
         (rc = draw_split(files[SPLIT_VALID], tmp[SPLIT_VALID], SPLIT_VALID, n_valid, lex, pf,
-                         &seen, &rng, stats, err, errlen)) != TT_OK ||
+                         &seen, NULL, &rng, stats, err, errlen)) != TT_OK ||
         (rc = draw_split(files[SPLIT_TRAIN], tmp[SPLIT_TRAIN], SPLIT_TRAIN, n_train - 1, lex,
-                         pf, &seen, &rng, stats, err, errlen)) != TT_OK)
+                         pf, &seen, &fc, &rng, stats, err, errlen)) != TT_OK)
         goto done;
 
     for (int s = 0; s < N_SPLITS; s++) {
@@ -2359,6 +2445,7 @@ done:
             remove(tmp[s]);
     }
     coreset_free(&seen);
+    formcounts_free(&fc);
     phrase_forms_free(&forms);
     if (rc != TT_OK)
         memset(stats, 0, sizeof *stats);

@@ -24,9 +24,10 @@
 
 #define CORPUS_DEFAULT_LEXICON "data/lexicon.tsv" /* `toytrans corpus` without --lexicon */
 #define CORPUS_DEFAULT_SEED 1729u    /* `toytrans corpus` without --seed */
-#define CORPUS_DEFAULT_TRAIN 150000  /* pairs in train.tsv, seed pair included */
+#define CORPUS_DEFAULT_TRAIN 180000  /* pairs in train.tsv, seed pair included */
 #define CORPUS_DEFAULT_VALID 1000    /* pairs in valid.tsv */
-#define CORPUS_DEFAULT_TEST 1800     /* pairs in test.tsv: 100 of each construction */
+#define CORPUS_DEFAULT_TEST 1852     /* pairs in test.tsv: 100 of each construction of the
+                                        grammar, and the 52 phrases */
 #define CORPUS_MAX_PAIRS 1000000     /* n_train + n_valid + n_test at most */
 #define CORPUS_MAX_WORDS 30          /* English words in one sentence at most */
 #define CORPUS_TEXT_MAX 400          /* bytes of one side with its NUL */
@@ -98,15 +99,17 @@ void corpus_core(char *out, size_t n, const char *en);
 /* Writes dir/train.tsv, dir/valid.tsv and dir/test.tsv: n_train, n_valid and n_test
  * pairs drawn from MT19937 seeded with seed. The test file is drawn first, then the
  * validation file, each cycling through the constructions in enum order; then the
- * training file, whose constructions are drawn with fixed weights. Cores are distinct
+ * training file, whose constructions are drawn with fixed weights and whose sentences
+ * are balanced over the German word forms (a sentence with only frequent forms is mostly
+ * passed over; docs/corpus.md). Cores are distinct
  * across all three files; the first line of train.tsv is the seed pair. Lines are
  * "English<TAB>German<LF>"; test.tsv lines have a third field, the construction's name.
  * The same arguments always give byte-identical files.
  *
  * book: NULL, or a phrasebook whose phrases are written too (docs/corpus.md, "Phrases"):
- * each phrase's forms (with and without its final marks, contractions written out) are
- * split between the files so that no line is in two of them — at most one form in
- * test.tsv, one in valid.tsv, the others in train.tsv, where they repeat; the phrase
+ * every form of each phrase (with and without its final marks, contractions written out)
+ * is in train.tsv, where the forms take turns and repeat, and one of them also in
+ * test.tsv and (for phrases of three forms or more) another in valid.tsv; the phrase
  * construction takes its turn in the cycles while phrases remain, and a weight in the
  * training draw. Phrase lines are the one exception to distinct cores: a phrase's forms
  * share it. No sentence of the grammar has a phrase's core. Without a phrasebook the

@@ -515,15 +515,15 @@ static void test_corpus_samples_show_their_construction(void **state)
     }
 }
 
-/* The staged lexicon, data/lexicon-next.tsv (data/README.md), loads and writes every
- * construction: each of its rows stays readable while the generator changes, and its
- * weak masculine nouns are declined in the accusative (den Jungen, never den Junge). */
-static void test_corpus_lexicon_next_writes_every_construction(void **state)
+/* The lexicon, data/lexicon.tsv, writes every construction from a seed of its own, and
+ * its weak masculine nouns are declined in the accusative and dative (den Jungen, dem
+ * Herrn, never den Junge). */
+static void test_corpus_lexicon_declines_weak_nouns(void **state)
 {
     (void)state;
     char err[ERR_LEN];
     Lexicon *lex = NULL;
-    if (corpus_lexicon_load(&lex, "data/lexicon-next.tsv", err, sizeof err) != TT_OK)
+    if (corpus_lexicon_load(&lex, "data/lexicon.tsv", err, sizeof err) != TT_OK)
         fail_msg("%s", err);
     Rng rng;
     rng_seed(&rng, 3);
@@ -592,7 +592,8 @@ static void test_corpus_files_well_formed(void **state)
     }
 }
 
-/* The test file holds every grammar construction equally often, 100 each by default. */
+/* The test file holds every grammar construction equally often: without a phrasebook,
+ * 102 or 103 each by default (with one, as make corpus writes it, 100 each). */
 static void test_corpus_test_file_balanced(void **state)
 {
     (void)state;
@@ -603,9 +604,60 @@ static void test_corpus_test_file_balanced(void **state)
         for (int t = 0; t < CORPUS_N_TYPES; t++)
             count[t] += strcmp(name, corpus_type_name((CorpusType)t)) == 0;
     }
+    /* The constructions take turns in enum order: the first ones one line more when the
+     * size is not a multiple of their number. */
     for (int t = 0; t < CORPUS_N_GRAMMAR; t++)
-        assert_int_equal(count[t], CORPUS_DEFAULT_TEST / CORPUS_N_GRAMMAR);
+        assert_int_equal(count[t], CORPUS_DEFAULT_TEST / CORPUS_N_GRAMMAR +
+                                       (t < CORPUS_DEFAULT_TEST % CORPUS_N_GRAMMAR));
     assert_int_equal(count[CORPUS_PHRASE], 0); /* no phrasebook, no phrase */
+}
+
+/* The times the German word w stands in the second field of the lines of fl. */
+static long german_word_count(const FileLines *fl, const char *w)
+{
+    const size_t n = strlen(w);
+    long count = 0;
+    for (size_t i = 0; i < fl->n; i++) {
+        const char *de = strchr(fl->lines[i], '\t') + 1, *end = strchr(de, '\t');
+        for (const char *p = de; (p = strstr(p, w)) && (!end || p < end); p += n) {
+            const char after = p[n];
+            if ((p == de || p[-1] == ' ') && (after == ' ' || after == '.' || after == ','
+                                              || after == '?' || after == '!' ||
+                                              after == '\t' || after == '\0'))
+                count++;
+        }
+    }
+    return count;
+}
+
+/* The training file is balanced over the German forms: a form's sentences are kept while
+ * it is rare, so the dative plural of every person and animal noun ("mit den Hamstern"),
+ * which the unbalanced draw wrote about 10 times each in 180,000 pairs, is there at least
+ * 30 times (47 or more with the default seed). */
+static void test_corpus_train_file_balances_rare_forms(void **state)
+{
+    (void)state;
+    FILE *f = fopen(CORPUS_DEFAULT_LEXICON, "r");
+    assert_non_null(f);
+    char line[1024];
+    int nouns = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *fld[12];
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "noun\t", 5) != 0 || split_tabs(line, fld, 11) < 9)
+            continue;
+        const char *dpl = fld[5], *pl = fld[4], *tags = fld[8];
+        if (strcmp(dpl, "-") == 0 || strcmp(dpl, pl) == 0 ||
+            !(strstr(tags, "person") || strstr(tags, "animal")))
+            continue;
+        nouns++;
+        const long n = german_word_count(&g.split[SPLIT_TRAIN], dpl);
+        if (n < 30)
+            fail_msg("\"%s\" (dative plural of \"%s\") is in train.tsv %ld times", dpl,
+                     fld[1], n);
+    }
+    fclose(f);
+    assert_true(nouns >= 40);
 }
 
 /* No core appears twice, within a file or across files. */
@@ -648,37 +700,45 @@ static void test_corpus_seed_pair_first(void **state)
     assert_string_equal(g.split[SPLIT_TRAIN].lines[0], CORPUS_SEED_EN "\t" CORPUS_SEED_DE);
 }
 
-/* Pairs whose German was written by hand from docs/corpus.md, found by their English in
- * the default test file: every construction, all three cases. */
+/* Pairs of the default test file (no phrasebook), found by their English, whose German
+ * was read and checked by hand against docs/corpus.md when the lexicon grew: every
+ * construction, all three cases, weak nouns (den Kollegen), female forms (deine
+ * Studentin), adjective stems (dunkle, leisen, saure). */
 static void test_corpus_pinned_pairs_match_hand_translation(void **state)
 {
     (void)state;
     static const char *const PINNED[][2] = {
-        {"This is not a very good car", "Das ist kein sehr gutes Auto"},
-        {"These are your big apples.", "Das sind deine großen Äpfel."},
-        {"The big apple is not good and very red.", "Der große Apfel ist nicht gut und sehr rot."},
-        {"Your young dogs find a new teacher.", "Deine jungen Hunde finden einen neuen Lehrer."},
-        {"I do not write this book", "Ich schreibe dieses Buch nicht"},
-        {"His cats are in his very good school.", "Seine Katzen sind in seiner sehr guten Schule."},
-        {"My young girl has no very big cars", "Mein junges Mädchen hat keine sehr großen Autos"},
-        {"No women eat my good apple.", "Keine Frauen essen meinen guten Apfel."},
-        {"Men buy my very good cat.", "Männer kaufen meine sehr gute Katze."},
-        {"Bob is in the car", "Bob ist im Auto"},
-        {"My girls and Leon eat the good bread.", "Meine Mädchen und Leon essen das gute Brot."},
-        {"The girls need your book in this new car.",
-         "Die Mädchen brauchen dein Buch in diesem neuen Auto."},
-        {"His friends are in the big garden.", "Seine Freunde sind im großen Garten."},
-        {"It loves a good letter with the very beautiful girl",
-         "Es liebt einen guten Brief mit dem sehr schönen Mädchen"},
-        {"This friend sees bread in your cities.", "Dieser Freund sieht Brot in deinen Städten."},
-        {"Does the small child find their friend", "Findet das kleine Kind ihren Freund"},
-        {"Do not find him", "Finde ihn nicht"},
-        {"I don't buy my very good cats.", "Ich kaufe meine sehr guten Katzen nicht."},
-        {"He's not big", "Er ist nicht groß"},
-        {"Don't buy her book!", "Kauf ihr Buch nicht!"},
-        {"The girl does not need these.", "Das Mädchen braucht diese nicht."},
-        {"Is this man not beautiful?", "Ist dieser Mann nicht schön?"},
-        {"Are they in my very beautiful school", "Sind sie in meiner sehr schönen Schule"},
+        {"This is not a very easy job", "Das ist kein sehr einfacher Job"},
+        {"This is my very correct name", "Das ist mein sehr richtiger Name"},
+        {"My very bad candle is not new.", "Meine sehr schlechte Kerze ist nicht neu."},
+        {"The bike is not very dirty", "Das Fahrrad ist nicht sehr schmutzig"},
+        {"This eye is black and strange.", "Dieses Auge ist schwarz und seltsam."},
+        {"It is the harbor.", "Es ist der Hafen."},
+        {"My girl is your student.", "Mein Mädchen ist deine Studentin."},
+        {"David is not a weak colleague", "David ist kein schwacher Kollege"},
+        {"Your hungry dancers photograph this white cloud.",
+         "Deine hungrigen Tänzer fotografieren diese weiße Wolke."},
+        {"The daughters do not protect a dark bridge", "Die Töchter schützen keine dunkle Brücke"},
+        {"The very angry lady does not call her.", "Die sehr wütende Dame ruft sie nicht."},
+        {"This architect protects our colleague.", "Dieser Architekt schützt unseren Kollegen."},
+        {"No ducks are strong and loud.", "Keine Enten sind stark und laut."},
+        {"Drivers see my very fat farmers", "Fahrer sehen meine sehr dicken Bauern"},
+        {"Tom and Bob see my sour lemon.", "Tom und Bob sehen meine saure Zitrone."},
+        {"My soldier and your sister ask my architect",
+         "Mein Soldat und deine Schwester fragen meinen Architekten"},
+        {"She hates the farmers and your boy.", "Sie hasst die Bauern und deinen Jungen."},
+        {"The grandfather hugs and teaches a grandmother",
+         "Der Großvater umarmt und unterrichtet eine Großmutter"},
+        {"This is your harbor, and we cross the quiet bridges",
+         "Das ist dein Hafen und wir überqueren die leisen Brücken"},
+        {"He greets their actors in her great ship.",
+         "Er begrüßt ihre Schauspieler in ihrem tollen Schiff."},
+        {"Is my green playground in the parks", "Ist mein grüner Spielplatz in den Parks"},
+        {"Do I not translate messages", "Übersetze ich keine Nachrichten"},
+        {"Do we not sing her stupid song", "Singen wir ihr dummes Lied nicht"},
+        {"Do not fill a very full wallet", "Füll keine sehr volle Geldbörse"},
+        {"Don't ask my boys.", "Frag meine Jungen nicht."},
+        {"She doesn't sell your brown sock", "Sie verkauft deine braune Socke nicht"},
     };
     const FileLines *fl = &g.split[SPLIT_TEST];
     for (size_t k = 0; k < sizeof PINNED / sizeof PINNED[0]; k++) {
@@ -846,7 +906,7 @@ static void test_corpus_failed_write_keeps_old_files(void **state)
  * The phrasebook and the phrase construction
  */
 
-#define PHRASEBOOK "data/phrasebook-next.tsv"
+#define PHRASEBOOK "data/phrasebook.tsv"
 
 /* Writes text to dir/book.tsv and loads it as a phrasebook; returns the status, the
  * message in err[ERR_BIG] and the path in path[PATH_LEN]. */
@@ -907,7 +967,7 @@ static void test_corpus_phrasebook_loads(void **state)
     const Phrase *first = phrasebook_phrase(book, 0), *last = phrasebook_phrase(book, 51);
     assert_string_equal(first->en, "Hello");
     assert_string_equal(first->de, "Hallo");
-    assert_int_equal(first->line, 11);
+    assert_int_equal(first->line, 10);
     assert_string_equal(last->en, "Get well soon");
     assert_string_equal(last->de, "Gute Besserung");
     assert_null(phrasebook_phrase(book, 52));
@@ -1044,10 +1104,12 @@ static int find_phrase(const Phrasebook *book, const char *en)
     return -1;
 }
 
-/* With the phrasebook, the corpus holds every phrase: each in train.tsv, each once in
- * test.tsv (named "phrase"), German as the phrasebook's with the English's mark, "?"
- * only on questions; no phrase line is in two files; the grammar's sentences keep
- * distinct cores and none takes a phrase's; and the same seed writes the same bytes. */
+/* With the phrasebook, the corpus holds every phrase: every form of each in train.tsv
+ * (as written and with its contractions written out, without a mark and with each mark
+ * its mood takes), each once in test.tsv (named "phrase"), German as the phrasebook's
+ * with the English's mark, "?" only on questions; a phrase line of test.tsv or
+ * valid.tsv is one of train.tsv's; the grammar's sentences keep distinct cores and none
+ * takes a phrase's; and the same seed writes the same bytes. */
 static void test_corpus_phrasebook_construction(void **state)
 {
     (void)state;
@@ -1062,8 +1124,9 @@ static void test_corpus_phrasebook_construction(void **state)
     assert_int_equal(corpus_write(dir, g.lex, book, 11, 20000, 1000, 1000, &stats, err,
                                   sizeof err), TT_OK);
     int *in_train = calloc((size_t)n_book, sizeof *in_train);
+    int *forms = calloc((size_t)n_book, sizeof *forms); /* distinct lines in train.tsv */
     int *in_test = calloc((size_t)n_book, sizeof *in_test);
-    assert_true(in_train && in_test);
+    assert_true(in_train && in_test && forms);
     size_t total = 20000 + 1000 + 1000, n_phrase_lines = 0, n_cores = 0;
     char **phrase_lines = calloc(total, sizeof *phrase_lines); /* "split:line" of phrases */
     char **cores = calloc(total, sizeof *cores);               /* the grammar's cores */
@@ -1111,6 +1174,8 @@ static void test_corpus_phrasebook_construction(void **state)
             int seen = 0;
             for (size_t j = 0; j < n_phrase_lines && !seen; j++)
                 seen = strcmp(phrase_lines[j] + 2, tagged) == 0 && phrase_lines[j][0] == '0' + s;
+            if (!seen && s == SPLIT_TRAIN)
+                forms[k]++;
             if (!seen) {
                 const size_t size = strlen(tagged) + 3; /* "S:" + the line + NUL; S < 10 */
                 char *kept = malloc(size);
@@ -1129,14 +1194,22 @@ static void test_corpus_phrasebook_construction(void **state)
         if (in_test[k] != 1)
             fail_msg("\"%s\" is in test.tsv %d times", phrasebook_phrase(book, k)->en,
                      in_test[k]);
+        /* Its forms: 2 or 3 marks, times 2 when a contraction is written out. */
+        const Phrase *ph = phrasebook_phrase(book, k);
+        const int want = (ph->question ? 2 : 3) * (strchr(ph->en, '\'') ? 2 : 1);
+        if (forms[k] != want)
+            fail_msg("\"%s\" has %d of its %d forms in train.tsv", ph->en, forms[k], want);
     }
-    /* A written line in two files: its text twice among the per-split lines. */
-    for (size_t a = 0; a < n_phrase_lines; a++)
-        for (size_t b = a + 1; b < n_phrase_lines; b++)
-            if (strcmp(phrase_lines[a] + 2, phrase_lines[b] + 2) == 0)
-                fail_msg("\"%s\" is in %s and %s", phrase_lines[a] + 2,
-                         SPLIT_FILES[phrase_lines[a][0] - '0'],
-                         SPLIT_FILES[phrase_lines[b][0] - '0']);
+    /* A test or validation line that is not a training line. */
+    for (size_t a = 0; a < n_phrase_lines; a++) {
+        int trained = phrase_lines[a][0] == '0' + SPLIT_TRAIN;
+        for (size_t b = 0; b < n_phrase_lines && !trained; b++)
+            trained = phrase_lines[b][0] == '0' + SPLIT_TRAIN &&
+                      strcmp(phrase_lines[a] + 2, phrase_lines[b] + 2) == 0;
+        if (!trained)
+            fail_msg("\"%s\" is in %s, not in train.tsv", phrase_lines[a] + 2,
+                     SPLIT_FILES[phrase_lines[a][0] - '0']);
+    }
     qsort(cores, n_cores, sizeof *cores, strcmp_ptr);
     for (size_t i = 1; i < n_cores; i++)
         if (strcmp(cores[i - 1], cores[i]) == 0)
@@ -1174,6 +1247,7 @@ static void test_corpus_phrasebook_construction(void **state)
     free(cores);
     free(in_train);
     free(in_test);
+    free(forms);
     remove_tree(dir);
     phrasebook_free(book);
 }
@@ -1186,10 +1260,11 @@ int main(void)
         cmocka_unit_test(test_corpus_lexicon_errors_name_file_and_line),
         cmocka_unit_test(test_corpus_core_normalises),
         cmocka_unit_test(test_corpus_samples_show_their_construction),
-        cmocka_unit_test(test_corpus_lexicon_next_writes_every_construction),
+        cmocka_unit_test(test_corpus_lexicon_declines_weak_nouns),
         cmocka_unit_test(test_corpus_type_names),
         cmocka_unit_test(test_corpus_files_well_formed),
         cmocka_unit_test(test_corpus_test_file_balanced),
+        cmocka_unit_test(test_corpus_train_file_balances_rare_forms),
         cmocka_unit_test(test_corpus_splits_disjoint_by_core),
         cmocka_unit_test(test_corpus_seed_pair_first),
         cmocka_unit_test(test_corpus_pinned_pairs_match_hand_translation),
