@@ -109,9 +109,12 @@ void readback_ahead_clear(ReadBack *rb)
 
 /* The input (len bytes) in the reverse model's target ids, then </s>, into ids (max_len):
  * returns their count, or 0 with *why saying why it cannot be scored (or TT_ENOMEM set
- * in *rc). */
-static int input_target(ReadBack *rb, const char *source, size_t len, int *ids,
-                        const char **why, int *rc)
+ * in *rc). When the translation has no comma, neither is the input's scored: the comma
+ * English may put before "and" ("The dog is big, and the cat is small") has no German
+ * counterpart, so no reading of the German can say whether it was there, and scoring it
+ * made right translations look less likely than their reading by 5 to 13 nats. */
+static int input_target(ReadBack *rb, const char *source, size_t len,
+                        const char *translation, int *ids, const char **why, int *rc)
 {
     const Model *m = rb->model;
     *rc = TT_OK;
@@ -133,10 +136,13 @@ static int input_target(ReadBack *rb, const char *source, size_t len, int *ids,
         *why = "the input is too long for the reverse model";
         return 0;
     }
+    const int commas = strchr(translation, ',') != NULL;
+    int k = 0;
     for (int i = 0; i < n; i++)
-        ids[i] = vocab_lookup(&m->tgt_vocab, rb->input.tok[i]);
-    ids[n] = VOCAB_EOS;
-    return n + 1;
+        if (commas || strcmp(rb->input.tok[i], ",") != 0)
+            ids[k++] = vocab_lookup(&m->tgt_vocab, rb->input.tok[i]);
+    ids[k] = VOCAB_EOS;
+    return k + 1;
 }
 
 int readback_ahead_add(ReadBack *rb, const char *source, size_t len, const char *translation)
@@ -171,7 +177,8 @@ void readback_ahead_decode(ReadBack *rb)
         int rc;
         rb->texts[i] = a->translation;
         rb->lens[i] = a->tlen;
-        a->n_target = input_target(rb, a->source, a->len, a->target, &why, &rc);
+        a->n_target = input_target(rb, a->source, a->len, a->translation, a->target, &why,
+                                   &rc);
         rb->targets[i] = a->n_target ? a->target : NULL;
         rb->n_targets[i] = a->n_target;
         a->input = NAN;
@@ -229,7 +236,7 @@ int readback_run(ReadBack *rb, const char *source, size_t len, const char *trans
 
     /* The input, in the reverse model's target tokens, forced through it. */
     const char *why = "the input cannot be scored";
-    const int n = input_target(rb, source, len, rb->ids, &why, &rc);
+    const int n = input_target(rb, source, len, translation, rb->ids, &why, &rc);
     if (rc != TT_OK) {
         snprintf(err, errlen, "%s", status_message(rc));
         return rc;
