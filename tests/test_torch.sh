@@ -327,15 +327,19 @@ sed 's/^/# /' "$OUT"
 
 # Beam search's rules (docs/model.md, "Decoding"): a finished hypothesis's slot is
 # refilled, the output is never empty, the search stops on the bound. The ten test
-# sentences on which beam 4 once stopped before its best hypothesis had finished ...
-awk -F '\t' 'BEGIN {
-    n = split("This girl loves and eats the very good bread|My beautiful dogs do not eat their apple|" \
-              "We are in his small house.|My cats eat and love the red apple.|" \
-              "The girl needs and eats your very good apple|My teachers and this woman buy your table|" \
-              "My young cats find your very good teacher.|We read and write your beautiful letter.|" \
-              "We write my book and the new letter|We write and read the book", s, "|")
-    for (i = 1; i <= n; i++) want[s[i]] = 1
-} $1 in want' "$ROOT/data/test.tsv" >"$TMP/beam.tsv"
+# sentences (of an earlier data/test.tsv) on which beam 4 once stopped before its best
+# hypothesis had finished ...
+printf '%b\n' \
+    'This girl loves and eats the very good bread\tDieses Mädchen liebt und isst das sehr gute Brot\tcoord-verb' \
+    'My beautiful dogs do not eat their apple\tMeine schönen Hunde essen ihren Apfel nicht\tpossessive' \
+    'We are in his small house.\tWir sind in seinem kleinen Haus.\tdative' \
+    'My cats eat and love the red apple.\tMeine Katzen essen und lieben den roten Apfel.\tcoord-verb' \
+    'The girl needs and eats your very good apple\tDas Mädchen braucht und isst deinen sehr guten Apfel\tcoord-verb' \
+    'My teachers and this woman buy your table\tMeine Lehrer und diese Frau kaufen deinen Tisch\tcoord-np' \
+    'My young cats find your very good teacher.\tMeine jungen Katzen finden deinen sehr guten Lehrer.\ttransitive' \
+    'We read and write your beautiful letter.\tWir lesen und schreiben deinen schönen Brief.\tcoord-verb' \
+    'We write my book and the new letter\tWir schreiben mein Buch und den neuen Brief\tcoord-np' \
+    'We write and read the book\tWir schreiben und lesen das Buch\tcoord-verb' >"$TMP/beam.tsv"
 py -m toytrans_torch.verify --model "$ROOT/models/en-de.db" --sentences "$TMP/beam.tsv" --beam 4
 expect_code "beam 4 where it once lost to greedy: PyTorch and toytrans decode alike" 0
 expect_in "beam 4 where it once lost to greedy: all 10 sentences compared" "$OUT" \
@@ -368,8 +372,8 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------
-# Two processes, DDP on gloo: a tiny model, 152 steps on a slice of the corpus (4,800 pairs
-# and 61 copies with names as <unk>)
+# Two processes, DDP on gloo: a tiny model, 153 steps on a slice of the corpus (4,800 pairs
+# and 85 copies with names as <unk>)
 
 TRAIN="--train $ROOT/data/train.tsv --valid $ROOT/data/valid.tsv --limit 4800 --epochs 1
        --batch 32 --lr 0.005 --warmup 20 --d-model 32 --heads 4 --d-ff 64 --max-len 40
@@ -392,10 +396,10 @@ grep -E '^  (created by|trained by|world size|steps done|epochs done) ' "$OUT" |
 expect_in "info: trained by PyTorch DDP" "$OUT" "  trained by          PyTorch"
 expect_in "info: trained by PyTorch DDP (the engine)" "$OUT" "DDP (DistributedDataParallel), gloo backend, cpu"
 expect_in "info: world size 2" "$OUT" "  world size          2"
-expect_in "info: 152 steps done" "$OUT" "  steps done          152"
+expect_in "info: 153 steps done" "$OUT" "  steps done          153"
 expect_in "info: the AdamW betas the PyTorch trainer used" "$OUT" "  AdamW beta2         0.98"
 expect_in "info: the AdamW epsilon the PyTorch trainer used" "$OUT" "  AdamW epsilon       1e-09"
-expect_in "info: the training history" "$OUT" "152 logged, steps 1 to 152, epochs 1 to 1"
+expect_in "info: the training history" "$OUT" "153 logged, steps 1 to 153, epochs 1 to 1"
 expect_in "info: the epoch's validation" "$OUT" "lowest validation loss"
 run check "$TMP/ddp.regression.tsv" --model "$TMP/ddp.db"
 expect_code "toytrans check of the model's own regression set: exit 0" 0
