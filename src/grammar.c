@@ -1151,15 +1151,6 @@ static int is_closed_word(const char *w)
     return 0;
 }
 
-int grammar_is_word(const char *token)
-{
-    int unused;
-    return token != NULL &&
-           (is_closed_word(token) || grammar_find_noun(token, &unused) >= 0 ||
-            grammar_find_adjective(token) >= 0 || grammar_find_verb(token, &unused) >= 0 ||
-            grammar_find_name(token) >= 0);
-}
-
 /* ---------------------------------------------------------------------------------------
  * The lexer: every word looked up once, commas and the final mark taken off.
  * ------------------------------------------------------------------------------------- */
@@ -1270,8 +1261,8 @@ static int contractible(const char *a, const char *b)
 }
 
 /* Looks w up in the tables into t's name, noun, adjective and verb (a name is nothing
- * else); 1 when w is a word of the grammar, as grammar_is_word says, which it saves
- * looking up twice. */
+ * else); 1 when w is a word of the grammar: a form of the tables or a closed-class word.
+ * The one definition of a word, for the lexer and grammar_is_word. */
 static int lex_lookup(const char *w, Tok *t)
 {
     t->name = grammar_find_name(w);
@@ -1282,6 +1273,12 @@ static int lex_lookup(const char *w, Tok *t)
     t->adj = grammar_find_adjective(w);
     t->verb = grammar_find_verb(w, &t->third);
     return t->noun >= 0 || t->adj >= 0 || t->verb >= 0 || is_closed_word(w);
+}
+
+int grammar_is_word(const char *token)
+{
+    Tok unused = END_TOK;
+    return token != NULL && lex_lookup(token, &unused);
 }
 
 /* Looks every token up; 0, or -1 with v filled. flags: GRAMMAR_TOKEN_* sets, or with
@@ -2328,6 +2325,13 @@ static int phrase_verdict(const char *const *tokens, int n, GrammarVerdict *out,
         verdict_fail(out, m - 1, m, m, "the phrase \"%s\" cut short",
                      GRAMMAR_PHRASES[best].en);
     return 0;
+}
+
+int grammar_is_phrase(const char *const *tokens, int n)
+{
+    GrammarVerdict unused;
+    int near;
+    return tokens != NULL && n > 0 && phrase_verdict(tokens, n, &unused, &near);
 }
 
 int grammar_check_with(const char *const *tokens, const unsigned char *is_name, int n,

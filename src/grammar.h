@@ -176,6 +176,11 @@ uint64_t grammar_phrasebook_fnv1a64(void);
 /* The index of the phrase whose tokens are tokens[0..n) exactly (no final mark), or -1. */
 int grammar_find_phrase(const char *const *tokens, int n);
 
+/* 1 when tokens[0..n) are a phrase alone, with no final mark or one its mood takes ("?" for
+ * a phrase that asks, "." or "!" for the others): what grammar_check_with accepts as a
+ * phrase. 0 otherwise, and for tokens NULL or n <= 0. */
+int grammar_is_phrase(const char *const *tokens, int n);
+
 /* ---------------------------------------------------------------------------------------
  * Checking a sentence.
  * ------------------------------------------------------------------------------------- */

@@ -462,19 +462,13 @@ static void rollout(Translator *tr, int S)
         tr->rolled[j] = (float)v[j];
 }
 
-/* 1 when the source is one of the phrasebook's phrases and the model learned them: a
- * fixed expression is translated whole ("Thank you very much" → "Vielen Dank"), not
- * word by word, so its words' coverage says nothing. The final mark, if any, is not
- * part of the phrase. */
+/* 1 when the source is one of the phrasebook's phrases, as the grammar check takes them,
+ * and the model learned them: a fixed expression is translated whole ("Thank you very
+ * much" → "Vielen Dank"), not word by word, so its words' coverage says nothing. */
 static int learned_phrase(const Translator *tr)
 {
-    int n = tr->src.n;
-    if (!(tr->grammar_with & GRAMMAR_WITH_PHRASEBOOK) || n == 0)
-        return 0;
-    const char *last = tr->src.tok[n - 1];
-    if (strcmp(last, ".") == 0 || strcmp(last, "!") == 0 || strcmp(last, "?") == 0)
-        n--;
-    return grammar_find_phrase(tr->src.tok, n) >= 0;
+    return (tr->grammar_with & GRAMMAR_WITH_PHRASEBOOK) &&
+           grammar_is_phrase(tr->src.tok, tr->src.n);
 }
 
 /* Fills kind, coverage and uncovered for the sentence just decoded. */
