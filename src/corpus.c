@@ -2219,9 +2219,9 @@ static size_t form_slot(const FormCounts *fc, const char *w, size_t n)
     return i;
 }
 
-/* Calls back for each word of the German de (split at spaces, without commas and the
- * final mark): the fewest times one of them was counted (add 0), or counts each (add 1).
- * Returns that fewest count (INT_MAX for no word). */
+/* Goes over the words of the German de (split at spaces, without commas and the final
+ * mark), counting each once more when add is 1, only reading when it is 0. Returns the
+ * fewest times one of them is counted (INT_MAX for no word). */
 static int formcounts_visit(FormCounts *fc, const char *de, int add)
 {
     int least = INT_MAX;
@@ -2245,6 +2245,14 @@ static int formcounts_visit(FormCounts *fc, const char *de, int add)
             p++;
     }
     return least;
+}
+
+/* 1 when the balancing passes over the German de: all its forms are covered (fc not NULL)
+ * and the draw from rng does not keep it. */
+static int nothing_new(FormCounts *fc, const char *de, Rng *rng)
+{
+    return fc && formcounts_visit(fc, de, 0) >= FORM_COVERED &&
+           draw_below(rng, 100) >= FORM_KEEP_PERCENT;
 }
 
 /* Draws n pairs into f, the file of split (SPLIT_*): in the test and validation files
@@ -2280,15 +2288,13 @@ static int draw_split(FILE *f, const char *name, int split, int n, const Lexicon
                 turn++; /* every phrase is placed: the turn passes */
                 continue;
             }
-            if (fc && formcounts_visit(fc, pair.de, 0) >= FORM_COVERED &&
-                draw_below(rng, 100) >= FORM_KEEP_PERCENT)
+            if (nothing_new(fc, pair.de, rng))
                 continue;
         } else {
             corpus_sample(&pair, lex, type, rng);
             stats->draws++;
-            if (fc && formcounts_visit(fc, pair.de, 0) >= FORM_COVERED &&
-                draw_below(rng, 100) >= FORM_KEEP_PERCENT)
-                continue; /* nothing new to learn from it */
+            if (nothing_new(fc, pair.de, rng))
+                continue;
             if (!coreset_insert(seen, core_key(pair.en))) {
                 if (++misses > CORPUS_MAX_MISSES) {
                     corpus_err(err, errlen, "the grammar ran out of new sentences after %ld "
