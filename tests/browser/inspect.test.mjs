@@ -61,6 +61,26 @@ if (process.env.INSPECT_PAGE) {
   if (!existsSync(page_path)) fatal(`toytrans inspect --html exited 0 but wrote no ${page_path}`);
   console.log(`# page: toytrans inspect --html ${page_path} "${TEXT}"`);
 }
+
+// What layer 0, head 0 should show for "Beispiel": the token the model itself attends to most,
+// from `inspect --json` (the same forward pass, printed by the text side of the command). The
+// fixture's numbers are those of the model shipped when it was written: "example", 0.9165.
+let expect00 = { token: "example", weight: 0.9165 };
+if (!process.env.INSPECT_PAGE) {
+  let json;
+  try {
+    json = JSON.parse(execFileSync(BIN, ["inspect", "--json", "--layer", "0", "--head", "0", TEXT],
+                                   { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] }).toString());
+  } catch (e) {
+    fatal(`${BIN} inspect --json --layer 0 --head 0 "${TEXT}" failed: ${e.message}`);
+  }
+  const w = json.words.findIndex((x) => x.word === "Beispiel");
+  const layer0 = (json.cross_attention || []).find((l) => l.layer === 0);
+  if (w < 0 || !layer0) fatal(`inspect --json: no "Beispiel" or no layer 0 in ${fmt(json).slice(0, 200)}`);
+  const row = layer0.weights[w];
+  const best = row.indexOf(Math.max(...row));
+  expect00 = { token: json.source_tokens[best], weight: row[best] };
+}
 const PAGE_URL = pathToFileURL(page_path).href;
 
 if (!existsSync(CHROMIUM)) fatal(`no browser at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
@@ -149,15 +169,16 @@ try {
         `before ${fmt(status0)}, after ${fmt(status1)}`);
   check("#heatmap has rows", (await page.locator("#heatmap tr").count()) > 1);
 
-  // 3. Layer 0, head 0: Beispiel -> example 0.92 in the shipped model.
+  // 3. Layer 0, head 0: the page shows what inspect --json says for this head (expect00).
   await page.selectOption("#layer", "0");
   const status2 = await status();
   check("#status changes with the layer", status2 !== status1, `still ${fmt(status2)}`);
   await page.selectOption("#head", "0");
   if ((await page.locator(".tgt-word.selected").count()) === 0) await clickWord("Beispiel");
   t = await top();
-  check('layer 0, head 0: "example" still on top, data-weight > 0.9',
-        t.n === 1 && t.text === "example" && t.weight > 0.9, `${t.n} .top, text ${fmt(t.text)}, weight ${t.weight}`);
+  check(`layer 0, head 0: ${fmt(expect00.token)} on top, data-weight ${expect00.weight.toFixed(4)} as inspect --json has it`,
+        t.n === 1 && t.text === expect00.token && Math.abs(t.weight - expect00.weight) < 0.001,
+        `${t.n} .top, text ${fmt(t.text)}, weight ${t.weight}`);
   const status3 = await status(), heat3 = await heatmap();
   check("#status changes with the head", status3 !== status2, `still ${fmt(status3)}`);
   check("#heatmap redrawn for layer 0 head 0", heat3 !== heat1);
