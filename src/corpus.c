@@ -94,6 +94,8 @@ typedef struct {
     const char *en, *en3;
     const char *de[N_PERSONS];
     const char *imp; /* NULL: no imperative */
+    const char *animal_sg, *animal_pl; /* 3rd person of an animal subject (frisst,
+                                          fressen), or NULL: de[P_3SG], de[P_3PL] */
     Tags subj, obj;
 } LexVerb;
 
@@ -266,8 +268,8 @@ static const char *lex_entry(Lexicon *lex, char **f, int nf)
         memset(&a->opposites, 0, sizeof a->opposites);
         lex->n_adjs++;
     } else if (strcmp(f[0], "verb") == 0) {
-        if (nf != 11)
-            return "a verb has 11 fields";
+        if (nf != 11 && nf != 13)
+            return "a verb has 11 fields, or 13 with the forms of an animal subject";
         if (lex->n_verbs == LEX_MAX_VERBS)
             return "too many verbs";
         LexVerb *v = &lex->verbs[lex->n_verbs];
@@ -280,6 +282,9 @@ static const char *lex_entry(Lexicon *lex, char **f, int nf)
                  (!v->imp || lex_word_ok(v->imp, 0));
         for (int p = 0; p < N_PERSONS; p++)
             ok = ok && lex_word_ok(v->de[p], 0);
+        v->animal_sg = nf == 13 ? f[11] : NULL;
+        v->animal_pl = nf == 13 ? f[12] : NULL;
+        ok = ok && (!v->animal_sg || (lex_word_ok(v->animal_sg, 0) && lex_word_ok(v->animal_pl, 0)));
         if (!ok)
             return "bad word forms";
         if (lex_tags(lex, f[9], &v->subj) || lex_tags(lex, f[10], &v->obj))
@@ -1451,6 +1456,28 @@ static void de_be_rest(Words *ws, const Lexicon *lex, const Clause *c)
     }
 }
 
+/* Whether every subject of c is an animal or "it": a verb with forms of its own for an
+ * animal takes them ("Die Katze frisst", "Es frisst"); "they" is a person's. */
+static int subjects_are_animals(const Lexicon *lex, const Clause *c)
+{
+    for (int i = 0; i < c->n_subj; i++) {
+        const Np *s = &c->subj[i];
+        if (!(s->kind == NP_NOUN && lex->nouns[s->noun].cls == CLS_ANIMAL) &&
+            !(s->kind == NP_PRON && s->pron == PR_IT))
+            return 0;
+    }
+    return 1;
+}
+
+/* The German of verb v in c's person. */
+static const char *de_verb(const Lexicon *lex, const Clause *c, int v, int person)
+{
+    const LexVerb *lv = &lex->verbs[v];
+    if (lv->animal_sg && (person == P_3SG || person == P_3PL) && subjects_are_animals(lex, c))
+        return person == P_3SG ? lv->animal_sg : lv->animal_pl;
+    return lv->de[person];
+}
+
 static void de_clause(Words *ws, const Lexicon *lex, const Clause *c, Mood mood)
 {
     if (c->kind == CL_TRANS) {
@@ -1459,14 +1486,14 @@ static void de_clause(Words *ws, const Lexicon *lex, const Clause *c, Mood mood)
         if (mood == MOOD_IMPERATIVE) {
             words_add(ws, v->imp);
         } else if (mood == MOOD_QUESTION) {
-            words_add(ws, v->de[person]);
+            words_add(ws, de_verb(lex, c, c->verb[0], person));
             de_subjects(ws, lex, c);
         } else {
             de_subjects(ws, lex, c);
             for (int i = 0; i < c->n_verbs; i++) {
                 if (i)
                     words_add(ws, "und");
-                words_add(ws, lex->verbs[c->verb[i]].de[person]);
+                words_add(ws, de_verb(lex, c, c->verb[i], person));
             }
         }
         const int kein = c->neg && np_takes_kein(&c->obj[0]);

@@ -26,8 +26,8 @@
 #define CORPUS_DEFAULT_SEED 1729u    /* `toytrans corpus` without --seed */
 #define CORPUS_DEFAULT_TRAIN 180000  /* pairs in train.tsv, seed pair included */
 #define CORPUS_DEFAULT_VALID 1000    /* pairs in valid.tsv */
-#define CORPUS_DEFAULT_TEST 1852     /* pairs in test.tsv: 100 of each construction of the
-                                        grammar, and the 52 phrases */
+#define CORPUS_DEFAULT_TEST 1855     /* pairs in test.tsv: 100 of each construction of the
+                                        grammar, and the 55 phrases */
 #define CORPUS_MAX_PAIRS 1000000     /* n_train + n_valid + n_test at most */
 #define CORPUS_MAX_WORDS 30          /* English words in one sentence at most */
 #define CORPUS_TEXT_MAX 400          /* bytes of one side with its NUL */

@@ -77,6 +77,11 @@ typedef enum { GRAMMAR_MASC, GRAMMAR_FEM, GRAMMAR_NEUT } GrammarGender;
  * with a sex needs a subject of the same sex ("the teacher" is der Lehrer, a man). */
 typedef enum { GRAMMAR_SEX_NONE, GRAMMAR_SEX_M, GRAMMAR_SEX_F } GrammarSex;
 
+/* What a noun stands for: the lexicon's class tag (person, animal, thing). It decides the
+ * German twice: an animal "frisst" where a person "isst" (grammar_verb_animal), and a
+ * person or an animal is not "kalt" but "mir ist kalt" (grammar_adjective_is_felt). */
+typedef enum { GRAMMAR_THING, GRAMMAR_PERSON, GRAMMAR_ANIMAL } GrammarClass;
+
 typedef struct {
     const char *en_sg, *en_pl;          /* English; en_pl NULL for a mass noun */
     const char *de_sg, *de_pl, *de_dpl; /* German singular, plural, dative plural (NULL
@@ -88,6 +93,7 @@ typedef struct {
     GrammarGender gender;
     GrammarSex sex;                     /* the lexicon's SEX: man m, teacher m, girl f, ... */
     int nopossessive;                   /* 1: never after my/your/his/... (lexicon tag) */
+    GrammarClass cls;
 } GrammarNoun;
 
 enum { GRAMMAR_MAX_OPPOSITES = 2 }; /* the most OPPOSITES an adjective of the lexicon has */
@@ -125,6 +131,17 @@ extern const GrammarName GRAMMAR_NAMES[GRAMMAR_N_NAMES];        /* Anna f, Bob m
 extern const GrammarPronoun GRAMMAR_PRONOUNS[GRAMMAR_N_PRONOUNS]; /* i, you, he, ... */
 extern const char *const GRAMMAR_BE[GRAMMAR_PERSONS];           /* am, are, is, are, are */
 
+/* The German 3rd person singular (plural: 1) of verb when every subject is an animal
+ * or "it" ("Die Katze frisst", "Es frisst"), where it differs from a person's (isst);
+ * NULL when the verb has no such forms (the lexicon's ANIMAL-ER, ANIMAL-SIE). */
+const char *grammar_verb_animal(int verb, int plural);
+
+/* 1 when adjective adj is how a person or an animal feels (hot, cold, warm, cool: the
+ * lexicon's tag temp): German says it with the dative, "mir ist kalt", not "ich bin
+ * kalt" (which is about a cold heart), so the grammar has it as the predicate of things
+ * only ("The soup is cold", "It is cold", "They are cold"). */
+int grammar_adjective_is_felt(int adj);
+
 /* Determiners as the English names them (a covers an, this covers these). */
 typedef enum {
     GRAMMAR_DET_NONE, GRAMMAR_DET_THE, GRAMMAR_DET_THIS, GRAMMAR_DET_A, GRAMMAR_DET_NO,
@@ -159,7 +176,7 @@ uint64_t grammar_lexicon_fnv1a64(void);
  * does grammar_check_with take GRAMMAR_WITH_PHRASEBOOK.
  * ------------------------------------------------------------------------------------- */
 
-enum { GRAMMAR_N_PHRASES = 52 };
+enum { GRAMMAR_N_PHRASES = 55 };
 
 typedef struct {
     const char *en; /* in token space: lower case, contractions expanded, a comma a token

@@ -350,6 +350,9 @@ static void tables_build(Tables *t)
             set_add_value(&t->de, v->de[p], CONTENT(K_VERB, i));
         if (v->imperative != NULL)
             set_add_value(&t->de, v->imperative, CONTENT(K_VERB, i));
+        for (int pl = 0; pl < 2; pl++)
+            if (grammar_verb_animal(i, pl) != NULL)
+                set_add_value(&t->de, grammar_verb_animal(i, pl), CONTENT(K_VERB, i));
     }
     for (int p = 0; p < GRAMMAR_PERSONS; p++)
         set_add_value(&t->de, DE_BE[p], CONTENT(K_VERB, VERB_SEIN));
@@ -749,14 +752,34 @@ static void de_subject(German *g, const GrammarClause *c)
         de_np_list(g, &c->subj, CASE_NOM, 0);
 }
 
+/* Whether every subject is an animal noun or "it" (the spec: "Die Katze frisst", "Es
+ * frisst"; "they" is a person's, "Sie essen"). */
+static int subjects_are_animals(const GrammarClause *c)
+{
+    for (int i = 0; i < c->subj.n; i++) {
+        const GrammarNp *np = &c->subj.np[i];
+        if (!(np->kind == GRAMMAR_NP_NOUN && GRAMMAR_NOUNS[np->noun].cls == GRAMMAR_ANIMAL) &&
+            !(np->kind == GRAMMAR_NP_PRONOUN && streq(GRAMMAR_PRONOUNS[np->index].subj, "it")))
+            return 0;
+    }
+    return 1;
+}
+
 static void de_verbs(German *g, const GrammarClause *c, int imperative)
 {
     for (int i = 0; i < c->nverbs; i++) {
         const GrammarVerb *v = &GRAMMAR_VERBS[c->verb[i]];
         if (i > 0)
             de_push(g, K_UND, 0, "und", "\"und\" joining verbs");
+        const int third = c->person == GRAMMAR_3SG || c->person == GRAMMAR_3PL;
+        const char *animal = third && subjects_are_animals(c)
+                                 ? grammar_verb_animal(c->verb[i], c->person == GRAMMAR_3PL)
+                                 : NULL;
         if (imperative)
             de_push(g, K_VERB, c->verb[i], v->imperative, "verb %s: imperative", v->de[GRAMMAR_1PL]);
+        else if (animal)
+            de_push(g, K_VERB, c->verb[i], animal, "verb %s: %s of an animal", v->de[GRAMMAR_1PL],
+                    PERSON_NAMES[c->person]);
         else
             de_push(g, K_VERB, c->verb[i], v->de[c->person], "verb %s: %s", v->de[GRAMMAR_1PL],
                     PERSON_NAMES[c->person]);
@@ -949,7 +972,13 @@ static int is_form_of(const DeWord *d, const char *w)
         for (int p = 0; p < GRAMMAR_PERSONS; p++)
             if (same_but_case(d->lex == VERB_SEIN ? DE_BE[p] : GRAMMAR_VERBS[d->lex].de[p], w))
                 return 1;
-        return d->lex != VERB_SEIN && GRAMMAR_VERBS[d->lex].imperative != NULL &&
+        if (d->lex == VERB_SEIN)
+            return 0;
+        for (int pl = 0; pl < 2; pl++)
+            if (grammar_verb_animal(d->lex, pl) != NULL &&
+                same_but_case(grammar_verb_animal(d->lex, pl), w))
+                return 1;
+        return GRAMMAR_VERBS[d->lex].imperative != NULL &&
                same_but_case(GRAMMAR_VERBS[d->lex].imperative, w);
     case K_PRON: {
         const GrammarPronoun *p = &GRAMMAR_PRONOUNS[d->lex];
@@ -1257,14 +1286,22 @@ static const Pair GOOD[] = {
     {"Our teacher reads her letter", "Unser Lehrer liest ihren Brief", "possessive"},
     {"His friends buy their car.", "Seine Freunde kaufen ihr Auto.", "possessive"},
     {"Their teachers read our books", "Ihre Lehrer lesen unsere Bücher", "possessive"},
-    {"Her cat eats his bread", "Ihre Katze isst sein Brot", "possessive"},
+    {"Her cat eats his bread", "Ihre Katze frisst sein Brot", "possessive"},
     {"I have no car.", "Ich habe kein Auto.", "no"},
-    {"No dog eats bread", "Kein Hund isst Brot", "no"},
+    {"No dog eats bread", "Kein Hund frisst Brot", "no"},
     {"No old man buys a car", "Kein alter Mann kauft ein Auto", "no"},
     {"We have no red apples", "Wir haben keine roten Äpfel", "no"},
     {"No cats are big", "Keine Katzen sind groß", "no"},
     {"Dogs love children", "Hunde lieben Kinder", "bare-plural"},
-    {"Big dogs eat apples", "Große Hunde essen Äpfel", "bare-plural"},
+    {"Big dogs eat apples", "Große Hunde fressen Äpfel", "bare-plural"},
+    /* eat of an animal or "it" is fressen; of "they" (people) essen */
+    {"It eats the apple.", "Es frisst den Apfel.", "transitive"},
+    {"They eat the apple.", "Sie essen den Apfel.", "transitive"},
+    {"Does the horse eat bread?", "Frisst das Pferd Brot?", "do-question"},
+    {"The boy bites and eats the apple", "Der Junge beißt und isst den Apfel", "coord-verb"},
+    /* hot and cold of things */
+    {"The soup is not cold.", "Die Suppe ist nicht kalt.", "predicate"},
+    {"They are very hot.", "Sie sind sehr heiß.", "predicate"},
     {"I eat good bread with my friends", "Ich esse gutes Brot mit meinen Freunden",
      "bare-plural"},
     {"Anna and Bob see the dog", "Anna und Bob sehen den Hund", "names"},
@@ -1356,13 +1393,18 @@ static const Pair GOOD[] = {
     {"I have an expensive car", "Ich habe ein teures Auto", "transitive"},
     {"The dog is in the dark house", "Der Hund ist im dunklen Haus", "dative"},
     /* a first word that spells two words: junge/Junge, fragen/Fragen, spiel/Spiel */
-    {"Young dogs eat apples", "Junge Hunde essen Äpfel", "bare-plural"},
+    {"Young dogs eat apples", "Junge Hunde fressen Äpfel", "bare-plural"},
     {"Do we ask the question?", "Fragen wir die Frage?", "do-question"},
     {"Play the game!", "Spiel das Spiel!", "imperative"},
 };
 
 /* Wrong pairs; the comment says what is wrong. */
 static const BadPair BAD[] = {
+    /* eat: an animal frisst, a person isst (docs/corpus.md, Verbs) */
+    {"Her cat eats his bread", "Ihre Katze isst sein Brot", "want \"frisst\" (verb essen: 3rd person singular of an animal)"},
+    {"The dogs and the cats eat rice", "Die Hunde und die Katzen essen Reis", "want \"fressen\""},
+    {"The man eats bread", "Der Mann frisst Brot", "want \"isst\" (verb essen: 3rd person singular)"},
+    {"They eat bread", "Sie fressen Brot", "want \"essen\""},
     /* "these" as an object is "diese" */
     {"I need these", "Ich brauche das", "\"diese\" for \"these\""},
     /* article, possessive and dieser case */
@@ -1877,6 +1919,13 @@ static const struct {
     {"The boys are my sisters.", NULL, 3, "my sisters", "\"sisters\" is a woman's word; "
      "\"boys\" are male"},
     {"The man is a girl", NULL, 3, "a girl", "\"girl\" is a woman's word; \"man\" is male"},
+    /* hot, cold, warm, cool of a person or an animal: "mir ist kalt" */
+    {"You are very cold.", NULL, 3, "cold", "\"cold\" of a person or an animal is said "
+     "with the dative in German (mir ist kalt); the grammar has it only of things"},
+    {"Are you hot?", NULL, 2, "hot", "(mir ist heiß)"},
+    {"The dog is warm and big.", NULL, 3, "warm", "only of things"},
+    {"Anna is not cool.", NULL, 3, "cool", "(mir ist kühl)"},
+    {"The teachers are big and cold", NULL, 5, "cold", "of a person or an animal"},
     {"I am a teacher.", NULL, 2, "a teacher", "does not know whether \"I\" is male"},
     {"I am a teacher.", NULL, 2, "a teacher", "\"teacher\" is Lehrer of a man and Lehrerin "
      "of a woman"},
@@ -2234,7 +2283,10 @@ static int lexicon_line_check(char **f, int n, int *seen_nouns, int *seen_adj, i
             !dash_eq(x->de_dpl, f[5]) || strlen(f[6]) != 1 || f[6][0] != GENDERS[x->gender] ||
             !streq(f[7], SEXES[x->sex]) || nopossessive != x->nopossessive ||
             !dash_eq(x->de_obl, obl) || !dash_eq(x->fem_sg, fem_sg) ||
-            !dash_eq(x->fem_pl, fem_pl))
+            !dash_eq(x->fem_pl, fem_pl) ||
+            x->cls != (tag_has(f[8], "person")   ? GRAMMAR_PERSON
+                       : tag_has(f[8], "animal") ? GRAMMAR_ANIMAL
+                                                 : GRAMMAR_THING))
             return FAIL(why, "noun \"%s\": the lexicon and the checker differ", f[1]);
         /* The tables' NULL means "the same": an oblique equal to the singular is '-'. */
         if (streq(x->de_obl, x->de_sg))
@@ -2256,7 +2308,8 @@ static int lexicon_line_check(char **f, int n, int *seen_nouns, int *seen_adj, i
         /* STEM: the table's NULL is the predicate form, which the file may write out. */
         const char *stem = a->stem != NULL ? a->stem : a->de;
         if (!streq(a->de, f[2]) || !streq(opp, f[4]) ||
-            !streq(stem, n == 6 ? f[5] : a->de) || streq(a->stem, a->de))
+            !streq(stem, n == 6 ? f[5] : a->de) || streq(a->stem, a->de) ||
+            grammar_adjective_is_felt(i) != tag_has(f[3], "temp"))
             return FAIL(why, "adjective \"%s\": the lexicon and the checker differ", f[1]);
         seen_adj[i] = 1;
     } else if (streq(f[0], "verb") && n >= 9) {
@@ -2267,6 +2320,10 @@ static int lexicon_line_check(char **f, int n, int *seen_nouns, int *seen_adj, i
         int same = streq(v->en_3sg, f[2]) && dash_eq(v->imperative, f[8]);
         for (int p = 0; p < GRAMMAR_PERSONS; p++)
             same = same && streq(v->de[p], f[3 + p]);
+        /* ANIMAL-ER, ANIMAL-SIE: optional together. */
+        same = same && (n == 13 ? dash_eq(grammar_verb_animal(i, 0), f[11]) &&
+                                      dash_eq(grammar_verb_animal(i, 1), f[12])
+                                : grammar_verb_animal(i, 0) == NULL);
         if (!same)
             return FAIL(why, "verb \"%s\": the lexicon and the checker differ", f[1]);
         seen_verbs[i] = 1;
@@ -2589,7 +2646,7 @@ static void test_grammar_data_files(void **state)
     static const DataFile FILES[] = {
         {"data/train.tsv", 180000, 0, PHRASES_EVERY_FORM},
         {"data/valid.tsv", 1000, 0, PHRASES_THREE_FORMS},
-        {"data/test.tsv", 1852, 1, PHRASES_ONCE_EACH}};
+        {"data/test.tsv", 1855, 1, PHRASES_ONCE_EACH}};
     long stride = data_stride();
     int bad = 0, unreadable = 0;
     BookFile *book = malloc(sizeof *book);
@@ -2808,7 +2865,10 @@ static void test_grammar_check_with_refuses_near_misses(void **state)
                 if (op == 0 && k > 0 && v.from != k && !(v.from < k && plain.reached <= k))
                     fail_msg("\"%s\" with word %d changed: refused at %d (%s)",
                              GRAMMAR_PHRASES[i].en, k, v.from, v.reason);
-                if (op == 0 && k > 0 && v.from == k && !strstr(v.reason, "phrase"))
+                /* One word in common is no evidence of the phrase: then the grammar's
+                 * own reason, when it read as far. */
+                if (op == 0 && k > 0 && v.from == k && !strstr(v.reason, "phrase") &&
+                    !(k == 1 && plain.reached >= 1))
                     fail_msg("\"%s\" with word %d changed: the reason does not name the "
                              "phrase: %s", GRAMMAR_PHRASES[i].en, k, v.reason);
             }
@@ -2828,6 +2888,29 @@ static void test_grammar_check_with_refuses_near_misses(void **state)
     }
     print_message("phrasebook near-misses: %ld refused\n", tried);
     assert_true(tried > 3 * GRAMMAR_N_PHRASES);
+
+    /* A sentence that shares only its first word with a phrase gets the grammar's reason,
+     * not the phrase's: "I adore pizza." is not "I am sorry" gone wrong. Two words in
+     * common and the phrase is named, as far as the grammar read or not. */
+    static const struct {
+        const char *tok[5];
+        int n, from;      /* the tokens, and where the reason applies */
+        const char *want; /* in the reason */
+        const char *not;  /* not in it, or NULL */
+    } FIRST_WORD[] = {
+        {{"i", "adore", "pizza", "."}, 4, 1, "a word the grammar does not have", "phrase"},
+        {{"good", "morning", ",", "anna", "."}, 5, 2, "not the phrase \"good morning\"", NULL},
+        {{"how", "are", "you", "today", "?"}, 5, 3, "not the phrase \"how are you\"", NULL},
+    };
+    for (size_t i = 0; i < sizeof FIRST_WORD / sizeof FIRST_WORD[0]; i++) {
+        GrammarVerdict v;
+        assert_int_equal(grammar_check_with(FIRST_WORD[i].tok, NULL, FIRST_WORD[i].n,
+                                            GRAMMAR_WITH_PHRASEBOOK, &v), TT_OK);
+        assert_false(v.in_grammar);
+        if (v.from != FIRST_WORD[i].from || !strstr(v.reason, FIRST_WORD[i].want) ||
+            (FIRST_WORD[i].not && strstr(v.reason, FIRST_WORD[i].not)))
+            fail_msg("case %zu: at %d, reason \"%s\"", i, v.from, v.reason);
+    }
 }
 
 /* The corpus the generator writes with the phrasebook: every phrase line the independent
@@ -3251,7 +3334,22 @@ static void sweep_verbs(Sweep *sw, const SweepTags *t)
             snprintf(cell, sizeof cell, "%s imperative", V->en);
             sweep_cell(sw, cell, "%s the %s!", V->en, O);
         }
-        sweep_word_done(sw, V->en, GRAMMAR_PERSONS);
+        int cells = GRAMMAR_PERSONS;
+        if (grammar_verb_animal(v, 0) != NULL) { /* an animal's own forms: frisst, fressen */
+            int a = -1;
+            for (int i = 0; a < 0 && i < GRAMMAR_N_NOUNS; i++)
+                if (GRAMMAR_NOUNS[i].cls == GRAMMAR_ANIMAL && GRAMMAR_NOUNS[i].en_pl != NULL &&
+                    tags_meet(t->verb_subj[v], t->noun_tags[i]))
+                    a = i;
+            if (a < 0)
+                fail_msg("no animal subject for the verb \"%s\"", V->en);
+            snprintf(cell, sizeof cell, "%s animal", V->en);
+            sweep_cell(sw, cell, "The %s %s the %s.", GRAMMAR_NOUNS[a].en_sg, V->en_3sg, O);
+            snprintf(cell, sizeof cell, "%s animals", V->en);
+            sweep_cell(sw, cell, "The %s %s the %s.", GRAMMAR_NOUNS[a].en_pl, V->en, O);
+            cells += 2;
+        }
+        sweep_word_done(sw, V->en, cells);
     }
 }
 
