@@ -22,7 +22,6 @@
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,22 +117,6 @@ struct Lexicon {
     Tags cls_tag[N_CLASSES];     /* the bits of the tags person, animal, thing */
     Tags nopossessive;           /* the bit of the tag nopossessive */
 };
-
-static void corpus_err(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void corpus_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* The bit of tag name (added if new); 0 when the table is full. */
 static Tags lex_tag(Lexicon *lex, const char *name)
@@ -334,14 +317,14 @@ int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errle
 
     f = fopen(path, "rb");
     if (!f) {
-        corpus_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        tt_errf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
         return TT_EIO;
     }
     lex = calloc(1, sizeof *lex);
     opp = calloc(LEX_MAX_ADJS, sizeof *opp);
     if (!lex || !opp) {
         rc = TT_ENOMEM;
-        corpus_err(err, errlen, "out of memory reading '%s'", path);
+        tt_errf(err, errlen, "out of memory reading '%s'", path);
         goto done;
     }
     size_t len = 0, cap = 0;
@@ -351,7 +334,7 @@ int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errle
             char *t = realloc(lex->text, cap);
             if (!t) {
                 rc = TT_ENOMEM;
-                corpus_err(err, errlen, "out of memory reading '%s'", path);
+                tt_errf(err, errlen, "out of memory reading '%s'", path);
                 goto done;
             }
             lex->text = t;
@@ -363,13 +346,13 @@ int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errle
     }
     if (ferror(f)) {
         rc = TT_EIO;
-        corpus_err(err, errlen, "error reading '%s': %s", path, strerror(errno));
+        tt_errf(err, errlen, "error reading '%s': %s", path, strerror(errno));
         goto done;
     }
     lex->text[len] = '\0';
     if (memchr(lex->text, '\0', len)) {
         rc = TT_EINPUT;
-        corpus_err(err, errlen, "%s: contains a NUL byte", path);
+        tt_errf(err, errlen, "%s: contains a NUL byte", path);
         goto done;
     }
     lex->cls_tag[CLS_PERSON] = lex_tag(lex, "person");
@@ -408,7 +391,7 @@ int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errle
                 why = lex_entry(lex, fields, nf);
             if (why) {
                 rc = TT_EINPUT;
-                corpus_err(err, errlen, "%s:%d: %s", path, line, why);
+                tt_errf(err, errlen, "%s:%d: %s", path, line, why);
                 goto done;
             }
         }
@@ -426,8 +409,8 @@ int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errle
                 k++;
             if (k == lex->n_adjs) {
                 rc = TT_EINPUT;
-                corpus_err(err, errlen, "%s: adjective '%s': opposite '%s' is not an adjective "
-                                        "of the lexicon", path, lex->adjs[i].en, item);
+                tt_errf(err, errlen, "%s: adjective '%s': opposite '%s' is not an adjective "
+                                     "of the lexicon", path, lex->adjs[i].en, item);
                 goto done;
             }
             adjset_add(&lex->adjs[i].opposites, k);
@@ -440,8 +423,8 @@ int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errle
     if (lex->n_nouns < 2 || lex->n_adjs < 2 || lex->n_verbs < 1 || lex->n_names < 2 ||
         !lex->person_tags || !lex->it_tags) {
         rc = TT_EINPUT;
-        corpus_err(err, errlen, "%s: needs at least 2 nouns, 2 adjectives, 1 verb, 2 names "
-                                "and the classes 'person' and 'it'", path);
+        tt_errf(err, errlen, "%s: needs at least 2 nouns, 2 adjectives, 1 verb, 2 names "
+                             "and the classes 'person' and 'it'", path);
         goto done;
     }
     *out = lex;
@@ -2168,7 +2151,7 @@ static int write_pair(FILE *f, const CorpusPair *p, int with_type, const char *n
     int rc = with_type ? fprintf(f, "%s\t%s\t%s\n", p->en, p->de, corpus_type_name(p->type))
                        : fprintf(f, "%s\t%s\n", p->en, p->de);
     if (rc < 0) {
-        corpus_err(err, errlen, "error writing '%s': %s", name, strerror(errno));
+        tt_errf(err, errlen, "error writing '%s': %s", name, strerror(errno));
         return TT_EIO;
     }
     return TT_OK;
@@ -2324,8 +2307,8 @@ static int draw_split(FILE *f, const char *name, int split, int n, const Lexicon
                 continue;
             if (!coreset_insert(seen, core_key(pair.en))) {
                 if (++misses > CORPUS_MAX_MISSES) {
-                    corpus_err(err, errlen, "the grammar ran out of new sentences after %ld "
-                                            "draws", stats->draws);
+                    tt_errf(err, errlen, "the grammar ran out of new sentences after %ld "
+                                         "draws", stats->draws);
                     return TT_EINVAL;
                 }
                 continue;
@@ -2366,9 +2349,9 @@ int corpus_write(const char *dir, const Lexicon *lex, const Phrasebook *book, ui
         err[0] = '\0';
     if (!dir || !lex || n_train < 1 || n_valid < 0 || n_test < 0 ||
         (long)n_train + n_valid + n_test > CORPUS_MAX_PAIRS) {
-        corpus_err(err, errlen, "corpus sizes out of range: train %d (at least 1), valid %d, "
-                                "test %d, at most %d in all", n_train, n_valid, n_test,
-                   CORPUS_MAX_PAIRS);
+        tt_errf(err, errlen, "corpus sizes out of range: train %d (at least 1), valid %d, "
+                             "test %d, at most %d in all", n_train, n_valid, n_test,
+                CORPUS_MAX_PAIRS);
         return TT_EINVAL;
     }
     for (int s = 0; s < N_SPLITS; s++) {
@@ -2377,29 +2360,29 @@ int corpus_write(const char *dir, const Lexicon *lex, const Phrasebook *book, ui
         int b = snprintf(tmp[s], sizeof tmp[s], "%s/%s.%ld.tmp", dir, SPLIT_FILES[s],
                          (long)getpid());
         if (a < 0 || b < 0 || (size_t)b >= sizeof tmp[s]) {
-            corpus_err(err, errlen, "output directory path too long: '%.64s...'", dir);
+            tt_errf(err, errlen, "output directory path too long: '%.64s...'", dir);
             return TT_EINVAL;
         }
     }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        corpus_err(err, errlen, "cannot create directory '%s': %s", dir, strerror(errno));
+        tt_errf(err, errlen, "cannot create directory '%s': %s", dir, strerror(errno));
         return TT_EIO;
     }
     if (book) {
         if ((rc = phrase_forms_init(&forms, book)) != TT_OK) {
-            corpus_err(err, errlen, "out of memory for the forms of %d phrases",
-                       phrasebook_count(book));
+            tt_errf(err, errlen, "out of memory for the forms of %d phrases",
+                    phrasebook_count(book));
             goto done;
         }
         pf = &forms;
     }
     if ((rc = coreset_init(&seen, (size_t)n_train + n_valid + n_test + forms.n)) != TT_OK) {
-        corpus_err(err, errlen, "out of memory for the set of %d sentences",
-                   n_train + n_valid + n_test);
+        tt_errf(err, errlen, "out of memory for the set of %d sentences",
+                n_train + n_valid + n_test);
         goto done;
     }
     if ((rc = formcounts_init(&fc)) != TT_OK) {
-        corpus_err(err, errlen, "out of memory for the counts of the German forms");
+        tt_errf(err, errlen, "out of memory for the counts of the German forms");
         goto done;
     }
     for (int s = 0; s < N_SPLITS; s++) {
@@ -2413,7 +2396,7 @@ int corpus_write(const char *dir, const Lexicon *lex, const Phrasebook *book, ui
                 close(fd);
         }
         if (!files[s]) {
-            corpus_err(err, errlen, "cannot create '%s': %s", tmp[s], strerror(errno));
+            tt_errf(err, errlen, "cannot create '%s': %s", tmp[s], strerror(errno));
             rc = TT_EIO;
             goto done;
         }
@@ -2431,9 +2414,9 @@ int corpus_write(const char *dir, const Lexicon *lex, const Phrasebook *book, ui
      * would compete with the phrasebook's), and its forms are exempt from distinctness. */
     for (int i = 0; i < forms.n; i++) {
         if (!coreset_insert(&seen, core_key(forms.form[forms.first[i]].en))) {
-            corpus_err(err, errlen, "phrase \"%s\" (line %d of the phrasebook) is the seed "
-                                    "pair \"%s\"", phrasebook_phrase(book, i)->en,
-                       phrasebook_phrase(book, i)->line, CORPUS_SEED_EN);
+            tt_errf(err, errlen, "phrase \"%s\" (line %d of the phrasebook) is the seed "
+                                 "pair \"%s\"", phrasebook_phrase(book, i)->en,
+                    phrasebook_phrase(book, i)->line, CORPUS_SEED_EN);
             rc = TT_EINVAL;
             goto done;
         }
@@ -2454,16 +2437,16 @@ int corpus_write(const char *dir, const Lexicon *lex, const Phrasebook *book, ui
         int bad = ferror(files[s]) | fclose(files[s]);
         files[s] = NULL;
         if (bad) {
-            corpus_err(err, errlen, "error writing '%s': %s", tmp[s],
-                       errno ? strerror(errno) : "write error");
+            tt_errf(err, errlen, "error writing '%s': %s", tmp[s],
+                    errno ? strerror(errno) : "write error");
             rc = TT_EIO;
             goto done;
         }
     }
     for (int s = 0; s < N_SPLITS; s++) {
         if (rename(tmp[s], path[s]) != 0) {
-            corpus_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp[s], path[s],
-                       strerror(errno));
+            tt_errf(err, errlen, "cannot rename '%s' to '%s': %s", tmp[s], path[s],
+                    strerror(errno));
             rc = TT_EIO;
             goto done;
         }

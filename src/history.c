@@ -14,7 +14,6 @@
 
 #include <math.h>
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,16 +73,6 @@ static const Table VALID_LOG = {
     "INSERT INTO valid_log(epoch, step, loss, exact_match, seconds) VALUES(?1, ?2, ?3, ?4, ?5)",
     VALID_COLS, 5, sizeof(ValidLogRow),
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* A column's value in a row struct, as a double (integers below 2^53 exactly). */
 static double field_get(const void *row, const Column *c)
@@ -146,7 +135,7 @@ static int append_row(Store *s, const Table *t, const void *row, char *err, size
     char why[160];
     for (int i = 0; i < t->n_cols; i++)
         if (value_check(&t->cols[i], field_get(row, &t->cols[i]), why, sizeof why) != TT_OK) {
-            set_err(err, errlen, "%s: %s: refusing a row whose %s", store_path(s), t->name, why);
+            tt_errf(err, errlen, "%s: %s: refusing a row whose %s", store_path(s), t->name, why);
             return TT_EINVAL;
         }
     sqlite3 *db = store_db(s);
@@ -172,7 +161,7 @@ static int append_row(Store *s, const Table *t, const void *row, char *err, size
         return TT_OK;
     if ((sqlrc & 0xff) == SQLITE_CONSTRAINT) {
         /* The key is the only constraint a checked row can break. */
-        set_err(err, errlen, "%s: %s: %s %.0f is already logged", store_path(s), t->name,
+        tt_errf(err, errlen, "%s: %s: %s %.0f is already logged", store_path(s), t->name,
                 t->cols[0].name, field_get(row, &t->cols[0]));
         return TT_EINVAL;
     }
@@ -224,7 +213,7 @@ static int read_value(Store *s, const Table *t, sqlite3_stmt *st, int i, int n, 
     const int ok_type = type == SQLITE_INTEGER || (!c->is_int && type == SQLITE_FLOAT);
     if (!ok_type) {
         static const char *const NAMES[] = {"?", "an integer", "a real", "text", "a blob", "NULL"};
-        set_err(err, errlen, "%s: %s row %d: %s is %s, expected %s", store_path(s), t->name, n,
+        tt_errf(err, errlen, "%s: %s row %d: %s is %s, expected %s", store_path(s), t->name, n,
                 c->name, NAMES[type >= 1 && type <= 5 ? type : 0],
                 c->is_int ? "an integer" : "a number");
         return TT_EMODEL;
@@ -240,7 +229,7 @@ static int read_value(Store *s, const Table *t, sqlite3_stmt *st, int i, int n, 
     }
     char why[160];
     if (value_check(c, v, why, sizeof why) != TT_OK) {
-        set_err(err, errlen, "%s: %s row %d: %s", store_path(s), t->name, n, why);
+        tt_errf(err, errlen, "%s: %s row %d: %s", store_path(s), t->name, n, why);
         return TT_EMODEL;
     }
     return TT_OK;
@@ -258,7 +247,7 @@ static int read_table(Store *s, const Table *t, void **rows, int *n, char *err, 
     int rc = query_count(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND "
                             "name = ?1", t->name, &count, err, errlen);
     if (rc == TT_OK && count > 0) {
-        set_err(err, errlen, "%s: %s is a view, not a table", store_path(s), t->name);
+        tt_errf(err, errlen, "%s: %s is a view, not a table", store_path(s), t->name);
         return TT_EMODEL;
     }
     if (rc == TT_OK)
@@ -283,7 +272,7 @@ static int read_table(Store *s, const Table *t, void **rows, int *n, char *err, 
     if ((rc = query_count(s, sql, NULL, &count, err, errlen)) != TT_OK)
         goto fail;
     if (count > HISTORY_MAX_ROWS) {
-        set_err(err, errlen, "%s: %s has %lld rows, more than the %d a reader accepts",
+        tt_errf(err, errlen, "%s: %s has %lld rows, more than the %d a reader accepts",
                 store_path(s), t->name, (long long)count, HISTORY_MAX_ROWS);
         rc = TT_EMODEL;
         goto fail;
@@ -310,14 +299,14 @@ static int read_table(Store *s, const Table *t, void **rows, int *n, char *err, 
             const unsigned char *prev = row - t->row_size;
             const Column *key = &t->cols[0], *second = &t->cols[1];
             if (field_get(row, key) <= field_get(prev, key)) {
-                set_err(err, errlen, "%s: %s row %d: %s %.0f does not follow %.0f",
+                tt_errf(err, errlen, "%s: %s row %d: %s %.0f does not follow %.0f",
                         store_path(s), t->name, got + 1, key->name, field_get(row, key),
                         field_get(prev, key));
                 rc = TT_EMODEL;
                 goto fail;
             }
             if (field_get(row, second) < field_get(prev, second)) {
-                set_err(err, errlen, "%s: %s row %d (%s %.0f): %s %.0f is less than %.0f "
+                tt_errf(err, errlen, "%s: %s row %d (%s %.0f): %s %.0f is less than %.0f "
                                      "in the row before", store_path(s), t->name, got + 1,
                         key->name, field_get(row, key), second->name, field_get(row, second),
                         field_get(prev, second));

@@ -3,6 +3,9 @@
  */
 #include "status.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 const char *status_message(int rc)
 {
     switch (rc) {
@@ -50,4 +53,14 @@ int status_exit_code(int rc)
     default:
         return TT_EXIT_IO;
     }
+}
+
+void tt_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
 }

@@ -9,6 +9,8 @@
 #ifndef TOYTRANS_STATUS_H
 #define TOYTRANS_STATUS_H
 
+#include <stddef.h>
+
 enum {
     TT_OK = 0,        /* success */
     TT_ENOMEM = -1,   /* an allocation failed */
@@ -38,5 +40,14 @@ const char *status_message(int rc);
 
 /* The exit code a command should end with after failing with rc. */
 int status_exit_code(int rc);
+
+/* Writes a message for a person into err, printf-style, truncated to errlen bytes: the
+ * one writer for the library's (char *err, size_t errlen) parameters. Does nothing when
+ * err is NULL or errlen is 0. */
+void tt_errf(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 #endif

@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,16 +68,6 @@ static const char *const TABLES[] = {"meta", "vocab", "embedding", "tensor"};
  * Messages
  */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 /* Turns an SQLite failure into a result code and a message naming the file. */
 static int sql_fail(const Store *s, int sqlrc, const char *what, char *err, size_t errlen)
 {
@@ -87,17 +76,17 @@ static int sql_fail(const Store *s, int sqlrc, const char *what, char *err, size
     switch (sqlrc & 0xff) {
     case SQLITE_NOTADB:
         (void)what; /* the statement that found out means nothing to the reader */
-        set_err(err, errlen, "%s: not a toytrans model (not an SQLite database)", path);
+        tt_errf(err, errlen, "%s: not a toytrans model (not an SQLite database)", path);
         return TT_EMODEL;
     case SQLITE_CORRUPT:
-        set_err(err, errlen, "%s: the database is damaged (%s: %s)", path, what, msg);
+        tt_errf(err, errlen, "%s: the database is damaged (%s: %s)", path, what, msg);
         return TT_EMODEL;
     case SQLITE_NOMEM:
-        set_err(err, errlen, "%s: out of memory (%s)", path, what);
+        tt_errf(err, errlen, "%s: out of memory (%s)", path, what);
         return TT_ENOMEM;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-        set_err(err, errlen, "%s: locked by another process for more than %d ms (%s)", path,
+        tt_errf(err, errlen, "%s: locked by another process for more than %d ms (%s)", path,
                 STORE_BUSY_TIMEOUT_MS, what);
         return TT_EIO;
     case SQLITE_IOERR:
@@ -105,10 +94,10 @@ static int sql_fail(const Store *s, int sqlrc, const char *what, char *err, size
     case SQLITE_CANTOPEN:
     case SQLITE_READONLY:
     case SQLITE_PERM:
-        set_err(err, errlen, "%s: %s (%s)", path, msg, what);
+        tt_errf(err, errlen, "%s: %s (%s)", path, msg, what);
         return TT_EIO;
     default:
-        set_err(err, errlen, "%s: %s (%s)", path, msg, what);
+        tt_errf(err, errlen, "%s: %s (%s)", path, msg, what);
         return TT_EMODEL;
     }
 }
@@ -285,7 +274,7 @@ static int check_columns(Store *s, const SchemaColumn *want, char *err, size_t e
     if (rc != TT_OK)
         return rc;
     if (v != 0) {
-        set_err(err, errlen, "%s: table '%s' is a virtual table, not the documented table",
+        tt_errf(err, errlen, "%s: table '%s' is a virtual table, not the documented table",
                 s->path, want->table);
         return TT_EMODEL;
     }
@@ -300,18 +289,18 @@ static int check_columns(Store *s, const SchemaColumn *want, char *err, size_t e
         const int hidden = sqlite3_column_int(st, 6);
         const SchemaColumn *c = &want[i];
         if (hidden != 0) {
-            set_err(err, errlen, "%s: table '%s' column '%s' is a generated or hidden column; "
+            tt_errf(err, errlen, "%s: table '%s' column '%s' is a generated or hidden column; "
                                  "the format stores every value", s->path, want->table,
                     name ? name : "");
             rc = TT_EMODEL;
         } else if (!c->name) {
-            set_err(err, errlen, "%s: table '%s' has a column '%s' the format does not have",
+            tt_errf(err, errlen, "%s: table '%s' has a column '%s' the format does not have",
                     s->path, want->table, name ? name : "");
             rc = TT_EMODEL;
         } else if (!same_text(name, c->name) || !same_text(type, c->type) ||
                    sqlite3_column_int(st, 3) != c->notnull || !same_text(dflt, c->dflt) ||
                    sqlite3_column_int(st, 5) != c->pk) {
-            set_err(err, errlen, "%s: table '%s' column %d is '%s %s', not the documented "
+            tt_errf(err, errlen, "%s: table '%s' column %d is '%s %s', not the documented "
                                  "'%s %s' (with its constraints)", s->path, c->table, i + 1,
                     name ? name : "", type ? type : "", c->name, c->type);
             rc = TT_EMODEL;
@@ -323,7 +312,7 @@ static int check_columns(Store *s, const SchemaColumn *want, char *err, size_t e
         rc = sql_fail(s, sqlrc, "reading the table's columns", err, errlen);
     sqlite3_finalize(st);
     if (rc == TT_OK && want[i].name) {
-        set_err(err, errlen, "%s: table '%s' lacks the column '%s'", s->path, want->table,
+        tt_errf(err, errlen, "%s: table '%s' lacks the column '%s'", s->path, want->table,
                 want[i].name);
         rc = TT_EMODEL;
     }
@@ -351,7 +340,7 @@ int store_check_integrity(Store *s, char *err, size_t errlen)
     if (sqlrc == SQLITE_OK && (sqlrc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *res = (const char *)sqlite3_column_text(st, 0);
         if (!res || strcmp(res, "ok") != 0) {
-            set_err(err, errlen, "%s: the database is damaged (integrity_check: %s)", s->path,
+            tt_errf(err, errlen, "%s: the database is damaged (integrity_check: %s)", s->path,
                     res ? res : "no answer");
             sqlite3_finalize(st);
             return TT_EMODEL;
@@ -382,14 +371,14 @@ static int validate(Store *s, char *err, size_t errlen)
     if (rc != TT_OK)
         return rc;
     if (v != STORE_APPLICATION_ID) {
-        set_err(err, errlen, "%s: an SQLite database but not a toytrans model (application_id "
+        tt_errf(err, errlen, "%s: an SQLite database but not a toytrans model (application_id "
                              "%lld, expected %d)", s->path, v, STORE_APPLICATION_ID);
         return TT_EMODEL;
     }
     if ((rc = query_int(s, "PRAGMA user_version", &v, err, errlen)) != TT_OK)
         return rc;
     if (v != STORE_FORMAT_VERSION) {
-        set_err(err, errlen, "%s: format_version %lld %s (this toytrans reads version %d)",
+        tt_errf(err, errlen, "%s: format_version %lld %s (this toytrans reads version %d)",
                 s->path, v, v > STORE_FORMAT_VERSION ? "is newer than this toytrans" : "is unknown",
                 STORE_FORMAT_VERSION);
         return TT_EMODEL;
@@ -427,7 +416,7 @@ static int validate_contents(Store *s, char *err, size_t errlen)
             size = (long long)sb.st_size;
     }
     if (size >= 0 && size < pages * page_size) {
-        set_err(err, errlen, "%s: the database is damaged (truncated: %lld bytes, the header "
+        tt_errf(err, errlen, "%s: the database is damaged (truncated: %lld bytes, the header "
                              "promises %lld pages of %lld)", s->path, size, pages, page_size);
         return TT_EMODEL;
     }
@@ -439,7 +428,7 @@ static int validate_contents(Store *s, char *err, size_t errlen)
         if ((rc = query_int(s, sql, &v, err, errlen)) != TT_OK)
             return rc;
         if (v != 1) {
-            set_err(err, errlen, "%s: table '%s' is missing", s->path, TABLES[i]);
+            tt_errf(err, errlen, "%s: table '%s' is missing", s->path, TABLES[i]);
             return TT_EMODEL;
         }
     }
@@ -449,7 +438,7 @@ static int validate_contents(Store *s, char *err, size_t errlen)
     if ((rc = store_meta_get(s, "format", buf, sizeof buf, err, errlen)) != TT_OK)
         return rc;
     if (strcmp(buf, STORE_FORMAT_NAME) != 0) {
-        set_err(err, errlen, "%s: meta format is '%s', expected '%s'", s->path, buf,
+        tt_errf(err, errlen, "%s: meta format is '%s', expected '%s'", s->path, buf,
                 STORE_FORMAT_NAME);
         return TT_EMODEL;
     }
@@ -457,7 +446,7 @@ static int validate_contents(Store *s, char *err, size_t errlen)
     if ((rc = store_meta_get_long(s, "format_version", 0, 1000000, &fv, err, errlen)) != TT_OK)
         return rc;
     if (fv != STORE_FORMAT_VERSION) {
-        set_err(err, errlen, "%s: meta format_version is %ld but user_version is %d", s->path,
+        tt_errf(err, errlen, "%s: meta format_version is %ld but user_version is %d", s->path,
                 fv, STORE_FORMAT_VERSION);
         return TT_EMODEL;
     }
@@ -569,7 +558,7 @@ static int lock_writer(int fd, const char *path, char *err, size_t errlen)
     struct stat held, now;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &held) != 0 ||
         stat(path, &now) != 0 || held.st_dev != now.st_dev || held.st_ino != now.st_ino) {
-        set_err(err, errlen, "%s: being written by another process (a training run?); not "
+        tt_errf(err, errlen, "%s: being written by another process (a training run?); not "
                              "opened for writing, whatever --force says", path);
         return TT_EIO;
     }
@@ -673,7 +662,7 @@ static int create_temp(Store *s, char *err, size_t errlen)
     remove_stale_temps(s->path);
     s->lock_fd = open(s->tmp_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (s->lock_fd < 0) {
-        set_err(err, errlen, "%s: cannot create %s: %s", s->path, s->tmp_path, strerror(errno));
+        tt_errf(err, errlen, "%s: cannot create %s: %s", s->path, s->tmp_path, strerror(errno));
         return TT_EIO;
     }
     return lock_writer(s->lock_fd, s->tmp_path, err, errlen);
@@ -728,7 +717,7 @@ static int open_wal_read_only(Store *s, const char *path, int rc, char *err, siz
     struct statvfs fs;
     const int ro_fs = statvfs(path, &fs) == 0 && (fs.f_flag & ST_RDONLY);
     if (!ro_fs || wal_file_has_frames(path)) {
-        set_err(err, errlen, "%s: in WAL mode, and SQLite cannot create its -shm file beside "
+        tt_errf(err, errlen, "%s: in WAL mode, and SQLite cannot create its -shm file beside "
                              "it (%s); make the directory writable, or convert the model "
                              "once where it is writable: sqlite3 MODEL 'PRAGMA journal_mode "
                              "= DELETE'", path,
@@ -801,31 +790,31 @@ static int open_store(Store **out, const char *path, StoreMode mode, int integri
         return TT_EINVAL;
     *out = NULL;
     if (!path || !*path || mode < STORE_READ || mode > STORE_REPLACE) {
-        set_err(err, errlen, "no model path given");
+        tt_errf(err, errlen, "no model path given");
         return TT_EINVAL;
     }
     const int creating = mode == STORE_CREATE || mode == STORE_REPLACE;
     struct stat sb;
     if (!creating) {
         if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
-            set_err(err, errlen, "%s: is a symbolic link; open the model file itself", path);
+            tt_errf(err, errlen, "%s: is a symbolic link; open the model file itself", path);
             return TT_EMODEL;
         }
         if (stat(path, &sb) != 0) {
-            set_err(err, errlen, "%s: %s", path, errno == ENOENT ? "no such model file"
+            tt_errf(err, errlen, "%s: %s", path, errno == ENOENT ? "no such model file"
                                                                  : strerror(errno));
             return errno == ENOENT ? TT_EMODEL : TT_EIO;
         }
         if (!S_ISREG(sb.st_mode)) {
-            set_err(err, errlen, "%s: not a regular file", path);
+            tt_errf(err, errlen, "%s: not a regular file", path);
             return TT_EMODEL;
         }
         if (sb.st_size == 0) {
-            set_err(err, errlen, "%s: empty file (0 bytes), not a model", path);
+            tt_errf(err, errlen, "%s: empty file (0 bytes), not a model", path);
             return TT_EMODEL;
         }
     } else if (mode == STORE_CREATE && stat(path, &sb) == 0) {
-        set_err(err, errlen, "%s: already exists; not replaced", path);
+        tt_errf(err, errlen, "%s: already exists; not replaced", path);
         return TT_EEXIST;
     }
 
@@ -877,11 +866,11 @@ int store_open_image(Store **out, const void *data, size_t size, const char *nam
         return TT_EINVAL;
     *out = NULL;
     if (!name || !*name || (!data && size > 0)) {
-        set_err(err, errlen, "no model image given");
+        tt_errf(err, errlen, "no model image given");
         return TT_EINVAL;
     }
     if (size == 0) {
-        set_err(err, errlen, "%s: empty image (0 bytes), not a model", name);
+        tt_errf(err, errlen, "%s: empty image (0 bytes), not a model", name);
         return TT_EMODEL;
     }
     Store *s = calloc(1, sizeof *s);
@@ -947,7 +936,7 @@ static int disconnect(Store *s, char *err, size_t errlen)
                                errlen);
     }
     if (s->db && sqlite3_close(s->db) != SQLITE_OK && rc == TT_OK) {
-        set_err(err, errlen, "%s: cannot close: %s", s->path, sqlite3_errmsg(s->db));
+        tt_errf(err, errlen, "%s: cannot close: %s", s->path, sqlite3_errmsg(s->db));
         rc = TT_EIO;
     }
     s->db = NULL;
@@ -965,16 +954,16 @@ static int disconnect(Store *s, char *err, size_t errlen)
                                          remove(s->tmp_path) == 0
                                    : rename(s->tmp_path, s->path) == 0;
             if (!moved && errno == EEXIST && s->mode == STORE_CREATE) {
-                set_err(err, errlen, "%s: already exists (it appeared while the new model "
+                tt_errf(err, errlen, "%s: already exists (it appeared while the new model "
                                      "was written); not replaced", s->path);
                 rc = TT_EEXIST;
             } else if (!moved && errno == EEXIST) {
-                set_err(err, errlen, "%s: being written by another process (it appeared "
+                tt_errf(err, errlen, "%s: being written by another process (it appeared "
                                      "while the new model was written); not replaced",
                         s->path);
                 rc = TT_EIO;
             } else if (!moved) {
-                set_err(err, errlen, "%s: cannot move the new model into place: %s", s->path,
+                tt_errf(err, errlen, "%s: cannot move the new model into place: %s", s->path,
                         strerror(errno));
                 rc = TT_EIO;
             }
@@ -1006,7 +995,7 @@ int store_close(Store *s, char *err, size_t errlen)
 int store_publish(Store *s, char *err, size_t errlen)
 {
     if (!s || !s->tmp_path || !s->committed || s->in_txn) {
-        set_err(err, errlen, "%s: nothing committed to publish", s ? s->path : "model");
+        tt_errf(err, errlen, "%s: nothing committed to publish", s ? s->path : "model");
         return TT_EINVAL;
     }
     int rc = disconnect(s, err, errlen);
@@ -1103,7 +1092,7 @@ int store_verify_checksum(Store *s, char *err, size_t errlen)
     char computed[32];
     snprintf(computed, sizeof computed, "%016llx", (unsigned long long)h);
     if (strcmp(stored, computed) != 0) {
-        set_err(err, errlen, "%s: the content does not match its checksum (meta %s is '%s', "
+        tt_errf(err, errlen, "%s: the content does not match its checksum (meta %s is '%s', "
                              "the content gives %s): the file was damaged, or changed by a tool "
                              "that did not update or delete that key", s->path,
                 STORE_CHECKSUM_KEY, stored, computed);
@@ -1181,14 +1170,14 @@ int store_meta_get(Store *s, const char *key, char *buf, size_t size, char *err,
         const char *v = (const char *)sqlite3_column_text(st, 0);
         int n = sqlite3_column_bytes(st, 0);
         if (!v || (size_t)n >= size) {
-            set_err(err, errlen, "%s: meta '%s' is %s", s->path, key,
+            tt_errf(err, errlen, "%s: meta '%s' is %s", s->path, key,
                     v ? "too long" : "not text");
             result = TT_EMODEL;
         } else {
             memcpy(buf, v, (size_t)n + 1);
         }
     } else if (rc == SQLITE_DONE) {
-        set_err(err, errlen, "%s: meta '%s' is missing", s->path, key);
+        tt_errf(err, errlen, "%s: meta '%s' is missing", s->path, key);
         result = TT_EMODEL;
     } else {
         result = sql_fail(s, rc, "reading meta", err, errlen);
@@ -1209,7 +1198,7 @@ int store_meta_get_long(Store *s, const char *key, long min, long max, long *out
     /* strtol would also take " 7" and "+7": the contract's numbers are plain digits. */
     int plain = buf[0] == '-' || (buf[0] >= '0' && buf[0] <= '9');
     if (!plain || end == buf || *end != '\0' || errno == ERANGE || v < min || v > max) {
-        set_err(err, errlen, "%s: meta '%s' = '%s' is not a whole number from %ld to %ld",
+        tt_errf(err, errlen, "%s: meta '%s' = '%s' is not a whole number from %ld to %ld",
                 s->path, key, buf, min, max);
         return TT_EMODEL;
     }
@@ -1226,7 +1215,7 @@ int store_meta_get_double(Store *s, const char *key, double *out, char *err, siz
     errno = 0;
     double v = strtod(buf, &end);
     if (end == buf || *end != '\0' || !isfinite(v)) {
-        set_err(err, errlen, "%s: meta '%s' = '%s' is not a finite number", s->path, key, buf);
+        tt_errf(err, errlen, "%s: meta '%s' = '%s' is not a finite number", s->path, key, buf);
         return TT_EMODEL;
     }
     *out = v;
@@ -1259,7 +1248,7 @@ static int check_lang(const Store *s, const char *lang, char *err, size_t errlen
 {
     if (lang && (strcmp(lang, "src") == 0 || strcmp(lang, "tgt") == 0))
         return TT_OK;
-    set_err(err, errlen, "%s: language must be 'src' or 'tgt'", s->path);
+    tt_errf(err, errlen, "%s: language must be 'src' or 'tgt'", s->path);
     return TT_EINVAL;
 }
 
@@ -1309,7 +1298,7 @@ int store_vocab_read(Store *s, const char *lang, Vocab *out, char *err, size_t e
     if ((rc = query_int(s, sql, &n, err, errlen)) != TT_OK)
         return rc;
     if (n < VOCAB_N_SPECIAL || n > VOCAB_MAX_SIZE) {
-        set_err(err, errlen, "%s: vocab '%s' has %lld entries (needs %d to %d)", s->path, lang,
+        tt_errf(err, errlen, "%s: vocab '%s' has %lld entries (needs %d to %d)", s->path, lang,
                 n, VOCAB_N_SPECIAL, VOCAB_MAX_SIZE);
         return TT_EMODEL;
     }
@@ -1331,7 +1320,7 @@ int store_vocab_read(Store *s, const char *lang, Vocab *out, char *err, size_t e
             break;
         }
         if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || sqlite3_column_int64(st, 0) != i) {
-            set_err(err, errlen, "%s: vocab '%s' ids must be 0..%lld without gaps; id %lld is "
+            tt_errf(err, errlen, "%s: vocab '%s' ids must be 0..%lld without gaps; id %lld is "
                                  "missing", s->path, lang, n - 1, i);
             rc = TT_EMODEL;
             goto done;
@@ -1339,19 +1328,19 @@ int store_vocab_read(Store *s, const char *lang, Vocab *out, char *err, size_t e
         const char *t = (const char *)sqlite3_column_text(st, 1);
         if (!t || !(tokens[i] = malloc((size_t)sqlite3_column_bytes(st, 1) + 1))) {
             rc = t ? TT_ENOMEM : TT_EMODEL;
-            set_err(err, errlen, t ? "%s: out of memory (reading vocab '%s' id %lld)"
+            tt_errf(err, errlen, t ? "%s: out of memory (reading vocab '%s' id %lld)"
                                    : "%s: vocab '%s' id %lld has no token", s->path, lang, i);
             goto done;
         }
         memcpy(tokens[i], t, (size_t)sqlite3_column_bytes(st, 1) + 1);
         if (strlen(tokens[i]) != (size_t)sqlite3_column_bytes(st, 1)) {
-            set_err(err, errlen, "%s: vocab '%s': id %lld, a token with a NUL byte at byte %zu",
+            tt_errf(err, errlen, "%s: vocab '%s': id %lld, a token with a NUL byte at byte %zu",
                     s->path, lang, i, strlen(tokens[i]));
             rc = TT_EMODEL;
             goto done;
         }
         if (sqlite3_column_type(st, 2) != SQLITE_INTEGER) {
-            set_err(err, errlen, "%s: vocab '%s' id %lld: the count is not an integer",
+            tt_errf(err, errlen, "%s: vocab '%s' id %lld: the count is not an integer",
                     s->path, lang, i);
             rc = TT_EMODEL;
             goto done;
@@ -1367,7 +1356,7 @@ int store_vocab_read(Store *s, const char *lang, Vocab *out, char *err, size_t e
     char why[200];
     rc = vocab_from_tokens(out, (const char *const *)tokens, counts, (int)n, why, sizeof why);
     if (rc == TT_EINPUT) {
-        set_err(err, errlen, "%s: vocab '%s': %s", s->path, lang, why);
+        tt_errf(err, errlen, "%s: vocab '%s': %s", s->path, lang, why);
         rc = TT_EMODEL;
     }
 done:
@@ -1400,11 +1389,11 @@ static int read_floats(const Store *s, sqlite3_stmt *st, int col, float *dst, si
     const void *blob = sqlite3_column_blob(st, col);
     size_t bytes = (size_t)sqlite3_column_bytes(st, col);
     if (sqlite3_column_type(st, col) != SQLITE_BLOB) {
-        set_err(err, errlen, "%s: %s is not a blob", s->path, what);
+        tt_errf(err, errlen, "%s: %s is not a blob", s->path, what);
         return TT_EMODEL;
     }
     if (bytes != n * sizeof(float)) {
-        set_err(err, errlen, "%s: %s holds %zu bytes, expected %zu (%zu float32 values)",
+        tt_errf(err, errlen, "%s: %s holds %zu bytes, expected %zu (%zu float32 values)",
                 s->path, what, bytes, n * sizeof(float), n);
         return TT_EMODEL;
     }
@@ -1420,7 +1409,7 @@ static int read_floats(const Store *s, sqlite3_stmt *st, int col, float *dst, si
     }
     for (size_t i = 0; special && i < n; i++)
         if (!isfinite(dst[i])) {
-            set_err(err, errlen, "%s: %s has a non-finite value (%s) at index %zu", s->path,
+            tt_errf(err, errlen, "%s: %s has a non-finite value (%s) at index %zu", s->path,
                     what, isnan(dst[i]) ? "NaN" : "Inf", i);
             return TT_EMODEL;
         }
@@ -1437,7 +1426,7 @@ int store_embedding_write(Store *s, const char *lang, const float *table, int V,
         return TT_EINVAL;
     for (size_t i = 0; i < (size_t)V * (size_t)D; i++)
         if (!isfinite(table[i])) {
-            set_err(err, errlen, "%s: embedding '%s' id %zu has a non-finite value (%s); not "
+            tt_errf(err, errlen, "%s: embedding '%s' id %zu has a non-finite value (%s); not "
                                  "written", s->path, lang, i / (size_t)D,
                     isnan(table[i]) ? "NaN" : "Inf");
             return TT_EINVAL;
@@ -1477,7 +1466,7 @@ int store_embedding_read(Store *s, const char *lang, float *table, int V, int D,
     if ((rc = query_int(s, sql, &n, err, errlen)) != TT_OK)
         return rc;
     if (n != V) {
-        set_err(err, errlen, "%s: embedding '%s' has %lld rows but the vocabulary has %d",
+        tt_errf(err, errlen, "%s: embedding '%s' has %lld rows but the vocabulary has %d",
                 s->path, lang, n, V);
         return TT_EMODEL;
     }
@@ -1490,7 +1479,7 @@ int store_embedding_read(Store *s, const char *lang, float *table, int V, int D,
     while (sqlrc == SQLITE_OK && (sqlrc = sqlite3_step(st)) == SQLITE_ROW) {
         if (i >= V || sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
             sqlite3_column_int64(st, 0) != i) {
-            set_err(err, errlen, "%s: embedding '%s' ids must be 0..%d without gaps; id %d is "
+            tt_errf(err, errlen, "%s: embedding '%s' ids must be 0..%d without gaps; id %d is "
                                  "missing", s->path, lang, V - 1, i);
             rc = TT_EMODEL;
             break;
@@ -1531,13 +1520,13 @@ int store_tensor_write(Store *s, const char *name, const int *dims, int ndim,
     char shape[48];
     size_t n = format_shape(shape, sizeof shape, dims, ndim);
     if (!name || !data || n == 0 || n * sizeof(float) > STORE_MAX_BLOB) {
-        set_err(err, errlen, "%s: tensor '%s': invalid shape", s->path, name ? name : "?");
+        tt_errf(err, errlen, "%s: tensor '%s': invalid shape", s->path, name ? name : "?");
         return TT_EINVAL;
     }
     /* A model with a NaN or an Inf would never load again: it is never written. */
     for (size_t i = 0; i < n; i++)
         if (!isfinite(data[i])) {
-            set_err(err, errlen, "%s: tensor '%s' has a non-finite value (%s) at index %zu; "
+            tt_errf(err, errlen, "%s: tensor '%s' has a non-finite value (%s) at index %zu; "
                                  "not written", s->path, name, isnan(data[i]) ? "NaN" : "Inf", i);
             return TT_EINVAL;
         }
@@ -1585,14 +1574,14 @@ int store_tensor_read(Store *s, const char *name, const int *dims, int ndim, flo
         char what[300];
         snprintf(what, sizeof what, "tensor '%s'", name);
         if (!shape || strcmp(shape, want) != 0) {
-            set_err(err, errlen, "%s: tensor '%s' has shape '%s' but the model needs '%s'",
+            tt_errf(err, errlen, "%s: tensor '%s' has shape '%s' but the model needs '%s'",
                     s->path, name, shape ? shape : "", want);
             rc = TT_EMODEL;
         } else {
             rc = read_floats(s, st, 1, dst, n, what, err, errlen);
         }
     } else if (sqlrc == SQLITE_DONE) {
-        set_err(err, errlen, "%s: tensor '%s' is missing", s->path, name);
+        tt_errf(err, errlen, "%s: tensor '%s' is missing", s->path, name);
         rc = TT_EMODEL;
     } else {
         rc = sql_fail(s, sqlrc, "reading a tensor", err, errlen);

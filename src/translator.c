@@ -32,12 +32,6 @@ typedef struct AheadJob {
 } AheadJob;
 
 /* Copies msg into err when there is room for anything. */
-static void set_error(char *err, size_t errlen, const char *msg)
-{
-    if (err && errlen > 0)
-        snprintf(err, errlen, "%s", msg);
-}
-
 /* Waits for the threads of a decode translator_ahead_start began, if they still run; the
  * block stays to be joined (flight 2). */
 static void ahead_wait(Translator *tr)
@@ -154,7 +148,7 @@ static int init_prefix(Translator *tr, const char *prefix, char *err, size_t err
         return rc;
     }
     if (rc != TT_OK) {
-        set_error(err, errlen, status_message(rc));
+        tt_errf(err, errlen, "%s", status_message(rc));
         return rc;
     }
     const int limit = tr->decode.max_len ? tr->decode.max_len : tr->model->config.max_len;
@@ -167,7 +161,7 @@ static int init_prefix(Translator *tr, const char *prefix, char *err, size_t err
     }
     tr->prefix_ids = malloc(sizeof(int) * (size_t)(tr->prefix.n ? tr->prefix.n : 1));
     if (!tr->prefix_ids) {
-        set_error(err, errlen, status_message(TT_ENOMEM));
+        tt_errf(err, errlen, "%s", status_message(TT_ENOMEM));
         return TT_ENOMEM;
     }
     for (int i = 0; i < tr->prefix.n; i++)
@@ -235,7 +229,7 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     if (rc == TT_OK)
         rc = translation_init(&tr->t, m, o->alternatives);
     if (rc != TT_OK)
-        set_error(err, errlen, status_message(rc));
+        tt_errf(err, errlen, "%s", status_message(rc));
     if (rc == TT_OK && o->prefix)
         rc = init_prefix(tr, o->prefix, err, errlen);
     if (rc != TT_OK)
@@ -600,10 +594,10 @@ static int source_cropped(const Model *m, int n)
 /* The message for decode_run's failure rc. */
 static void set_decode_error(char *err, size_t errlen, int rc)
 {
-    set_error(err, errlen, rc == TT_EMODEL ? "the model computes a NaN or infinite logit for "
-                                             "this sentence (weights too large for float "
-                                             "arithmetic): model file unusable"
-                                           : status_message(rc));
+    tt_errf(err, errlen, "%s",
+            rc == TT_EMODEL ? "the model computes a NaN or infinite logit for this sentence "
+                              "(weights too large for float arithmetic): model file unusable"
+                            : status_message(rc));
 }
 
 /* Counts n more sentences about to be decoded and packs the weights once there is a
@@ -636,7 +630,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     const TokLang src_rules = config_lang_rules(m->config.src_lang);
     int rc = tokenize(&tr->src, text, len, src_rules, &te);
     if (rc != TT_OK) {
-        set_error(err, errlen, rc == TT_EINPUT ? te.message : status_message(rc));
+        tt_errf(err, errlen, "%s", rc == TT_EINPUT ? te.message : status_message(rc));
         return rc;
     }
     /* Tokens past what the model takes: refused, or with crop cut off (below, once the
@@ -655,7 +649,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     rc = tokenize(&tr->surface, text, len, src_rules == TOK_SRC ? TOK_SRC_CASED : src_rules,
                   NULL);
     if (rc == TT_ENOMEM) {
-        set_error(err, errlen, status_message(rc));
+        tt_errf(err, errlen, "%s", status_message(rc));
         goto fail;
     }
     if (rc != TT_OK || tr->surface.n != tr->src.n)
@@ -670,7 +664,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
     const int S = tr->src.n + 1, limit = decode_limit(m, &tr->decode, S);
     rc = translator_reserve(tr, S > limit ? S : limit);
     if (rc != TT_OK) {
-        set_error(err, errlen, status_message(rc));
+        tt_errf(err, errlen, "%s", status_message(rc));
         goto fail;
     }
 
@@ -964,7 +958,7 @@ int translator_hypothesis(Translator *tr, int k, TranslatorResult *out, double *
 {
     memset(out, 0, sizeof *out);
     if (k < 0 || k >= tr->n_hyp) {
-        set_error(err, errlen, status_message(TT_EINVAL));
+        tt_errf(err, errlen, "%s", status_message(TT_EINVAL));
         return TT_EINVAL;
     }
     const int *ids;
@@ -1085,14 +1079,14 @@ static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_
     if (config_lang_rules(tr->model->config.tgt_lang) == TOK_SRC) {
         const int rc = truecase(tr, surface, n_text);
         if (rc != TT_OK) {
-            set_error(err, errlen, status_message(rc));
+            tt_errf(err, errlen, "%s", status_message(rc));
             return rc;
         }
     }
     if (n_text > 0) {
         const int rc = detokenize(&tr->text, tr->words, n_text);
         if (rc != TT_OK) {
-            set_error(err, errlen, status_message(rc));
+            tt_errf(err, errlen, "%s", status_message(rc));
             return rc;
         }
     }
@@ -1110,7 +1104,7 @@ static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_
     if (tr->grammar_check && tr->src.n > 0) {
         const int rc = check_grammar(tr, surface, out);
         if (rc != TT_OK) {
-            set_error(err, errlen, status_message(rc));
+            tt_errf(err, errlen, "%s", status_message(rc));
             return rc;
         }
     }
@@ -1124,7 +1118,7 @@ static int finish_result(Translator *tr, TranslatorResult *out, char *err, size_
             out->min_prob = expf(t->logprob[i]);
     const int rc = label_result(tr, out);
     if (rc != TT_OK) {
-        set_error(err, errlen, status_message(rc));
+        tt_errf(err, errlen, "%s", status_message(rc));
         memset(out, 0, sizeof *out);
         return rc;
     }
