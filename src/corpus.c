@@ -116,6 +116,7 @@ struct Lexicon {
     Tags it_tags, it_in;         /* what "it", "them" and "this" are ("class it") */
     Tags cls_tag[N_CLASSES];     /* the bits of the tags person, animal, thing */
     Tags nopossessive;           /* the bit of the tag nopossessive */
+    Tags felt;                   /* the bit of the tag temp: hot, cold, warm, cool */
 };
 
 /* The bit of tag name (added if new); 0 when the table is full. */
@@ -359,6 +360,7 @@ int corpus_lexicon_load(Lexicon **out, const char *path, char *err, size_t errle
     lex->cls_tag[CLS_ANIMAL] = lex_tag(lex, "animal");
     lex->cls_tag[CLS_THING] = lex_tag(lex, "thing");
     lex->nopossessive = lex_tag(lex, "nopossessive");
+    lex->felt = lex_tag(lex, "temp");
 
     int line = 0;
     for (char *p = lex->text; *p;) {
@@ -972,6 +974,15 @@ static int draw_pred_adj(Clause *c, const Lexicon *lex, const Features *f, int n
     for (int i = 0; i < c->n_subj; i++)
         for (int k = 0; k < n_padj; k++)
             if (c->subj[i].kind == NP_NOUN && c->subj[i].det == D_NO && c->padj[k].neg)
+                return 0;
+    /* hot, cold, warm, cool of "it" or "they" alone: beside another adjective it may be
+     * said of a living one ("It is hot and thirsty"), which German says with the dative
+     * (mir ist heiß), not with sein. */
+    if (n_padj == 2 && ((lex->adjs[c->padj[0].adj].tags | lex->adjs[c->padj[1].adj].tags) &
+                        lex->felt))
+        for (int i = 0; i < c->n_subj; i++)
+            if (c->subj[i].kind == NP_PRON &&
+                (c->subj[i].pron == PR_IT || c->subj[i].pron == PR_THEY))
                 return 0;
     return 1;
 }

@@ -39,7 +39,7 @@
  * ------------------------------------------------------------------------------------- */
 
 /* FNV-1a 64 of data/lexicon.tsv as the tables were written from it. */
-#define LEXICON_FNV1A64 UINT64_C(0xf86d25c142c0c92e)
+#define LEXICON_FNV1A64 UINT64_C(0x0e45830b4c74ee02)
 
 const GrammarNoun GRAMMAR_NOUNS[] = {
     {"example", "examples", "Beispiel", "Beispiele", "Beispielen", NULL, NULL, NULL,
@@ -651,9 +651,9 @@ const GrammarAdjective GRAMMAR_ADJECTIVES[] = {
     {"white", "weiß", NULL, {NULL, NULL}}, {"brown", "braun", NULL, {NULL, NULL}},
     {"gray", "grau", NULL, {NULL, NULL}}, {"long", "lang", NULL, {"short", NULL}},
     {"short", "kurz", NULL, {"long", NULL}}, {"fast", "schnell", NULL, {"slow", NULL}},
-    {"slow", "langsam", NULL, {"fast", NULL}}, {"hot", "heiß", NULL, {"cold", "cool"}},
-    {"cold", "kalt", NULL, {"hot", "warm"}}, {"warm", "warm", NULL, {"cold", "cool"}},
-    {"cool", "kühl", NULL, {"hot", "warm"}}, {"happy", "glücklich", NULL, {"sad", NULL}},
+    {"slow", "langsam", NULL, {"fast", NULL}}, {"hot", "heiß", NULL, {"cold", "cool", "warm"}},
+    {"cold", "kalt", NULL, {"hot", "warm", "cool"}}, {"warm", "warm", NULL, {"cold", "cool", "hot"}},
+    {"cool", "kühl", NULL, {"hot", "warm", "cold"}}, {"happy", "glücklich", NULL, {"sad", NULL}},
     {"sad", "traurig", NULL, {"happy", NULL}}, {"tired", "müde", "müd", {NULL, NULL}},
     {"hungry", "hungrig", NULL, {NULL, NULL}}, {"thirsty", "durstig", NULL, {NULL, NULL}},
     {"angry", "wütend", NULL, {NULL, NULL}}, {"sick", "krank", NULL, {"healthy", NULL}},
@@ -1772,6 +1772,39 @@ static int np_feels(const GrammarNp *np)
     return 0;
 }
 
+/* Whether a subject is "it" or "they", which may stand for a thing or for a living one. */
+static int np_it_or_they(const GrammarNp *np)
+{
+    return np->kind == GRAMMAR_NP_PRONOUN &&
+           (strcmp(GRAMMAR_PRONOUNS[np->index].subj, "it") == 0 ||
+            strcmp(GRAMMAR_PRONOUNS[np->index].subj, "they") == 0);
+}
+
+/* The i-th predicate adjective of c, just read at ps->p, against the felt rule
+ * (grammar_adjective_is_felt): not of a person or an animal, and beside another adjective
+ * not of "it" or "they", which the other adjective may make living ("It is hot and
+ * thirsty": Es ist heiß und durstig would not be said of an animal). */
+static int felt_predicate_check(Parser *ps, const GrammarClause *c, int i)
+{
+    const GrammarAdjective *a = &GRAMMAR_ADJECTIVES[c->adj[i]];
+    const int felt = grammar_adjective_is_felt(c->adj[i]);
+    for (int k = 0; felt && k < c->subj.n; k++)
+        if (np_feels(&c->subj.np[k]))
+            return fail_words(ps, ps->p, ps->p + 1, "\"%s\" of a person or an animal is "
+                              "not said with \"sein\" in German (mir ist %s, not ich bin "
+                              "%s); the grammar has it only of things", a->en, a->de, a->de);
+    if (i == 0 || (!felt && !grammar_adjective_is_felt(c->adj[0])))
+        return 0;
+    for (int k = 0; k < c->subj.n; k++)
+        if (np_it_or_they(&c->subj.np[k]))
+            return fail_words(ps, ps->p, ps->p + 1, "\"%s\" beside \"%s\" of \"%s\": a "
+                              "thing (es ist kalt) or a living one (mir ist kalt)? The grammar "
+                              "has hot, cold, warm, cool of it or they alone",
+                              a->en, GRAMMAR_ADJECTIVES[c->adj[0]].en,
+                              GRAMMAR_PRONOUNS[c->subj.np[k].index].subj);
+    return 0;
+}
+
 /* The predicate adjectives: [very] ADJ [and [not] [very] ADJ2]. */
 static int en_adj_predicate(Parser *ps, GrammarClause *c)
 {
@@ -1795,14 +1828,8 @@ static int en_adj_predicate(Parser *ps, GrammarClause *c)
                       opposes(c->adj[1], c->adj[0])))
             return fail_words(ps, ps->p, ps->p + 1, "the second adjective repeats or "
                               "opposes \"%s\"", GRAMMAR_ADJECTIVES[c->adj[0]].en);
-        if (grammar_adjective_is_felt(c->adj[i]))
-            for (int k = 0; k < c->subj.n; k++)
-                if (np_feels(&c->subj.np[k]))
-                    return fail_words(ps, ps->p, ps->p + 1, "\"%s\" of a person or an "
-                                      "animal is said with the dative in German (mir ist "
-                                      "%s); the grammar has it only of things",
-                                      GRAMMAR_ADJECTIVES[c->adj[i]].en,
-                                      GRAMMAR_ADJECTIVES[c->adj[i]].de);
+        if (felt_predicate_check(ps, c, i) != 0)
+            return -1;
         ps->p++;
         c->nadj++;
         if (c->adj_not[i] && list_has_no(&c->subj))
@@ -2399,11 +2426,14 @@ int grammar_check_with(const char *const *tokens, const unsigned char *is_name, 
         return TT_OK;
     }
     rc = grammar_check(tokens, is_name, n, out);
-    /* Outside both: report the one the sentence followed farther; on a tie the phrase,
+    /* Outside both: report the one the sentence followed farther. On a tie the phrase,
      * unless it shares just the first word ("I adore pizza" is not "I am sorry" gone
-     * wrong). */
+     * wrong) or the grammar stopped at a word of its own, where its reason is the more
+     * telling ("I am warm.": not "i am sorry" but mir ist warm). */
     if (rc == TT_OK && !out->in_grammar && near > 0 &&
-        (near > out->reached || (near == out->reached && near > 1)))
+        (near > out->reached ||
+         (near == out->reached && near > 1 &&
+          !(out->from < n && grammar_is_word(tokens[out->from])))))
         *out = phrase;
     return rc;
 }

@@ -96,7 +96,7 @@ typedef struct {
     GrammarClass cls;
 } GrammarNoun;
 
-enum { GRAMMAR_MAX_OPPOSITES = 2 }; /* the most OPPOSITES an adjective of the lexicon has */
+enum { GRAMMAR_MAX_OPPOSITES = 3 }; /* the most OPPOSITES an adjective of the lexicon has */
 
 typedef struct {
     const char *en, *de; /* the German is the undeclined (predicate) form */
