@@ -33,8 +33,8 @@
 #include <stddef.h>
 
 /* The default threshold, in nats (docs/honesty.md, "Read-back"). */
-#define READBACK_MARGIN 5.0
-#define READBACK_MARGIN_TEXT "5.0" /* the same, for help texts */
+#define READBACK_MARGIN 6.0
+#define READBACK_MARGIN_TEXT "6.0" /* the same, for help texts */
 
 /* A pair handed to readback_ahead_add, read back with the others of its block. */
 typedef struct {

@@ -259,9 +259,9 @@ if [ -z "$RUNNER" ]; then
     else
         fail "bench/coverage.sh (a) and (c) runs" "$(cat "$ERR")"
     fi
-    if HONESTY_PARTS="a b" HONESTY_MARGINS="4.5 5" HONESTY_DIR="$TMP/honesty" \
+    if HONESTY_PARTS="a b" HONESTY_MARGINS="5 6" HONESTY_DIR="$TMP/honesty" \
         sh bench/honesty.sh "$BINABS" >"$TMP/honesty.md" 2>"$ERR"; then
-        expect_rows_in_page "docs/honesty.md, warnings (a) and (b), read-back at 4.5 and 5" \
+        expect_rows_in_page "docs/honesty.md, warnings (a) and (b), read-back at 5 and 6" \
             honesty-measure "$TMP/honesty.md"
     else
         fail "bench/honesty.sh (a) and (b) runs" "$(cat "$ERR")"
