@@ -1369,7 +1369,7 @@ Das ist ein Beispiel."
     # sehe und lieben den roten Apfel." at -1.017 per token over greedy's -0.020.
     run translate --beam 4 "My cats eat and love the red apple."
     expect_file_eq "shipped model: --beam 4 gives greedy's right German" "$OUT" \
-"Meine Katzen essen und lieben den roten Apfel."
+"Meine Katzen fressen und lieben den roten Apfel."
     run translate --prefix "Das ist ein" --json "This is an example"
     "$CHECK" --print steps <"$OUT" >"$TMP/steps.txt"
     # log-probability above ln 0.9 = -0.105: -0.0…, or a tiny value in exponent form

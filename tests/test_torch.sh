@@ -331,9 +331,9 @@ sed 's/^/# /' "$OUT"
 # hypothesis had finished ...
 printf '%b\n' \
     'This girl loves and eats the very good bread\tDieses Mädchen liebt und isst das sehr gute Brot\tcoord-verb' \
-    'My beautiful dogs do not eat their apple\tMeine schönen Hunde essen ihren Apfel nicht\tpossessive' \
+    'My beautiful dogs do not eat their apple\tMeine schönen Hunde fressen ihren Apfel nicht\tpossessive' \
     'We are in his small house.\tWir sind in seinem kleinen Haus.\tdative' \
-    'My cats eat and love the red apple.\tMeine Katzen essen und lieben den roten Apfel.\tcoord-verb' \
+    'My cats eat and love the red apple.\tMeine Katzen fressen und lieben den roten Apfel.\tcoord-verb' \
     'The girl needs and eats your very good apple\tDas Mädchen braucht und isst deinen sehr guten Apfel\tcoord-verb' \
     'My teachers and this woman buy your table\tMeine Lehrer und diese Frau kaufen deinen Tisch\tcoord-np' \
     'My young cats find your very good teacher.\tMeine jungen Katzen finden deinen sehr guten Lehrer.\ttransitive' \
