@@ -498,7 +498,7 @@ if [ -z "$RUNNER" ] && (ulimit -v 300000 && "$BIN" --version) >/dev/null 2>&1; t
     CODE=$?
     expect_code "init with 3.8 billion parameters: exit 2 before allocating" 2
     expect_in "init with too many parameters: says how many and the limit" "$ERR" \
-        "needs 3780974761 parameters, more than the 268435456 (1 GiB of floats) a model may have"
+        "needs 3781015726 parameters, more than the 268435456 (1 GiB of floats) a model may have"
 else
     echo "# skipped: init with a too big d_ff × d_model (RUNNER set, or ulimit -v unusable here)"
 fi
@@ -1325,8 +1325,9 @@ if [ -f models/en-de.db ]; then
     fi
     # A copied word (the model wrote <unk>; the most attended source word stands in) is
     # marked wherever the words are shown, and only there: --keep-unk shows the <unk>.
+    # The article before it is the model's guess (Der, Das or Die): not what is tested.
     run translate --scores "The dragon is broken"
-    if grep -Eq '	Der:0\.[0-9]{3} dragon:0\.[0-9]{3}\(copied\) ist:0\.[0-9]{3} broken:0\.[0-9]{3}\(copied\) </s>:0\.[0-9]{3}$' "$OUT"; then
+    if grep -Eq '	D[a-z]{2}:0\.[0-9]{3} dragon:0\.[0-9]{3}\(copied\) ist:0\.[0-9]{3} broken:0\.[0-9]{3}\(copied\) </s>:0\.[0-9]{3}$' "$OUT"; then
         pass "translate --scores: copied words say (copied)"
     else
         fail "translate --scores: copied words say (copied)" "$(cat "$OUT")"
@@ -1336,7 +1337,7 @@ if [ -f models/en-de.db ]; then
     run translate --json "The dragon is broken"
     "$CHECK" --print steps <"$OUT" >"$TMP/steps.txt"
     if grep -q '"token":"dragon","id":1,[^{]*"copied":true' "$TMP/steps.txt" &&
-        grep -q '"token":"Der",[^{]*"copied":false' "$TMP/steps.txt"; then
+        grep -q '"token":"D[a-z][a-z]",[^{]*"copied":false' "$TMP/steps.txt"; then
         pass "translate --json: a step's \"copied\" says whether its token was copied"
     else
         fail "translate --json: \"copied\" per step" "$(cut -c1-300 "$TMP/steps.txt")"
@@ -1345,7 +1346,7 @@ if [ -f models/en-de.db ]; then
     expect_in "inspect --json: a copied word's entry says so" "$OUT" \
         '{"word":"dragon","label":"dragon","probability":'
     if grep -q '"word":"dragon","label":"dragon","probability":[0-9.e-]*,"forced":false,"copied":true' "$OUT" &&
-        grep -q '"word":"Der","label":"Der","probability":[0-9.e-]*,"forced":false,"copied":false' "$OUT"; then
+        grep -q '"word":"D[a-z][a-z]","label":"D[a-z][a-z]","probability":[0-9.e-]*,"forced":false,"copied":false' "$OUT"; then
         pass "inspect --json: \"copied\" in each words entry"
     else
         fail "inspect --json: \"copied\" in each words entry" "$(cut -c1-400 "$OUT")"
@@ -1431,7 +1432,7 @@ Das ist ein Beispiel."
     fi
     run check data/regression.tsv --golden tests/golden/en-de.jsonl
     expect_code "check data/regression.tsv with the golden file: exit 0" 0
-    expect_in "check: every regression case passes" "$OUT" "305 passed, 0 failed"
+    expect_in "check: every regression case passes" "$OUT" "314 passed, 0 failed"
     printf 'This is an example\tDas ist eine Beispiel\n' >"$TMP/wrong.tsv"
     run check "$TMP/wrong.tsv"
     expect_code "check with a wrong expectation: exit 1" 1
