@@ -1757,6 +1757,14 @@ static int opposes(int a, int b)
     return 0;
 }
 
+/* Whether a subject is "it" or "they", which may stand for a thing or for a living one. */
+static int np_it_or_they(const GrammarNp *np)
+{
+    return np->kind == GRAMMAR_NP_PRONOUN &&
+           (strcmp(GRAMMAR_PRONOUNS[np->index].subj, "it") == 0 ||
+            strcmp(GRAMMAR_PRONOUNS[np->index].subj, "they") == 0);
+}
+
 /* Whether a subject is a person or an animal, one that feels hot or cold: a person or
  * animal noun, a name, a pronoun but "it" and "they" (which may stand for things). */
 static int np_feels(const GrammarNp *np)
@@ -1764,20 +1772,10 @@ static int np_feels(const GrammarNp *np)
     switch (np->kind) {
     case GRAMMAR_NP_NOUN: return GRAMMAR_NOUNS[np->noun].cls != GRAMMAR_THING;
     case GRAMMAR_NP_NAME: return 1;
-    case GRAMMAR_NP_PRONOUN:
-        return strcmp(GRAMMAR_PRONOUNS[np->index].subj, "it") != 0 &&
-               strcmp(GRAMMAR_PRONOUNS[np->index].subj, "they") != 0;
+    case GRAMMAR_NP_PRONOUN: return !np_it_or_they(np);
     case GRAMMAR_NP_THIS: return 0;
     }
     return 0;
-}
-
-/* Whether a subject is "it" or "they", which may stand for a thing or for a living one. */
-static int np_it_or_they(const GrammarNp *np)
-{
-    return np->kind == GRAMMAR_NP_PRONOUN &&
-           (strcmp(GRAMMAR_PRONOUNS[np->index].subj, "it") == 0 ||
-            strcmp(GRAMMAR_PRONOUNS[np->index].subj, "they") == 0);
 }
 
 /* The i-th predicate adjective of c, just read at ps->p, against the felt rule
