@@ -5,6 +5,7 @@
  * "", " 5" and out-of-range values are refused with a message that names the option.
  */
 #include "cli.h"
+#include "cli_decode.h"
 
 #include "config.h"
 #include "heatmap.h"

@@ -2,9 +2,11 @@
  * cli_check.c — `toytrans check`: regression tests on fixed sentences.
  */
 #include "check.h"
+#include "decode.h"
 #include "cli.h"
 #include "model.h"
 #include "status.h"
+#include "translator.h"
 
 #include <getopt.h>
 #include <stdio.h>

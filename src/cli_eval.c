@@ -18,6 +18,7 @@
  * run then ends with exit 4 after printing the scores.
  */
 #include "cli.h"
+#include "cli_decode.h"
 #include "decode.h"
 #include "evalset.h"
 #include "json.h"

@@ -7,6 +7,7 @@
  * pass used and translate --json prints; only the mean over heads is computed here.
  */
 #include "cli.h"
+#include "cli_decode.h"
 #include "heatmap.h"
 #include "json.h"
 #include "inspect_render.h"

@@ -13,6 +13,7 @@
  * the numbers held to the model's own forward pass as well as to one token alone.
  */
 #include "cli.h"
+#include "cli_decode.h"
 #include "headtrace.h"
 #include "matprint.h"
 #include "matrix.h"

@@ -11,6 +11,7 @@
  * decoder hardly attended to. With --strict an unknown word makes the line an error.
  */
 #include "cli.h"
+#include "cli_decode.h"
 #include "config.h"
 #include "decode.h"
 #include "heatmap.h"
