@@ -16,6 +16,7 @@
 #include "model.h"
 #include "status.h"
 #include "store.h"
+#include "train.h"
 #include "vocab.h"
 
 #include <getopt.h>
@@ -272,19 +273,16 @@ static void print_size(const ModelInfo *mi)
                                  : "DO NOT LOAD (see the message at the end)");
 }
 
-/* The provenance keys (model.h's table), in the order a reader asks about them. */
-static void print_provenance(Store *s)
+/* The provenance keys of the tables keys[0..n_keys), in the order a reader asks about
+ * them; *shown counts those the file has. */
+static void print_provenance_keys(Store *s, const ProvKey *keys, int n_keys, int *shown)
 {
-    int n_keys;
-    const ProvKey *keys = model_provenance_keys(&n_keys);
     char value[META_MAX];
-    int shown = 0;
-    puts("Provenance");
     for (int i = 0; i < n_keys; i++) {
         if (!meta_opt(s, keys[i].key, value, sizeof value))
             continue;
         label(keys[i].label);
-        shown++;
+        (*shown)++;
         /* Numbers stored as float32 ("0.00100000005") read better rounded; anything
          * that does not parse is shown as it is. */
         char *end;
@@ -313,6 +311,17 @@ static void print_provenance(Store *s)
             putchar('\n');
         }
     }
+}
+
+/* The provenance: the new file's keys (model.h), then the training run's (train.h). */
+static void print_provenance(Store *s)
+{
+    int n_created, n_trained, shown = 0;
+    const ProvKey *created = model_provenance_keys(&n_created);
+    const ProvKey *trained = train_provenance_keys(&n_trained);
+    puts("Provenance");
+    print_provenance_keys(s, created, n_created, &shown);
+    print_provenance_keys(s, trained, n_trained, &shown);
     if (!shown)
         puts("  (no provenance recorded)");
 }

@@ -16,7 +16,6 @@
 
 #include "kernel.h"
 #include "status.h"
-#include "train_settings.h"
 
 #include <assert.h>
 #include <math.h>
@@ -511,20 +510,10 @@ int model_save(const Model *m, Store *s, char *err, size_t errlen)
  */
 
 #define PROV(field) offsetof(ModelProvenance, field)
-#define TRAINING MODEL_PROV_NOT_CREATED
 
-/* A setting of the training run (train_settings.h) as info shows it: integers as
- * written, floats as numbers. */
-#define PROV_FORMAT_INT PROV_TEXT
-#define PROV_FORMAT_U64 PROV_TEXT
-#define PROV_FORMAT_FLOAT PROV_NUMBER
-#define PROV_SETTING_ROW(NAME, field, TYPE, def, lo, hi, range, option, key, label, rule,      \
-                         unrecorded)                                                           \
-    {(key), (label), PROV_FORMAT_##TYPE, TRAINING},
-
-/* Every provenance key, in the order a reader asks about them (info's order). The rows
- * with a field are what model_create writes for every new file, whichever tool makes
- * it; the rest are the training run's record. */
+/* The provenance keys model_create writes for every new file, whichever tool makes it,
+ * in info's order. The training run's record follows them there: its keys are train's
+ * (train_provenance_keys). */
 static const ProvKey PROVENANCE[] = {
     {"created_by", "created by", PROV_TEXT, PROV(created_by)},
     {"vocab_corpus", "vocabulary corpus", PROV_TEXT, PROV(vocab_corpus)},
@@ -532,22 +521,6 @@ static const ProvKey PROVENANCE[] = {
     {"vocab_corpus_fnv1a64", "  fnv1a64", PROV_HEX64, PROV(vocab_corpus_fnv1a64)},
     {"vocab_min_count", "  min count", PROV_UINT, PROV(vocab_min_count)},
     {"init_seed", "init seed", PROV_UINT, PROV(init_seed)},
-    {"train_engine", "trained by", PROV_TEXT, TRAINING}, /* written by other trainers */
-    {"train_world_size", "world size", PROV_TEXT, TRAINING},
-    {"train_command", "training command", PROV_TEXT, TRAINING},
-    {"train_corpus", "training corpus", PROV_TEXT, TRAINING},
-    {"train_corpus_fnv1a64", "  fnv1a64", PROV_HEX64, TRAINING},
-    {"train_valid", "validation corpus", PROV_TEXT, TRAINING},
-    {"train_lexicon", "lexicon", PROV_TEXT, TRAINING},
-    {MODEL_LEXICON_KEY, "  fnv1a64", PROV_HEX64, TRAINING},
-    {"train_phrasebook", "phrasebook", PROV_TEXT, TRAINING},
-    {MODEL_PHRASEBOOK_KEY, "  fnv1a64", PROV_HEX64, TRAINING},
-    TRAIN_SETTINGS(PROV_SETTING_ROW) /* train_epochs .. train_seed */
-    {"train_threads", "threads", PROV_TEXT, TRAINING},
-    {"train_resumes", "resumed", PROV_LINES, TRAINING},
-    {"train_seconds", "training time", PROV_DURATION, TRAINING},
-    {"train_step", "steps done", PROV_TEXT, TRAINING},
-    {"train_epoch", "epochs done", PROV_TEXT, TRAINING},
 };
 
 const ProvKey *model_provenance_keys(int *n)
@@ -562,8 +535,6 @@ static int write_provenance(Store *s, const ModelProvenance *p, char *err, size_
     int rc = TT_OK;
     for (size_t i = 0; rc == TT_OK && i < sizeof PROVENANCE / sizeof PROVENANCE[0]; i++) {
         const ProvKey *k = &PROVENANCE[i];
-        if (k->offset == MODEL_PROV_NOT_CREATED)
-            continue;
         const char *field = (const char *)p + k->offset;
         char buf[32];
         const char *value = buf;

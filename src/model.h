@@ -217,14 +217,16 @@ typedef struct {
     const char *label; /* info's label, its indent included: "  fnv1a64" under a corpus */
     ProvFormat format;
     size_t offset;     /* of the ModelProvenance field model_create writes, or
-                          MODEL_PROV_NOT_CREATED: a key training writes (train.c) or
+                          MODEL_PROV_NOT_CREATED: a key of a training run's record
+                          (train_provenance_keys, train.h), which train.c writes, or
                           another trainer (python/toytrans_torch) */
 } ProvKey;
 
 #define MODEL_PROV_NOT_CREATED ((size_t)-1)
 
-/* The provenance table, in the order info shows it; *n receives its length. Static
- * storage, not to be freed. */
+/* The provenance keys model_create writes (each with its field), in the order info
+ * shows them; *n receives the length. Static storage, not to be freed. A trained file's
+ * record follows them: train.h's train_provenance_keys. */
 const ProvKey *model_provenance_keys(int *n);
 
 /* What a new file holds besides its provenance. */

@@ -463,6 +463,41 @@ typedef struct {
 
 static const RunSetting RUN_SETTINGS[TRAIN_N_SETTINGS] = {TRAIN_SETTINGS(RUN_SETTING_ROW)};
 
+/* The training run's record in meta, as info shows it after model.c's rows. Each
+ * setting as its type reads: integers as written, floats as numbers. */
+#define PROV_FORMAT_INT PROV_TEXT
+#define PROV_FORMAT_U64 PROV_TEXT
+#define PROV_FORMAT_FLOAT PROV_NUMBER
+#define TRAINING MODEL_PROV_NOT_CREATED
+#define PROV_SETTING_ROW(NAME, field, TYPE, def, lo, hi, range, option, key, label, rule,      \
+                         unrecorded)                                                           \
+    {(key), (label), PROV_FORMAT_##TYPE, TRAINING},
+
+static const ProvKey PROVENANCE[] = {
+    {"train_engine", "trained by", PROV_TEXT, TRAINING}, /* written by other trainers */
+    {"train_world_size", "world size", PROV_TEXT, TRAINING},
+    {"train_command", "training command", PROV_TEXT, TRAINING},
+    {"train_corpus", "training corpus", PROV_TEXT, TRAINING},
+    {"train_corpus_fnv1a64", "  fnv1a64", PROV_HEX64, TRAINING},
+    {"train_valid", "validation corpus", PROV_TEXT, TRAINING},
+    {"train_lexicon", "lexicon", PROV_TEXT, TRAINING},
+    {MODEL_LEXICON_KEY, "  fnv1a64", PROV_HEX64, TRAINING},
+    {"train_phrasebook", "phrasebook", PROV_TEXT, TRAINING},
+    {MODEL_PHRASEBOOK_KEY, "  fnv1a64", PROV_HEX64, TRAINING},
+    TRAIN_SETTINGS(PROV_SETTING_ROW) /* train_epochs .. train_seed */
+    {"train_threads", "threads", PROV_TEXT, TRAINING},
+    {"train_resumes", "resumed", PROV_LINES, TRAINING},
+    {"train_seconds", "training time", PROV_DURATION, TRAINING},
+    {"train_step", "steps done", PROV_TEXT, TRAINING},
+    {"train_epoch", "epochs done", PROV_TEXT, TRAINING},
+};
+
+const ProvKey *train_provenance_keys(int *n)
+{
+    *n = (int)(sizeof PROVENANCE / sizeof PROVENANCE[0]);
+    return PROVENANCE;
+}
+
 const char *train_setting_option(TrainSetting s)
 {
     assert(s >= 0 && s < TRAIN_N_SETTINGS);

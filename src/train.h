@@ -35,6 +35,7 @@
 
 #include "config.h"
 #include "history.h"
+#include "model.h"
 #include "train_settings.h"
 
 #include <signal.h>
@@ -111,6 +112,12 @@ void train_options_defaults(TrainOptions *o);
  * ("'abc' is not a number from 0 to 0.9"); a command line and a file's meta share it. */
 int train_setting_parse(TrainOptions *o, TrainSetting s, const char *text, char *err,
                         size_t errlen);
+
+/* The provenance keys a training run records in meta (train_command, the corpus and its
+ * checksum, every setting, the time and steps done), and those other trainers write
+ * (train_engine, train_world_size), in the order info shows them after
+ * model_provenance_keys'. *n receives the length; static storage, not to be freed. */
+const ProvKey *train_provenance_keys(int *n);
 
 /* Setting s's command-line option ("--lr") and meta key ("train_lr"). */
 const char *train_setting_option(TrainSetting s);

@@ -18,6 +18,7 @@
 #include "status.h"
 #include "store.h"
 #include "testutil.h"
+#include "train.h"
 #include "vocab.h"
 
 #include <sqlite3.h>
@@ -334,17 +335,31 @@ static void test_model_header_open_missing_file(void **state)
     assert_non_null(strstr(err, f->path));
 }
 
-/* Every provenance key is listed once and has a label. */
+/* Every provenance key, the new file's (model.h) and the training run's (train.h), is
+ * listed once and has a label; model_create writes every row of its own table. */
 static void test_model_provenance_keys_unique_and_labelled(void **state)
 {
     (void)state;
-    int n;
-    const ProvKey *k = model_provenance_keys(&n);
-    assert_true(n > 0);
+    int n_created, n_trained;
+    const ProvKey *created = model_provenance_keys(&n_created);
+    const ProvKey *trained = train_provenance_keys(&n_trained);
+    assert_true(n_created > 0);
+    assert_true(n_trained > 0);
+    const ProvKey *all[64];
+    int n = 0;
+    for (int i = 0; i < n_created; i++) {
+        assert_true(created[i].offset != MODEL_PROV_NOT_CREATED);
+        all[n++] = &created[i];
+    }
+    for (int i = 0; i < n_trained; i++) {
+        assert_true(trained[i].offset == MODEL_PROV_NOT_CREATED);
+        assert_true(n < (int)(sizeof all / sizeof all[0]));
+        all[n++] = &trained[i];
+    }
     for (int i = 0; i < n; i++) {
-        assert_non_null(k[i].label);
+        assert_non_null(all[i]->label);
         for (int j = i + 1; j < n; j++)
-            assert_string_not_equal(k[i].key, k[j].key);
+            assert_string_not_equal(all[i]->key, all[j]->key);
     }
 }
 
