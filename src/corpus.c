@@ -1920,54 +1920,6 @@ static const unsigned TRAIN_WEIGHTS[CORPUS_N_TYPES] = {
 };
 
 /* ---------------------------------------------------------------------------------------
- * Cores
- */
-
-void corpus_core(char *out, size_t n, const char *en)
-{
-    static const char *const LONG[][2] = {
-        {"don't", "do not"},   {"doesn't", "does not"}, {"isn't", "is not"},
-        {"aren't", "are not"}, {"i'm", "i am"},         {"you're", "you are"},
-        {"he's", "he is"},     {"she's", "she is"},     {"it's", "it is"},
-        {"we're", "we are"},   {"they're", "they are"},
-    };
-    size_t len = 0;
-    if (n == 0)
-        return;
-    const char *p = en;
-    while (*p) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            break;
-        char word[64];
-        size_t k = 0;
-        while (*p && *p != ' ') {
-            char ch = *p++;
-            if (ch >= 'A' && ch <= 'Z')
-                ch = (char)(ch - 'A' + 'a');
-            if (ch == ',' || ch == '.' || ch == '?' || ch == '!')
-                continue;
-            if (k + 1 < sizeof word)
-                word[k++] = ch;
-        }
-        word[k] = '\0';
-        if (k == 0)
-            continue;
-        const char *w = word;
-        for (size_t i = 0; i < sizeof LONG / sizeof LONG[0]; i++)
-            if (strcmp(word, LONG[i][0]) == 0)
-                w = LONG[i][1];
-        const size_t wl = strlen(w);
-        if (len > 0 && len + 1 < n)
-            out[len++] = ' ';
-        for (size_t i = 0; i < wl && len + 1 < n; i++)
-            out[len++] = w[i];
-    }
-    out[len] = '\0';
-}
-
-/* ---------------------------------------------------------------------------------------
  * Phrases: a phrasebook's fixed expressions in the forms a user types
  */
 
@@ -2151,7 +2103,7 @@ static int coreset_insert(CoreSet *s, uint64_t key)
 static uint64_t core_key(const char *en)
 {
     char core[CORPUS_TEXT_MAX * 2];
-    corpus_core(core, sizeof core, en);
+    phrasebook_core(core, sizeof core, en);
     const uint64_t h = fnv1a64_add(FNV1A64_OFFSET, core, strlen(core));
     return h ? h : 1;
 }

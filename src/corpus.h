@@ -91,11 +91,6 @@ const char *corpus_type_name(CorpusType type);
  * phrase is not drawn from the grammar). */
 void corpus_sample(CorpusPair *out, const Lexicon *lex, CorpusType type, Rng *rng);
 
-/* The core of an English sentence, the key of sentence-level distinctness: lower-cased,
- * contractions expanded, commas and the final punctuation left out, words separated by
- * one space. Writes at most n bytes with the NUL (truncating). */
-void corpus_core(char *out, size_t n, const char *en);
-
 /* Writes dir/train.tsv, dir/valid.tsv and dir/test.tsv: n_train, n_valid and n_test
  * pairs drawn from MT19937 seeded with seed. The test file is drawn first, then the
  * validation file, each cycling through the constructions in enum order; then the

@@ -8,7 +8,6 @@
  */
 #include "phrasebook.h"
 
-#include "corpus.h"
 #include "fnv.h"
 #include "status.h"
 
@@ -213,10 +212,54 @@ static int read_line(Phrase *ph, char *p, size_t len, size_t base, int line, con
     return TT_OK;
 }
 
-/* The FNV-1a 64 of the core of en (corpus_core); the core itself into core[0..n). */
+void phrasebook_core(char *out, size_t n, const char *en)
+{
+    static const char *const LONG[][2] = {
+        {"don't", "do not"},   {"doesn't", "does not"}, {"isn't", "is not"},
+        {"aren't", "are not"}, {"i'm", "i am"},         {"you're", "you are"},
+        {"he's", "he is"},     {"she's", "she is"},     {"it's", "it is"},
+        {"we're", "we are"},   {"they're", "they are"},
+    };
+    size_t len = 0;
+    if (n == 0)
+        return;
+    const char *p = en;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        char word[64];
+        size_t k = 0;
+        while (*p && *p != ' ') {
+            char ch = *p++;
+            if (ch >= 'A' && ch <= 'Z')
+                ch = (char)(ch - 'A' + 'a');
+            if (ch == ',' || ch == '.' || ch == '?' || ch == '!')
+                continue;
+            if (k + 1 < sizeof word)
+                word[k++] = ch;
+        }
+        word[k] = '\0';
+        if (k == 0)
+            continue;
+        const char *w = word;
+        for (size_t i = 0; i < sizeof LONG / sizeof LONG[0]; i++)
+            if (strcmp(word, LONG[i][0]) == 0)
+                w = LONG[i][1];
+        const size_t wl = strlen(w);
+        if (len > 0 && len + 1 < n)
+            out[len++] = ' ';
+        for (size_t i = 0; i < wl && len + 1 < n; i++)
+            out[len++] = w[i];
+    }
+    out[len] = '\0';
+}
+
+/* The FNV-1a 64 of the core of en (phrasebook_core); the core itself into core[0..n). */
 static uint64_t core_key(char *core, size_t n, const char *en)
 {
-    corpus_core(core, n, en);
+    phrasebook_core(core, n, en);
     return fnv1a64_add(FNV1A64_OFFSET, core, strlen(core));
 }
 

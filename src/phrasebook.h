@@ -46,9 +46,14 @@ typedef struct Phrasebook Phrasebook;
  * PHRASEBOOK_MAX_WORDS words or a character other than ASCII letters, spaces, commas
  * and apostrophes, or does not start with a letter, the German has a control character
  * or is not NFC, the line has a CR, a NUL or invalid UTF-8, or its English is an earlier
- * line's again (compared by core, corpus_core: "I'm sorry" and "i am sorry." are one). */
+ * line's again (compared by core, phrasebook_core: "I'm sorry" and "i am sorry." are one). */
 int phrasebook_load(Phrasebook **out, const char *path, char *err, size_t errlen);
 void phrasebook_free(Phrasebook *book); /* NULL is fine */
+
+/* The core of an English sentence, the key of sentence-level distinctness: lower-cased,
+ * contractions expanded, commas and the final punctuation left out, words separated by
+ * one space. Writes at most n bytes with the NUL (truncating). */
+void phrasebook_core(char *out, size_t n, const char *en);
 
 /* The number of phrases, at least 1 in a loaded book. */
 int phrasebook_count(const Phrasebook *book);

@@ -437,7 +437,7 @@ static void test_corpus_lexicon_errors_name_file_and_line(void **state)
  */
 
 /* The core leaves out case, commas, final punctuation and contractions. */
-static void test_corpus_core_normalises(void **state)
+static void test_phrasebook_core_normalises(void **state)
 {
     (void)state;
     static const char *const SAME[][2] = {
@@ -448,14 +448,14 @@ static void test_corpus_core_normalises(void **state)
     };
     char a[256], b[256];
     for (size_t i = 0; i < sizeof SAME / sizeof SAME[0]; i++) {
-        corpus_core(a, sizeof a, SAME[i][0]);
-        corpus_core(b, sizeof b, SAME[i][1]);
+        phrasebook_core(a, sizeof a, SAME[i][0]);
+        phrasebook_core(b, sizeof b, SAME[i][1]);
         assert_string_equal(a, b);
     }
-    corpus_core(a, sizeof a, "Is the dog big");
-    corpus_core(b, sizeof b, "Is the dog small");
+    phrasebook_core(a, sizeof a, "Is the dog big");
+    phrasebook_core(b, sizeof b, "Is the dog small");
     assert_string_not_equal(a, b);
-    corpus_core(a, 5, "The dog is big");
+    phrasebook_core(a, 5, "The dog is big");
     assert_string_equal(a, "the ");
 }
 
@@ -682,7 +682,7 @@ static void test_corpus_splits_disjoint_by_core(void **state)
             assert_true(n < sizeof en);
             memcpy(en, line, n);
             en[n] = '\0';
-            corpus_core(core, sizeof core, en);
+            phrasebook_core(core, sizeof core, en);
             cores[k] = strdup(core);
             assert_non_null(cores[k]);
             k++;
@@ -1099,9 +1099,9 @@ static char line_mark(const char *text, size_t n)
 static int find_phrase(const Phrasebook *book, const char *en)
 {
     char a[CORPUS_TEXT_MAX], b[CORPUS_TEXT_MAX];
-    corpus_core(a, sizeof a, en);
+    phrasebook_core(a, sizeof a, en);
     for (int i = 0; i < phrasebook_count(book); i++) {
-        corpus_core(b, sizeof b, phrasebook_phrase(book, i)->en);
+        phrasebook_core(b, sizeof b, phrasebook_phrase(book, i)->en);
         if (strcmp(a, b) == 0)
             return i;
     }
@@ -1153,7 +1153,7 @@ static void test_corpus_phrasebook_construction(void **state)
                 if (s == SPLIT_TEST)
                     assert_string_not_equal(f[2], "phrase");
                 char core[CORPUS_TEXT_MAX];
-                corpus_core(core, sizeof core, f[0]);
+                phrasebook_core(core, sizeof core, f[0]);
                 cores[n_cores++] = strdup(core);
                 continue;
             }
@@ -1262,7 +1262,7 @@ int main(void)
         cmocka_unit_test(test_corpus_lexicon_small_file_loads),
         cmocka_unit_test(test_corpus_lexicon_weak_and_female_forms),
         cmocka_unit_test(test_corpus_lexicon_errors_name_file_and_line),
-        cmocka_unit_test(test_corpus_core_normalises),
+        cmocka_unit_test(test_phrasebook_core_normalises),
         cmocka_unit_test(test_corpus_samples_show_their_construction),
         cmocka_unit_test(test_corpus_lexicon_declines_weak_nouns),
         cmocka_unit_test(test_corpus_type_names),
