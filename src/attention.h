@@ -1,8 +1,8 @@
 /*
- * attention.h — scaled dot-product attention: one head, and the weights of a multi-head
- * layer. The multi-head layer itself is net.c's net_mha_forward/net_mha_backward (over a
- * batch, what training and translation run, the decoder's cached steps included), built
- * from attention_head_forward.
+ * attention.h — scaled dot-product attention, one head. The multi-head layer is net.c's
+ * net_mha_forward/net_mha_backward (over a batch, what training and translation run, the
+ * decoder's cached steps included), built from attention_head_forward; its weights are
+ * model.h's MhaWeights.
  *
  * The computation, exactly as the classic walk-through teaches it:
  *     scores  = Q · Kᵀ                         (Tq, Tk)
@@ -59,20 +59,5 @@ int attention_head_forward(float *ctx, int ld_ctx, float *weights, float *scores
 void attention_head_backward(float *dq, int ld_dq, float *dk, int ld_dk, float *dv, int ld_dv,
                              float *dscores, AttnView dctx, const float *weights, AttnView q,
                              AttnView k, AttnView v, const AttnShape *shape);
-
-/* The weights of one multi-head attention layer, as views into a parameter block the
- * caller owns. Linear layers store weight [out, in] and compute y = x · Wᵀ + b. */
-typedef struct {
-    int d_model;            /* D, >= 1 */
-    int n_heads;            /* H, >= 1, divides D */
-    const float *w_query;   /* (D, D) */
-    const float *w_key;     /* (D, D) */
-    const float *w_value;   /* (D, D) */
-    const float *b_query;   /* (D) or NULL: the qkv_bias option */
-    const float *b_key;     /* (D) or NULL */
-    const float *b_value;   /* (D) or NULL */
-    const float *w_out;     /* (D, D) output projection */
-    const float *b_out;     /* (D) or NULL */
-} MhaWeights;
 
 #endif

@@ -14,7 +14,6 @@
 #ifndef TOYTRANS_MODEL_H
 #define TOYTRANS_MODEL_H
 
-#include "attention.h"
 #include "config.h"
 #include "rng.h"
 #include "store.h"
@@ -31,6 +30,21 @@ typedef enum {
     PARAM_EMBED_SRC = 1,  /* the embedding table, lang 'src' */
     PARAM_EMBED_TGT = 2,  /* the embedding table, lang 'tgt' */
 } ParamStorage;
+
+/* The weights of one multi-head attention layer, as views into a parameter block the
+ * caller owns. Linear layers store weight [out, in] and compute y = x · Wᵀ + b. */
+typedef struct {
+    int d_model;            /* D, >= 1 */
+    int n_heads;            /* H, >= 1, divides D */
+    const float *w_query;   /* (D, D) */
+    const float *w_key;     /* (D, D) */
+    const float *w_value;   /* (D, D) */
+    const float *b_query;   /* (D) or NULL: the qkv_bias option */
+    const float *b_key;     /* (D) or NULL */
+    const float *b_value;   /* (D) or NULL */
+    const float *w_out;     /* (D, D) output projection */
+    const float *b_out;     /* (D) or NULL */
+} MhaWeights;
 
 /* What init draws for a parameter. */
 typedef enum {
