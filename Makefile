@@ -52,7 +52,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS) -pthread
 
 # Where `make install` puts things. The binary finds the installed model from its own
 # place (PREFIX/bin → PREFIX/share/toytrans), and this source tree's model from the
-# directory compiled into cli.o (src/cli.h); the stamp below rebuilds cli.o when the
+# directory compiled into cli/cli.o (src/cli/cli.h); the stamp below rebuilds it when the
 # tree moves.
 PREFIX ?= /usr/local
 BINDIR  = $(PREFIX)/bin
@@ -64,66 +64,66 @@ PATH_DEFS = -DTOYTRANS_SRCDIR='"$(CURDIR)"'
 # The library: every module but the command-line front end.
 # One entry per line, so that adding a module is a one-line change.
 LIB_SRC = \
-    src/status.c \
-    src/mem.c \
-    src/outfile.c \
-    src/kernel.c \
-    src/rng.c \
-    src/corpus.c \
-    src/phrasebook.c \
-    src/grammar.c \
-    src/attention.c \
-    src/selfattn.c \
-    src/matrix.c \
-    src/matprint.c \
-    src/tokenizer.c \
-    src/vocab.c \
-    src/store.c \
-    src/linein.c \
-    src/tsv.c \
-    src/json.c \
-    src/config.c \
-    src/model.c \
-    src/layers.c \
-    src/transformer.c \
-    src/decode.c \
-    src/translator.c \
-    src/readback.c \
-    src/wordlist.c \
-    src/bleu.c \
-    src/chrf.c \
-    src/scores.c \
-    src/suggest.c \
-    src/evalset.c \
-    src/pool.c \
-    src/net.c \
-    src/backprop.c \
-    src/optim.c \
-    src/train.c \
-    src/check.c \
-    src/history.c \
-    src/xml.c \
-    src/plot.c \
-    src/heatmap.c \
-    src/inspect_render.c \
-    src/headtrace.c
+    src/base/status.c \
+    src/base/mem.c \
+    src/base/outfile.c \
+    src/base/kernel.c \
+    src/base/rng.c \
+    src/corpus/corpus.c \
+    src/corpus/phrasebook.c \
+    src/text/grammar.c \
+    src/nn/attention.c \
+    src/show/selfattn.c \
+    src/show/matrix.c \
+    src/show/matprint.c \
+    src/text/tokenizer.c \
+    src/text/vocab.c \
+    src/model/store.c \
+    src/base/linein.c \
+    src/text/tsv.c \
+    src/base/json.c \
+    src/model/config.c \
+    src/model/model.c \
+    src/nn/layers.c \
+    src/nn/transformer.c \
+    src/translate/decode.c \
+    src/translate/translator.c \
+    src/translate/readback.c \
+    src/text/wordlist.c \
+    src/eval/bleu.c \
+    src/eval/chrf.c \
+    src/eval/scores.c \
+    src/base/suggest.c \
+    src/eval/evalset.c \
+    src/base/pool.c \
+    src/nn/net.c \
+    src/train/backprop.c \
+    src/train/optim.c \
+    src/train/train.c \
+    src/eval/check.c \
+    src/model/history.c \
+    src/base/xml.c \
+    src/show/plot.c \
+    src/show/heatmap.c \
+    src/show/inspect_render.c \
+    src/show/headtrace.c
 CLI_SRC = \
-    src/main.c \
-    src/cli.c \
-    src/cli_corpus.c \
-    src/cli_trace.c \
-    src/cli_tokenize.c \
-    src/cli_shape.c \
-    src/cli_vocab.c \
-    src/cli_init.c \
-    src/cli_translate.c \
-    src/cli_eval.c \
-    src/cli_bleu.c \
-    src/cli_train.c \
-    src/cli_check.c \
-    src/cli_info.c \
-    src/cli_plot.c \
-    src/cli_inspect.c
+    src/cli/main.c \
+    src/cli/cli.c \
+    src/cli/cli_corpus.c \
+    src/cli/cli_trace.c \
+    src/cli/cli_tokenize.c \
+    src/cli/cli_shape.c \
+    src/cli/cli_vocab.c \
+    src/cli/cli_init.c \
+    src/cli/cli_translate.c \
+    src/cli/cli_eval.c \
+    src/cli/cli_bleu.c \
+    src/cli/cli_train.c \
+    src/cli/cli_check.c \
+    src/cli/cli_info.c \
+    src/cli/cli_plot.c \
+    src/cli/cli_inspect.c
 TESTS = \
     test_mem \
     test_kernel \
@@ -162,7 +162,7 @@ TESTS = \
 # Helper programs the command-line tests use.
 TEST_TOOLS = jsonl_check
 
-# The list of common English words (src/wordlist.h) is a C source generated into the
+# The list of common English words (src/text/wordlist.h) is a C source generated into the
 # build directory from data/common-words.txt (the rule is further down).
 WORDS_TXT = data/common-words.txt
 LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/obj/%.o) $(B)/obj/common_words.o
@@ -229,29 +229,29 @@ torch-deps:
 	fi
 
 # The kernels are the hot loops: optimised further, allowed to fuse a multiply and an
-# add into one instruction (see src/kernel.c for what that means for determinism), and
+# add into one instruction (see src/base/kernel.c for what that means for determinism), and
 # sqrtf need not set errno (nothing reads it), so that it vectorises.
 KERNEL_CFLAGS = -O3 -ffp-contract=fast -fno-math-errno
-$(B)/obj/kernel.o: OBJ_CFLAGS = $(KERNEL_CFLAGS)
+$(B)/obj/base/kernel.o: OBJ_CFLAGS = $(KERNEL_CFLAGS)
 # Attention and LayerNorm have hot loops of their own: optimised and built per feature
 # level too, but without fusing (said, not left to the compiler's default, which clang
 # sets on), so that they compute exactly what the C says.
 HOT_CFLAGS = -O3 -ffp-contract=off -fno-math-errno
-$(B)/obj/attention.o $(B)/obj/layers.o: OBJ_CFLAGS = $(HOT_CFLAGS)
+$(B)/obj/nn/attention.o $(B)/obj/nn/layers.o: OBJ_CFLAGS = $(HOT_CFLAGS)
 
 # The stamp holds the compiled-in paths and changes only when they do.
 $(B)/paths.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(PATH_DEFS)' | cmp -s - $@ || echo '$(PATH_DEFS)' >$@
 FORCE:
-$(B)/obj/cli.o: OBJ_CFLAGS = $(PATH_DEFS)
-$(B)/obj/cli.o: $(B)/paths.stamp
+$(B)/obj/cli/cli.o: OBJ_CFLAGS = $(PATH_DEFS)
+$(B)/obj/cli/cli.o: $(B)/paths.stamp
 
 $(B)/obj/%.o: src/%.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# data/common-words.txt as one sorted array of string literals (src/wordlist.h), for each
+# data/common-words.txt as one sorted array of string literals (src/text/wordlist.h), for each
 # flavour (build/FLAVOUR/gen/) and for the fuzzers (build/fuzz/gen/). The file is checked
 # first: the lookup's bisection needs bytewise order without duplicates, and each line
 # must be a C string as it stands (not empty; no blank, quote, backslash or control
@@ -267,7 +267,7 @@ $(B)/obj/%.o: src/%.c | deps
 	  exit 1; \
 	fi
 	@{ echo '/* Generated from $(WORDS_TXT) by the Makefile: edit that file, not this one. */'; \
-	   echo '#include "wordlist.h"'; echo; \
+	   echo '#include "text/wordlist.h"'; echo; \
 	   echo 'static const char *const WORDS[] = {'; \
 	   sed 's/.*/    "&",/' $(WORDS_TXT); \
 	   echo '};'; echo; \
@@ -539,7 +539,7 @@ FUZZ_FLAGS   ?= -timeout=30
 FUZZ_B        = build/fuzz
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # clang 14 gives target_clones functions no symbol under their own name, so the kernels
-# are built once, for the baseline (src/kernel.c, TOYTRANS_NO_CLONES).
+# are built once, for the baseline (src/base/kernel.c, TOYTRANS_NO_CLONES).
 FUZZ_CFLAGS   = $(WARN) $(DEFS) -DTOYTRANS_NO_CLONES -g -O1 $(FUZZ_SAN) -Isrc $(PKG_CFLAGS) -MMD -MP
 FUZZ_LIB_OBJ  = $(LIB_SRC:src/%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/common_words.o
 FUZZ_BIN      = $(FUZZERS:%=$(FUZZ_B)/%)
@@ -617,7 +617,7 @@ fuzz-replay: $(REPLAY_BIN)
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d) $(REPLAY_BIN:=.d) $(B)/fuzz/replay.d
 
 # Static analysis: cppcheck over src/, tests/ and bench/, then clang-tidy with
-# the checked-in .clang-tidy over src/*.c, bench/*.c and tests/*.c, LINT_JOBS files at a
+# the checked-in .clang-tidy over src/*/*.c, bench/*.c and tests/*.c, LINT_JOBS files at a
 # time, with the build's flags; any finding fails the target. False positives are marked
 # where they are (NOLINT, cppcheck-suppress), or for files cppcheck cannot be told in
 # place, listed with their reasons in tests/lint/cppcheck-suppressions.xml. cppcheck
@@ -643,8 +643,8 @@ lint: deps
 	@failed=""; \
 	echo "lint: cppcheck src tests bench"; \
 	cppcheck $(CPPCHECK_FLAGS) src tests bench || failed="$$failed cppcheck"; \
-	echo "lint: clang-tidy src/*.c bench/*.c tests/*.c ($(LINT_JOBS) at a time)"; \
-	ls src/*.c bench/*.c | $(call lint_tidy,$(LINT_CFLAGS)) || failed="$$failed clang-tidy"; \
+	echo "lint: clang-tidy src/*/*.c bench/*.c tests/*.c ($(LINT_JOBS) at a time)"; \
+	ls src/*/*.c bench/*.c | $(call lint_tidy,$(LINT_CFLAGS)) || failed="$$failed clang-tidy"; \
 	ls tests/*.c | $(call lint_tidy,$(LINT_TEST_CFLAGS)) || failed="$$failed clang-tidy(tests)"; \
 	if [ -n "$$failed" ]; then echo "lint: findings from:$$failed"; exit 1; fi; \
 	echo "lint: clean"

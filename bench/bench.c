@@ -26,16 +26,16 @@
 /* wait4 and its rusage: BSD/GNU, not POSIX. */
 #define _DEFAULT_SOURCE
 
-#include "backprop.h"
-#include "evalset.h"
-#include "json.h"
-#include "kernel.h"
-#include "model.h"
-#include "rng.h"
-#include "status.h"
-#include "train.h"
-#include "readback.h"
-#include "translator.h"
+#include "train/backprop.h"
+#include "eval/evalset.h"
+#include "base/json.h"
+#include "base/kernel.h"
+#include "model/model.h"
+#include "base/rng.h"
+#include "base/status.h"
+#include "train/train.h"
+#include "translate/readback.h"
+#include "translate/translator.h"
 
 #include <assert.h>
 #include <dlfcn.h>
@@ -514,7 +514,7 @@ typedef struct {
 } Shape;
 
 /* Rows of one forward task of a Linear layer in a training batch of 32 sentences: about
- * 300 rows (9 target tokens each) in four tasks of whole tiles (src/net.c). */
+ * 300 rows (9 target tokens each) in four tasks of whole tiles (src/nn/net.c). */
 #define TRAIN_TASK_ROWS 78
 
 static int bench_matmul(JsonWriter *w, const ModelConfig *cfg, int tgt_vocab, int reps)

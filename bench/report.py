@@ -177,7 +177,7 @@ def main():
             f"in the timed batches — every matrix product of the forward pass (2 per "
             f"multiply-add, attention's full score and context products), three times for "
             f"forward and backward; embeddings, norms, softmax and the optimiser are not "
-            f"counted (src/backprop.h, backprop_pair_flops). The share is of the peak of the "
+            f"counted (src/train/backprop.h, backprop_pair_flops). The share is of the peak of the "
             f"cores used, one core for 1 thread and both for 2: {fmt(m_peak1)} GFLOP/s per "
             f"core, the higher of the clock-derived peak and the measured multiply-add "
             f"loop.")

@@ -12,15 +12,15 @@ What it does, in order:
 1. Loads the toytrans model file with the repository's package, python/toytrans_torch
    (toytrans_torch.load: torch.nn.Transformer, pre-LayerNorm, batch_first, ReLU, plus the
    two embedding tables, the sinusoidal positions and the generator, exactly as
-   src/transformer.c computes them). A file toytrans would refuse is refused with a
+   src/nn/transformer.c computes them). A file toytrans would refuse is refused with a
    message (exit status 3).
 2. Takes the benchmark sentences' source ids from `toytrans tokenize` (then </s>, as
-   src/translator.c appends it), and toytrans's own outputs from
+   src/translate/translator.c appends it), and toytrans's own outputs from
    `toytrans translate --json` (greedy and --beam N), so both sides see identical input.
 3. Greedy decoding in PyTorch (toytrans_torch.greedy), one sentence at a time, checked token for token against
    toytrans. Any mismatch makes the benchmark invalid: it is recorded in the JSON and the
    exit status is 1.
-4. Beam search (toytrans_torch.beam_search, mirroring src/decode.c's), checked the same
+4. Beam search (toytrans_torch.beam_search, mirroring src/translate/decode.c's), checked the same
    way.
 5. Timing: the median over --reps passes (after one warm-up pass) of sentences per second;
    model load time up to the first decoded word.
@@ -66,7 +66,7 @@ PROG = "torch_ref.py"
 EXIT_MISMATCH, EXIT_USAGE, EXIT_MODEL = 1, 2, 3
 
 # Training settings: the shipped model's (the Makefile's MODEL_SETTINGS: --epochs 7
-# --batch 32 --lr 0.001 --warmup 1000 --label-smoothing 0.02) and src/train.c's defaults
+# --batch 32 --lr 0.001 --warmup 1000 --label-smoothing 0.02) and src/train/train.c's defaults
 # for what MODEL_SETTINGS leaves out (weight decay 0.01 on matrices only, clipping to a
 # global norm of 1, dropout 0, AdamW β 0.9/0.98, ε 1e-9 as in train_run's AdamConfig).
 TRAIN_EPOCHS = 7
@@ -402,7 +402,7 @@ def main():
         if cfg["qkv_bias"] or not name.endswith("in_proj_bias"))
 
     texts = [s for s, _ in read_tsv(args.sentences, args.limit)]
-    # Source ids exactly as src/translator.c forms them: the tokens' ids, then </s>.
+    # Source ids exactly as src/translate/translator.c forms them: the tokens' ids, then </s>.
     src_ids = [ids + [EOS] for ids in tokenize_ids(args.toytrans, src_tokens, texts, "src")]
     # toytrans refuses a sentence longer than max_len (with </s>); so do we.
     usable = [i for i, s in enumerate(src_ids) if 1 < len(s) <= limit]

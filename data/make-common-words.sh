@@ -1,6 +1,6 @@
 #!/bin/sh
 # make-common-words.sh — writes data/common-words.txt, the common English words that the
-# translator does not take for names (src/wordlist.h, docs/honesty.md), from SCOWL as
+# translator does not take for names (src/text/wordlist.h, docs/honesty.md), from SCOWL as
 # Debian's wamerican package ships it (data/SOURCES.md: source, version, licence).
 #
 #   sh data/make-common-words.sh [DICT]    (DICT: /usr/share/dict/american-english)

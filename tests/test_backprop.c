@@ -12,12 +12,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "model.h"
-#include "pool.h"
-#include "status.h"
-#include "store.h"
+#include "model/model.h"
+#include "base/pool.h"
+#include "base/status.h"
+#include "model/store.h"
 #include "testutil.h"
-#include "backprop.h"
+#include "train/backprop.h"
 
 #include <stdio.h>
 #include <stdlib.h>

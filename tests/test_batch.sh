@@ -219,7 +219,7 @@ else
 fi
 
 # inspect reads several texts in batches too: the same JSON, every float, the encoder's
-# weights included (a batch of 64 runs the encoder in chunks, src/transformer.h).
+# weights included (a batch of 64 runs the encoder in chunks, src/nn/transformer.h).
 sed -n '1,50p' "$SRC" >"$TMP/src50.txt"
 run_in "$TMP/src50.txt" inspect --model "$MODEL" --json --encoder --self --batch 1
 cp "$OUT" "$TMP/inspect1.json"

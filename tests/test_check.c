@@ -9,10 +9,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "check.h"
-#include "model.h"
-#include "status.h"
-#include "store.h"
+#include "eval/check.h"
+#include "model/model.h"
+#include "base/status.h"
+#include "model/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -347,7 +347,7 @@ if [ -z "$RUNNER" ]; then
 else
     echo "# skipped: vocab with over 1,000,000 distinct tokens (slow under RUNNER)"
 fi
-# The model-shape options are one set for vocab, init and train (src/cli_shape.c): vocab
+# The model-shape options are one set for vocab, init and train (src/cli/cli_shape.c): vocab
 # records them too, with the same range checks and messages, and every new file gets the
 # same provenance keys.
 run vocab --train "$TMP/c.tsv" --out "$TMP/shape.db" --no-lists --d-model 16 --heads 2 \
@@ -971,7 +971,7 @@ expect_usage_error "plot without --out" plot --model "$TMP/tiny.db"
 expect_usage_error "plot --width 10" plot --model "$TMP/tiny.db" --out "$TMP/x.svg" --width 10
 expect_usage_error "plot --height abc" plot --model "$TMP/tiny.db" --out "$TMP/x.svg" --height abc
 
-# The phrasebook: train --phrasebook records its checksum (the one src/grammar.c's table
+# The phrasebook: train --phrasebook records its checksum (the one src/text/grammar.c's table
 # was typed from, so the grammar check may take its phrases), corpus --phrasebook writes
 # the phrase construction and names a bad phrasebook's lines (exit 4).
 run train --train "$TMP/c.tsv" --phrasebook data/phrasebook.tsv --out "$TMP/pb.db" \

@@ -11,9 +11,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "status.h"
-#include "store.h"
+#include "model/config.h"
+#include "base/status.h"
+#include "model/store.h"
 #include "testutil.h"
 
 #include <sqlite3.h>

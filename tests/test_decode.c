@@ -14,12 +14,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "decode.h"
-#include "model.h"
-#include "rng.h"
-#include "status.h"
+#include "translate/decode.h"
+#include "model/model.h"
+#include "base/rng.h"
+#include "base/status.h"
 #include "testutil.h"
-#include "translator.h"
+#include "translate/translator.h"
 
 #include <errno.h>
 #include <math.h>

@@ -44,16 +44,16 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "model.h"
-#include "rng.h"
-#include "status.h"
-#include "store.h"
-#include "tokenizer.h"
-#include "train.h"
-#include "translator.h"
+#include "model/config.h"
+#include "model/model.h"
+#include "base/rng.h"
+#include "base/status.h"
+#include "model/store.h"
+#include "text/tokenizer.h"
+#include "train/train.h"
+#include "translate/translator.h"
 #include "testutil.h"
-#include "vocab.h"
+#include "text/vocab.h"
 
 #include <dirent.h>
 #include <sqlite3.h>

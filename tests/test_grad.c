@@ -37,16 +37,16 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "attention.h"
-#include "kernel.h"
-#include "layers.h"
-#include "model.h"
-#include "net.h"
-#include "rng.h"
-#include "status.h"
+#include "nn/attention.h"
+#include "base/kernel.h"
+#include "nn/layers.h"
+#include "model/model.h"
+#include "nn/net.h"
+#include "base/rng.h"
+#include "base/status.h"
 #include "testutil.h"
-#include "backprop.h"
-#include "optim.h"
+#include "train/backprop.h"
+#include "train/optim.h"
 
 #include <math.h>
 #include <stdlib.h>

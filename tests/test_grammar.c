@@ -1,10 +1,10 @@
 /*
  * test_grammar.c — an independent grammar checker for the English→German corpus.
  *
- * docs/corpus.md specifies the corpus's language and src/corpus.c generates it. This
+ * docs/corpus.md specifies the corpus's language and src/corpus/corpus.c generates it. This
  * file re-derives the grammar from the specification alone and checks every pair of
  * data/{train,valid,test}.tsv. It never uses the generator's code or tables, and neither
- * it nor src/grammar.c (the English side: word tables, closed classes, the parser, which
+ * it nor src/text/grammar.c (the English side: word tables, closed classes, the parser, which
  * the translator shares) reads data/lexicon.tsv: they keep their own copy of the word
  * tables (noun genders, plurals, dative plurals, weak nouns' oblique forms and female
  * forms; verb forms; adjectives and their stems; names), written from the lexicon, and
@@ -12,14 +12,14 @@
  * copy: a checker that took its forms from the file the generator reads would accept a
  * wrong dative plural typed into that file; two copies
  * that must agree catch it. A word added to the lexicon therefore has to be added to
- * src/grammar.c too (the lexicon test says which), and grammar_lexicon_fnv1a64 updated.
+ * src/text/grammar.c too (the lexicon test says which), and grammar_lexicon_fnv1a64 updated.
  *
  * How a pair is checked:
  *   1. both sides are tokenised; every word must be known and capitalised as the spec
  *      says (first word, German nouns and names, English names and "I"; German pronouns
  *      lower case elsewhere); the German holds no comma and is NFC (this strict layer
- *      over the written text lives here: src/grammar.c reads case-folded tokens);
- *   2. the English is parsed by src/grammar.c's recursive-descent parser of the spec's
+ *      over the written text lives here: src/text/grammar.c reads case-folded tokens);
+ *   2. the English is parsed by src/text/grammar.c's recursive-descent parser of the spec's
  *      English: a/an, this/these, plural and mass nouns, am/is/are, do/does, the 3rd
  *      person -s, contractions, where "not" and commas may stand, the mood and its
  *      punctuation;
@@ -44,12 +44,12 @@
  * Messages name the file, the line, the side and the word ("German word 3 \"der\"").
  * The third column of test.tsv must be one of the 18 constructions and the sentence must
  * show what that construction exercises, or "phrase" on a line of the phrasebook (which
- * is checked against src/grammar.c's table of it instead).
+ * is checked against src/text/grammar.c's table of it instead).
  *
  * Out of scope: the selection restrictions of the lexicon's tags (which adjective fits
  * which noun, which subject a verb takes). They are the generator's plausibility choices,
  * not grammar; a wrong one still yields correct German. The sex of a predicate noun is in
- * scope, since it decides the German: src/grammar.c refuses "Anna is a boy" (Junge is
+ * scope, since it decides the German: src/text/grammar.c refuses "Anna is a boy" (Junge is
  * a man) and "I am a teacher" (is "I" Lehrer or Lehrerin?), and marks "Anna is a
  * teacher" for the female form (eine Lehrerin); the lexicon test holds the SEX and
  * FEMALE columns of nouns and names to the tables.
@@ -86,14 +86,14 @@
 #include <unistd.h>
 #include <utf8proc.h>
 
-#include "corpus.h"
-#include "fnv.h"
-#include "grammar.h"
-#include "model.h"
-#include "phrasebook.h"
-#include "status.h"
-#include "tokenizer.h"
-#include "translator.h"
+#include "corpus/corpus.h"
+#include "base/fnv.h"
+#include "text/grammar.h"
+#include "model/model.h"
+#include "corpus/phrasebook.h"
+#include "base/status.h"
+#include "text/tokenizer.h"
+#include "translate/translator.h"
 
 enum {
     MAX_WORD = 32,   /* bytes of one word, NUL included */
@@ -377,7 +377,7 @@ static void tables_build(Tables *t)
 }
 
 /* ---------------------------------------------------------------------------------------
- * The English as written: the strict layer over src/grammar.h.
+ * The English as written: the strict layer over src/text/grammar.h.
  *
  * grammar.h parses tokens as the translator's tokenizer makes them (case-folded, so
  * lenient on case and on "n't" against "not"). The corpus files are checked as written:
@@ -1155,7 +1155,7 @@ static int german_equal(const German *a, const German *b)
  * Every reading of the English's "and"s is tried (grammar_parse); the German must be the
  * translation of one that parses. The grammar lets at most one parse, so if ambiguous is
  * not NULL, *ambiguous is set to 1 when the English has readings with different German:
- * a fault of src/grammar.c. */
+ * a fault of src/text/grammar.c. */
 static int grammar_check_pair_ex(const Tables *tb, const char *en, const char *de,
                                  Sentence *s, char *why, int *ambiguous)
 {
@@ -2149,7 +2149,7 @@ static void test_grammar_lexicon_checksum(void **state)
     (void)state;
     const uint64_t h = file_fnv1a64("data/lexicon.tsv");
     if (h != grammar_lexicon_fnv1a64())
-        fail_msg("data/lexicon.tsv has FNV-1a 64 0x%016llx, src/grammar.c says 0x%016llx: "
+        fail_msg("data/lexicon.tsv has FNV-1a 64 0x%016llx, src/text/grammar.c says 0x%016llx: "
                  "bring the tables up to date, then the constant", (unsigned long long)h,
                  (unsigned long long)grammar_lexicon_fnv1a64());
 }
@@ -2747,7 +2747,7 @@ static void test_grammar_phrasebook_checksum(void **state)
     (void)state;
     const uint64_t h = file_fnv1a64(PHRASEBOOK_FILE);
     if (h != grammar_phrasebook_fnv1a64())
-        fail_msg(PHRASEBOOK_FILE " has FNV-1a 64 0x%016llx, src/grammar.c says 0x%016llx: "
+        fail_msg(PHRASEBOOK_FILE " has FNV-1a 64 0x%016llx, src/text/grammar.c says 0x%016llx: "
                  "bring GRAMMAR_PHRASES up to date, then the constant", (unsigned long long)h,
                  (unsigned long long)grammar_phrasebook_fnv1a64());
 }

@@ -8,9 +8,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "headtrace.h"
-#include "model.h"
-#include "status.h"
+#include "show/headtrace.h"
+#include "model/model.h"
+#include "base/status.h"
 
 #include <math.h>
 #include <string.h>

@@ -8,8 +8,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "heatmap.h"
-#include "status.h"
+#include "show/heatmap.h"
+#include "base/status.h"
 
 #include <math.h>
 #include <stdio.h>

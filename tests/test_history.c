@@ -20,11 +20,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "history.h"
-#include "model.h"
-#include "plot.h"
-#include "status.h"
-#include "store.h"
+#include "model/history.h"
+#include "model/model.h"
+#include "show/plot.h"
+#include "base/status.h"
+#include "model/store.h"
 #include "testutil.h"
 #include "xmlcheck.h"
 

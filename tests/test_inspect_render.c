@@ -13,10 +13,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "heatmap.h"
-#include "inspect_render.h"
+#include "show/heatmap.h"
+#include "show/inspect_render.h"
 #include "jsoncheck.h"
-#include "status.h"
+#include "base/status.h"
 #include "xmlcheck.h"
 
 #include <math.h>

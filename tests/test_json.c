@@ -11,10 +11,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "jsoncheck.h"
-#include "rng.h"
-#include "status.h"
+#include "base/rng.h"
+#include "base/status.h"
 
 #include <float.h>
 #include <limits.h>

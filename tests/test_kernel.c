@@ -7,8 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "kernel.h"
-#include "rng.h"
+#include "base/kernel.h"
+#include "base/rng.h"
 #include "testutil.h"
 
 #include <math.h>

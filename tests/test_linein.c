@@ -10,8 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "linein.h"
-#include "status.h"
+#include "base/linein.h"
+#include "base/status.h"
 
 #include <stdio.h>
 #include <stdlib.h>

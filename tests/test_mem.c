@@ -7,7 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "mem.h"
+#include "base/mem.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,14 +12,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "model.h"
-#include "rng.h"
-#include "status.h"
-#include "store.h"
+#include "model/config.h"
+#include "model/model.h"
+#include "base/rng.h"
+#include "base/status.h"
+#include "model/store.h"
 #include "testutil.h"
-#include "train.h"
-#include "vocab.h"
+#include "train/train.h"
+#include "text/vocab.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

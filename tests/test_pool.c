@@ -14,8 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "pool.h"
-#include "status.h"
+#include "base/pool.h"
+#include "base/status.h"
 
 #define MAX_TASKS 1000
 

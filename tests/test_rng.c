@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "fixtures/attention_ref.h"
-#include "rng.h"
+#include "base/rng.h"
 #include "testutil.h"
 
 /* The first outputs after init_genrand(5489) are the published ones. */

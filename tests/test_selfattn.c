@@ -12,8 +12,8 @@
 #include <cmocka.h>
 
 #include "fixtures/attention_ref.h"
-#include "selfattn.h"
-#include "status.h"
+#include "show/selfattn.h"
+#include "base/status.h"
 #include "testutil.h"
 
 #include <string.h>

@@ -16,11 +16,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "status.h"
-#include "store.h"
+#include "model/config.h"
+#include "base/status.h"
+#include "model/store.h"
 #include "testutil.h"
-#include "vocab.h"
+#include "text/vocab.h"
 
 #include <dirent.h>
 #include <float.h>

@@ -7,7 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "suggest.h"
+#include "base/suggest.h"
 
 #include <string.h>
 

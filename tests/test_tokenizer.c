@@ -8,9 +8,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "status.h"
-#include "tokenizer.h"
-#include "tsv.h"
+#include "base/status.h"
+#include "text/tokenizer.h"
+#include "text/tsv.h"
 
 #include <stdio.h>
 #include <stdlib.h>

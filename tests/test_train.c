@@ -13,11 +13,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "model.h"
-#include "status.h"
-#include "store.h"
+#include "model/model.h"
+#include "base/status.h"
+#include "model/store.h"
 #include "testutil.h"
-#include "train.h"
+#include "train/train.h"
 
 #include <math.h>
 #include <stdio.h>

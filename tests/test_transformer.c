@@ -14,13 +14,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "decode.h"
+#include "translate/decode.h"
 #include "fixtures/transformer_ref.h"
-#include "model.h"
-#include "status.h"
+#include "model/model.h"
+#include "base/status.h"
 #include "testutil.h"
-#include "backprop.h"
-#include "transformer.h"
+#include "train/backprop.h"
+#include "nn/transformer.h"
 
 #include <stdlib.h>
 #include <string.h>

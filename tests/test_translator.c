@@ -13,15 +13,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "evalset.h"
-#include "grammar.h"
-#include "model.h"
-#include "pool.h"
-#include "readback.h"
-#include "rng.h"
-#include "status.h"
+#include "eval/evalset.h"
+#include "text/grammar.h"
+#include "model/model.h"
+#include "base/pool.h"
+#include "translate/readback.h"
+#include "base/rng.h"
+#include "base/status.h"
 #include "testutil.h"
-#include "translator.h"
+#include "translate/translator.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -367,7 +367,7 @@ static void test_translator_unknown_words_and_names(void **state)
     model_free(&m);
 }
 
-/* A capitalised common English word (src/wordlist.h) is unknown, not a name, wherever
+/* A capitalised common English word (src/text/wordlist.h) is unknown, not a name, wherever
  * it stands and whether or not the translation copied it; so is a possessive of one. */
 static void test_translator_common_words_are_not_names(void **state)
 {

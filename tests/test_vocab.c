@@ -8,8 +8,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "status.h"
-#include "vocab.h"
+#include "base/status.h"
+#include "text/vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>

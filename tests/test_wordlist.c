@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "wordlist.h"
+#include "text/wordlist.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "xml.h"
+#include "base/xml.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model.h"
+#include "model/model.h"
 
 /* Eight pairs of the corpus's language, source TAB target: a training run small enough
  * for a unit test (test_faults, test_train). */

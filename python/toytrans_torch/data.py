@@ -1,5 +1,5 @@
 """Batches, name augmentation and the learning-rate schedule as toytrans's trainer makes
-them (src/train.c): the same grouping and padding, so PyTorch trains on the batches
+them (src/train/train.c): the same grouping and padding, so PyTorch trains on the batches
 toytrans would."""
 import math
 import random
@@ -38,7 +38,7 @@ def batch_tensors(pairs, src_ids, tgt_ids):
 
 
 def lr_factor(step, total, warmup):
-    """schedule() in src/train.c as a multiple of the peak rate, step from 1: linear
+    """schedule() in src/train/train.c as a multiple of the peak rate, step from 1: linear
     warm-up over `warmup` steps, then a cosine down to a tenth at the last step."""
     if warmup > 0 and step <= warmup:
         return step / warmup
@@ -50,7 +50,7 @@ def lr_factor(step, total, warmup):
 def name_map(vocabs, src_ids, tgt_ids):
     """For each source id, the target id of the same word capitalised ("anna" -> "Anna"),
     or -1: a word written alike in both languages, and in the target of every pair whose
-    source has it, is taken for a name ("see" / "See", the lake, is not; src/train.c)."""
+    source has it, is taken for a name ("see" / "See", the lake, is not; src/train/train.c)."""
     index = {t: i for i, t in enumerate(vocabs.tgt)}
     out = []
     for i, w in enumerate(vocabs.src):

@@ -4,7 +4,7 @@ that they give toytrans's outputs token for token.
 nn.TransformerDecoder has no key/value cache: every step runs the decoder over the
 whole prefix again (toytrans caches keys and values; docs/model.md says the two are the
 same computation). Log-probabilities are log_softmax of the float32 logits in double,
-over the whole target vocabulary, as src/decode.c computes them.
+over the whole target vocabulary, as src/translate/decode.c computes them.
 """
 from dataclasses import dataclass
 
@@ -34,7 +34,7 @@ def _log_probs(logits):
 
 
 def output_limit(config, n_src, n_prefix=0):
-    """The output limit toytrans decodes with by default (DECODE_LIMIT in src/decode.h):
+    """The output limit toytrans decodes with by default (DECODE_LIMIT in src/translate/decode.h):
     n_prefix + 2 * n_src + 10 tokens, </s> included, for n_src source ids (</s>
     included), and never more than the model's max_len."""
     return min(config["max_len"], n_prefix + 2 * n_src + 10)
@@ -67,7 +67,7 @@ def greedy(model, src_ids, limit, masks=None):
 
 def top_k_ids(lp, k, no_eos=False):
     """The k best ids of lp (float64) that can be words, best first, ties to the lower id
-    (top_k in src/decode.c): a stable sort of -lp keeps equal values in id order. With
+    (top_k in src/translate/decode.c): a stable sort of -lp keeps equal values in id order. With
     no_eos, </s> is passed over too."""
     order = np.argsort(-lp, kind="stable")
     return [int(i) for i in order
@@ -75,7 +75,7 @@ def top_k_ids(lp, k, no_eos=False):
 
 
 def beam_search(model, src_ids, beam, limit, masks=None):
-    """Beam search mirroring src/decode.c's beam_search (beam >= 2, without a forced
+    """Beam search mirroring src/translate/decode.c's beam_search (beam >= 2, without a forced
     prefix) -> output ids, </s> included. The rules are docs/model.md's ("Decoding").
 
     Live hypotheses carry their summed log-probabilities s and all have the same length.
@@ -149,7 +149,7 @@ def most_attended(model, src_ids, ids):
     """For each output position i of ids (</s> included), the source position (</s>, the
     last, excluded) that the last decoder layer's cross-attention, summed over heads,
     weighs most at step i, ties to the lower position: translation_most_attended in
-    src/decode.c, the word a generated <unk> shows. Runs the decoder once over <s> and
+    src/translate/decode.c, the word a generated <unk> shows. Runs the decoder once over <s> and
     ids shifted right (the same computation as step by step) and recomputes that layer's
     weights from the inputs its cross-attention receives."""
     mha = model.transformer.decoder.layers[-1].multihead_attn
@@ -177,7 +177,7 @@ def most_attended(model, src_ids, ids):
 
 
 def cased_tokens(folded, typed):
-    """The English source tokens as typed (TOK_SRC_CASED in src/tokenizer.h): folded are
+    """The English source tokens as typed (TOK_SRC_CASED in src/text/tokenizer.h): folded are
     the source rules' tokens, typed the same text's tokens with the case kept and no
     contraction expanded. A typed token that folds to its source token gives its
     spelling; a contraction (one typed token, two source tokens: "don't", "do not")

@@ -16,7 +16,7 @@ from .modelfile import (ModelError, Vocabularies, expected_shapes, read_model_fi
 
 def positional_table(max_len, d):
     """PE[pos, 2k] = sin(pos / 10000^(2k/D)), PE[pos, 2k+1] = cos(same): computed in double
-    and rounded to float once, as src/model.c does."""
+    and rounded to float once, as src/model/model.c does."""
     pos = np.arange(max_len, dtype=np.float64)[:, None]
     i = np.arange(d)
     angle = pos / np.power(10000.0, (i - i % 2) / d)
@@ -45,7 +45,7 @@ class Translator(nn.Module):
         self.generator = nn.Linear(D, v_tgt)
         # Computed, not stored in the file: not part of the state_dict.
         self.register_buffer("pe", positional_table(cfg["max_len"], D), persistent=False)
-        # sqrtf((float)D) in src/layers.c: the scale is a float32 number.
+        # sqrtf((float)D) in src/nn/layers.c: the scale is a float32 number.
         self.scale = float(np.sqrt(np.float32(D), dtype=np.float32))
         if not cfg["qkv_bias"]:
             for name, p in self.named_parameters():
@@ -141,7 +141,7 @@ def weights_from_module(model):
 
 
 def init_like_toytrans(model, seed):
-    """Initialises a fresh model as src/model.c's model_randomize does: Xavier-uniform
+    """Initialises a fresh model as src/model/model.c's model_randomize does: Xavier-uniform
     matrices (each of W_query, W_key, W_value on its own, and the embeddings), zero
     biases, LayerNorm weights one. The in_proj_bias of a model without qkv_bias stays
     zero and frozen."""

@@ -32,11 +32,11 @@ INT_LIMITS = {"d_model": (1, 4096), "n_heads": (1, 4096), "n_encoder_layers": (1
               "qkv_bias": (0, 1)}
 MAX_FF_WEIGHT = 67_108_864      # d_ff · d_model: one feed-forward weight, 256 MiB of floats
 MAX_ATTENTION = 1 << 28         # n_heads · max_len² · (enc + 2·dec + 1)
-MAX_PARAMS = 1 << 28            # all parameters of a model: 1 GiB of floats (src/config.h)
-MAX_BLOB = 256 * 1024 * 1024    # bytes one blob may hold (src/store.h STORE_MAX_BLOB)
+MAX_PARAMS = 1 << 28            # all parameters of a model: 1 GiB of floats (src/model/config.h)
+MAX_BLOB = 256 * 1024 * 1024    # bytes one blob may hold (src/model/store.h STORE_MAX_BLOB)
 MAX_TENSOR_FLOATS = MAX_BLOB // 4
-MAX_VOCAB = 1_000_000           # ids a vocabulary may hold (src/vocab.h)
-UNCHECKED_BYTES = 16 * 1024 * 1024  # parameters this small need not fit the file (src/model.c)
+MAX_VOCAB = 1_000_000           # ids a vocabulary may hold (src/text/vocab.h)
+UNCHECKED_BYTES = 16 * 1024 * 1024  # parameters this small need not fit the file (src/model/model.c)
 
 # The four tables' columns as PRAGMA table_xinfo reports them for the documented schema:
 # (name, declared type, not null, default, position in the primary key). A file whose
@@ -512,7 +512,7 @@ def pid_alive(pid):
 
 def remove_stale_temps(path):
     """Removes the temporaries (PATH.PID.tmp and their -wal, -shm, -journal) that writers
-    killed before they finished left beside path, as toytrans does (src/store.c): a file
+    killed before they finished left beside path, as toytrans does (src/model/store.c): a file
     goes only when no writer holds its lock (each writer, toytrans's and this package's,
     holds flock on its PATH.PID.tmp while it writes), its process is gone from this
     machine, and it is older than a minute. Best effort: nothing here fails the write."""
@@ -589,7 +589,7 @@ def _write_tmp(tmp, meta, vocabs, arrays, history):
 
 class WriterLock:
     """The lock protocol every writer of a model file follows, toytrans's C side
-    (src/store.c) and this package alike (docs/model-format.md, "One writer at a time"):
+    (src/model/store.c) and this package alike (docs/model-format.md, "One writer at a time"):
     a writer holds flock(2), exclusive, on the file it writes — an existing model it
     replaces, or its new file from creation under PATH.PID.tmp through the rename that
     puts it at PATH — and keeps holding it for as long as its run goes on. A writer that

@@ -79,7 +79,7 @@ def toytrans_outputs(model_path, texts, beam=1, toytrans=None):
 
 
 def read_tsv(path, limit=None):
-    """(source, target) pairs of a corpus file; blank lines skipped as src/tsv.c does; a
+    """(source, target) pairs of a corpus file; blank lines skipped as src/text/tsv.c does; a
     third column (the construction, as in data/test.tsv) is ignored."""
     pairs = []
     with open(path, encoding="utf-8-sig") as f:
@@ -96,7 +96,7 @@ def read_tsv(path, limit=None):
     return pairs
 
 
-# src/tokenizer.c's detokenizer: no space before closing punctuation, none after opening.
+# src/text/tokenizer.c's detokenizer: no space before closing punctuation, none after opening.
 CLOSING = {".", ",", ";", ":", "!", "?", "\u2026", ")", "]", "}", "\u201c", "\u2018", "\u00ab"}
 OPENING = {"(", "[", "{", "\u201e", "\u201a", "\u00bb"}
 

@@ -544,7 +544,7 @@ def is_sqlite_file(path):
 
 def check_output(option, path, text, inputs, force):
     """Refuses (usage error) to write output `option path`, as toytrans refuses it
-    (src/cli.c, cli_check_output): never over a file read as an input (the same device and
+    (src/cli/cli.c, cli_check_output): never over a file read as an input (the same device and
     inode), whatever --force says; never over a directory, or a model with text (text:
     the output is a text file) or through a symbolic link, without --force. inputs:
     (option, path) pairs, path None for one not given."""

@@ -15,11 +15,11 @@
  */
 #include "fuzz.h"
 
-#include "config.h"
-#include "history.h"
-#include "model.h"
-#include "status.h"
-#include "store.h"
+#include "model/config.h"
+#include "model/history.h"
+#include "model/model.h"
+#include "base/status.h"
+#include "model/store.h"
 
 #include <math.h>
 #include <string.h>

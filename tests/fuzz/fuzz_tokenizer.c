@@ -16,8 +16,8 @@
  */
 #include "fuzz.h"
 
-#include "status.h"
-#include "tokenizer.h"
+#include "base/status.h"
+#include "text/tokenizer.h"
 
 #include <string.h>
 #include <utf8proc.h>

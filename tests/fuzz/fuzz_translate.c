@@ -15,10 +15,10 @@
  */
 #include "fuzz.h"
 
-#include "model.h"
-#include "status.h"
-#include "tokenizer.h"
-#include "translator.h"
+#include "model/model.h"
+#include "base/status.h"
+#include "text/tokenizer.h"
+#include "translate/translator.h"
 
 #include <string.h>
 

@@ -22,10 +22,10 @@
 
 #include "fuzz.h"
 
-#include "evalset.h"
-#include "status.h"
-#include "tokenizer.h"
-#include "tsv.h"
+#include "eval/evalset.h"
+#include "base/status.h"
+#include "text/tokenizer.h"
+#include "text/tsv.h"
 
 #include <string.h>
 #include <sys/mman.h>
