@@ -26,13 +26,13 @@
 /* wait4 and its rusage: BSD/GNU, not POSIX. */
 #define _DEFAULT_SOURCE
 
-#include "train/backprop.h"
-#include "eval/evalset.h"
 #include "base/json.h"
 #include "base/kernel.h"
-#include "model/model.h"
 #include "base/rng.h"
 #include "base/status.h"
+#include "eval/evalset.h"
+#include "model/model.h"
+#include "train/backprop.h"
 #include "train/train.h"
 #include "translate/readback.h"
 #include "translate/translator.h"

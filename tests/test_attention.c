@@ -10,11 +10,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "nn/attention.h"
-#include "fixtures/attention_ref.h"
-#include "nn/net.h"
 #include "base/rng.h"
 #include "base/status.h"
+#include "fixtures/attention_ref.h"
+#include "nn/attention.h"
+#include "nn/net.h"
 #include "testutil.h"
 
 #include <math.h>

@@ -12,9 +12,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "model/model.h"
 #include "base/pool.h"
 #include "base/status.h"
+#include "model/model.h"
 #include "model/store.h"
 #include "testutil.h"
 #include "train/backprop.h"

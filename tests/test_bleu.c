@@ -12,8 +12,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "eval/bleu.h"
 #include "base/status.h"
+#include "eval/bleu.h"
 
 #include <stdio.h>
 #include <stdlib.h>

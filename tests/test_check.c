@@ -9,9 +9,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "base/status.h"
 #include "eval/check.h"
 #include "model/model.h"
-#include "base/status.h"
 #include "model/store.h"
 
 #include <stdio.h>

@@ -16,8 +16,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "eval/chrf.h"
 #include "base/status.h"
+#include "eval/chrf.h"
 
 #include <math.h>
 #include <stdio.h>

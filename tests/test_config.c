@@ -11,8 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "model/config.h"
 #include "base/status.h"
+#include "model/config.h"
 #include "model/store.h"
 #include "testutil.h"
 

@@ -9,10 +9,10 @@
  * file by its English. Whether every line's German is right is tests/test_grammar.c's
  * job, with tables of its own.
  */
-#include "corpus/corpus.h"
-#include "corpus/phrasebook.h"
 #include "base/rng.h"
 #include "base/status.h"
+#include "corpus/corpus.h"
+#include "corpus/phrasebook.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -14,10 +14,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "translate/decode.h"
-#include "model/model.h"
 #include "base/rng.h"
 #include "base/status.h"
+#include "model/model.h"
+#include "translate/decode.h"
 #include "testutil.h"
 #include "translate/translator.h"
 

@@ -44,10 +44,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "model/config.h"
-#include "model/model.h"
 #include "base/rng.h"
 #include "base/status.h"
+#include "model/config.h"
+#include "model/model.h"
 #include "model/store.h"
 #include "text/tokenizer.h"
 #include "train/train.h"

@@ -37,13 +37,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "nn/attention.h"
 #include "base/kernel.h"
-#include "nn/layers.h"
-#include "model/model.h"
-#include "nn/net.h"
 #include "base/rng.h"
 #include "base/status.h"
+#include "model/model.h"
+#include "nn/attention.h"
+#include "nn/layers.h"
+#include "nn/net.h"
 #include "testutil.h"
 #include "train/backprop.h"
 #include "train/optim.h"

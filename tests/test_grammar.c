@@ -86,12 +86,12 @@
 #include <unistd.h>
 #include <utf8proc.h>
 
-#include "corpus/corpus.h"
 #include "base/fnv.h"
-#include "text/grammar.h"
-#include "model/model.h"
-#include "corpus/phrasebook.h"
 #include "base/status.h"
+#include "corpus/corpus.h"
+#include "corpus/phrasebook.h"
+#include "model/model.h"
+#include "text/grammar.h"
 #include "text/tokenizer.h"
 #include "translate/translator.h"
 

@@ -8,9 +8,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "show/headtrace.h"
-#include "model/model.h"
 #include "base/status.h"
+#include "model/model.h"
+#include "show/headtrace.h"
 
 #include <math.h>
 #include <string.h>

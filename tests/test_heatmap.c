@@ -8,8 +8,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "show/heatmap.h"
 #include "base/status.h"
+#include "show/heatmap.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -20,11 +20,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "base/status.h"
 #include "model/history.h"
 #include "model/model.h"
-#include "show/plot.h"
-#include "base/status.h"
 #include "model/store.h"
+#include "show/plot.h"
 #include "testutil.h"
 #include "xmlcheck.h"
 

@@ -7,8 +7,8 @@
  * code, and the places the message must name (file, line, column and byte offset where
  * the reader reports them). After every failure the Matrix must own nothing.
  */
-#include "show/matrix.h"
 #include "base/status.h"
+#include "show/matrix.h"
 #include "testutil.h"
 
 #include <stdarg.h>

@@ -12,14 +12,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "model/config.h"
-#include "model/model.h"
 #include "base/rng.h"
 #include "base/status.h"
+#include "model/config.h"
+#include "model/model.h"
 #include "model/store.h"
 #include "testutil.h"
-#include "train/train.h"
 #include "text/vocab.h"
+#include "train/train.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

@@ -12,8 +12,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "fixtures/attention_ref.h"
 #include "base/rng.h"
+#include "fixtures/attention_ref.h"
 #include "testutil.h"
 
 /* The first outputs after init_genrand(5489) are the published ones. */

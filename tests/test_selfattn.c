@@ -11,9 +11,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "base/status.h"
 #include "fixtures/attention_ref.h"
 #include "show/selfattn.h"
-#include "base/status.h"
 #include "testutil.h"
 
 #include <string.h>

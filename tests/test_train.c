@@ -13,8 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "model/model.h"
 #include "base/status.h"
+#include "model/model.h"
 #include "model/store.h"
 #include "testutil.h"
 #include "train/train.h"

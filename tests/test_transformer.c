@@ -14,13 +14,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "translate/decode.h"
+#include "base/status.h"
 #include "fixtures/transformer_ref.h"
 #include "model/model.h"
-#include "base/status.h"
+#include "translate/decode.h"
 #include "testutil.h"
-#include "train/backprop.h"
 #include "nn/transformer.h"
+#include "train/backprop.h"
 
 #include <stdlib.h>
 #include <string.h>

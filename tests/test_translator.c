@@ -13,13 +13,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "eval/evalset.h"
-#include "text/grammar.h"
-#include "model/model.h"
 #include "base/pool.h"
-#include "translate/readback.h"
 #include "base/rng.h"
 #include "base/status.h"
+#include "eval/evalset.h"
+#include "model/model.h"
+#include "text/grammar.h"
+#include "translate/readback.h"
 #include "testutil.h"
 #include "translate/translator.h"
 

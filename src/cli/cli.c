@@ -7,13 +7,13 @@
 #include "cli/cli.h"
 #include "cli/cli_decode.h"
 
-#include "model/config.h"
-#include "show/heatmap.h"
 #include "base/linein.h"
 #include "base/outfile.h"
 #include "base/status.h"
-#include "model/store.h"
 #include "base/suggest.h"
+#include "model/config.h"
+#include "model/store.h"
+#include "show/heatmap.h"
 #include "text/tokenizer.h"
 
 #include <ctype.h>

@@ -5,11 +5,11 @@
  * REF, and the corpus BLEU and chrF2 are printed with sacreBLEU's signatures (scores.h).
  * Everything is read and checked before anything is printed.
  */
+#include "base/json.h"
+#include "base/status.h"
 #include "cli/cli.h"
 #include "eval/evalset.h"
-#include "base/json.h"
 #include "eval/scores.h"
-#include "base/status.h"
 
 #include <getopt.h>
 #include <stdio.h>

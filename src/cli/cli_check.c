@@ -1,11 +1,11 @@
 /*
  * cli_check.c — `toytrans check`: regression tests on fixed sentences.
  */
-#include "eval/check.h"
-#include "translate/decode.h"
-#include "cli/cli.h"
-#include "model/model.h"
 #include "base/status.h"
+#include "cli/cli.h"
+#include "eval/check.h"
+#include "model/model.h"
+#include "translate/decode.h"
 #include "translate/translator.h"
 
 #include <getopt.h>

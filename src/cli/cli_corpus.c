@@ -4,9 +4,9 @@
  * The command only parses, calls corpus_write and prints a summary; the grammar, the
  * sampling and the all-or-nothing file writing live in corpus.c.
  */
+#include "base/status.h"
 #include "cli/cli.h"
 #include "corpus/corpus.h"
-#include "base/status.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -17,14 +17,14 @@
  * scored as an empty translation, so the score always covers the whole test set; the
  * run then ends with exit 4 after printing the scores.
  */
+#include "base/json.h"
+#include "base/status.h"
 #include "cli/cli.h"
 #include "cli/cli_decode.h"
-#include "translate/decode.h"
 #include "eval/evalset.h"
-#include "base/json.h"
-#include "model/model.h"
 #include "eval/scores.h"
-#include "base/status.h"
+#include "model/model.h"
+#include "translate/decode.h"
 #include "translate/translator.h"
 
 #include <getopt.h>

@@ -10,14 +10,14 @@
  * Text from the file (paths, the training command) is untrusted: control characters
  * and invalid UTF-8 are shown as '?' so that a model cannot drive the terminal.
  */
+#include "base/status.h"
 #include "cli/cli.h"
 #include "model/config.h"
 #include "model/history.h"
 #include "model/model.h"
-#include "base/status.h"
 #include "model/store.h"
-#include "train/train.h"
 #include "text/vocab.h"
+#include "train/train.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -4,12 +4,12 @@
  * The model translates nonsense, but deterministically: it is the starting point of
  * training and a way to exercise every command before a trained model exists.
  */
+#include "base/rng.h"
+#include "base/status.h"
 #include "cli/cli.h"
 #include "cli/cli_shape.h"
 #include "model/config.h"
 #include "model/model.h"
-#include "base/rng.h"
-#include "base/status.h"
 #include "model/store.h"
 #include "text/vocab.h"
 

@@ -6,15 +6,15 @@
  * decoder step) or from the encoder (its self-attention), i.e. the numbers the forward
  * pass used and translate --json prints; only the mean over heads is computed here.
  */
+#include "base/json.h"
+#include "base/status.h"
 #include "cli/cli.h"
 #include "cli/cli_decode.h"
+#include "model/model.h"
+#include "model/store.h"
 #include "show/heatmap.h"
-#include "base/json.h"
 #include "show/inspect_render.h"
 #include "show/matprint.h"
-#include "model/model.h"
-#include "base/status.h"
-#include "model/store.h"
 #include "translate/translator.h"
 
 #include <errno.h>

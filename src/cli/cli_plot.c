@@ -6,13 +6,13 @@
  * cli_write_file writes it under a temporary name and renames it over OUT only after
  * every byte was written, flushed to disk and closed; OUT may not be the model itself.
  */
+#include "base/status.h"
 #include "cli/cli.h"
 #include "model/config.h"
 #include "model/history.h"
 #include "model/model.h"
-#include "show/plot.h"
-#include "base/status.h"
 #include "model/store.h"
+#include "show/plot.h"
 #include "text/vocab.h"
 
 #include <getopt.h>

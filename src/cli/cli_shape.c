@@ -3,8 +3,8 @@
  */
 #include "cli/cli_shape.h"
 
-#include "cli/cli.h"
 #include "base/status.h"
+#include "cli/cli.h"
 
 #include <assert.h>
 #include <string.h>

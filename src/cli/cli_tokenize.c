@@ -5,9 +5,9 @@
  * token is followed by ":id", and a token the vocabulary does not know by ":<unk>", so a
  * learner sees at once which words the model will not recognise.
  */
+#include "base/status.h"
 #include "cli/cli.h"
 #include "model/config.h"
-#include "base/status.h"
 #include "model/store.h"
 #include "text/tokenizer.h"
 #include "text/vocab.h"

@@ -12,15 +12,15 @@
  * sentence (headtrace.h): the model's inputs to that head, its weights, and at the end
  * the numbers held to the model's own forward pass as well as to one token alone.
  */
+#include "base/rng.h"
+#include "base/status.h"
 #include "cli/cli.h"
 #include "cli/cli_decode.h"
+#include "model/model.h"
 #include "show/headtrace.h"
 #include "show/matprint.h"
 #include "show/matrix.h"
-#include "model/model.h"
-#include "base/rng.h"
 #include "show/selfattn.h"
-#include "base/status.h"
 #include "translate/translator.h"
 
 #include <errno.h>

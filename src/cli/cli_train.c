@@ -5,9 +5,9 @@
  * SIGTERM handlers set. A handler may do nothing else safely; the training loop polls the
  * flag between steps, finishes the step, commits a checkpoint and returns.
  */
+#include "base/status.h"
 #include "cli/cli.h"
 #include "cli/cli_shape.h"
-#include "base/status.h"
 #include "train/train.h"
 
 #include <getopt.h>

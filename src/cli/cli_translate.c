@@ -10,15 +10,15 @@
  * per input line and kind on stderr: words not in the vocabulary, content words the
  * decoder hardly attended to. With --strict an unknown word makes the line an error.
  */
+#include "base/json.h"
+#include "base/pool.h"
+#include "base/status.h"
 #include "cli/cli.h"
 #include "cli/cli_decode.h"
 #include "model/config.h"
-#include "translate/decode.h"
-#include "show/heatmap.h"
-#include "base/json.h"
 #include "model/model.h"
-#include "base/pool.h"
-#include "base/status.h"
+#include "show/heatmap.h"
+#include "translate/decode.h"
 #include "translate/translator.h"
 
 #include <assert.h>

@@ -7,11 +7,11 @@
  * lists en.tsv and de.tsv; `make vocab` writes the committed ones in vocab/, so a change
  * in the vocabulary shows in review.
  */
+#include "base/status.h"
 #include "cli/cli.h"
 #include "cli/cli_shape.h"
 #include "model/config.h"
 #include "model/model.h"
-#include "base/status.h"
 #include "model/store.h"
 #include "text/tokenizer.h"
 #include "text/vocab.h"

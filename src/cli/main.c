@@ -5,9 +5,9 @@
  * (getopt_long), and every command's output goes through stdout, whose final flush and
  * close are checked here: a full disk or a closed pipe is an error, not a silent success.
  */
-#include "cli/cli.h"
 #include "base/status.h"
 #include "base/suggest.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -16,8 +16,8 @@
 #ifndef TOYTRANS_CORPUS_H
 #define TOYTRANS_CORPUS_H
 
-#include "corpus/phrasebook.h"
 #include "base/rng.h"
+#include "corpus/phrasebook.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
 #include "base/outfile.h"
 #include "base/status.h"
 #include "text/tokenizer.h"
-#include "translate/translator.h"
 #include "text/tsv.h"
+#include "translate/translator.h"
 
 #include <errno.h>
 #include <stdlib.h>

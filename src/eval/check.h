@@ -11,8 +11,8 @@
 #ifndef TOYTRANS_CHECK_H
 #define TOYTRANS_CHECK_H
 
-#include "model/model.h"
 #include "base/pool.h"
+#include "model/model.h"
 
 #include <stdio.h>
 

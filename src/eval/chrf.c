@@ -9,9 +9,9 @@
  */
 #include "eval/chrf.h"
 
-#include "eval/bleu.h"
 #include "base/mem.h"
 #include "base/status.h"
+#include "eval/bleu.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  * so holding it whole costs nothing worth saving.
  */
 #include "eval/evalset.h"
-#include "base/linein.h"
 
+#include "base/linein.h"
 #include "base/status.h"
 #include "text/tokenizer.h"
 #include "text/tsv.h"

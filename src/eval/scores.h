@@ -15,9 +15,9 @@
 #ifndef TOYTRANS_SCORES_H
 #define TOYTRANS_SCORES_H
 
+#include "base/json.h"
 #include "eval/bleu.h"
 #include "eval/chrf.h"
-#include "base/json.h"
 
 #include <stdio.h>
 

@@ -14,8 +14,8 @@
 #ifndef TOYTRANS_MODEL_H
 #define TOYTRANS_MODEL_H
 
-#include "model/config.h"
 #include "base/rng.h"
+#include "model/config.h"
 #include "model/store.h"
 #include "text/vocab.h"
 

@@ -7,11 +7,11 @@
  */
 #include "nn/net.h"
 
-#include "nn/attention.h"
-#include "model/config.h"
 #include "base/kernel.h"
-#include "nn/layers.h"
 #include "base/status.h"
+#include "model/config.h"
+#include "nn/attention.h"
+#include "nn/layers.h"
 
 #include <assert.h>
 #include <math.h>

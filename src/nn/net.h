@@ -27,9 +27,9 @@
 #ifndef TOYTRANS_NET_H
 #define TOYTRANS_NET_H
 
-#include "model/model.h"
 #include "base/pool.h"
 #include "base/rng.h"
+#include "model/model.h"
 
 /* The shape of one batch. */
 typedef struct {

@@ -20,10 +20,10 @@
 #ifndef TOYTRANS_TRANSFORMER_H
 #define TOYTRANS_TRANSFORMER_H
 
-#include "nn/attention.h"
-#include "model/model.h"
-#include "nn/net.h"
 #include "base/pool.h"
+#include "model/model.h"
+#include "nn/attention.h"
+#include "nn/net.h"
 
 /* A batch of encoded source sentences, shared by every row decoded from them. */
 typedef struct {

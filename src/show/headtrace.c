@@ -8,8 +8,8 @@
  */
 #include "show/headtrace.h"
 
-#include "nn/attention.h"
 #include "base/status.h"
+#include "nn/attention.h"
 
 #include <assert.h>
 #include <math.h>

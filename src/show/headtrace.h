@@ -30,8 +30,8 @@
 #ifndef TOYTRANS_HEADTRACE_H
 #define TOYTRANS_HEADTRACE_H
 
-#include "train/backprop.h"
 #include "model/model.h"
+#include "train/backprop.h"
 
 /* Which attention of the model. */
 typedef enum {

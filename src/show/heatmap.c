@@ -6,8 +6,8 @@
  */
 #include "show/heatmap.h"
 
-#include "show/matprint.h"
 #include "base/status.h"
+#include "show/matprint.h"
 
 #include <assert.h>
 #include <math.h>

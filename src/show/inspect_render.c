@@ -13,11 +13,11 @@
  */
 #include "show/inspect_render.h"
 
-#include "show/heatmap.h"
 #include "base/json.h"
 #include "base/status.h"
-#include "text/vocab.h"
 #include "base/xml.h"
+#include "show/heatmap.h"
+#include "text/vocab.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,9 +7,9 @@
  */
 #include "show/selfattn.h"
 
-#include "nn/attention.h"
 #include "base/kernel.h"
 #include "base/status.h"
+#include "nn/attention.h"
 
 #include <math.h>
 #include <stdlib.h>

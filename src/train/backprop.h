@@ -12,10 +12,10 @@
 #ifndef TOYTRANS_BACKPROP_H
 #define TOYTRANS_BACKPROP_H
 
-#include "model/model.h"
-#include "nn/net.h"
 #include "base/pool.h"
 #include "base/rng.h"
+#include "model/model.h"
+#include "nn/net.h"
 
 #include <stdint.h>
 

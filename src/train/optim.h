@@ -5,8 +5,8 @@
 #ifndef TOYTRANS_OPTIM_H
 #define TOYTRANS_OPTIM_H
 
-#include "model/model.h"
 #include "base/pool.h"
+#include "model/model.h"
 
 #include <stddef.h>
 

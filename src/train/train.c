@@ -14,19 +14,19 @@
  */
 #include "train/train.h"
 
-#include "translate/decode.h"
 #include "base/fnv.h"
 #include "base/mem.h"
-#include "model/model.h"
+#include "base/pool.h"
 #include "base/rng.h"
 #include "base/status.h"
+#include "model/model.h"
 #include "model/store.h"
 #include "text/tokenizer.h"
-#include "base/pool.h"
-#include "train/backprop.h"
-#include "train/optim.h"
 #include "text/tsv.h"
 #include "text/vocab.h"
+#include "train/backprop.h"
+#include "train/optim.h"
+#include "translate/decode.h"
 
 #include <assert.h>
 #include <ctype.h>

@@ -9,8 +9,8 @@
  */
 #include "translate/decode.h"
 
-#include "base/status.h"
 #include "base/kernel.h"
+#include "base/status.h"
 
 #include <assert.h>
 #include <math.h>

@@ -3,8 +3,8 @@
  */
 #include "translate/readback.h"
 
-#include "translate/decode.h"
 #include "base/status.h"
+#include "translate/decode.h"
 
 #include <math.h>
 #include <stdio.h>

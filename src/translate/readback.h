@@ -26,8 +26,8 @@
 #ifndef TOYTRANS_READBACK_H
 #define TOYTRANS_READBACK_H
 
-#include "model/model.h"
 #include "base/pool.h"
+#include "model/model.h"
 #include "translate/translator.h"
 
 #include <stddef.h>

@@ -8,9 +8,9 @@
  */
 #include "translate/translator.h"
 
-#include "text/grammar.h"
 #include "base/json.h"
 #include "base/status.h"
+#include "text/grammar.h"
 #include "text/wordlist.h"
 
 #include <math.h>

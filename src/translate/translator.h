@@ -43,9 +43,9 @@
 #ifndef TOYTRANS_TRANSLATOR_H
 #define TOYTRANS_TRANSLATOR_H
 
-#include "translate/decode.h"
 #include "model/model.h"
 #include "text/tokenizer.h"
+#include "translate/decode.h"
 
 #include <stddef.h>
 

@@ -15,10 +15,10 @@
  */
 #include "fuzz.h"
 
+#include "base/status.h"
 #include "model/config.h"
 #include "model/history.h"
 #include "model/model.h"
-#include "base/status.h"
 #include "model/store.h"
 
 #include <math.h>

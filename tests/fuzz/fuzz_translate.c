@@ -15,8 +15,8 @@
  */
 #include "fuzz.h"
 
-#include "model/model.h"
 #include "base/status.h"
+#include "model/model.h"
 #include "text/tokenizer.h"
 #include "translate/translator.h"
 

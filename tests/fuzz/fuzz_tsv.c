@@ -22,8 +22,8 @@
 
 #include "fuzz.h"
 
-#include "eval/evalset.h"
 #include "base/status.h"
+#include "eval/evalset.h"
 #include "text/tokenizer.h"
 #include "text/tsv.h"
 
