@@ -212,7 +212,7 @@ static int read_line(Phrase *ph, char *p, size_t len, size_t base, int line, con
     return TT_OK;
 }
 
-void phrasebook_core(char *out, size_t n, const char *en)
+size_t phrasebook_core(char *out, size_t n, const char *en)
 {
     static const char *const LONG[][2] = {
         {"don't", "do not"},   {"doesn't", "does not"}, {"isn't", "is not"},
@@ -222,7 +222,7 @@ void phrasebook_core(char *out, size_t n, const char *en)
     };
     size_t len = 0;
     if (n == 0)
-        return;
+        return 0;
     const char *p = en;
     while (*p) {
         while (*p == ' ')
@@ -254,13 +254,14 @@ void phrasebook_core(char *out, size_t n, const char *en)
             out[len++] = w[i];
     }
     out[len] = '\0';
+    return len;
 }
 
 /* The FNV-1a 64 of the core of en (phrasebook_core); the core itself into core[0..n). */
 static uint64_t core_key(char *core, size_t n, const char *en)
 {
-    phrasebook_core(core, n, en);
-    return fnv1a64_add(FNV1A64_OFFSET, core, strlen(core));
+    const size_t len = phrasebook_core(core, n, en);
+    return fnv1a64_add(FNV1A64_OFFSET, core, len);
 }
 
 /* Reports phrase k when an earlier phrase has its core; key[0..k] are the cores' keys. */

@@ -52,8 +52,9 @@ void phrasebook_free(Phrasebook *book); /* NULL is fine */
 
 /* The core of an English sentence, the key of sentence-level distinctness: lower-cased,
  * contractions expanded, commas and the final punctuation left out, words separated by
- * one space. Writes at most n bytes with the NUL (truncating). */
-void phrasebook_core(char *out, size_t n, const char *en);
+ * one space. Writes at most n bytes with the NUL (truncating); returns the core's
+ * length, the NUL left out. */
+size_t phrasebook_core(char *out, size_t n, const char *en);
 
 /* The number of phrases, at least 1 in a loaded book. */
 int phrasebook_count(const Phrasebook *book);
