@@ -99,6 +99,9 @@ LIB_SRC = \
     src/nn/net.c \
     src/train/backprop.c \
     src/train/optim.c \
+    src/train/data.c \
+    src/train/settings.c \
+    src/train/checkpoint.c \
     src/train/train.c \
     src/eval/check.c \
     src/model/history.c \

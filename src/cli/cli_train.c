@@ -143,7 +143,7 @@ static void train_usage(FILE *out)
 int cli_train(int argc, char **argv)
 {
     /* A setting of the run (train.h) is O_SET + its TrainSetting, its option named by
-     * train.c's table. */
+     * the settings table (train_settings.h). */
     enum { O_TRAIN = 256, O_VALID, O_OUT, O_RESUME, O_FORCE, O_MIN, O_THREADS, O_CKPT, O_STOP,
            O_SKIP, O_RELEASE, O_LEXICON, O_PHRASEBOOK, O_SET };
     static const struct option FIXED_OPTS[] = {

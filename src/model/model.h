@@ -232,7 +232,7 @@ typedef struct {
     ProvFormat format;
     size_t offset;     /* of the ModelProvenance field model_create writes, or
                           MODEL_PROV_NOT_CREATED: a key of a training run's record
-                          (train_provenance_keys, train.h), which train.c writes, or
+                          (train_provenance_keys, train.h), which a training run writes, or
                           another trainer (python/toytrans_torch) */
 } ProvKey;
 

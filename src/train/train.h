@@ -80,7 +80,7 @@ typedef struct {
     int warmup;               /* linear warm-up steps; then cosine decay to lr/10 */
     float label_smoothing;    /* 0..1 */
     float dropout;            /* 0..<1, see backprop.h */
-    float name_augment;       /* 0..1: fraction of pairs with names added with <unk> (train.c) */
+    float name_augment;       /* 0..1: fraction of pairs with names added with <unk> (data.c) */
     float weight_decay;       /* AdamW */
     float adam_beta1;         /* AdamW's first-moment decay, 0..<1 (default 0.9) */
     float adam_beta2;         /* AdamW's second-moment decay, 0..<1 (default 0.98) */

@@ -5,7 +5,7 @@
  * closed range of its value (checked as the type it is used as), its command-line
  * option, its meta key and the label `toytrans info` shows. Adding a setting is a row
  * here and a field in TrainOptions: train.h takes the TrainSetting enum from the table,
- * train.c its parsing, defaults, meta, the resume's rule and info's lines
+ * settings.c its parsing, defaults, meta, the resume's rule and info's lines
  * (train_provenance_keys).
  *
  *   X(NAME, field, TYPE, default, lo, hi, range, option, key, label, rule, unrecorded)
@@ -21,7 +21,7 @@
  *           value, given or default
  *
  * The rows are in info's order. A macro table, so that the one list gives train.h's enum
- * and train.c's two tables: the settings, and the provenance info shows.
+ * and settings.c's two tables: the settings, and the provenance info shows.
  */
 #ifndef TOYTRANS_TRAIN_SETTINGS_H
 #define TOYTRANS_TRAIN_SETTINGS_H
