@@ -584,9 +584,46 @@ static void test_decode_n_best_never_empty(void **state)
     model_free(&m);
 }
 
+/* decode_options_check, the one check of a DecodeOptions: every bound is accepted at its
+ * edge and refused one step beyond it. */
+static void test_decode_options_check_bounds(void **state)
+{
+    (void)state;
+    const int ids[1] = {5};
+    const struct {
+        DecodeOptions o;
+        int beam_max, len_max, ok;
+    } CASES[] = {
+        {{.beam = 1}, 4, 32, 1},
+        {{.beam = 4}, 4, 32, 1},
+        {{.beam = 5}, 4, 32, 0},
+        {{.beam = 0}, 4, 32, 0},
+        {{.beam = 1, .max_len = 2}, 4, 32, 1},
+        {{.beam = 1, .max_len = 32}, 4, 32, 1},
+        {{.beam = 1, .max_len = 33}, 4, 32, 0},
+        {{.beam = 1, .max_len = 33}, 4, 0, 1}, /* no bound above: the translator caps it */
+        {{.beam = 1, .max_len = 1}, 4, 32, 0},
+        {{.beam = 1, .max_len = -1}, 4, 0, 0},
+        {{.beam = 3, .n_best = 3}, 4, 32, 1},
+        {{.beam = 3, .n_best = 4}, 4, 32, 0},
+        {{.beam = 1, .n_best = -1}, 4, 32, 0},
+        {{.beam = 1, .prefix = ids, .n_prefix = 1}, 4, 32, 1},
+        {{.beam = 1, .n_prefix = 1}, 4, 32, 0},
+        {{.beam = 1, .prefix = ids, .n_prefix = -1}, 4, 32, 0},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        const int rc = decode_options_check(&CASES[i].o, CASES[i].beam_max, CASES[i].len_max);
+        if (rc != (CASES[i].ok ? TT_OK : TT_EINVAL))
+            fail_msg("case %zu: got %d", i, rc);
+    }
+    const DecodeOptions def = decode_options_default();
+    assert_int_equal(decode_options_check(&def, 1, 2), TT_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_decode_options_check_bounds),
         cmocka_unit_test(test_decode_beam_never_empty),
         cmocka_unit_test(test_decode_beam_batch_equals_alone),
         cmocka_unit_test(test_decode_beam_eos_after_prefix),

@@ -895,10 +895,12 @@ int cli_decode_end(const char *cmd, TranslatorOptions *o)
     DecodeOptions *d = &o->decode;
     if (d->beam == 0)
         d->beam = d->n_best ? d->n_best : 1;
-    if (d->n_best > d->beam)
-        return cli_usage_error(cmd, "--n-best %d needs a beam at least as wide (--beam %d)",
-                               d->n_best, d->beam);
-    return 0;
+    if (decode_options_check(d, DECODE_MAX_BEAM, CONFIG_MAX_LEN) == TT_OK)
+        return 0;
+    /* Each flag's range was checked as it was parsed: what is left is their pairing. */
+    assert(d->n_best > d->beam);
+    return cli_usage_error(cmd, "--n-best %d needs a beam at least as wide (--beam %d)",
+                           d->n_best, d->beam);
 }
 
 void cli_decode_help(FILE *out, int code, int column)

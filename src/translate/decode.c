@@ -748,6 +748,15 @@ DecodeOptions decode_options_default(void)
     return (DecodeOptions){.beam = 1};
 }
 
+int decode_options_check(const DecodeOptions *o, int beam_max, int len_max)
+{
+    const int max_len_ok = o->max_len == 0 || (o->max_len >= 2 && (len_max == 0 ||
+                                                                     o->max_len <= len_max));
+    const int ok = o->beam >= 1 && o->beam <= beam_max && max_len_ok && o->n_best >= 0 &&
+                   o->n_best <= o->beam && o->n_prefix >= 0 && (o->n_prefix == 0 || o->prefix);
+    return ok ? TT_OK : TT_EINVAL;
+}
+
 int decode_limit(const Model *m, const DecodeOptions *o, int S)
 {
     if (o->max_len)
@@ -761,9 +770,8 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
 {
     const Model *m = d->model;
     const int *prefix = o->prefix, n_prefix = o->n_prefix, beam = o->beam;
-    if (n < 1 || n > d->batch || o->max_len < 0 || o->max_len == 1 ||
-        o->max_len > m->config.max_len || beam < 1 || beam > d->beam || o->n_best < 0 ||
-        o->n_best > beam || (o->n_best && n > 1) || n_prefix < 0 || (n_prefix > 0 && !prefix))
+    if (n < 1 || n > d->batch || decode_options_check(o, d->beam, m->config.max_len) != TT_OK ||
+        (o->n_best && n > 1))
         return TT_EINVAL;
     for (int i = 0; i < n_prefix; i++)
         if (prefix[i] < 0 || prefix[i] >= m->tgt_vocab.size)

@@ -92,6 +92,13 @@ typedef struct {
 /* Greedy, no prefix, the default limit, no n-best list. */
 DecodeOptions decode_options_default(void);
 
+/* The one check of a DecodeOptions: TT_OK when beam is 1..beam_max, max_len is 0 or
+ * 2..len_max (len_max 0: no bound above), n_best is 0..beam, n_prefix is not negative and
+ * prefix is given when n_prefix is; else TT_EINVAL. decode_batch asks it with its
+ * Decoder's beam and the model's max_len, translator_init with DECODE_MAX_BEAM and no
+ * bound (it caps the limit at the model's), the command line after its flags. */
+int decode_options_check(const DecodeOptions *o, int beam_max, int len_max);
+
 /* The output limit o gives a sentence of S source positions (</s> included) for model
  * m: o->max_len when nonzero, else DECODE_LIMIT(S, o->n_prefix) capped at max_len. */
 int decode_limit(const Model *m, const DecodeOptions *o, int S);

@@ -199,8 +199,7 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     memset(tr, 0, sizeof *tr);
     const int max_len = m->config.max_len;
     const DecodeOptions *d = &o->decode;
-    if (d->beam < 1 || d->beam > DECODE_MAX_BEAM || d->max_len < 0 || d->max_len == 1 ||
-        d->n_best < 0 || d->n_best > d->beam || d->prefix || d->n_prefix ||
+    if (decode_options_check(d, DECODE_MAX_BEAM, 0) != TT_OK || d->prefix || d->n_prefix ||
         o->alternatives < 0 || o->alternatives > DECODE_MAX_ALTERNATIVES ||
         !(o->coverage_min >= 0.0f)) {
         if (err && errlen > 0)
