@@ -66,9 +66,9 @@ static void test_decode_beam_never_empty(void **state)
     (void)state;
     Model m;
     build_tiny(&m, VOCAB_EOS);
-    Decoder dec;
+    Search dec;
     Translation t;
-    assert_int_equal(decoder_init(&dec, &m, 4), TT_OK);
+    assert_int_equal(decode_init(&dec, &m, 4), TT_OK);
     assert_int_equal(translation_init(&t, &m, 0), TT_OK);
     const int src[] = {4, 5, VOCAB_EOS};
     DecodeOptions o = decode_options_default();
@@ -99,7 +99,7 @@ static void test_decode_beam_never_empty(void **state)
         }
     }
     translation_free(&t);
-    decoder_free(&dec);
+    decode_free(&dec);
     model_free(&m);
 }
 
@@ -113,10 +113,10 @@ static void test_decode_score_batch(void **state)
     Model m;
     build_tiny(&m, 5); /* the favourite plays no part: every token is forced */
     testutil_tensor(&m, "generator.bias")[5] = 0.5f;
-    Decoder dec;
+    Search dec;
     Translation t;
-    assert_int_equal(decoder_init(&dec, &m, 1), TT_OK);
-    assert_int_equal(decoder_set_batch(&dec, 3, NULL), TT_OK);
+    assert_int_equal(decode_init(&dec, &m, 1), TT_OK);
+    assert_int_equal(decode_set_batch(&dec, 3, NULL), TT_OK);
     assert_int_equal(translation_init(&t, &m, 0), TT_OK);
     const int s0[] = {4, 5, VOCAB_EOS}, s1[] = {5, VOCAB_EOS}, s2[] = {4, 4, 5, 5, VOCAB_EOS};
     const int g0[] = {4, 5, 6, VOCAB_EOS}, g1[] = {VOCAB_EOS}, g2[] = {5, 4, 4, 6, 6, VOCAB_EOS};
@@ -167,7 +167,7 @@ static void test_decode_score_batch(void **state)
     assert_true(isnan(partly[1]));
     assert_memory_equal(&partly[2], &alone[2], sizeof(double));
     translation_free(&t);
-    decoder_free(&dec);
+    decode_free(&dec);
     model_free(&m);
 }
 
@@ -178,10 +178,10 @@ static void test_decode_score_encoded(void **state)
     (void)state;
     Model m;
     build_tiny(&m, 5);
-    Decoder dec;
+    Search dec;
     Translation t[3] = {0};
-    assert_int_equal(decoder_init(&dec, &m, 1), TT_OK);
-    assert_int_equal(decoder_set_batch(&dec, 3, NULL), TT_OK);
+    assert_int_equal(decode_init(&dec, &m, 1), TT_OK);
+    assert_int_equal(decode_set_batch(&dec, 3, NULL), TT_OK);
     const int s0[] = {4, 5, VOCAB_EOS}, s1[] = {5, VOCAB_EOS}, s2[] = {4, 4, 5, 5, VOCAB_EOS};
     const int g0[] = {4, 5, 6, VOCAB_EOS}, g1[] = {VOCAB_EOS}, g2[] = {5, 4, 4, 6, 6, VOCAB_EOS};
     const int *src[] = {s0, s1, s2}, *tgt[] = {g0, g1, g2};
@@ -205,7 +205,7 @@ static void test_decode_score_encoded(void **state)
     assert_memory_equal(&got[1], &want[1], 2 * sizeof(double));
     for (int i = 0; i < 3; i++)
         translation_free(&t[i]);
-    decoder_free(&dec);
+    decode_free(&dec);
     model_free(&m);
 }
 
@@ -243,12 +243,12 @@ static void test_decode_beam_batch_equals_alone(void **state)
         int differ = 0;
         for (size_t w = 0; w < sizeof BEAMS / sizeof BEAMS[0]; w++)
             for (int with_prefix = 0; with_prefix <= 1; with_prefix++) {
-                Decoder batch, one;
-                assert_int_equal(decoder_init(&batch, &m, BEAMS[w]), TT_OK);
-                assert_int_equal(decoder_init(&one, &m, BEAMS[w]), TT_OK);
-                assert_int_equal(decoder_set_batch(&batch, N_SENT, NULL), TT_OK);
+                Search batch, one;
+                assert_int_equal(decode_init(&batch, &m, BEAMS[w]), TT_OK);
+                assert_int_equal(decode_init(&one, &m, BEAMS[w]), TT_OK);
+                assert_int_equal(decode_set_batch(&batch, N_SENT, NULL), TT_OK);
                 /* The batch reads the weights packed, the one at a time as stored. */
-                assert_int_equal(decoder_pack(&batch), TT_OK);
+                assert_int_equal(decode_pack(&batch), TT_OK);
                 assert_non_null(batch.params_packed);
                 assert_null(one.params_packed);
                 batch.words_only = one.words_only = 1;
@@ -274,8 +274,8 @@ static void test_decode_beam_batch_equals_alone(void **state)
                         }
                     differ += i > 0 && !translation_is(&t[i], t[0].ids, t[0].n);
                 }
-                decoder_free(&one);
-                decoder_free(&batch);
+                decode_free(&one);
+                decode_free(&batch);
             }
         /* The sentences did not all get one translation: the comparison saw
          * different searches side by side. */
@@ -315,10 +315,10 @@ static void test_decode_chunked_batch_equals_alone(void **state)
         assert_int_equal(translation_init(&t[i], &m, 0), TT_OK);
     }
     assert_int_equal(translation_init(&alone, &m, 0), TT_OK);
-    Decoder batch, one;
-    assert_int_equal(decoder_init(&batch, &m, 1), TT_OK);
-    assert_int_equal(decoder_init(&one, &m, 1), TT_OK);
-    assert_int_equal(decoder_set_batch(&batch, N_SENT, NULL), TT_OK);
+    Search batch, one;
+    assert_int_equal(decode_init(&batch, &m, 1), TT_OK);
+    assert_int_equal(decode_init(&one, &m, 1), TT_OK);
+    assert_int_equal(decode_set_batch(&batch, N_SENT, NULL), TT_OK);
     const DecodeOptions o = decode_options_default();
     const int H = m.config.n_heads, Le = m.config.n_encoder_layers;
     for (int k = 0; k < 2; k++) {
@@ -346,8 +346,8 @@ static void test_decode_chunked_batch_equals_alone(void **state)
         for (int i = 0; i < N_SENT; i++)
             ids[i][S[k][i] - 1] = 4 + ((i >> ((S[k][i] - 1) % 7)) & 1);
     }
-    decoder_free(&one);
-    decoder_free(&batch);
+    decode_free(&one);
+    decode_free(&batch);
     for (int i = 0; i < N_SENT; i++)
         translation_free(&t[i]);
     translation_free(&alone);
@@ -360,9 +360,9 @@ static void test_decode_beam_eos_after_prefix(void **state)
     (void)state;
     Model m;
     build_tiny(&m, VOCAB_EOS);
-    Decoder dec;
+    Search dec;
     Translation t;
-    assert_int_equal(decoder_init(&dec, &m, 3), TT_OK);
+    assert_int_equal(decode_init(&dec, &m, 3), TT_OK);
     assert_int_equal(translation_init(&t, &m, 0), TT_OK);
     const int src[] = {4, 5, VOCAB_EOS}, prefix[] = {4};
     const DecodeOptions o = {.beam = 3, .prefix = prefix, .n_prefix = 1};
@@ -371,7 +371,7 @@ static void test_decode_beam_eos_after_prefix(void **state)
     assert_int_equal(t.ids[0], 4);
     assert_int_equal(t.ids[1], VOCAB_EOS);
     translation_free(&t);
-    decoder_free(&dec);
+    decode_free(&dec);
     model_free(&m);
 }
 

@@ -255,12 +255,12 @@ typedef struct {
 static double norm_objective(void *p)
 {
     NormCase *c = p;
-    layernorm_forward(c->out, c->x, c->w, c->b, c->N, c->D, c->eps);
+    layers_norm_forward(c->out, c->x, c->w, c->b, c->N, c->D, c->eps);
     return weighted_sum(c->r, c->D, c->out, c->D, c->N, c->D);
 }
 
-/* layernorm_backward_dx and layernorm_backward_params add dx, dw, db of LayerNorm, from
- * layernorm_forward_cache's stats; the parameters' columns in two ranges, as threads split
+/* layers_norm_backward_dx and layers_norm_backward_params add dx, dw, db of LayerNorm, from
+ * layers_norm_forward_cache's stats; the parameters' columns in two ranges, as threads split
  * them. */
 static void test_grad_layernorm(void **state)
 {
@@ -277,13 +277,13 @@ static void test_grad_layernorm(void **state)
             c.x[i * D + k] = c.x[i * D + k] * (0.5f + (float)i) + 0.3f * (float)(i - 1);
     float mean[4], rstd[4];
     float *out = rand_array(&rng, (size_t)N * D, 0, 0);
-    layernorm_forward_cache(out, mean, rstd, c.x, c.w, c.b, N, D, c.eps);
+    layers_norm_forward_cache(out, mean, rstd, c.x, c.w, c.b, N, D, c.eps);
     float *dx0 = rand_array(&rng, (size_t)N * D, -1, 1), *dx = copy_array(dx0, (size_t)N * D);
     float *dw0 = rand_array(&rng, (size_t)D, -1, 1), *dw = copy_array(dw0, (size_t)D);
     float *db0 = rand_array(&rng, (size_t)D, -1, 1), *db = copy_array(db0, (size_t)D);
-    layernorm_backward_dx(dx, c.r, c.x, c.w, mean, rstd, N, D);
-    layernorm_backward_params(dw, db, c.r, c.x, mean, rstd, N, D, 0, 5);
-    layernorm_backward_params(dw, db, c.r, c.x, mean, rstd, N, D, 5, D);
+    layers_norm_backward_dx(dx, c.r, c.x, c.w, mean, rstd, N, D);
+    layers_norm_backward_params(dw, db, c.r, c.x, mean, rstd, N, D, 0, 5);
+    layers_norm_backward_params(dw, db, c.r, c.x, mean, rstd, N, D, 5, D);
 
     int ok = 1;
     ok &= fd_check("layernorm dx", &FD_NONLINEAR, norm_objective, &c, c.x, dx, dx0, (size_t)N * D);
@@ -318,7 +318,7 @@ static void layernorm_reference(float *out, float *mean, float *rstd, const floa
     }
 }
 
-/* layernorm_forward_cache takes rows eight and sixteen at a time (layers.c): every row's
+/* layers_norm_forward_cache takes rows eight and sixteen at a time (layers.c): every row's
  * bits are the one-row reference's, whatever the rows around it, for widths that are and
  * are not multiples of eight and one past the width the grouped rows take. */
 static void test_layernorm_rows_bits(void **state)
@@ -340,15 +340,15 @@ static void test_layernorm_rows_bits(void **state)
             float *out = rand_array(&rng, (size_t)N * D, 0, 0);
             float *ref = rand_array(&rng, (size_t)N * D, 0, 0);
             float mean[37], rstd[37], rmean[37], rrstd[37];
-            layernorm_forward_cache(out, mean, rstd, x, w, b, N, D, 1e-5f);
+            layers_norm_forward_cache(out, mean, rstd, x, w, b, N, D, 1e-5f);
             layernorm_reference(ref, rmean, rrstd, x, w, b, N, D, 1e-5f);
             if (memcmp(out, ref, sizeof(float) * (size_t)N * D) != 0 ||
                 memcmp(mean, rmean, sizeof(float) * (size_t)N) != 0 ||
                 memcmp(rstd, rrstd, sizeof(float) * (size_t)N) != 0)
                 fail_msg("layernorm rows %d × %d: not the one-row reference's bits", N, D);
-            layernorm_forward(out, x, w, b, N, D, 1e-5f);
+            layers_norm_forward(out, x, w, b, N, D, 1e-5f);
             if (memcmp(out, ref, sizeof(float) * (size_t)N * D) != 0)
-                fail_msg("layernorm_forward %d × %d: not the reference's bits", N, D);
+                fail_msg("layers_norm_forward %d × %d: not the reference's bits", N, D);
             free(ref), free(out), free(b), free(w), free(x);
         }
 }
@@ -716,11 +716,11 @@ static double layer_objective(void *p)
     }
     if (c->dec) {
         memcpy(c->acts.dec[0].x, c->in, sizeof(float) * (size_t)c->rows * D);
-        decoder_layer_forward(c->out, &c->acts.dec[0], c->memory, &w->dec[0], &c->nb, NULL, 0,
-                              &c->ctx);
+        net_decoder_layer_forward(c->out, &c->acts.dec[0], c->memory, &w->dec[0], &c->nb, NULL, 0,
+                                  &c->ctx);
     } else {
         memcpy(c->acts.enc[0].x, c->in, sizeof(float) * (size_t)c->rows * D);
-        encoder_layer_forward(c->out, &c->acts.enc[0], &w->enc[0], &c->nb, &c->ctx);
+        net_encoder_layer_forward(c->out, &c->acts.enc[0], &w->enc[0], &c->nb, &c->ctx);
     }
     /* A flip in a padding row changes nothing the loss sees. */
     const float *ff = layer_relu(c);
@@ -880,12 +880,12 @@ static int check_layer(int dec, uint64_t seed)
         free(dh);
     } else if (dec) {
         memcpy(d, c.r, sizeof(float) * in_n);
-        decoder_layer_backward(d, dmem, &c.acts.s, &gw.dec[0], &c.acts.dec[0], c.memory,
-                               &m->w.dec[0], &c.nb, &c.ctx);
+        net_decoder_layer_backward(d, dmem, &c.acts.s, &gw.dec[0], &c.acts.dec[0], c.memory,
+                                   &m->w.dec[0], &c.nb, &c.ctx);
     } else {
         memcpy(d, c.r, sizeof(float) * in_n);
-        encoder_layer_backward(d, &c.acts.s, &gw.enc[0], &c.acts.enc[0], &m->w.enc[0], &c.nb,
-                               &c.ctx);
+        net_encoder_layer_backward(d, &c.acts.s, &gw.enc[0], &c.acts.enc[0], &m->w.enc[0], &c.nb,
+                                   &c.ctx);
     }
 
     unsigned char pad[LAYER_B * LAYER_T];
@@ -931,7 +931,7 @@ static int check_layer(int dec, uint64_t seed)
     return ok;
 }
 
-/* encoder_layer_backward over a padded batch of three: every entry of the input and of
+/* net_encoder_layer_backward over a padded batch of three: every entry of the input and of
  * the layer's weights against central differences; padding rows get exactly 0. */
 static void test_grad_encoder_layer(void **state)
 {
@@ -939,7 +939,7 @@ static void test_grad_encoder_layer(void **state)
     assert_true(check_layer(0, 31));
 }
 
-/* decoder_layer_backward likewise, with the memory's gradient (padding keys get 0). */
+/* net_decoder_layer_backward likewise, with the memory's gradient (padding keys get 0). */
 static void test_grad_decoder_layer(void **state)
 {
     (void)state;
@@ -1278,7 +1278,7 @@ static void test_grad_backprop_accumulates(void **state)
  * AdamW
  */
 
-/* adamw_update follows AdamW in double precision over three steps: moments, bias
+/* optim_adamw_update follows AdamW in double precision over three steps: moments, bias
  * correction, eps outside the square root, and decoupled weight decay on matrices only. */
 static void test_grad_adamw_matches_reference(void **state)
 {
@@ -1306,7 +1306,7 @@ static void test_grad_adamw_matches_reference(void **state)
     for (int i = 0; i < NP; i++)
         x[i] = X0[i], rx[i] = X0[i];
     for (long step = 1; step <= STEPS; step++) {
-        adamw_update(x, G[step - 1], 1.0f, m, v, specs, 2, &cfg, lr, step, NULL);
+        optim_adamw_update(x, G[step - 1], 1.0f, m, v, specs, 2, &cfg, lr, step, NULL);
         const double b1 = cfg.beta1, b2 = cfg.beta2;
         for (int i = 0; i < NP; i++) {
             const double g = G[step - 1][i];
@@ -1333,7 +1333,7 @@ static void test_grad_adamw_matches_reference(void **state)
      * lr·g/(|g| + eps) = lr/2 (plus decay), not lr·g/√(g² + eps) ≈ lr·1e-4. */
     float x1[NP], m1[NP] = {0}, v1[NP] = {0};
     memcpy(x1, X0, sizeof x1);
-    adamw_update(x1, G[0], 1.0f, m1, v1, specs, 2, &cfg, lr, 1, NULL);
+    optim_adamw_update(x1, G[0], 1.0f, m1, v1, specs, 2, &cfg, lr, 1, NULL);
     const double want5 = X0[5] * (1 - lr * 0.1) - lr * 0.5;
     assert_float_equal(x1[5], want5, 1e-6);
     /* At step 1 bias correction makes m̂ = g and v̂ = g²: an entry with |g| ≫ eps moves by

@@ -84,16 +84,16 @@ static void test_transformer_encoder_matches_torch(void **state)
         Model m;
         Encoder e;
         load(&m, r);
-        assert_int_equal(encoder_init(&e, &m), TT_OK);
-        assert_int_equal(encoder_forward(&e, r->src_ids, r->S), TT_OK);
+        assert_int_equal(transformer_encoder_init(&e, &m), TT_OK);
+        assert_int_equal(transformer_encode(&e, r->src_ids, r->S), TT_OK);
         const int D = m.config.d_model, LH = m.config.n_encoder_layers * m.config.n_heads;
         assert_close_array("encoder output", e.memory, r->enc_out, (size_t)r->S * D, 1e-5);
         for (int lh = 0; lh < LH; lh++)
             assert_close_array("encoder self-attention",
-                               encoder_attention(&e, 0, lh / m.config.n_heads,
-                                                 lh % m.config.n_heads),
+                               transformer_encoder_attention(&e, 0, lh / m.config.n_heads,
+                                                             lh % m.config.n_heads),
                                r->enc_w + (size_t)lh * r->S * r->S, (size_t)r->S * r->S, 1e-5);
-        encoder_free(&e);
+        transformer_encoder_free(&e);
         model_free(&m);
     }
 }
@@ -153,36 +153,36 @@ static void test_transformer_cache_equals_batched_forward(void **state)
         DecoderState d;
         load(&m, r);
         batched_forward(&tr, &m, r);
-        assert_int_equal(encoder_init(&e, &m), TT_OK);
-        assert_int_equal(decoder_state_init(&d, &m), TT_OK);
-        assert_int_equal(encoder_forward(&e, r->src_ids, r->S), TT_OK);
+        assert_int_equal(transformer_encoder_init(&e, &m), TT_OK);
+        assert_int_equal(transformer_state_init(&d, &m), TT_OK);
+        assert_int_equal(transformer_encode(&e, r->src_ids, r->S), TT_OK);
         const int D = m.config.d_model, V = m.tgt_vocab.size, H = m.config.n_heads;
         const int L = m.config.n_decoder_layers, T = r->T, S = r->S;
         assert_close_array("encoder memory", e.memory, tr.acts.memory, (size_t)S * D, 1e-5);
-        assert_int_equal(decoder_state_reserve(&d, 1, 1, T, S), TT_OK);
+        assert_int_equal(transformer_state_reserve(&d, 1, 1, T, S), TT_OK);
         const int slot = 0, sent = 0;
         for (int t = 0; t < T; t++) {
-            assert_int_equal(decoder_state_step(&d, &e, &r->tgt_ids[t], &slot, &sent, 1, t, NULL),
+            assert_int_equal(transformer_step(&d, &e, &r->tgt_ids[t], &slot, &sent, 1, t, NULL),
                              TT_OK);
-            assert_close_array("cached logits", decoder_state_logits(&d, 0),
+            assert_close_array("cached logits", transformer_state_logits(&d, 0),
                                tr.acts.logits + (size_t)t * V, (size_t)V, 1e-5);
             for (int l = 0; l < L; l++)
                 for (int h = 0; h < H; h++) {
-                    assert_close_array("cached self weights", decoder_state_self(&d, l, 0, h),
+                    assert_close_array("cached self weights", transformer_state_self(&d, l, 0, h),
                                        tr.acts.dec[l].att + ((size_t)h * T + t) * T,
                                        (size_t)t + 1, 1e-5);
-                    assert_close_array("cached cross weights", decoder_state_cross(&d, l, 0, h),
+                    assert_close_array("cached cross weights", transformer_state_cross(&d, l, 0, h),
                                        tr.acts.dec[l].catt + ((size_t)h * T + t) * S, (size_t)S,
                                        1e-5);
                 }
         }
         /* A step past the room made is refused. */
         assert_true(d.cap >= T);
-        assert_int_equal(decoder_state_step(&d, &e, &r->tgt_ids[0], &slot, &sent, 1, d.cap,
-                                            NULL),
+        assert_int_equal(transformer_step(&d, &e, &r->tgt_ids[0], &slot, &sent, 1, d.cap,
+                                          NULL),
                          TT_EINVAL);
-        decoder_state_free(&d);
-        encoder_free(&e);
+        transformer_state_free(&d);
+        transformer_encoder_free(&e);
         backprop_free(&tr);
         model_free(&m);
     }
@@ -196,10 +196,10 @@ static void test_transformer_greedy_matches_torch(void **state)
     for (int k = 0; k < 2; k++) {
         const Reference *r = &REFS[k];
         Model m;
-        Decoder dec;
+        Search dec;
         Translation t;
         load(&m, r);
-        assert_int_equal(decoder_init(&dec, &m, 1), TT_OK);
+        assert_int_equal(decode_init(&dec, &m, 1), TT_OK);
         assert_int_equal(translation_init(&t, &m, 3), TT_OK);
         for (int c = 0; c < r->n_cases; c++) {
             const DecodeCase *dc = &r->cases[c];
@@ -215,7 +215,7 @@ static void test_transformer_greedy_matches_torch(void **state)
                 assert_int_equal(t.alt_ids[i * t.alt_k], t.ids[i]);
         }
         translation_free(&t);
-        decoder_free(&dec);
+        decode_free(&dec);
         model_free(&m);
     }
 }
@@ -229,10 +229,10 @@ static void test_transformer_beam(void **state)
     for (int k = 0; k < 2; k++) {
         const Reference *r = &REFS[k];
         Model m;
-        Decoder dec;
+        Search dec;
         Translation greedy, beam1, beam4;
         load(&m, r);
-        assert_int_equal(decoder_init(&dec, &m, 4), TT_OK);
+        assert_int_equal(decode_init(&dec, &m, 4), TT_OK);
         assert_int_equal(translation_init(&greedy, &m, 0), TT_OK);
         assert_int_equal(translation_init(&beam1, &m, 0), TT_OK);
         assert_int_equal(translation_init(&beam4, &m, 0), TT_OK);
@@ -290,7 +290,7 @@ static void test_transformer_beam(void **state)
         translation_free(&beam4);
         translation_free(&beam1);
         translation_free(&greedy);
-        decoder_free(&dec);
+        decode_free(&dec);
         model_free(&m);
     }
 }
@@ -301,12 +301,12 @@ static void test_transformer_unk_most_attended(void **state)
 {
     (void)state;
     Model m;
-    Decoder dec;
+    Search dec;
     Translation t;
     load(&m, &REFS[0]);
     /* Make <unk> win every step: a large generator bias. */
     testutil_tensor(&m, "generator.bias")[VOCAB_UNK] = 100.0f;
-    assert_int_equal(decoder_init(&dec, &m, 1), TT_OK);
+    assert_int_equal(decode_init(&dec, &m, 1), TT_OK);
     assert_int_equal(translation_init(&t, &m, 0), TT_OK);
     const DecodeCase *dc = &REFS[0].cases[0];
     const DecodeOptions o = {.beam = 1, .max_len = m.config.max_len};
@@ -327,7 +327,7 @@ static void test_transformer_unk_most_attended(void **state)
         assert_true(best < t.S - 1);
     }
     translation_free(&t);
-    decoder_free(&dec);
+    decode_free(&dec);
     model_free(&m);
 }
 
@@ -336,10 +336,10 @@ static void test_transformer_bad_arguments(void **state)
 {
     (void)state;
     Model m;
-    Decoder dec;
+    Search dec;
     Translation t;
     load(&m, &REFS[0]);
-    assert_int_equal(decoder_init(&dec, &m, 2), TT_OK);
+    assert_int_equal(decode_init(&dec, &m, 2), TT_OK);
     assert_int_equal(translation_init(&t, &m, 0), TT_OK);
     const int N = m.config.max_len;
     int src[64], prefix[64];
@@ -377,7 +377,7 @@ static void test_transformer_bad_arguments(void **state)
     assert_int_equal(t.ids[0], 4);
     assert_int_equal(t.ids[1], 4);
     translation_free(&t);
-    decoder_free(&dec);
+    decode_free(&dec);
     model_free(&m);
 }
 
@@ -413,10 +413,10 @@ static void test_transformer_default_limit_is_decode_limit(void **state)
     for (int k = 0; k < 2; k++) {
         const Reference *r = &REFS[k];
         Model m;
-        Decoder dec;
+        Search dec;
         Translation a, b;
         load(&m, r);
-        assert_int_equal(decoder_init(&dec, &m, 2), TT_OK);
+        assert_int_equal(decode_init(&dec, &m, 2), TT_OK);
         assert_int_equal(translation_init(&a, &m, 0), TT_OK);
         assert_int_equal(translation_init(&b, &m, 0), TT_OK);
         for (int c = 0; c < r->n_cases; c++) {
@@ -439,7 +439,7 @@ static void test_transformer_default_limit_is_decode_limit(void **state)
         }
         translation_free(&b);
         translation_free(&a);
-        decoder_free(&dec);
+        decode_free(&dec);
         model_free(&m);
     }
 }

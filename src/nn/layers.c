@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* Rows of layer normalisation, `rows` at once (1 or NORM_ROWS): the statistics in double,
- * the output as layernorm_forward has always computed it; mean and rstd, when wanted, as
+ * the output as layers_norm_forward has always computed it; mean and rstd, when wanted, as
  * floats. A row's sums are chains of dependent additions, each waiting for the one
  * before; NORM_ROWS rows side by side let the chains overlap. Each row's sum is taken
  * in the same order as alone, so the bits do not depend on how rows are grouped. */
@@ -173,24 +173,24 @@ static inline __attribute__((always_inline)) void layernorm_all(float *out, floa
 }
 
 KERNEL_CLONES
-void layernorm_forward(float *out, const float *x, const float *w, const float *b, int N, int D,
-                       float eps)
+void layers_norm_forward(float *out, const float *x, const float *w, const float *b, int N, int D,
+                         float eps)
 {
     assert(N > 0 && D > 0);
     layernorm_all(out, NULL, NULL, x, w, b, N, D, eps);
 }
 
-/* The statistics once per row (this computed them, then layernorm_forward again). */
+/* The statistics once per row (this computed them, then layers_norm_forward again). */
 KERNEL_CLONES
-void layernorm_forward_cache(float *out, float *mean, float *rstd, const float *x, const float *w,
-                             const float *b, int N, int D, float eps)
+void layers_norm_forward_cache(float *out, float *mean, float *rstd, const float *x, const float *w,
+                               const float *b, int N, int D, float eps)
 {
     layernorm_all(out, mean, rstd, x, w, b, N, D, eps);
 }
 
 /* With x̂ = (x − μ)·r and g = dout·w:
  *   dx = r · (g − mean(g) − x̂ · mean(g · x̂)). */
-/* `rows` rows (1 or NORM_ROWS) of layernorm_backward_dx, side by side as in
+/* `rows` rows (1 or NORM_ROWS) of layers_norm_backward_dx, side by side as in
  * layernorm_rows: each row's two sums in the same order as alone. */
 static inline __attribute__((always_inline)) void norm_dx_rows(float *dx, const float *dout,
                                                                 const float *x, const float *w,
@@ -221,8 +221,8 @@ static inline __attribute__((always_inline)) void norm_dx_rows(float *dx, const 
 /* With x̂ = (x − μ)·r and g = dout·w:
  *   dx = r · (g − mean(g) − x̂ · mean(g · x̂)). */
 KERNEL_CLONES
-void layernorm_backward_dx(float *dx, const float *dout, const float *x, const float *w,
-                           const float *mean, const float *rstd, int N, int D)
+void layers_norm_backward_dx(float *dx, const float *dout, const float *x, const float *w,
+                             const float *mean, const float *rstd, int N, int D)
 {
     int i = 0;
     for (; i + NORM_ROWS <= N; i += NORM_ROWS)
@@ -234,9 +234,9 @@ void layernorm_backward_dx(float *dx, const float *dout, const float *x, const f
 }
 
 KERNEL_CLONES
-void layernorm_backward_params(float *dw, float *db, const float *dout, const float *x,
-                               const float *mean, const float *rstd, int N, int D, int k0,
-                               int k1)
+void layers_norm_backward_params(float *dw, float *db, const float *dout, const float *x,
+                                 const float *mean, const float *rstd, int N, int D, int k0,
+                                 int k1)
 {
     /* Columns a block at a time, summed in locals and added once: a caller's threads
      * take neighbouring column ranges, which may share a cache line of dw and db. */
@@ -260,8 +260,8 @@ void layernorm_backward_params(float *dw, float *db, const float *dout, const fl
     }
 }
 
-void embed_forward(float *out, const float *table, const float *pe, const int *ids, int N,
-                   int pos0, int D)
+void layers_embed_forward(float *out, const float *table, const float *pe, const int *ids, int N,
+                          int pos0, int D)
 {
     const float scale = sqrtf((float)D);
     for (int i = 0; i < N; i++) {
@@ -274,7 +274,7 @@ void embed_forward(float *out, const float *table, const float *pe, const int *i
 }
 
 KERNEL_CLONES
-void residual_add(float *x, const float *y, int n)
+void layers_residual_add(float *x, const float *y, int n)
 {
     for (int i = 0; i < n; i++)
         x[i] += y[i];

@@ -269,10 +269,10 @@ static void linear_forward_block(const LinearJob *j, int n, int task)
     if (!r)
         return;
     const size_t o = (size_t)i0 * j->N;
-    residual_add(out, r->res + o, m * j->N);
+    layers_residual_add(out, r->res + o, m * j->N);
     if (r->norm_out)
-        layernorm_forward_cache(r->norm_out + o, r->norm_st + i0, r->norm_st + j->M + i0, out,
-                                r->norm_w, r->norm_b, m, j->N, r->eps);
+        layers_norm_forward_cache(r->norm_out + o, r->norm_st + i0, r->norm_st + j->M + i0, out,
+                                  r->norm_w, r->norm_b, m, j->N, r->eps);
 }
 
 /* One to three Linear layers over inputs of the same M rows (an attention block's
@@ -537,7 +537,7 @@ static void embed_task(void *ctx, int task)
     const EmbedJob *j = ctx;
     const size_t o = (size_t)task * j->T;
     const int n = j->len[task];
-    embed_forward(j->out + o * j->D, j->table, j->pe, j->ids + o, n, 0, j->D);
+    layers_embed_forward(j->out + o * j->D, j->table, j->pe, j->ids + o, n, 0, j->D);
     memset(j->out + (o + (size_t)n) * j->D, 0, sizeof(float) * (size_t)(j->T - n) * j->D);
 }
 
@@ -593,8 +593,8 @@ static void norm_forward_task(void *ctx, int task)
     const int i0 = task * ROWS_PER_TASK;
     const int m = j->n - i0 < ROWS_PER_TASK ? j->n - i0 : ROWS_PER_TASK;
     const size_t o = (size_t)i0 * j->D;
-    layernorm_forward_cache(j->out + o, j->st + i0, j->st + j->n + i0, j->x + o, j->w, j->b, m,
-                            j->D, j->eps);
+    layers_norm_forward_cache(j->out + o, j->st + i0, j->st + j->n + i0, j->x + o, j->w, j->b, m,
+                              j->D, j->eps);
 }
 
 void net_norm_forward(float *out, float *st, const float *x, const float *w, const float *b,
@@ -613,14 +613,14 @@ static void norm_backward_task(void *ctx, int task)
         const int i0 = idx * ROWS_PER_TASK;
         const int m = j->n - i0 < ROWS_PER_TASK ? j->n - i0 : ROWS_PER_TASK;
         const size_t o = (size_t)i0 * j->D;
-        layernorm_backward_dx(j->dx + o, j->dout + o, j->x + o, j->w, j->cst + i0,
-                              j->cst + j->n + i0, m, j->D);
+        layers_norm_backward_dx(j->dx + o, j->dout + o, j->x + o, j->w, j->cst + i0,
+                                j->cst + j->n + i0, m, j->D);
         return;
     }
     const int k0 = idx * DW_ROWS_PER_TASK;
     const int k1 = j->D - k0 < DW_ROWS_PER_TASK ? j->D : k0 + DW_ROWS_PER_TASK;
-    layernorm_backward_params(j->dw, j->db, j->dout, j->x, j->cst, j->cst + j->n, j->n, j->D,
-                              k0, k1);
+    layers_norm_backward_params(j->dw, j->db, j->dout, j->x, j->cst, j->cst + j->n, j->n, j->D,
+                                k0, k1);
 }
 
 void net_norm_backward(float *dx, float *dw, float *db, const float *dout, const float *x,
@@ -826,14 +826,14 @@ void net_encoder_forward(NetActs *a, const Model *m, const int *src_ids, const N
     net_embed_forward(a->enc[0].x, a->src_drop, w->emb_src, m->pe, src_ids, nb->src_len, nb->B,
                       nb->S, c);
     for (int l = 0; l < a->n_enc; l++)
-        encoder_layer_forward(l + 1 < a->n_enc ? a->enc[l + 1].x : a->enc_top, &a->enc[l],
-                              &w->enc[l], nb, c);
+        net_encoder_layer_forward(l + 1 < a->n_enc ? a->enc[l + 1].x : a->enc_top, &a->enc[l],
+                                  &w->enc[l], nb, c);
     net_norm_forward(a->memory, a->mem_st, a->enc_top, w->enc_norm_w, w->enc_norm_b,
                      nb->B * nb->S, c);
 }
 
-void encoder_layer_forward(float *out, EncLayerActs *a, const EncoderLayer *w,
-                           const NetBatch *nb, const NetCtx *c)
+void net_encoder_layer_forward(float *out, EncLayerActs *a, const EncoderLayer *w,
+                               const NetBatch *nb, const NetCtx *c)
 {
     const int B = nb->B, S = nb->S, M = B * S;
     /* The attention block's output goes to ctx's neighbour mid first, then the sum. */
@@ -850,9 +850,9 @@ void encoder_layer_forward(float *out, EncLayerActs *a, const EncoderLayer *w,
     residual_tail(out, a->drop2, &r2, nb->src_len, B, S, c);
 }
 
-void encoder_layer_backward(float *d, NetScratch *s, const EncoderLayer *g,
-                            const EncLayerActs *a, const EncoderLayer *w, const NetBatch *nb,
-                            const NetCtx *c)
+void net_encoder_layer_backward(float *d, NetScratch *s, const EncoderLayer *g,
+                                const EncLayerActs *a, const EncoderLayer *w, const NetBatch *nb,
+                                const NetCtx *c)
 {
     const int B = nb->B, S = nb->S, M = B * S;
     /* Feed-forward block: d stays on the residual path, the block's gradient joins it. */
@@ -871,9 +871,9 @@ void encoder_layer_backward(float *d, NetScratch *s, const EncoderLayer *g,
                       w->norm1_w, M, c);
 }
 
-void decoder_layer_forward(float *out, DecLayerActs *a, const float *memory,
-                           const DecoderLayer *w, const NetBatch *nb,
-                           const NetDecCache *cache, int l, const NetCtx *c)
+void net_decoder_layer_forward(float *out, DecLayerActs *a, const float *memory,
+                               const DecoderLayer *w, const NetBatch *nb,
+                               const NetDecCache *cache, int l, const NetCtx *c)
 {
     const int B = nb->B, T = nb->T, M = B * T;
     net_norm_forward(a->h1, a->st1, a->x, w->norm1_w, w->norm1_b, M, c);
@@ -933,16 +933,16 @@ void net_decoder_forward(NetActs *a, const Model *m, const int *tgt_ids, const N
     const float *pe = cache ? m->pe + (size_t)cache->t * c->D : m->pe;
     net_embed_forward(a->dec[0].x, a->tgt_drop, w->emb_tgt, pe, tgt_ids, nb->tgt_len, B, T, c);
     for (int l = 0; l < a->n_dec; l++)
-        decoder_layer_forward(l + 1 < a->n_dec ? a->dec[l + 1].x : a->dec_top, &a->dec[l],
-                              a->memory, &w->dec[l], nb, cache, l, c);
+        net_decoder_layer_forward(l + 1 < a->n_dec ? a->dec[l + 1].x : a->dec_top, &a->dec[l],
+                                  a->memory, &w->dec[l], nb, cache, l, c);
     net_norm_forward(a->final_h, a->final_st, a->dec_top, w->dec_norm_w, w->dec_norm_b, B * T,
                      c);
     net_generator_forward(a->logits, a->final_h, w->gen_w, w->gen_b, B * T, c);
 }
 
-void decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const DecoderLayer *g,
-                            const DecLayerActs *a, const float *memory, const DecoderLayer *w,
-                            const NetBatch *nb, const NetCtx *c)
+void net_decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const DecoderLayer *g,
+                                const DecLayerActs *a, const float *memory, const DecoderLayer *w,
+                                const NetBatch *nb, const NetCtx *c)
 {
     const int B = nb->B, T = nb->T, M = B * T;
     ffn_block_backward(s->dh, s, dropout_backward(s->dy, d, a->drop3, B, T, c), a->h3, a->ff,

@@ -135,7 +135,7 @@ typedef struct {
 
 /* The table for m at capacity (B, S, T), dropout masks included when dropout is 1:
  * writes up to max rows into specs (NULL to count only) and returns how many there are.
- * T = 0 is the encoder's forward pass alone (translation's encoder, encoder_forward):
+ * T = 0 is the encoder's forward pass alone (translation's encoder, transformer_encode):
  * its layers, enc_top and memory, and nothing of the decoder or the backward pass.
  * S = 0 is the decoder alone, for its cached steps (net_decoder_forward with a
  * NetDecCache): nothing of the encoder, and no memory projections. */
@@ -267,23 +267,23 @@ void net_mha_backward(float *dxq, float *dxkv, NetScratch *s, const float *dout,
 /* ---- the layers ---- */
 
 /* out = one encoder layer of a->x (which the caller filled). out (B·S, D). */
-void encoder_layer_forward(float *out, EncLayerActs *a, const EncoderLayer *w,
-                           const NetBatch *nb, const NetCtx *c);
+void net_encoder_layer_forward(float *out, EncLayerActs *a, const EncoderLayer *w,
+                               const NetBatch *nb, const NetCtx *c);
 /* d (B·S, D): the gradient by the layer's output in, by its input out. g: the layer's
  * gradient views (written through: the block is the caller's gradient block). */
-void encoder_layer_backward(float *d, NetScratch *s, const EncoderLayer *g,
-                            const EncLayerActs *a, const EncoderLayer *w, const NetBatch *nb,
-                            const NetCtx *c);
+void net_encoder_layer_backward(float *d, NetScratch *s, const EncoderLayer *g,
+                                const EncLayerActs *a, const EncoderLayer *w, const NetBatch *nb,
+                                const NetCtx *c);
 
 /* out = one decoder layer of a->x against memory (B·S, D). out (B·T, D). With a cache
  * (memory then unused), a step of layer l as net_decoder_forward describes. */
-void decoder_layer_forward(float *out, DecLayerActs *a, const float *memory,
-                           const DecoderLayer *w, const NetBatch *nb,
-                           const NetDecCache *cache, int l, const NetCtx *c);
-/* As encoder_layer_backward, and dmemory (B·S, D) += the gradient by the memory. */
-void decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const DecoderLayer *g,
-                            const DecLayerActs *a, const float *memory, const DecoderLayer *w,
-                            const NetBatch *nb, const NetCtx *c);
+void net_decoder_layer_forward(float *out, DecLayerActs *a, const float *memory,
+                               const DecoderLayer *w, const NetBatch *nb,
+                               const NetDecCache *cache, int l, const NetCtx *c);
+/* As net_encoder_layer_backward, and dmemory (B·S, D) += the gradient by the memory. */
+void net_decoder_layer_backward(float *d, float *dmemory, NetScratch *s, const DecoderLayer *g,
+                                const DecLayerActs *a, const float *memory, const DecoderLayer *w,
+                                const NetBatch *nb, const NetCtx *c);
 
 /* logits (n, V) = h · Wᵀ + b. */
 void net_generator_forward(float *logits, const float *h, const float *w, const float *b,

@@ -31,7 +31,7 @@ static NetCtx translation_ctx(const Model *m, const float *params_packed, Pool *
  * Encoder
  */
 
-void encoder_free(Encoder *e)
+void transformer_encoder_free(Encoder *e)
 {
     if (!e)
         return;
@@ -44,7 +44,7 @@ void encoder_free(Encoder *e)
     memset(e, 0, sizeof *e);
 }
 
-int encoder_init(Encoder *e, const Model *m)
+int transformer_encoder_init(Encoder *e, const Model *m)
 {
     memset(e, 0, sizeof *e);
     e->model = m;
@@ -94,7 +94,7 @@ static int encoder_reserve(Encoder *e, int B, int S)
     if (g.chunk < B) {
         /* The whole batch's attention weights per layer, bounded as NetActs bounds its. */
         if ((long long)B * S * S > CONFIG_MAX_ATTENTION_FLOATS / (long long)H) {
-            encoder_free(&g);
+            transformer_encoder_free(&g);
             return TT_EINVAL;
         }
         g.whole = malloc(sizeof(float) * (BS * D + Le * BS * H * (size_t)S));
@@ -103,14 +103,14 @@ static int encoder_reserve(Encoder *e, int B, int S)
     int rc = net_acts_init(&g.acts, m, g.chunk, S, 0, 0);
     if (rc != TT_OK || !g.len || !g.pad_ids || !g.block ||
         (g.chunk < B && (!g.whole || !g.scratch))) {
-        encoder_free(&g);
+        transformer_encoder_free(&g);
         return rc != TT_OK ? rc : TT_ENOMEM;
     }
     for (size_t l = 0; l < L; l++) {
         g.cross_k[l] = g.block + 2 * l * BS * D;
         g.cross_v[l] = g.block + (2 * l + 1) * BS * D;
     }
-    encoder_free(e);
+    transformer_encoder_free(e);
     *e = g;
     return TT_OK;
 }
@@ -154,8 +154,8 @@ static int chunk_end(const int *len, int i0, int n, int most)
     return end;
 }
 
-int encoder_forward_batch(Encoder *e, const int *const *ids, const int *len, int n,
-                          Pool *pool)
+int transformer_encode_batch(Encoder *e, const int *const *ids, const int *len, int n,
+                             Pool *pool)
 {
     const Model *m = e->model;
     const ModelConfig *c = &m->config;
@@ -222,12 +222,12 @@ int encoder_forward_batch(Encoder *e, const int *const *ids, const int *len, int
     return TT_OK;
 }
 
-int encoder_forward(Encoder *e, const int *ids, int S)
+int transformer_encode(Encoder *e, const int *ids, int S)
 {
-    return encoder_forward_batch(e, &ids, &S, 1, NULL);
+    return transformer_encode_batch(e, &ids, &S, 1, NULL);
 }
 
-const float *encoder_attention(const Encoder *e, int i, int l, int h)
+const float *transformer_encoder_attention(const Encoder *e, int i, int l, int h)
 {
     assert(i >= 0 && i < e->B && l >= 0 && l < e->model->config.n_encoder_layers);
     const int H = e->model->config.n_heads, S = e->S;
@@ -238,14 +238,14 @@ const float *encoder_attention(const Encoder *e, int i, int l, int h)
  * Decoder: cached steps
  */
 
-int decoder_state_init(DecoderState *d, const Model *m)
+int transformer_state_init(DecoderState *d, const Model *m)
 {
     memset(d, 0, sizeof *d);
     d->model = m;
     return TT_OK;
 }
 
-void decoder_state_free(DecoderState *d)
+void transformer_state_free(DecoderState *d)
 {
     if (!d)
         return;
@@ -260,7 +260,7 @@ void decoder_state_free(DecoderState *d)
     memset(d, 0, sizeof *d);
 }
 
-int decoder_state_reserve(DecoderState *d, int rows, int slots, int cap, int S)
+int transformer_state_reserve(DecoderState *d, int rows, int slots, int cap, int S)
 {
     const Model *m = d->model;
     const ModelConfig *c = &m->config;
@@ -288,18 +288,18 @@ int decoder_state_reserve(DecoderState *d, int rows, int slots, int cap, int S)
     int rc = net_acts_init(&g.acts, m, rows, 0, 1, 0);
     if (rc != TT_OK || !g.k || !g.v || !g.self_att || !g.cross_att || !g.self_len ||
         !g.cross_len || !g.step_len) {
-        decoder_state_free(&g);
+        transformer_state_free(&g);
         return rc != TT_OK ? rc : TT_ENOMEM;
     }
     for (int b = 0; b < rows; b++)
         g.step_len[b] = 1;
-    decoder_state_free(d);
+    transformer_state_free(d);
     *d = g;
     return TT_OK;
 }
 
-int decoder_state_step(DecoderState *d, const Encoder *e, const int *tokens, const int *slot,
-                       const int *sent, int B, int t, Pool *pool)
+int transformer_step(DecoderState *d, const Encoder *e, const int *tokens, const int *slot,
+                     const int *sent, int B, int t, Pool *pool)
 {
     const Model *m = d->model;
     const ModelConfig *c = &m->config;
@@ -321,7 +321,7 @@ int decoder_state_step(DecoderState *d, const Encoder *e, const int *tokens, con
         cache.cross_k[l] = e->cross_k[l];
         cache.cross_v[l] = e->cross_v[l];
         cache.self_att[l] = d->self_att + l * d->rows * H * d->cap;
-        /* Rows of S weights, the batch's S: decoder_state_cross reads them so. */
+        /* Rows of S weights, the batch's S: transformer_state_cross reads them so. */
         cache.cross_att[l] = d->cross_att + l * d->rows * H * d->S;
     }
     /* Every row has one position (step_len holds ones). */
@@ -332,25 +332,25 @@ int decoder_state_step(DecoderState *d, const Encoder *e, const int *tokens, con
     return TT_OK;
 }
 
-const float *decoder_state_logits(const DecoderState *d, int b)
+const float *transformer_state_logits(const DecoderState *d, int b)
 {
     assert(b >= 0 && b < d->rows);
     return d->acts.logits + (size_t)b * d->model->tgt_vocab.size;
 }
 
-const float *decoder_state_self(const DecoderState *d, int l, int b, int h)
+const float *transformer_state_self(const DecoderState *d, int l, int b, int h)
 {
     const size_t H = (size_t)d->model->config.n_heads;
     return d->self_att + (((size_t)l * d->rows + b) * H + h) * d->cap;
 }
 
-const float *decoder_state_cross(const DecoderState *d, int l, int b, int h)
+const float *transformer_state_cross(const DecoderState *d, int l, int b, int h)
 {
     const size_t H = (size_t)d->model->config.n_heads;
     return d->cross_att + (size_t)l * d->rows * H * d->S + ((size_t)b * H + h) * d->S_step;
 }
 
-void decoder_state_copy_slot(DecoderState *d, int dst, int src, int n)
+void transformer_state_copy_slot(DecoderState *d, int dst, int src, int n)
 {
     const ModelConfig *c = &d->model->config;
     const size_t D = (size_t)c->d_model, N = (size_t)d->cap;

@@ -55,9 +55,9 @@ typedef struct {
                               NULL; not owned */
 } Encoder;
 
-/* An encoder with no buffers yet: encoder_forward sizes them. */
-int encoder_init(Encoder *e, const Model *m);
-void encoder_free(Encoder *e);
+/* An encoder with no buffers yet: transformer_encode sizes them. */
+int transformer_encoder_init(Encoder *e, const Model *m);
+void transformer_encoder_free(Encoder *e);
 
 /* Positions of capacity the encoder's layer activations take at once: a chunk is
  * ENCODER_CHUNK_POSITIONS / cap_S sentences, at least one (25 for the shipped model,
@@ -79,15 +79,15 @@ void encoder_free(Encoder *e);
 /* Encodes n sentences (1..): sentence i is ids[i] (len[i] ids, </s> included, each in
  * 0..V_src-1, 1 <= len[i] <= max_len), first growing the buffers. pool may be NULL.
  * Returns TT_OK, TT_EINVAL or TT_ENOMEM (the encoder then holds no batch, B 0). */
-int encoder_forward_batch(Encoder *e, const int *const *ids, const int *len, int n,
-                          Pool *pool);
+int transformer_encode_batch(Encoder *e, const int *const *ids, const int *len, int n,
+                             Pool *pool);
 
-/* encoder_forward_batch of the one sentence ids (S of them), on the calling thread. */
-int encoder_forward(Encoder *e, const int *ids, int S);
+/* transformer_encode_batch of the one sentence ids (S of them), on the calling thread. */
+int transformer_encode(Encoder *e, const int *ids, int S);
 
 /* Sentence i's self-attention weights in encoder layer l, head h: (len[i], len[i]),
  * query rows then key columns, packed. */
-const float *encoder_attention(const Encoder *e, int i, int l, int h);
+const float *transformer_encoder_attention(const Encoder *e, int i, int l, int h);
 
 /* The decoder's state for cached steps: the keys and values of every slot's positions so
  * far, the step's activations, and its attention weights. A row of a step (one sentence
@@ -108,32 +108,32 @@ typedef struct {
     const float *params_packed; /* as Encoder's */
 } DecoderState;
 
-int decoder_state_init(DecoderState *d, const Model *m);
-void decoder_state_free(DecoderState *d);
+int transformer_state_init(DecoderState *d, const Model *m);
+void transformer_state_free(DecoderState *d);
 
 /* Makes room for steps of up to rows rows over slots slots of cap positions each, and
  * sources of S positions (each 1..; cap and S at most max_len). Grows only, a length to
  * 64 positions or max_len the first time (transformer.c); the cache's contents are kept
  * only when nothing had to grow. Returns TT_OK, TT_EINVAL or TT_ENOMEM (d is then as it
  * was). */
-int decoder_state_reserve(DecoderState *d, int rows, int slots, int cap, int S);
+int transformer_state_reserve(DecoderState *d, int rows, int slots, int cap, int S);
 
 /* One step of B rows (1..rows): row b feeds tokens[b] (in 0..V_tgt-1) at position t
  * (0..cap-1) of slot slot[b], against sentence sent[b] of e, whose keys and values at
  * positions 0..t-1 the slot must already hold. Leaves the logits and attention weights
  * below. pool may be NULL. Returns TT_OK or TT_EINVAL (out of range: nothing done). */
-int decoder_state_step(DecoderState *d, const Encoder *e, const int *tokens, const int *slot,
-                       const int *sent, int B, int t, Pool *pool);
+int transformer_step(DecoderState *d, const Encoder *e, const int *tokens, const int *slot,
+                     const int *sent, int B, int t, Pool *pool);
 
 /* Row b's logits (V_tgt) after the last step. */
-const float *decoder_state_logits(const DecoderState *d, int b);
+const float *transformer_state_logits(const DecoderState *d, int b);
 /* Row b's attention weights in layer l, head h after the last step: over positions
  * 0..t (self, t + 1 values) and over its sentence's source (cross, len values). */
-const float *decoder_state_self(const DecoderState *d, int l, int b, int h);
-const float *decoder_state_cross(const DecoderState *d, int l, int b, int h);
+const float *transformer_state_self(const DecoderState *d, int l, int b, int h);
+const float *transformer_state_cross(const DecoderState *d, int l, int b, int h);
 
 /* Copies slot src's first n positions, every layer, to slot dst (beam search reorders
  * hypotheses by gathering their slots). */
-void decoder_state_copy_slot(DecoderState *d, int dst, int src, int n);
+void transformer_state_copy_slot(DecoderState *d, int dst, int src, int n);
 
 #endif

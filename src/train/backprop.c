@@ -169,14 +169,14 @@ void backprop_backward(Backprop *t, float *grads, float ls)
                       a->final_st, w->dec_norm_w, B * T, c);
     memset(a->d_mem, 0, sizeof(float) * (size_t)B * S * D);
     for (int l = a->n_dec - 1; l >= 0; l--)
-        decoder_layer_backward(a->d_dec, a->d_mem, &a->s, &gw.dec[l], &a->dec[l], a->memory,
-                               &w->dec[l], nb, c);
+        net_decoder_layer_backward(a->d_dec, a->d_mem, &a->s, &gw.dec[l], &a->dec[l], a->memory,
+                                   &w->dec[l], nb, c);
     net_embed_backward(G(gw.emb_tgt), a->d_dec, a->tgt_drop, t->dec_in, nb->tgt_len, B, T, c);
 
     memset(a->d_enc, 0, sizeof(float) * (size_t)B * S * D);
     net_norm_backward(a->d_enc, G(gw.enc_norm_w), G(gw.enc_norm_b), a->d_mem, a->enc_top,
                       a->mem_st, w->enc_norm_w, B * S, c);
     for (int l = a->n_enc - 1; l >= 0; l--)
-        encoder_layer_backward(a->d_enc, &a->s, &gw.enc[l], &a->enc[l], &w->enc[l], nb, c);
+        net_encoder_layer_backward(a->d_enc, &a->s, &gw.enc[l], &a->enc[l], &w->enc[l], nb, c);
     net_embed_backward(G(gw.emb_src), a->d_enc, a->src_drop, t->src_ids, nb->src_len, B, S, c);
 }

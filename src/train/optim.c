@@ -47,13 +47,13 @@ static void zero_task(void *ctx, int task)
     memset(j->g + i0, 0, sizeof(float) * (i1 - i0));
 }
 
-void grads_zero(float *g, size_t n, Pool *pool)
+void optim_grads_zero(float *g, size_t n, Pool *pool)
 {
     ScaleJob j = {g, NULL, n, 0.0f, NULL};
     pool_run(pool, optim_chunks(n), zero_task, &j);
 }
 
-double grads_scale(float *g, float *h, size_t n, float scale, double *partial, Pool *pool)
+double optim_grads_scale(float *g, float *h, size_t n, float scale, double *partial, Pool *pool)
 {
     ScaleJob j = {g, h, n, scale, partial};
     const int chunks = optim_chunks(n);
@@ -92,9 +92,9 @@ static void adamw_task(void *ctx, int task)
     }
 }
 
-void adamw_update(float *params, const float *grads, float gscale, float *m, float *v,
-                  const ParamSpec *specs, int n_specs, const AdamConfig *c, float lr, long step,
-                  Pool *pool)
+void optim_adamw_update(float *params, const float *grads, float gscale, float *m, float *v,
+                        const ParamSpec *specs, int n_specs, const AdamConfig *c, float lr,
+                        long step, Pool *pool)
 {
     /* The bias corrections in double, once per step; the update itself in float, as
      * PyTorch's AdamW computes it (kernel_adamw). Each float's update reads only its

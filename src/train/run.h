@@ -25,7 +25,7 @@
  * (at the end of the parts), not at the end of each of the layers' 80 loops; with the
  * parts fixed in number, the sums do not depend on the thread count. */
 #define TRAIN_PARTS 2
-_Static_assert(TRAIN_PARTS >= 1 && TRAIN_PARTS <= 2, "grads_scale joins at most two blocks");
+_Static_assert(TRAIN_PARTS >= 1 && TRAIN_PARTS <= 2, "optim_grads_scale joins at most two blocks");
 
 typedef struct Run {
     TrainOptions opt;  /* the options in effect: the caller's, with a resumed run's
@@ -38,12 +38,12 @@ typedef struct Run {
     Batches batches;
     Pool *pool;        /* up to TRAIN_PARTS threads: one per part, and the optimiser's loops */
     Pool *part_pool[TRAIN_PARTS]; /* the other threads, shared among the parts' layers */
-    Backprop tr[TRAIN_PARTS]; /* each part's passes, sized for the longest pair of either
+    Backprop bp[TRAIN_PARTS]; /* each part's passes, sized for the longest pair of either
                                 * corpus */
     TrainPair *pairs;  /* (batch) the current batch's pairs */
     float *grads[TRAIN_PARTS]; /* (n_params) each part's gradient; [0] the batch's after
-                                 * grads_scale */
-    double *partial;   /* (optim_chunks(n_params)) grads_scale's scratch */
+                                 * optim_grads_scale */
+    double *partial;   /* (optim_chunks(n_params)) optim_grads_scale's scratch */
     float *m1, *m2;    /* AdamW moments */
     TrainLogRow *log;  /* rows since the last checkpoint */
     int n_log, log_cap;

@@ -52,7 +52,7 @@ static void part_task(void *ctx, int k)
     j->rc[k] = TT_OK;
     if (n == 0)
         return;
-    Backprop *t = &r->tr[k];
+    Backprop *t = &r->bp[k];
     j->rc[k] = backprop_set_batch(t, r->pairs + i0, n);
     if (j->rc[k] != TT_OK)
         return;
@@ -79,11 +79,11 @@ static int run_parts(Run *r, int n, int backward, double *loss)
 }
 
 /* Computes the current batch (the pairs r->pairs[0..n-1]): the gradient of its summed
- * loss into the parts' blocks r->grads (zeroed first: grads_scale leaves every block but
+ * loss into the parts' blocks r->grads (zeroed first: optim_grads_scale leaves every block but
  * the first zero), its loss into *loss and its target tokens into *tokens. */
 static int run_batch(Run *r, int n, double *loss, long *tokens)
 {
-    grads_zero(r->grads[0], r->m.n_params, r->pool);
+    optim_grads_zero(r->grads[0], r->m.n_params, r->pool);
     int rc = run_parts(r, n, 1, loss);
     if (rc != TT_OK)
         return rc;
@@ -110,13 +110,13 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
     const Model *m = &r->m;
     double loss = 0.0;
     long tokens = 0, exact = 0;
-    Decoder dec = {0};
+    Search dec = {0};
     Translation t = {0};
     int rc = TT_OK;
     if (r->o->validate_exact) {
-        rc = decoder_init(&dec, m, 1);
+        rc = decode_init(&dec, m, 1);
         if (rc == TT_OK)
-            rc = decoder_pack(&dec);
+            rc = decode_pack(&dec);
         if (rc == TT_OK)
             rc = translation_init(&t, m, 0);
     }
@@ -157,7 +157,7 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
     }
     free(src);
     translation_free(&t);
-    decoder_free(&dec);
+    decode_free(&dec);
     if (rc != TT_OK) {
         snprintf(err, errlen, "validation: %s", status_message(rc));
         return rc;
@@ -191,7 +191,7 @@ static void run_free(Run *r)
     free(r->pairs);
     for (int k = 0; k < TRAIN_PARTS; k++) {
         free(r->grads[k]);
-        backprop_free(&r->tr[k]);
+        backprop_free(&r->bp[k]);
         pool_close(r->part_pool[k]);
     }
     pool_close(r->pool);
@@ -279,9 +279,9 @@ static int run_open(Run *r, const TrainOptions *o, TrainProgressFn progress, voi
             if (threads > 1)
                 rc = pool_open(&r->part_pool[k], threads);
             if (rc == TT_OK)
-                rc = backprop_init(&r->tr[k], &r->m, part_cap, max_src, max_tgt, o->dropout,
+                rc = backprop_init(&r->bp[k], &r->m, part_cap, max_src, max_tgt, o->dropout,
                                    r->part_pool[k]);
-            /* Zero: a part's block is added into, and grads_scale leaves it zero. */
+            /* Zero: a part's block is added into, and optim_grads_scale leaves it zero. */
             r->grads[k] = rc == TT_OK ? calloc(n, sizeof(float)) : NULL;
             if (rc == TT_OK && !r->grads[k])
                 rc = TT_ENOMEM;
@@ -326,8 +326,8 @@ static int run_step(Run *r, TrainProgressFn progress, void *ctx, char *err, size
         return rc;
     }
     /* Mean per token; then the norm, checked before anything is changed. */
-    const double norm2 = grads_scale(grads, TRAIN_PARTS > 1 ? r->grads[1] : NULL, n,
-                                     1.0f / (float)tokens, r->partial, r->pool);
+    const double norm2 = optim_grads_scale(grads, TRAIN_PARTS > 1 ? r->grads[1] : NULL, n,
+                                           1.0f / (float)tokens, r->partial, r->pool);
     const double mean_loss = loss / (double)tokens;
     if (!isfinite(mean_loss) || !isfinite(norm2)) {
         snprintf(err, errlen, "step %ld: the %s is %s; stopped before the optimiser "
@@ -341,8 +341,8 @@ static int run_step(Run *r, TrainProgressFn progress, void *ctx, char *err, size
     const float gscale = o->clip > 0 && norm > o->clip ? (float)(o->clip / norm) : 1.0f;
     r->step++;
     const float lr = schedule(o, r->step, run_steps_total(r));
-    adamw_update(r->m.params, grads, gscale, r->m1, r->m2, r->m.specs, r->m.n_specs, &r->adam,
-                 lr, r->step, r->pool);
+    optim_adamw_update(r->m.params, grads, gscale, r->m1, r->m2, r->m.specs, r->m.n_specs, &r->adam,
+                       lr, r->step, r->pool);
     r->batch_pos++;
     r->steps_run++;
     r->tokens_run += (double)tokens;

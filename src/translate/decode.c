@@ -64,7 +64,7 @@ static int log_softmax_checked(double *out, const float *logits, int V)
 
 /* Whether a decoder may choose id: with words_only, never <pad> or <s>, which are only
  * ever inputs. */
-static int may_choose(const Decoder *d, int id)
+static int may_choose(const Search *d, int id)
 {
     return !d->words_only || (id != VOCAB_PAD && id != VOCAB_BOS);
 }
@@ -227,7 +227,7 @@ typedef struct BeamRun {
 } BeamRun;
 
 /* Frees the beam arrays (beam_reserve's) and forgets them. */
-static void beam_free(Decoder *d)
+static void beam_free(Search *d)
 {
     free(d->runs);
     free(d->fin_rank);
@@ -247,7 +247,7 @@ static void beam_free(Decoder *d)
     d->cap = 0;
 }
 
-void decoder_free(Decoder *d)
+void decode_free(Search *d)
 {
     if (!d)
         return;
@@ -261,15 +261,15 @@ void decoder_free(Decoder *d)
     free(d->slot);
     free(d->tok);
     free(d->lp);
-    decoder_state_free(&d->state);
-    encoder_free(&d->enc);
+    transformer_state_free(&d->state);
+    transformer_encoder_free(&d->enc);
     free(d->params_packed);
     memset(d, 0, sizeof *d);
 }
 
 /* The per-row arrays for rows rows, the jobs kept (a caller may fill them before a
  * reservation); on failure d keeps its own. */
-static int rows_reserve(Decoder *d, int rows)
+static int rows_reserve(Search *d, int rows)
 {
     if (rows <= d->rows)
         return TT_OK;
@@ -308,7 +308,7 @@ static int rows_reserve(Decoder *d, int rows)
     return TT_OK;
 }
 
-static int decoder_init_with(Decoder *d, const Model *m, int beam, const Decoder *owner)
+static int decoder_init_with(Search *d, const Model *m, int beam, const Search *owner)
 {
     memset(d, 0, sizeof *d);
     if (beam < 1 || beam > DECODE_MAX_BEAM)
@@ -317,9 +317,9 @@ static int decoder_init_with(Decoder *d, const Model *m, int beam, const Decoder
     d->beam = beam;
     d->batch = 1;
     const size_t B = (size_t)beam, V = (size_t)m->tgt_vocab.size;
-    int rc = encoder_init(&d->enc, m);
+    int rc = transformer_encoder_init(&d->enc, m);
     if (rc == TT_OK)
-        rc = decoder_state_init(&d->state, m);
+        rc = transformer_state_init(&d->state, m);
     d->owner = owner;
     if (rc == TT_OK)
         rc = rows_reserve(d, 2 * beam);
@@ -330,21 +330,21 @@ static int decoder_init_with(Decoder *d, const Model *m, int beam, const Decoder
             rc = TT_ENOMEM;
     }
     if (rc != TT_OK)
-        decoder_free(d);
+        decode_free(d);
     return rc;
 }
 
-int decoder_init(Decoder *d, const Model *m, int beam)
+int decode_init(Search *d, const Model *m, int beam)
 {
     return decoder_init_with(d, m, beam, NULL);
 }
 
-int decoder_init_sharing(Decoder *d, const Decoder *from)
+int decode_init_sharing(Search *d, const Search *from)
 {
     return decoder_init_with(d, from->model, from->beam, from);
 }
 
-int decoder_pack(Decoder *d)
+int decode_pack(Search *d)
 {
     if (d->owner || d->params_packed)
         return TT_OK;
@@ -352,16 +352,16 @@ int decoder_pack(Decoder *d)
     return d->params_packed ? TT_OK : TT_ENOMEM;
 }
 
-/* Points the encoder and the step at the packed weights decoder_pack made, d's own or its
+/* Points the encoder and the step at the packed weights decode_pack made, d's own or its
  * owner's (NULL before: the weights as stored). At the start of every call that runs
  * the network, so that a decoder sharing another's sees the copy made since its init. */
-static void use_packed(Decoder *d)
+static void use_packed(Search *d)
 {
     d->enc.params_packed = d->state.params_packed =
         d->owner ? d->owner->params_packed : d->params_packed;
 }
 
-int decoder_set_batch(Decoder *d, int batch, Pool *pool)
+int decode_set_batch(Search *d, int batch, Pool *pool)
 {
     if (batch < 1 || batch > DECODE_MAX_BATCH)
         return TT_EINVAL;
@@ -375,14 +375,14 @@ int decoder_set_batch(Decoder *d, int batch, Pool *pool)
 
 /* The beam arrays for `sents` sentences of width B (1..d->beam) and hypotheses of up to
  * N tokens; on failure d keeps its own. */
-static int beam_reserve(Decoder *d, int sents, int B, int N)
+static int beam_reserve(Search *d, int sents, int B, int N)
 {
     const size_t hyps = 2 * (size_t)B * (size_t)sents;
     if (hyps <= d->hyps && N <= d->cap)
         return TT_OK;
     const size_t H = hyps > d->hyps ? hyps : d->hyps, F = H / 2;
     const size_t C = (size_t)(N > d->cap ? N : d->cap);
-    Decoder g = {0};
+    Search g = {0};
     g.hyp_ids = malloc(sizeof(int) * H * C);
     g.hyp_len = malloc(sizeof(int) * H);
     g.hyp_score = malloc(sizeof(double) * H);
@@ -416,14 +416,14 @@ static int beam_reserve(Decoder *d, int sents, int B, int N)
 
 /* Room for n sentences of up to S source positions and outputs of up to n_out tokens,
  * decoded with beam width B (1..d->beam) in groups of `group` sentences. */
-static int decoder_reserve_batch(Decoder *d, int n, int B, int group, int S, int n_out)
+static int decoder_reserve_batch(Search *d, int n, int B, int group, int S, int n_out)
 {
     const int hyps = B * group, rows = n > hyps ? n : hyps;
     const int slots = n > 2 * hyps ? n : 2 * hyps;
     const int need = S > n_out ? S : n_out;
     int rc = rows_reserve(d, slots);
     if (rc == TT_OK)
-        rc = decoder_state_reserve(&d->state, rows, slots, need, S);
+        rc = transformer_state_reserve(&d->state, rows, slots, need, S);
     if (rc == TT_OK)
         rc = beam_reserve(d, group, B, need);
     return rc;
@@ -437,7 +437,7 @@ static int decoder_reserve_batch(Decoder *d, int n, int B, int group, int S, int
  * lp_chosen, the attention weights and the alternatives; lp (V) is scratch for the
  * alternatives, which need the whole log-softmax: the logits less lse, their
  * log_normaliser. */
-static void record_step(Decoder *d, Translation *out, int b, int i, int chosen,
+static void record_step(Search *d, Translation *out, int b, int i, int chosen,
                         double lp_chosen, const float *logits, double lse, double *lp)
 {
     const int L = out->L, H = out->H;
@@ -445,9 +445,9 @@ static void record_step(Decoder *d, Translation *out, int b, int i, int chosen,
     out->logprob[i] = (float)lp_chosen;
     for (int l = 0; l < L; l++)
         for (int h = 0; h < H; h++) {
-            memcpy(record_cross(out, i, l, h), decoder_state_cross(&d->state, l, b, h),
+            memcpy(record_cross(out, i, l, h), transformer_state_cross(&d->state, l, b, h),
                    sizeof(float) * (size_t)out->S);
-            memcpy(record_self(out, i, l, h), decoder_state_self(&d->state, l, b, h),
+            memcpy(record_self(out, i, l, h), transformer_state_self(&d->state, l, b, h),
                    sizeof(float) * (size_t)(i + 1));
         }
     if (out->alt_k) {
@@ -462,14 +462,14 @@ static void record_step(Decoder *d, Translation *out, int b, int i, int chosen,
 }
 
 /* Sentence i of the encoder batch: its source and its encoder attention into out. */
-static void record_source(const Decoder *d, Translation *out, int i)
+static void record_source(const Search *d, Translation *out, int i)
 {
     const int S = d->enc.len[i], H = out->H;
     out->S = S;
     for (int l = 0; l < out->Le; l++)
         for (int h = 0; h < H; h++)
-            memcpy(out->enc + ((size_t)l * H + h) * S * S, encoder_attention(&d->enc, i, l, h),
-                   sizeof(float) * (size_t)S * S);
+            memcpy(out->enc + ((size_t)l * H + h) * S * S,
+                   transformer_encoder_attention(&d->enc, i, l, h), sizeof(float) * (size_t)S * S);
 }
 
 /* Runs the cached decoder for the n sentences of the encoder batch at once: each over
@@ -479,7 +479,7 @@ static void record_source(const Decoder *d, Translation *out, int i)
  * adds each log-probability rounded to float, as a record holds it. A sentence that has
  * finished drops out of the next step's rows; a row's slot is its sentence's index, so
  * d->live gives both. */
-static int decode_record(Decoder *d, const RecordJob *jobs, int n, int greedy)
+static int decode_record(Search *d, const RecordJob *jobs, int n, int greedy)
 {
     const int V = d->model->tgt_vocab.size;
     int live = 0;
@@ -497,15 +497,15 @@ static int decode_record(Decoder *d, const RecordJob *jobs, int n, int greedy)
         }
     }
     for (int t = 0; live > 0; t++) {
-        int rc = decoder_state_step(&d->state, &d->enc, d->tok, d->live, d->live, live, t,
-                                    d->pool);
+        int rc = transformer_step(&d->state, &d->enc, d->tok, d->live, d->live, live, t,
+                                  d->pool);
         if (rc != TT_OK)
             return rc;
         int next = 0;
         for (int b = 0; b < live; b++) {
             const int s = d->live[b];
             const RecordJob *j = &jobs[s];
-            const float *logits = decoder_state_logits(&d->state, b);
+            const float *logits = transformer_state_logits(&d->state, b);
             if ((rc = logits_check(logits, V)) != TT_OK)
                 return rc;
             int chosen;
@@ -559,7 +559,7 @@ static int cand_cmp(const void *pa, const void *pb)
  * it is among the B best finished so far by length-normalised score: while fewer than B
  * have finished it takes a free entry, else it replaces the worst kept one if it scores
  * strictly better (so of equal scores the one finished first stays). */
-static void finished_keep(Decoder *d, BeamRun *r, int B, const int *ids, int len, double sum)
+static void finished_keep(Search *d, BeamRun *r, int B, const int *ids, int len, double sum)
 {
     const double score = sum / len;
     const long seq = r->seq++;
@@ -584,7 +584,7 @@ static void finished_keep(Decoder *d, BeamRun *r, int B, const int *ids, int len
 
 /* Sorts run r's finished hypotheses into d->fin_rank[r->fin...]: best score first, of
  * equal scores the one finished first. */
-static void finished_rank(Decoder *d, const BeamRun *r)
+static void finished_rank(Search *d, const BeamRun *r)
 {
     int *rank = d->fin_rank + r->fin;
     for (int f = r->fin; f < r->fin + r->n_fin; f++) {
@@ -603,7 +603,7 @@ static void finished_rank(Decoder *d, const BeamRun *r)
  * one can still score above the need-th best of them. A live hypothesis has the summed
  * log-probability s <= 0 and the length n < limit (all live ones have the same n); see
  * decode.h for why s / limit bounds the score of everything it can still become. */
-static int search_done(Decoder *d, const BeamRun *r, int need)
+static int search_done(Search *d, const BeamRun *r, int need)
 {
     if (r->alive == 0)
         return 1;
@@ -619,13 +619,13 @@ static int search_done(Decoder *d, const BeamRun *r, int need)
 
 /* Steps the n rows set up in d->tok, d->slot and d->sent at position t, all at once, and
  * leaves each row's next-token log-probabilities in d->lp at the row of its slot. */
-static int beam_step(Decoder *d, int n, int t)
+static int beam_step(Search *d, int n, int t)
 {
     const int V = d->model->tgt_vocab.size;
-    int rc = decoder_state_step(&d->state, &d->enc, d->tok, d->slot, d->sent, n, t, d->pool);
+    int rc = transformer_step(&d->state, &d->enc, d->tok, d->slot, d->sent, n, t, d->pool);
     for (int a = 0; rc == TT_OK && a < n; a++)
         rc = log_softmax_checked(d->lp + (size_t)d->slot[a] * V,
-                                 decoder_state_logits(&d->state, a), V);
+                                 transformer_state_logits(&d->state, a), V);
     return rc;
 }
 
@@ -633,7 +633,7 @@ static int beam_step(Decoder *d, int n, int t)
  * taken best first into slots from r->nxt, each gathering its parent's cache (positions
  * 0..pos-1), and the new hypotheses are added to the rows of the next step from row
  * *rows on. */
-static void beam_select(Decoder *d, BeamRun *r, int B, int pos, int *rows)
+static void beam_select(Search *d, BeamRun *r, int B, int pos, int *rows)
 {
     const int V = d->model->tgt_vocab.size, N = d->cap;
     int top[DECODE_MAX_BEAM + 1];
@@ -675,7 +675,7 @@ static void beam_select(Decoder *d, BeamRun *r, int B, int pos, int *rows)
         }
         d->hyp_len[to] = len;
         d->hyp_score[to] = cd->score;
-        decoder_state_copy_slot(&d->state, to, from, pos);
+        transformer_state_copy_slot(&d->state, to, from, pos);
         d->tok[*rows] = cd->id;
         d->slot[*rows] = to;
         d->sent[*rows] = r->sent;
@@ -694,7 +694,7 @@ static void beam_select(Decoder *d, BeamRun *r, int B, int pos, int *rows)
  * finished hypotheses (1..B) cannot change, exactly as it would alone (the products are
  * row-stable and each sentence's choices read only its own rows); its B best finished
  * hypotheses are left in d->fin_* from entry B*r, ranked in d->fin_rank. */
-static int beam_search(Decoder *d, int first, int g, const RecordJob *jobs, const int *prefix,
+static int beam_search(Search *d, int first, int g, const RecordJob *jobs, const int *prefix,
                        int n_prefix, int B, int need)
 {
     assert(B >= 2 && need >= 1 && need <= B && g >= 1);
@@ -765,7 +765,7 @@ int decode_limit(const Model *m, const DecodeOptions *o, int S)
     return bound < m->config.max_len ? (int)bound : m->config.max_len;
 }
 
-int decode_batch(Decoder *d, Translation *const *out, const int *const *src, const int *S,
+int decode_batch(Search *d, Translation *const *out, const int *const *src, const int *S,
                  int n, const DecodeOptions *o)
 {
     const Model *m = d->model;
@@ -797,7 +797,7 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
     for (int i = 0; rc == TT_OK && i < n; i++)
         rc = translation_reserve(out[i], m, need);
     if (rc == TT_OK)
-        rc = encoder_forward_batch(&d->enc, src, S, n, d->pool);
+        rc = transformer_encode_batch(&d->enc, src, S, n, d->pool);
     if (rc != TT_OK)
         return rc;
     d->n_fin = 0;
@@ -836,7 +836,7 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
 
 /* Scoring jobs for n sentences' targets (a NULL target: no job) into d->jobs; *need gets
  * the longest target, at least need's value. Returns TT_OK or TT_EINVAL. */
-static int score_jobs(Decoder *d, const int *const *target, const int *n_target, int n,
+static int score_jobs(Search *d, const int *const *target, const int *n_target, int n,
                       int *need)
 {
     const Model *m = d->model;
@@ -857,7 +857,7 @@ static int score_jobs(Decoder *d, const int *const *target, const int *n_target,
 }
 
 /* The scoring jobs in d->jobs against the sentences the encoder holds. */
-static int score_encoded(Decoder *d, const int *const *target, int n, int need, double *sum)
+static int score_encoded(Search *d, const int *const *target, int n, int need, double *sum)
 {
     int rc = decoder_reserve_batch(d, n, 1, 1, d->enc.S, need);
     if (rc == TT_OK)
@@ -867,7 +867,7 @@ static int score_encoded(Decoder *d, const int *const *target, int n, int need, 
     return rc;
 }
 
-int decode_score_batch(Decoder *d, const int *const *src, const int *S, int n,
+int decode_score_batch(Search *d, const int *const *src, const int *S, int n,
                        const int *const *target, const int *n_target, double *sum)
 {
     const Model *m = d->model;
@@ -882,11 +882,11 @@ int decode_score_batch(Decoder *d, const int *const *src, const int *S, int n,
     use_packed(d);
     int rc = score_jobs(d, target, n_target, n, &need);
     if (rc == TT_OK)
-        rc = encoder_forward_batch(&d->enc, src, S, n, d->pool);
+        rc = transformer_encode_batch(&d->enc, src, S, n, d->pool);
     return rc == TT_OK ? score_encoded(d, target, n, need, sum) : rc;
 }
 
-int decode_score_encoded(Decoder *d, const int *const *target, const int *n_target,
+int decode_score_encoded(Search *d, const int *const *target, const int *n_target,
                          double *sum)
 {
     const int n = d->enc.B;
@@ -898,17 +898,17 @@ int decode_score_encoded(Decoder *d, const int *const *target, const int *n_targ
     return rc == TT_OK ? score_encoded(d, target, n, need, sum) : rc;
 }
 
-int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o)
+int decode_run(Search *d, Translation *out, const int *src, int S, const DecodeOptions *o)
 {
     return decode_batch(d, &out, &src, &S, 1, o);
 }
 
-int decode_n_best(const Decoder *d)
+int decode_n_best(const Search *d)
 {
     return d->n_fin;
 }
 
-void decode_hypothesis(const Decoder *d, int k, const int **ids, int *n, double *logprob,
+void decode_hypothesis(const Search *d, int k, const int **ids, int *n, double *logprob,
                        double *score)
 {
     assert(k >= 0 && k < d->n_fin);
@@ -919,7 +919,7 @@ void decode_hypothesis(const Decoder *d, int k, const int **ids, int *n, double 
     *score = d->fin_score[f];
 }
 
-int decode_record_hypothesis(Decoder *d, Translation *out, int k)
+int decode_record_hypothesis(Search *d, Translation *out, int k)
 {
     if (k < 0 || k >= d->n_fin)
         return TT_EINVAL;

@@ -1,5 +1,7 @@
 /*
- * decode.h — turning an encoded sentence into target tokens, one word at a time.
+ * decode.h — the search: turning an encoded sentence into target tokens, one word at a
+ * time, greedy or with a beam, through the decoder's cached steps (transformer.h). Its
+ * state is a Search; "decoder" means the network only.
  *
  * The decoding rules are part of the format: another implementation must choose the same
  * words.
@@ -75,7 +77,7 @@
  * limit. The translator and the command line (--beam, --max-len, --n-best) fill the
  * same struct. */
 typedef struct {
-    int beam;          /* 1..DECODE_MAX_BEAM, at most the Decoder's beam; 1 is greedy */
+    int beam;          /* 1..DECODE_MAX_BEAM, at most the Search's beam; 1 is greedy */
     int max_len;       /* output limit in tokens, prefix and </s> included: 0 means
                           DECODE_LIMIT(S, n_prefix) capped at the model's max_len, else
                           2..the model's max_len (decode_limit) */
@@ -95,7 +97,7 @@ DecodeOptions decode_options_default(void);
 /* The one check of a DecodeOptions: TT_OK when beam is 1..beam_max, max_len is 0 or
  * 2..len_max (len_max 0: no bound above), n_best is 0..beam, n_prefix is not negative and
  * prefix is given when n_prefix is; else TT_EINVAL. decode_batch asks it with its
- * Decoder's beam and the model's max_len, translator_init with DECODE_MAX_BEAM and no
+ * Search's beam and the model's max_len, translator_init with DECODE_MAX_BEAM and no
  * bound (it caps the limit at the model's), the command line after its flags. */
 int decode_options_check(const DecodeOptions *o, int beam_max, int len_max);
 
@@ -137,18 +139,18 @@ typedef struct {
 /* Everything decoding needs for one model, beam width and batch. Buffers sized by length
  * grow before a batch to what it can need (its sources and output limits) and are
  * reused; nothing is allocated while it is decoded. */
-typedef struct Decoder {
+typedef struct Search {
     const Model *model;
-    int beam;            /* the widest beam this decoder serves, 1..DECODE_MAX_BEAM */
+    int beam;            /* the widest beam this search serves, 1..DECODE_MAX_BEAM */
     int batch;           /* the most sentences decode_batch takes at once, >= 1 */
     int rows;            /* entries of the per-row arrays: at least batch, 2*beam and a
                             beam group's slots, 2 * beam per sentence */
     int cap;             /* positions the hypothesis buffers hold, 0..max_len; N below */
-    int words_only;      /* 1: never choose <pad> or <s>; 0 after decoder_init */
+    int words_only;      /* 1: never choose <pad> or <s>; 0 after decode_init */
     Pool *pool;          /* threads for the products and attention, or NULL; not owned */
-    float *params_packed; /* the model's weights packed (decoder_pack), owned; NULL before,
-                             and in a decoder that reads another's */
-    const struct Decoder *owner; /* decoder_init_sharing's from, whose packed weights the
+    float *params_packed; /* the model's weights packed (decode_pack), owned; NULL before,
+                             and in a search that reads another's */
+    const struct Search *owner; /* decode_init_sharing's from, whose packed weights the
                                     products read, or NULL */
     Encoder enc;
     DecoderState state;
@@ -177,29 +179,29 @@ typedef struct Decoder {
     BeamCandidate *cand; /* (beam * (beam + 1)) */
     unsigned char *taken; /* (V_tgt) marks for the top-k selection */
     struct RecordJob *jobs; /* (batch) what the recorded pass does per sentence */
-} Decoder;
+} Search;
 
-/* A decoder of beam width beam (1..DECODE_MAX_BEAM) for batches of one sentence, on the
+/* A search of beam width beam (1..DECODE_MAX_BEAM) for batches of one sentence, on the
  * calling thread. */
-int decoder_init(Decoder *d, const Model *m, int beam);
-/* A decoder like decoder_init(d, from->model, from->beam) that reads from's packed
+int decode_init(Search *d, const Model *m, int beam);
+/* A search like decode_init(d, from->model, from->beam) that reads from's packed
  * weights instead of making its own copy (one copy per model, whatever the threads),
- * from the time decoder_pack(from) made them: from must outlive d. */
-int decoder_init_sharing(Decoder *d, const Decoder *from);
-void decoder_free(Decoder *d);
+ * from the time decode_pack(from) made them: from must outlive d. */
+int decode_init_sharing(Search *d, const Search *from);
+void decode_free(Search *d);
 
 /* Packs the model's weights for the products (model_params_packed), once: a copy of the
  * matrices (4 MiB for the shipped model) that products of many rows read faster. Until
- * then the products read the weights as stored, with the same bits, so a decoder that
+ * then the products read the weights as stored, with the same bits, so a search that
  * translates one sentence never pays for the copy. Returns TT_OK, or TT_ENOMEM (d then
- * goes on without it: the same numbers, slower). Not while d or a decoder sharing it
+ * goes on without it: the same numbers, slower). Not while d or a search sharing it
  * decodes. */
-int decoder_pack(Decoder *d);
+int decode_pack(Search *d);
 
 /* Lets decode_batch take up to batch sentences (1..DECODE_MAX_BATCH) at once, with the products and
  * attention of a step run on pool (NULL: the calling thread; not owned, must outlive
  * d's use). Returns TT_OK, TT_EINVAL or TT_ENOMEM (d is then as it was). */
-int decoder_set_batch(Decoder *d, int batch, Pool *pool);
+int decode_set_batch(Search *d, int batch, Pool *pool);
 
 /* Whether t's output is ids[0..n), </s> included where it was produced. */
 int translation_is(const Translation *t, const int *ids, int n);
@@ -237,17 +239,17 @@ float translation_weight(const Translation *t, TranslationAttention kind, int st
 /* Decodes source ids (S, </s> included) as o says: greedy for beam 1, else beam
  * search. Grows d's and out's buffers to max(S, limit) positions
  * first. Returns TT_OK, TT_EINVAL (o out of range or beyond the beam given to
- * decoder_init, source too long, ids out of range, prefix >= limit), TT_ENOMEM, or
+ * decode_init, source too long, ids out of range, prefix >= limit), TT_ENOMEM, or
  * TT_EMODEL when the model computes a logit that is NaN or infinite (finite weights too
  * large for float arithmetic): nothing it would output could be trusted. Beam 1 is
  * greedy to the bit, with or without o->n_best, which tests check. */
-int decode_run(Decoder *d, Translation *out, const int *src, int S, const DecodeOptions *o);
+int decode_run(Search *d, Translation *out, const int *src, int S, const DecodeOptions *o);
 
 /* Decodes n sentences (1..d->batch) as o says, sentence i from src[i] (S[i] ids, </s>
  * included) into out[i], each exactly as decode_run would (the same bits). o->prefix
  * applies to every sentence; o->n_best must be 0 unless n is 1 (the n-best list is one
  * sentence's). Returns what decode_run returns; on failure no out[i] can be trusted. */
-int decode_batch(Decoder *d, Translation *const *out, const int *const *src, const int *S,
+int decode_batch(Search *d, Translation *const *out, const int *const *src, const int *S,
                  int n, const DecodeOptions *o);
 
 /* The n-best list of the sentence last decoded (decode_run with beam > 1 or n_best): how
@@ -258,32 +260,32 @@ int decode_batch(Decoder *d, Translation *const *out, const int *const *src, con
 /* Scores given outputs instead of choosing them: sentence i's target[i] (n_target[i] ids,
  * 1..the model's max_len, </s> included if it should count; NULL: not scored, sum[i]
  * NAN) forced through the decoder
- * from <s>, for n sentences at once (1..the decoder's batch); sum[i] gets the sum of its
+ * from <s>, for n sentences at once (1..the search's batch); sum[i] gets the sum of its
  * tokens' log-probabilities, each rounded to float before it is added in double (as
  * Translation.logprob holds them, so a sum equals one over a recorded decode_run of the
  * same tokens), bit for bit the same whatever n and the other sentences. Nothing is
  * recorded. Returns TT_OK, TT_EINVAL (a length or id out of range), TT_ENOMEM, or
  * TT_EMODEL (a NaN or infinite logit); sum is then unspecified. */
-int decode_score_batch(Decoder *d, const int *const *src, const int *S, int n,
+int decode_score_batch(Search *d, const int *const *src, const int *S, int n,
                        const int *const *target, const int *n_target, double *sum);
 /* The same for the sentences the last decode_batch encoded, in its order (n of them): the
  * encoder's pass is not run again, and the sums are decode_score_batch's, bit for bit.
  * Returns as decode_score_batch, or TT_EINVAL when nothing has been encoded. */
-int decode_score_encoded(Decoder *d, const int *const *target, const int *n_target,
+int decode_score_encoded(Search *d, const int *const *target, const int *n_target,
                          double *sum);
 
-int decode_n_best(const Decoder *d);
+int decode_n_best(const Search *d);
 
 /* Hypothesis k (0 <= k < decode_n_best(d)) of that list: *ids its tokens (prefix and a
  * final </s> included; owned by d, valid until its next decode), *n their count,
  * *logprob the sum of their log-probabilities, *score that sum / *n, which ranks them. */
-void decode_hypothesis(const Decoder *d, int k, const int **ids, int *n, double *logprob,
+void decode_hypothesis(const Search *d, int k, const int **ids, int *n, double *logprob,
                        double *score);
 
 /* Records hypothesis k into out with the same teacher-forced pass that recorded the best
  * one (so out holds its log-probabilities and attention), for the sentence last
  * decoded. Returns TT_OK, TT_EINVAL (k out of range), TT_EMODEL. */
-int decode_record_hypothesis(Decoder *d, Translation *out, int k);
+int decode_record_hypothesis(Search *d, Translation *out, int k);
 
 /* The natural log-softmax of logits (V) into out (V), in double. */
 void decode_log_softmax(double *out, const float *logits, int V);

@@ -91,7 +91,7 @@ static void ahead_free(Translator *tr)
     free(tr->batch_n_tgt);
     free(tr->batch_sum);
     for (int i = 0; tr->more && i < tr->threads - 1; i++)
-        decoder_free(&tr->more[i]);
+        decode_free(&tr->more[i]);
     free(tr->more);
     tr->more = NULL;
     tr->threads = 1;
@@ -132,7 +132,7 @@ void translator_free(Translator *tr)
     free(tr->prefix_ids);
     tokenlist_free(&tr->prefix);
     translation_free(&tr->t);
-    decoder_free(&tr->dec);
+    decode_free(&tr->dec);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -223,7 +223,7 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
     tr->coverage_min = o->coverage_min;
     tr->rollout_always = o->rollout != 0;
 
-    int rc = decoder_init(&tr->dec, m, d->beam);
+    int rc = decode_init(&tr->dec, m, d->beam);
     tr->dec.words_only = 1; /* <pad> and <s> are never output words */
     if (rc == TT_OK)
         rc = translation_init(&tr->t, m, o->alternatives);
@@ -605,7 +605,7 @@ static void set_decode_error(char *err, size_t errlen, int rc)
  * Returns TT_OK or TT_ENOMEM (the sentences are then not counted). */
 static int count_decoded(Translator *tr, int n)
 {
-    const int rc = tr->decoded + n > 1 ? decoder_pack(&tr->dec) : TT_OK;
+    const int rc = tr->decoded + n > 1 ? decode_pack(&tr->dec) : TT_OK;
     if (rc == TT_OK)
         tr->decoded += n;
     return rc;
@@ -709,7 +709,7 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
     if (batch < 1 || batch > DECODE_MAX_BATCH || (batch > 1 && tr->decode.n_best))
         return TT_EINVAL;
     ahead_drop(tr);
-    int rc = decoder_set_batch(&tr->dec, batch, NULL);
+    int rc = decode_set_batch(&tr->dec, batch, NULL);
     if (rc != TT_OK)
         return rc;
     ahead_free(tr);
@@ -739,9 +739,9 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
     tr->n_ahead_cap = n;
     tr->threads = threads; /* ahead_free frees every decoder of more: a zeroed one too */
     for (int i = 0; i < threads - 1; i++) {
-        rc = decoder_init_sharing(&tr->more[i], &tr->dec);
+        rc = decode_init_sharing(&tr->more[i], &tr->dec);
         if (rc == TT_OK)
-            rc = decoder_set_batch(&tr->more[i], batch, NULL);
+            rc = decode_set_batch(&tr->more[i], batch, NULL);
         tr->more[i].words_only = tr->dec.words_only;
         if (rc != TT_OK) {
             ahead_free(tr);
@@ -772,7 +772,7 @@ static void ahead_task(void *ctx, int task)
 {
     AheadJob *job = ctx;
     Translator *tr = job->tr;
-    Decoder *dec = task == 0 ? &tr->dec : &tr->more[task - 1];
+    Search *dec = task == 0 ? &tr->dec : &tr->more[task - 1];
     const int B = tr->batch;
     const size_t at = (size_t)task * B;
     const int **ids = tr->batch_ids + at, **tgt = tr->batch_tgt + at;

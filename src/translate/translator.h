@@ -2,7 +2,7 @@
  * translator.h — one English sentence in, one German sentence out: everything between
  * the text a person typed and the text they read back.
  *
- * A Translator owns what every sentence shares: the decoder's buffers, the Translation
+ * A Translator owns what every sentence shares: the search's buffers, the Translation
  * record, the forced prefix and the per-sentence scratch, all sized for the model's
  * max_len when it is initialised. translator_run then takes one sentence through these
  * steps:
@@ -186,9 +186,9 @@ typedef struct {
     int n_hyp;            /* hypotheses the last sentence kept: translator_n_best */
     int cropped;          /* the last sentence's TranslatorResult.cropped */
     float coverage_min;   /* >= 0 */
-    Decoder dec;
+    Search dec;
     long decoded;         /* sentences given to dec and its sharers so far: the weights are
-                             packed (decoder_pack) once there is a second */
+                             packed (decode_pack) once there is a second */
     Translation t;        /* the record of a sentence decoded here, not ahead */
     const Translation *cur; /* the last sentence's record: &t or its entry of ahead (or of
                                coming, after a join: the set the next start refills);
@@ -223,7 +223,7 @@ typedef struct {
                                 first start; owned */
     int n_coming;         /* its entries */
     int flight;           /* 0: nothing started; 1: the threads decode coming; 2: they
-                             finished (translator_run needed a decoder), not yet joined */
+                             finished (translator_run needed a search), not yet joined */
     struct AheadJob *job; /* what the threads of a decode share; owned */
     int *order;           /* (n_ahead_cap) scratch: entries sorted by source length */
     const int **batch_ids; /* (threads · batch) scratch: each thread's batch's sources, */
@@ -233,8 +233,8 @@ typedef struct {
     int *batch_n_tgt;      /* their lengths */
     double *batch_sum;     /* and sums */
     Pool *pool;           /* translator_set_batch's, or NULL; not owned */
-    int threads;          /* its threads: each decodes whole batches with its own decoder */
-    Decoder *more;        /* (threads − 1) the other threads' decoders; owned */
+    int threads;          /* its threads: each decodes whole batches with its own search */
+    Search *more;        /* (threads − 1) the other threads' searches; owned */
 } Translator;
 
 /* translator_decode_ahead takes up to this many batches of texts at once, sorted by
@@ -265,7 +265,7 @@ int translator_init(Translator *tr, const Model *m, const TranslatorOptions *o, 
                     size_t errlen);
 
 /* Replaces tr's prefix with prefix (NUL-terminated; NULL: none), as translator_init with
- * that option would set it, without a new decoder and its copy of the weights; what was
+ * that option would set it, without a new search and its copy of the weights; what was
  * decoded ahead is dropped (it was decoded with the old prefix). Returns TT_OK, or
  * translator_init's TT_EINPUT or TT_ENOMEM with err saying why; then tr has no prefix. */
 int translator_set_prefix(Translator *tr, const char *prefix, char *err, size_t errlen);
@@ -287,7 +287,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
                    char *err, size_t errlen);
 
 /* Lets translator_decode_ahead decode batch sentences at once (1..DECODE_MAX_BATCH), its
- * batches shared among pool's threads, each with a decoder of its own (NULL: the calling
+ * batches shared among pool's threads, each with a search of its own (NULL: the calling
  * thread; not owned, must outlive tr's use). With an n-best list wanted nothing is decoded
  * ahead (translator_ahead_capacity 0): each sentence is its own search. Returns TT_OK,
  * TT_EINVAL (batch out of range, or above 1 with an n-best list) or TT_ENOMEM. */
