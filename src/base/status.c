@@ -55,12 +55,22 @@ int status_exit_code(int rc)
     }
 }
 
-void tt_errf(char *err, size_t errlen, const char *fmt, ...)
+size_t tt_verrf(char *err, size_t errlen, const char *fmt, va_list ap)
 {
     if (!err || errlen == 0)
-        return;
+        return 0;
+    const int n = vsnprintf(err, errlen, fmt, ap);
+    if (n < 0) {
+        err[0] = '\0';
+        return 0;
+    }
+    return (size_t)n < errlen ? (size_t)n : errlen - 1;
+}
+
+void tt_errf(char *err, size_t errlen, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    tt_verrf(err, errlen, fmt, ap);
     va_end(ap);
 }

@@ -1,6 +1,11 @@
 /*
  * status.h — the one result-code convention of toytrans.
  *
+ * The folder base/ is the ground floor and knows nothing of translation: result codes
+ * (here), allocation, random numbers, checksums, threads, the numerical kernels, files
+ * written whole, JSON, XML, bounded line reading and "did you mean". It includes no
+ * other folder. docs/design.md lists the folders and their modules.
+ *
  * Every library function that can fail returns an int: TT_OK (0) on success or one of
  * the negative codes below. Callers that want a sentence for a person call
  * status_message(); the command-line front end turns a code into a process exit code
@@ -9,6 +14,7 @@
 #ifndef TOYTRANS_STATUS_H
 #define TOYTRANS_STATUS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 enum {
@@ -43,11 +49,14 @@ int status_exit_code(int rc);
 
 /* Writes a message for a person into err, printf-style, truncated to errlen bytes: the
  * one writer for the library's (char *err, size_t errlen) parameters. Does nothing when
- * err is NULL or errlen is 0. */
+ * err is NULL or errlen is 0. tt_verrf is the same with a va_list, for a formatter of
+ * its own (one that names a file and line first, or appends a line); it returns the
+ * bytes written, the NUL left out. */
 void tt_errf(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+size_t tt_verrf(char *err, size_t errlen, const char *fmt, va_list ap);
 
 #endif

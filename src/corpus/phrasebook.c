@@ -52,10 +52,8 @@ static void report_add(Report *r, const char *fmt, ...)
     r->err[r->used] = '\0';
     va_list ap;
     va_start(ap, fmt);
-    const int n = vsnprintf(r->err + r->used, r->errlen - r->used, fmt, ap);
+    r->used += tt_verrf(r->err + r->used, r->errlen - r->used, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        r->used += (size_t)n < r->errlen - r->used ? (size_t)n : r->errlen - r->used - 1;
 }
 
 /* Records bad line `line` starting at offset `at`; only the first PHRASEBOOK_MAX_REPORTED

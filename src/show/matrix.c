@@ -81,11 +81,9 @@ typedef struct {
 
 static void reader_error(Reader *rd, const char *fmt, ...)
 {
-    if (!rd->err || rd->errlen == 0)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rd->err, rd->errlen, fmt, ap);
+    tt_verrf(rd->err, rd->errlen, fmt, ap);
     va_end(ap);
 }
 
