@@ -138,6 +138,7 @@ TESTS = \
     test_corpus \
     test_grammar \
     test_attention \
+    test_net \
     test_selfattn \
     test_matrix \
     test_tokenizer \
@@ -150,6 +151,7 @@ TESTS = \
     test_translator \
     test_wordlist \
     test_grad \
+    test_optim \
     test_backprop \
     test_train \
     test_history \

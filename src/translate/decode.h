@@ -8,7 +8,7 @@
  *   - Greedy picks the highest logit at every step; ties go to the lowest id. With
  *     words_only (as the translator decodes), <pad> and <s> are never chosen: they are
  *     only ever inputs (<unk> is chosen, and the translator shows a source word for it).
- *     Without it every id counts, as PyTorch's arg-max does (tests/test_transformer.c).
+ *     Without it every id counts, as PyTorch's arg-max does (tests/test_decode.c).
  *   - A forced prefix is always emitted in full: its tokens are fed to the decoder as
  *     given (and scored), and generation continues after them.
  *   - Generation stops after </s>, or when the output — prefix and </s> included —
