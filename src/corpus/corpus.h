@@ -1,6 +1,10 @@
 /*
  * corpus.h — the deterministic English→German corpus that docs/corpus.md specifies.
  *
+ * The folder corpus/ holds the generated corpus (here) and the phrasebook it takes its
+ * fixed expressions from. It stands on base/ only. docs/design.md lists the folders and
+ * their modules.
+ *
  * The words come from a lexicon file (data/lexicon.tsv: nouns, adjectives, verbs, names
  * and the tags that restrict which goes with which); the grammar — determiners,
  * pronouns, declension, word order — is this module's. A sentence is drawn as one of

@@ -2,6 +2,10 @@
  * evalset.h — a test set for evaluation: sentence pairs from a TSV file, each with its
  * references, loaded and checked before any translation starts.
  *
+ * The folder eval/ measures: test sets (here), BLEU and chrF as sacreBLEU computes them,
+ * and the regression cases and golden files of `check`. It stands on translate/, model/,
+ * text/ and base/. docs/design.md lists the folders and their modules.
+ *
  * The TSV file (read with tsv.h) gives each pair its source and its first reference,
  * the target column. Extra reference files give more references: plain text, one
  * reference per line, aligned with the TSV file line by line — line k of every

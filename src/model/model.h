@@ -1,6 +1,10 @@
 /*
  * model.h — the encoder-decoder's parameters: one block, one table, views into both.
  *
+ * The folder model/ holds the model file: the SQLite store, the configuration table,
+ * this parameter block and its views, the training history a file records. It stands on
+ * text/ and base/. docs/design.md lists the folders and their modules.
+ *
  * Every parameter lives in one float allocation. A single walk over the architecture
  * (model_layout in model.c) names each tensor, gives its shape and its place in the
  * block; that table drives loading, saving, initialisation and tests, and later the

@@ -2,6 +2,11 @@
  * net.h — the encoder-decoder as layers over a batch of sentences: each layer's forward
  * and backward pass side by side, as llm.c lays out gpt2_forward and gpt2_backward.
  *
+ * The folder nn/ holds the network: one head of attention, the layers, this encoder-
+ * decoder over a batch, and translation's side of it (transformer.h: the encoder once,
+ * the decoder a step at a time). It stands on model/ and base/. docs/design.md lists the
+ * folders and their modules.
+ *
  * Letters: B sentences, S source and T target positions of the batch (its longest
  * sentence; shorter ones are padded), D d_model, H heads, Dh = D / H, F d_ff, V target
  * vocabulary, L layers. Rows: position t of sentence b is row b·T + t (b·S + t on the

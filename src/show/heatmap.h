@@ -2,6 +2,11 @@
  * heatmap.h — attention weights as a terminal heatmap, and the choice of which weights
  * to show.
  *
+ * The folder show/ shows: aligned tables, these heatmaps, inspect's SVG and HTML, the
+ * loss curves, and the teaching side of `trace` (the self-attention variants, matrices
+ * read from text, a head of the real model traced). It stands on train/, translate/,
+ * nn/, model/, text/ and base/. docs/design.md lists the folders and their modules.
+ *
  *                 this  is   an   example  </s>
  *     Das         ████                          this 0.93, is 0.03, </s> 0.02
  *     Beispiel                    ████          example 0.81, an 0.07, </s> 0.05

@@ -1,6 +1,11 @@
 /*
  * tokenizer.h — text to tokens and back, through utf8proc.
  *
+ * The folder text/ holds the words: this tokenizer, the reading of parallel corpora
+ * (tsv), the vocabularies, the common English words and the grammar recogniser that says
+ * whether a sentence is one the model was taught. It stands on base/ only.
+ * docs/design.md lists the folders and their modules.
+ *
  * The rules, in the order they apply:
  *   1. Validation. The input must be UTF-8 without NUL bytes. Overlong forms (including
  *      the bytes 0xC0 and 0xC1), UTF-16 surrogates (U+D800..U+DFFF), code points above

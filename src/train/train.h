@@ -2,6 +2,11 @@
  * train.h — a whole training run: data, batches, schedule, threads, validation,
  * checkpoints and resumption.
  *
+ * The folder train/ teaches the model: one batch's passes (backprop.h), AdamW (optim.h)
+ * and this run, split inside the folder into its data (data.h), settings, checkpoints
+ * and loop (run.h). It stands on translate/ (validation decodes), nn/, model/, text/ and
+ * base/. docs/design.md lists the folders and their modules.
+ *
  * Determinism: for the same corpus, options and seed, a run computes the same bits with
  * any thread count, on any machine with IEEE float32, the same build of the kernels and
  * the same libm (exp/log/sqrt/pow), and a run interrupted and resumed computes exactly

@@ -2,6 +2,10 @@
  * translator.h — one English sentence in, one German sentence out: everything between
  * the text a person typed and the text they read back.
  *
+ * The folder translate/ turns text into text: the search (decode.h), this translator
+ * around it and the read-back through the reverse model. It stands on nn/, model/, text/
+ * and base/. docs/design.md lists the folders and their modules.
+ *
  * A Translator owns what every sentence shares: the search's buffers, the Translation
  * record, the forced prefix and the per-sentence scratch, all sized for the model's
  * max_len when it is initialised. translator_run then takes one sentence through these
