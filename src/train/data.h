@@ -9,7 +9,7 @@
 
 #include "model/model.h"
 #include "train/backprop.h"
-#include "train/train.h"
+#include "train/progress.h"
 
 #include <signal.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /*
  * run.h — a training run's state and the functions that share it, inside train/ (train.h
- * is the library's interface): the loop (train.c), the file and its checkpoints
- * (checkpoint.c) and the settings (settings.c). The data is data.h's.
+ * is the library's interface): the loop (train.c) and the file and its checkpoints
+ * (checkpoint.c). The data is data.h's, the settings settings.h's.
  */
 #ifndef TOYTRANS_TRAIN_RUN_H
 #define TOYTRANS_TRAIN_RUN_H
@@ -13,7 +13,8 @@
 #include "train/backprop.h"
 #include "train/data.h"
 #include "train/optim.h"
-#include "train/train.h"
+#include "train/progress.h"
+#include "train/settings.h"
 
 #include <signal.h>
 #include <stddef.h>
@@ -25,7 +26,8 @@
  * (at the end of the parts), not at the end of each of the layers' 80 loops; with the
  * parts fixed in number, the sums do not depend on the thread count. */
 #define TRAIN_PARTS 2
-_Static_assert(TRAIN_PARTS >= 1 && TRAIN_PARTS <= 2, "optim_grads_scale joins at most two blocks");
+_Static_assert(TRAIN_PARTS >= 1 && TRAIN_PARTS <= 2,
+               "optim_grads_scale joins at most two blocks");
 
 typedef struct Run {
     TrainOptions opt;  /* the options in effect: the caller's, with a resumed run's
@@ -68,7 +70,12 @@ typedef struct Run {
 } Run;
 
 /* Seconds since this process's part of the run began (r->t0). */
-double run_seconds(const Run *r);
+static inline double run_seconds(const Run *r)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - r->t0.tv_sec) + (double)(t.tv_nsec - r->t0.tv_nsec) * 1e-9;
+}
 
 /* ---------------------------------------------------------------------------------------
  * The file (checkpoint.c)
@@ -100,21 +107,5 @@ int run_read_moments(Run *r, char *err, size_t errlen);
  * position, the time, the history since the last checkpoint. A NaN or Inf anywhere is
  * TT_EDIVERGED and nothing is written: the last good checkpoint stays. */
 int run_checkpoint(Run *r, char *err, size_t errlen);
-
-/* ---------------------------------------------------------------------------------------
- * The settings (settings.c): train_settings.h's table
- */
-
-/* 1 when every setting of o lies in its range (a caller other than the CLI may pass
- * anything), else 0. */
-int train_settings_valid(const TrainOptions *o);
-
-/* Writes every setting of o into meta, inside the caller's transaction. */
-int train_settings_write(Store *store, const TrainOptions *o, char *err, size_t errlen);
-
-/* A resumed run's settings from store's meta into o, by each setting's rule (train.h):
- * a given value that differs from a recorded one it must keep is TT_EINVAL, a recorded
- * one that is no value of its setting TT_EMODEL, err saying which. */
-int train_settings_resume(TrainOptions *o, Store *store, char *err, size_t errlen);
 
 #endif

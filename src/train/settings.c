@@ -3,7 +3,7 @@
  * the defaults, the parsing of a value (the command line's and a file's alike), the meta
  * a run writes, what a resume keeps, and the provenance rows info shows.
  */
-#include "train/run.h"
+#include "train/settings.h"
 
 #include "base/status.h"
 #include "model/store.h"

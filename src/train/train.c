@@ -9,12 +9,13 @@
  * order that the threads do not change, so a run gives the same bits for any thread
  * count.
  */
-#include "train/run.h"
+#include "train/train.h"
 
 #include "base/status.h"
 #include "model/config.h"
 #include "text/tokenizer.h"
 #include "text/vocab.h"
+#include "train/run.h"
 #include "translate/decode.h"
 
 #include <math.h>
@@ -92,13 +93,6 @@ static int run_batch(Run *r, int n, double *loss, long *tokens)
         tok += r->pairs[i].n_tgt + 1;
     *tokens = tok;
     return TT_OK;
-}
-
-double run_seconds(const Run *r)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - r->t0.tv_sec) + (double)(t.tv_nsec - r->t0.tv_nsec) * 1e-9;
 }
 
 /* ---------------------------------------------------------------------------------------
