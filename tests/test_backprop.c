@@ -58,16 +58,16 @@ static void batch_gradient(const Model *m, const TrainPair *pairs, int n, int th
     Pool *pool = NULL;
     if (threads > 0)
         assert_int_equal(pool_open(&pool, threads), TT_OK);
-    Backprop tr;
-    assert_int_equal(backprop_init(&tr, m, n, m->config.max_len, m->config.max_len, dropout,
+    Backprop bp;
+    assert_int_equal(backprop_init(&bp, m, n, m->config.max_len, m->config.max_len, dropout,
                                   pool),
                      TT_OK);
-    assert_int_equal(backprop_set_batch(&tr, pairs, n), TT_OK);
+    assert_int_equal(backprop_set_batch(&bp, pairs, n), TT_OK);
     memset(grads, 0, sizeof(float) * m->n_params);
-    backprop_forward(&tr, 1);
-    backprop_loss(&tr, 0.1f, loss);
-    backprop_backward(&tr, grads, 0.1f);
-    backprop_free(&tr);
+    backprop_forward(&bp, 1);
+    backprop_loss(&bp, 0.1f, loss);
+    backprop_backward(&bp, grads, 0.1f);
+    backprop_free(&bp);
     pool_close(pool);
 }
 

@@ -965,7 +965,7 @@ enum { PAIR_NSRC = 7, PAIR_NTGT = 6 };
 
 typedef struct {
     Model m;
-    Backprop tr;         /* a batch of the one pair */
+    Backprop bp;         /* a batch of the one pair */
     float label_smoothing;
     float *relu_base;   /* ReLU outputs of the unperturbed forward pass, layer by layer */
     size_t n_relu;
@@ -976,8 +976,8 @@ typedef struct {
  * returns 1 when one is on another side of 0 than in base. */
 static int relu_walk(ModelCase *c, float *base, int copy)
 {
-    const NetActs *a = &c->tr.acts;
-    const NetBatch *nb = &c->tr.nb;
+    const NetActs *a = &c->bp.acts;
+    const NetBatch *nb = &c->bp.nb;
     const size_t F = (size_t)c->m.config.d_ff;
     size_t at = 0;
     int flipped = 0;
@@ -997,8 +997,8 @@ static int relu_walk(ModelCase *c, float *base, int copy)
 static double model_loss(ModelCase *c)
 {
     double loss = 0.0;
-    backprop_forward(&c->tr, 1);
-    backprop_loss(&c->tr, c->label_smoothing, &loss);
+    backprop_forward(&c->bp, 1);
+    backprop_loss(&c->bp, c->label_smoothing, &loss);
     return loss;
 }
 
@@ -1022,13 +1022,13 @@ static void model_case_open(ModelCase *c, const char *path, float label_smoothin
         print_error("%s\n", err);
         fail();
     }
-    assert_int_equal(backprop_init(&c->tr, &c->m, 1, PAIR_NSRC + 1, PAIR_NTGT + 1, dropout,
+    assert_int_equal(backprop_init(&c->bp, &c->m, 1, PAIR_NSRC + 1, PAIR_NTGT + 1, dropout,
                                   NULL),
                      TT_OK);
     /* A fixed seed draws the same masks on every call, so with dropout the loss is still
      * one deterministic function of the weights. */
     const TrainPair pair = {PAIR_SRC, PAIR_NSRC, PAIR_TGT, PAIR_NTGT, 12345};
-    assert_int_equal(backprop_set_batch(&c->tr, &pair, 1), TT_OK);
+    assert_int_equal(backprop_set_batch(&c->bp, &pair, 1), TT_OK);
     c->label_smoothing = label_smoothing;
     const ModelConfig *cfg = &c->m.config;
     c->n_relu = (size_t)(cfg->n_encoder_layers + cfg->n_decoder_layers) * cfg->max_len *
@@ -1040,7 +1040,7 @@ static void model_case_open(ModelCase *c, const char *path, float label_smoothin
 static void model_case_close(ModelCase *c)
 {
     free(c->relu_base);
-    backprop_free(&c->tr);
+    backprop_free(&c->bp);
     model_free(&c->m);
 }
 
@@ -1088,8 +1088,8 @@ static void model_clear_kinks(ModelCase *c, double margin)
     for (int l = 0; l < LE + LD; l++) {
         model_loss(c);
         const int enc = l < LE, layer = enc ? l : l - LE;
-        const int rows = enc ? c->tr.nb.S : c->tr.nb.T;
-        const float *h = enc ? c->tr.acts.enc[layer].h2 : c->tr.acts.dec[layer].h3;
+        const int rows = enc ? c->bp.nb.S : c->bp.nb.T;
+        const float *h = enc ? c->bp.acts.enc[layer].h2 : c->bp.acts.dec[layer].h3;
         snprintf(name, sizeof name, "%s.layers.%d.linear1.weight", enc ? "encoder" : "decoder",
                  layer);
         const float *w1 = model_tensor(m, name);
@@ -1138,7 +1138,7 @@ static int check_model(const char *path, float label_smoothing, float dropout,
     float *grads = calloc(m->n_params, sizeof(float));
     assert_non_null(grads);
     const double with = model_loss(&c);
-    backprop_backward(&c.tr, grads, label_smoothing);
+    backprop_backward(&c.bp, grads, label_smoothing);
     assert_true(with > 0.0);
     relu_walk(&c, c.relu_base, 1);
     /* The loss is the same on every forward pass. */
@@ -1261,10 +1261,10 @@ static void test_grad_backprop_accumulates(void **state)
     float *once = calloc(n, sizeof(float)), *twice = calloc(n, sizeof(float));
     assert_true(once && twice);
     model_loss(&c);
-    backprop_backward(&c.tr, once, 0.1f);
+    backprop_backward(&c.bp, once, 0.1f);
     for (int k = 0; k < 2; k++) {
         model_loss(&c);
-        backprop_backward(&c.tr, twice, 0.1f);
+        backprop_backward(&c.bp, twice, 0.1f);
     }
     for (size_t i = 0; i < n; i++)
         once[i] *= 2.0f;

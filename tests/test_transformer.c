@@ -50,14 +50,14 @@ static void test_transformer_encoder_matches_torch(void **state)
 
 /* The reference pair as a batch of one through the training forward pass (net.c):
  * src_ids ends in </s> and tgt_ids starts with <s>, which the trainer adds itself. */
-static void batched_forward(Backprop *tr, const Model *m, const Reference *r)
+static void batched_forward(Backprop *bp, const Model *m, const Reference *r)
 {
     assert_int_equal(r->src_ids[r->S - 1], VOCAB_EOS);
     assert_int_equal(r->tgt_ids[0], VOCAB_BOS);
-    assert_int_equal(backprop_init(tr, m, 1, r->S, r->T, 0.0f, NULL), TT_OK);
+    assert_int_equal(backprop_init(bp, m, 1, r->S, r->T, 0.0f, NULL), TT_OK);
     const TrainPair pair = {r->src_ids, r->S - 1, r->tgt_ids + 1, r->T - 1, 0};
-    assert_int_equal(backprop_set_batch(tr, &pair, 1), TT_OK);
-    backprop_forward(tr, 0);
+    assert_int_equal(backprop_set_batch(bp, &pair, 1), TT_OK);
+    backprop_forward(bp, 0);
 }
 
 /* The forward pass training uses gives PyTorch's encoder output, logits and every
@@ -68,23 +68,23 @@ static void test_transformer_batched_forward_matches_torch(void **state)
     for (int k = 0; k < 2; k++) {
         const Reference *r = &REFS[k];
         Model m;
-        Backprop tr;
+        Backprop bp;
         load(&m, r);
-        batched_forward(&tr, &m, r);
+        batched_forward(&bp, &m, r);
         const int D = m.config.d_model, V = m.tgt_vocab.size, H = m.config.n_heads;
         const int S = r->S, T = r->T;
-        assert_close_array("encoder output", tr.acts.memory, r->enc_out, (size_t)S * D, 1e-5);
-        assert_close_array("logits", tr.acts.logits, r->logits, (size_t)T * V, 1e-4);
+        assert_close_array("encoder output", bp.acts.memory, r->enc_out, (size_t)S * D, 1e-5);
+        assert_close_array("logits", bp.acts.logits, r->logits, (size_t)T * V, 1e-4);
         for (int l = 0; l < m.config.n_encoder_layers; l++)
-            assert_close_array("encoder self-attention", tr.acts.enc[l].att,
+            assert_close_array("encoder self-attention", bp.acts.enc[l].att,
                                r->enc_w + (size_t)l * H * S * S, (size_t)H * S * S, 1e-5);
         for (int l = 0; l < m.config.n_decoder_layers; l++) {
-            assert_close_array("decoder self-attention", tr.acts.dec[l].att,
+            assert_close_array("decoder self-attention", bp.acts.dec[l].att,
                                r->self_w + (size_t)l * H * T * T, (size_t)H * T * T, 1e-5);
-            assert_close_array("cross-attention", tr.acts.dec[l].catt,
+            assert_close_array("cross-attention", bp.acts.dec[l].catt,
                                r->cross_w + (size_t)l * H * T * S, (size_t)H * T * S, 1e-5);
         }
-        backprop_free(&tr);
+        backprop_free(&bp);
         model_free(&m);
     }
 }
@@ -98,31 +98,31 @@ static void test_transformer_cache_equals_batched_forward(void **state)
     for (int k = 0; k < 2; k++) {
         const Reference *r = &REFS[k];
         Model m;
-        Backprop tr;
+        Backprop bp;
         Encoder e;
         DecoderState d;
         load(&m, r);
-        batched_forward(&tr, &m, r);
+        batched_forward(&bp, &m, r);
         assert_int_equal(transformer_encoder_init(&e, &m), TT_OK);
         assert_int_equal(transformer_state_init(&d, &m), TT_OK);
         assert_int_equal(transformer_encode(&e, r->src_ids, r->S), TT_OK);
         const int D = m.config.d_model, V = m.tgt_vocab.size, H = m.config.n_heads;
         const int L = m.config.n_decoder_layers, T = r->T, S = r->S;
-        assert_close_array("encoder memory", e.memory, tr.acts.memory, (size_t)S * D, 1e-5);
+        assert_close_array("encoder memory", e.memory, bp.acts.memory, (size_t)S * D, 1e-5);
         assert_int_equal(transformer_state_reserve(&d, 1, 1, T, S), TT_OK);
         const int slot = 0, sent = 0;
         for (int t = 0; t < T; t++) {
             assert_int_equal(transformer_step(&d, &e, &r->tgt_ids[t], &slot, &sent, 1, t, NULL),
                              TT_OK);
             assert_close_array("cached logits", transformer_state_logits(&d, 0),
-                               tr.acts.logits + (size_t)t * V, (size_t)V, 1e-5);
+                               bp.acts.logits + (size_t)t * V, (size_t)V, 1e-5);
             for (int l = 0; l < L; l++)
                 for (int h = 0; h < H; h++) {
                     assert_close_array("cached self weights", transformer_state_self(&d, l, 0, h),
-                                       tr.acts.dec[l].att + ((size_t)h * T + t) * T,
+                                       bp.acts.dec[l].att + ((size_t)h * T + t) * T,
                                        (size_t)t + 1, 1e-5);
                     assert_close_array("cached cross weights", transformer_state_cross(&d, l, 0, h),
-                                       tr.acts.dec[l].catt + ((size_t)h * T + t) * S, (size_t)S,
+                                       bp.acts.dec[l].catt + ((size_t)h * T + t) * S, (size_t)S,
                                        1e-5);
                 }
         }
@@ -133,7 +133,7 @@ static void test_transformer_cache_equals_batched_forward(void **state)
                          TT_EINVAL);
         transformer_state_free(&d);
         transformer_encoder_free(&e);
-        backprop_free(&tr);
+        backprop_free(&bp);
         model_free(&m);
     }
 }
