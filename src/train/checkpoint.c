@@ -43,8 +43,9 @@ static long first_non_finite(const float *x, size_t n)
 #define TRAIN_RESUMES_MAX 8192
 
 /* In the transaction of a resumed run's first checkpoint: appends "UTC-TIME  epochs E,
- * threads T  COMMAND" to meta train_resumes, and records the settings now in effect (a longer --epochs, the
- * threads, and any key a file from before it was recorded gains here). */
+ * threads T  COMMAND" to meta train_resumes, and records the settings now in effect (a
+ * longer --epochs, the threads, and any key a file from before it was recorded gains
+ * here). */
 static int record_resume(Run *r, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
@@ -85,7 +86,7 @@ static int record_resume(Run *r, char *err, size_t errlen)
     return rc;
 }
 
-int run_checkpoint(Run *r, char *err, size_t errlen)
+int train_run_checkpoint(Run *r, char *err, size_t errlen)
 {
     Store *s = r->store;
     const int dims[1] = {(int)r->m.n_params};
@@ -149,7 +150,7 @@ int run_checkpoint(Run *r, char *err, size_t errlen)
  */
 
 /* The model of a new run, in memory: vocabularies from the corpus, random weights. */
-int run_start_new(Run *r, volatile sig_atomic_t *stop, char *err, size_t errlen)
+int train_run_start_new(Run *r, volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
     VocabCounter cs, ct;
@@ -206,7 +207,7 @@ static int file_fnv1a64(const char *opt, const char *path, uint64_t *out, char *
 /* Creates the file of a new run: called once every input has been read and checked, so
  * that a bad input never costs the file --force would replace. The file appears
  * complete or not at all; later checkpoints update it in place. */
-int run_new_file(Run *r, char *err, size_t errlen)
+int train_run_new_file(Run *r, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
     Store *s = NULL;
@@ -293,7 +294,7 @@ int run_new_file(Run *r, char *err, size_t errlen)
  * range-checked by store_meta_get_long, whose message names the key and its value; the
  * batch position is checked against the epoch's batches once the corpus is read
  * (train_run). */
-int run_start_resume(Run *r, char *err, size_t errlen)
+int train_run_start_resume(Run *r, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
     int rc = store_open(&r->store, o->out_path, STORE_WRITE, err, errlen);
@@ -340,7 +341,7 @@ int run_start_resume(Run *r, char *err, size_t errlen)
 
 /* The saved position must lie inside an epoch of the corpus just read: a batch position
  * at or past its last batch (another corpus, or a damaged file) would never reach a step. */
-int run_check_position(const Run *r, char *err, size_t errlen)
+int train_run_check_position(const Run *r, char *err, size_t errlen)
 {
     if (r->batch_pos < r->batches.n_batches)
         return TT_OK;
@@ -354,7 +355,7 @@ int run_check_position(const Run *r, char *err, size_t errlen)
 /* A resumed run's corpus other than the one it was started with (meta
  * train_corpus_fnv1a64) is allowed, but said: the run goes on, and is no longer the run an
  * uninterrupted one would have been. A file without the key says nothing. */
-void run_note_other_corpus(const Run *r, TrainProgressFn progress, void *ctx)
+void train_run_note_other_corpus(const Run *r, TrainProgressFn progress, void *ctx)
 {
     char recorded[32], note[1024];
     if (store_meta_get(r->store, "train_corpus_fnv1a64", recorded, sizeof recorded, NULL, 0) !=
@@ -372,7 +373,7 @@ void run_note_other_corpus(const Run *r, TrainProgressFn progress, void *ctx)
 }
 
 /* A resumed run's AdamW moments (optim.m, optim.v) into r->m1 and r->m2. */
-int run_read_moments(Run *r, char *err, size_t errlen)
+int train_run_read_moments(Run *r, char *err, size_t errlen)
 {
     const TrainOptions *o = r->o;
     const size_t n = r->m.n_params;

@@ -20,7 +20,7 @@
  * Data
  */
 
-void pairs_free(Pairs *p)
+void train_pairs_free(Pairs *p)
 {
     if (p->ref)
         for (int i = 0; i < p->n; i++)
@@ -63,9 +63,9 @@ void train_note(TrainProgressFn progress, void *ctx, const char *note)
 
 /* Reads a corpus into ids with the model's vocabularies. With skip_bad, a malformed line
  * is left out and named in a note to progress. */
-int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text, int skip_bad,
-               volatile sig_atomic_t *stop, TrainProgressFn progress, void *ctx, char *err,
-               size_t errlen)
+int train_pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
+                     int skip_bad, volatile sig_atomic_t *stop, TrainProgressFn progress,
+                     void *ctx, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     p->checksum = FNV1A64_OFFSET;
@@ -152,7 +152,7 @@ int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text, int sk
     if (rc == TSV_END)
         rc = TT_OK;
     if (rc != TT_OK)
-        pairs_free(p);
+        train_pairs_free(p);
     return rc;
 }
 
@@ -219,7 +219,7 @@ static int name_map(int **out, const Model *m, const Pairs *p)
     return TT_OK;
 }
 
-int pairs_augment_names(Pairs *p, const Model *m, float fraction, uint64_t seed)
+int train_pairs_augment_names(Pairs *p, const Model *m, float fraction, uint64_t seed)
 {
     if (fraction <= 0.0f)
         return TT_OK;
@@ -290,7 +290,7 @@ static int by_length(const void *a, const void *b)
     return x->index - y->index;
 }
 
-void batches_free(Batches *b)
+void train_batches_free(Batches *b)
 {
     free(b->perm);
     free(b->order);
@@ -298,7 +298,7 @@ void batches_free(Batches *b)
     memset(b, 0, sizeof *b);
 }
 
-int batches_make(Batches *b, const Pairs *p, int batch)
+int train_batches_make(Batches *b, const Pairs *p, int batch)
 {
     memset(b, 0, sizeof *b);
     b->order = malloc(sizeof(int) * (size_t)p->n);
@@ -306,13 +306,13 @@ int batches_make(Batches *b, const Pairs *p, int batch)
     b->start = malloc(sizeof(int) * (size_t)(b->n_batches + 1));
     b->perm = malloc(sizeof(int) * (size_t)b->n_batches);
     if (!b->order || !b->start || !b->perm) {
-        batches_free(b);
+        train_batches_free(b);
         return TT_ENOMEM;
     }
     /* qsort has no context argument in C11: the keys carry what the order needs. */
     LengthKey *keys = malloc(sizeof *keys * (size_t)(p->n ? p->n : 1));
     if (!keys) {
-        batches_free(b);
+        train_batches_free(b);
         return TT_ENOMEM;
     }
     for (int i = 0; i < p->n; i++)
@@ -327,7 +327,7 @@ int batches_make(Batches *b, const Pairs *p, int batch)
 }
 
 /* The batch order of an epoch: a Fisher-Yates shuffle seeded by (seed, epoch). */
-void batches_shuffle(Batches *b, uint64_t seed, int epoch)
+void train_batches_shuffle(Batches *b, uint64_t seed, int epoch)
 {
     Rng rng;
     rng_seed(&rng, (uint32_t)(seed * 2654435761u) ^ (uint32_t)(epoch * 40503u + 1u));
@@ -343,8 +343,8 @@ void batches_shuffle(Batches *b, uint64_t seed, int epoch)
 
 /* The pairs p[idx[0..n-1]] (idx NULL: p[first..first+n-1]) as a batch, with each pair's
  * dropout seed. */
-void pairs_fill(TrainPair *out, const Pairs *p, const int *idx, int first, int n,
-                uint64_t seed, long step)
+void train_pairs_fill(TrainPair *out, const Pairs *p, const int *idx, int first, int n,
+                      uint64_t seed, long step)
 {
     for (int i = 0; i < n; i++) {
         const int k = idx ? idx[i] : first + i;

@@ -36,19 +36,19 @@ void train_note(TrainProgressFn progress, void *ctx, const char *note);
  * left out and counted, and with keep_text the target as written is kept (for exact
  * match). With skip_bad, a malformed line is left out and named in a note to progress;
  * otherwise it fails the load, err naming file, line and byte. stop is polled. */
-int pairs_load(Pairs *p, const char *path, const Model *m, int keep_text, int skip_bad,
-               volatile sig_atomic_t *stop, TrainProgressFn progress, void *ctx, char *err,
-               size_t errlen);
-void pairs_free(Pairs *p); /* a zeroed Pairs is fine */
+int train_pairs_load(Pairs *p, const char *path, const Model *m, int keep_text,
+                     int skip_bad, volatile sig_atomic_t *stop, TrainProgressFn progress,
+                     void *ctx, char *err, size_t errlen);
+void train_pairs_free(Pairs *p); /* a zeroed Pairs is fine */
 
 /* Adds copies of the fraction of p's pairs that have names, every name <unk> on both
  * sides, drawn from seed (data.c says what is taken for a name). TT_OK or TT_ENOMEM. */
-int pairs_augment_names(Pairs *p, const Model *m, float fraction, uint64_t seed);
+int train_pairs_augment_names(Pairs *p, const Model *m, float fraction, uint64_t seed);
 
 /* The pairs p[idx[0..n-1]] (idx NULL: p[first..first+n-1]) as a batch, with each pair's
  * dropout seed from (seed, step, pair). */
-void pairs_fill(TrainPair *out, const Pairs *p, const int *idx, int first, int n,
-                uint64_t seed, long step);
+void train_pairs_fill(TrainPair *out, const Pairs *p, const int *idx, int first, int n,
+                      uint64_t seed, long step);
 
 /* An epoch's batches: the pairs sorted by length, cut into batches, in a shuffled order. */
 typedef struct {
@@ -58,8 +58,8 @@ typedef struct {
     int *perm;    /* (n_batches) this epoch's batch order */
 } Batches;
 
-int batches_make(Batches *b, const Pairs *p, int batch); /* TT_OK or TT_ENOMEM */
-void batches_shuffle(Batches *b, uint64_t seed, int epoch);
-void batches_free(Batches *b); /* a zeroed Batches is fine */
+int train_batches_make(Batches *b, const Pairs *p, int batch); /* TT_OK or TT_ENOMEM */
+void train_batches_shuffle(Batches *b, uint64_t seed, int epoch);
+void train_batches_free(Batches *b); /* a zeroed Batches is fine */
 
 #endif

@@ -83,29 +83,29 @@ static inline double run_seconds(const Run *r)
 
 /* A new run's model in memory: vocabularies counted from the corpus, weights drawn from
  * the seed. */
-int run_start_new(Run *r, volatile sig_atomic_t *stop, char *err, size_t errlen);
+int train_run_start_new(Run *r, volatile sig_atomic_t *stop, char *err, size_t errlen);
 
 /* Creates a new run's file, complete (a checkpoint at step 0) or not at all, once every
  * input has been read and checked; r->store is then its writer. */
-int run_new_file(Run *r, char *err, size_t errlen);
+int train_run_new_file(Run *r, char *err, size_t errlen);
 
 /* Opens a resumed run's file as its writer and reads its model, position and settings
  * (r->opt takes the recorded ones; train_settings_resume). */
-int run_start_resume(Run *r, char *err, size_t errlen);
+int train_run_start_resume(Run *r, char *err, size_t errlen);
 
 /* The resumed position lies inside an epoch of the corpus just read (TT_EMODEL if not). */
-int run_check_position(const Run *r, char *err, size_t errlen);
+int train_run_check_position(const Run *r, char *err, size_t errlen);
 
 /* Says in a note to progress when a resumed run's corpus is not the one it started with. */
-void run_note_other_corpus(const Run *r, TrainProgressFn progress, void *ctx);
+void train_run_note_other_corpus(const Run *r, TrainProgressFn progress, void *ctx);
 
 /* A resumed run's AdamW moments into r->m1 and r->m2: a file saved for release has none
  * (TT_EINVAL), a negative second moment is refused (TT_EMODEL). */
-int run_read_moments(Run *r, char *err, size_t errlen);
+int train_run_read_moments(Run *r, char *err, size_t errlen);
 
 /* One SQLite transaction: the weights, the moments (none in a release's last one), the
  * position, the time, the history since the last checkpoint. A NaN or Inf anywhere is
  * TT_EDIVERGED and nothing is written: the last good checkpoint stays. */
-int run_checkpoint(Run *r, char *err, size_t errlen);
+int train_run_checkpoint(Run *r, char *err, size_t errlen);
 
 #endif

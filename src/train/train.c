@@ -118,7 +118,7 @@ static int validate(Run *r, ValidLogRow *row, char *err, size_t errlen)
      * measures the model itself). */
     for (int i0 = 0; rc == TT_OK && i0 < r->valid.n; i0 += r->batch) {
         const int n = r->valid.n - i0 < r->batch ? r->valid.n - i0 : r->batch;
-        pairs_fill(r->pairs, &r->valid, NULL, i0, n, 0, 0);
+        train_pairs_fill(r->pairs, &r->valid, NULL, i0, n, 0, 0);
         double l = 0.0;
         rc = run_parts(r, n, 0, &l);
         if (rc != TT_OK)
@@ -192,9 +192,9 @@ static void run_free(Run *r)
     free(r->log);
     free(r->m2);
     free(r->m1);
-    batches_free(&r->batches);
-    pairs_free(&r->valid);
-    pairs_free(&r->train);
+    train_batches_free(&r->batches);
+    train_pairs_free(&r->valid);
+    train_pairs_free(&r->train);
     model_free(&r->m);
 }
 
@@ -220,29 +220,31 @@ static int run_open(Run *r, const TrainOptions *o, TrainProgressFn progress, voi
         return rc;
     if (!o->resume && r->opt.threads == 0)
         r->opt.threads = 1;
-    rc = o->resume ? run_start_resume(r, err, errlen) : run_start_new(r, stop, err, errlen);
+    rc = o->resume ? train_run_start_resume(r, err, errlen)
+                   : train_run_start_new(r, stop, err, errlen);
     if (r->opt.threads == 0)
         r->opt.threads = 1; /* a resume of a file that records none */
     r->batch = o->batch;
     r->adam = (AdamConfig){o->adam_beta1, o->adam_beta2, o->adam_eps, o->weight_decay};
     if (rc == TT_OK)
-        rc = pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, stop, progress,
-                        ctx, err, errlen);
-    if (rc == TT_OK && (rc = pairs_augment_names(&r->train, &r->m, o->name_augment, o->seed)) != TT_OK)
+        rc = train_pairs_load(&r->train, o->train_path, &r->m, 0, o->skip_bad_lines, stop, progress,
+                              ctx, err, errlen);
+    if (rc == TT_OK &&
+        (rc = train_pairs_augment_names(&r->train, &r->m, o->name_augment, o->seed)) != TT_OK)
         snprintf(err, errlen, "%s", status_message(rc));
     if (rc == TT_OK && o->valid_path)
-        rc = pairs_load(&r->valid, o->valid_path, &r->m, 1, o->skip_bad_lines, stop, progress,
-                        ctx, err, errlen);
+        rc = train_pairs_load(&r->valid, o->valid_path, &r->m, 1, o->skip_bad_lines, stop, progress,
+                              ctx, err, errlen);
     if (rc == TT_OK && r->train.n == 0) {
         snprintf(err, errlen, "%s: no pairs fit the model's max_len", o->train_path);
         rc = TT_EINPUT;
     }
     if (rc == TT_OK)
-        rc = batches_make(&r->batches, &r->train, r->batch);
+        rc = train_batches_make(&r->batches, &r->train, r->batch);
     if (rc == TT_OK && o->resume)
-        rc = run_check_position(r, err, errlen);
+        rc = train_run_check_position(r, err, errlen);
     if (rc == TT_OK && o->resume)
-        run_note_other_corpus(r, progress, ctx);
+        train_run_note_other_corpus(r, progress, ctx);
     const size_t n = r->m.n_params;
     if (rc == TT_OK) {
         r->m1 = calloc(n, sizeof(float));
@@ -255,7 +257,7 @@ static int run_open(Run *r, const TrainOptions *o, TrainProgressFn progress, voi
             rc = TT_ENOMEM;
     }
     if (rc == TT_OK && o->resume)
-        rc = run_read_moments(r, err, errlen);
+        rc = train_run_read_moments(r, err, errlen);
     /* One batch's passes, sized for the longest pair of either corpus. */
     if (rc == TT_OK) {
         int max_src = 1, max_tgt = 1;
@@ -288,9 +290,9 @@ static int run_open(Run *r, const TrainOptions *o, TrainProgressFn progress, voi
             snprintf(err, errlen, "%s", status_message(rc));
     }
     if (rc == TT_OK && !o->resume)
-        rc = run_new_file(r, err, errlen);
+        rc = train_run_new_file(r, err, errlen);
     if (rc == TT_OK && !o->resume)
-        rc = run_checkpoint(r, err, errlen);
+        rc = train_run_checkpoint(r, err, errlen);
     return rc;
 }
 
@@ -310,8 +312,8 @@ static int run_step(Run *r, TrainProgressFn progress, void *ctx, char *err, size
     float *grads = r->grads[0];
     const int b = r->batches.perm[r->batch_pos];
     const int job_n = r->batches.start[b + 1] - r->batches.start[b];
-    pairs_fill(r->pairs, &r->train, r->batches.order + r->batches.start[b], 0, job_n, o->seed,
-               r->step);
+    train_pairs_fill(r->pairs, &r->train, r->batches.order + r->batches.start[b], 0, job_n, o->seed,
+                     r->step);
     double loss = 0;
     long tokens = 0;
     int rc = run_batch(r, job_n, &loss, &tokens);
@@ -372,7 +374,7 @@ static int run_epoch_end(Run *r, TrainProgressFn progress, void *ctx, char *err,
         r->have_vlog = rc == TT_OK;
     }
     if (rc == TT_OK)
-        rc = run_checkpoint(r, err, errlen);
+        rc = train_run_checkpoint(r, err, errlen);
     if (rc == TT_OK && progress && o->valid_path) {
         TrainProgress p = {r->epoch, o->epochs, r->step, run_steps_total(r), 0,
                            r->batches.n_batches, r->last_loss, 0, r->last_secs, 0, &r->vlog,
@@ -422,14 +424,14 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
     o = r->o; /* the options in effect */
     int stopped = 0;
     while (rc == TT_OK && !stopped && r->epoch < o->epochs) {
-        batches_shuffle(&r->batches, o->seed, r->epoch);
+        train_batches_shuffle(&r->batches, o->seed, r->epoch);
         while (rc == TT_OK && !stopped && r->batch_pos < r->batches.n_batches) {
             /* A signal that came before this step (while the data was read, or during an
              * epoch's validation) stops the run here; the last checkpoint holds every
              * step done, so there is nothing more to save. */
             if (stop && *stop) {
                 if (r->n_log > 0)
-                    rc = run_checkpoint(r, err, errlen);
+                    rc = train_run_checkpoint(r, err, errlen);
                 if (rc == TT_OK)
                     rc = TT_EINTR;
                 break;
@@ -442,7 +444,7 @@ int train_run(const TrainOptions *o, TrainProgressFn progress, void *ctx,
             if (epoch_done)
                 rc = run_epoch_end(r, progress, ctx, err, errlen);
             else if (stopped || (o->checkpoint_every > 0 && r->n_log >= o->checkpoint_every))
-                rc = run_checkpoint(r, err, errlen);
+                rc = train_run_checkpoint(r, err, errlen);
             if (rc == TT_OK && stopped && stop && *stop)
                 rc = TT_EINTR;
             if (epoch_done)
