@@ -66,9 +66,10 @@ PROG = "torch_ref.py"
 EXIT_MISMATCH, EXIT_USAGE, EXIT_MODEL = 1, 2, 3
 
 # Training settings: the shipped model's (the Makefile's MODEL_SETTINGS: --epochs 7
-# --batch 32 --lr 0.001 --warmup 1000 --label-smoothing 0.02) and src/train/train.c's defaults
-# for what MODEL_SETTINGS leaves out (weight decay 0.01 on matrices only, clipping to a
-# global norm of 1, dropout 0, AdamW β 0.9/0.98, ε 1e-9 as in train_run's AdamConfig).
+# --batch 32 --lr 0.001 --warmup 1000 --label-smoothing 0.02) and the defaults of
+# src/train/train_settings.h for what MODEL_SETTINGS leaves out (weight decay 0.01 on
+# matrices only, clipping to a global norm of 1, dropout 0, AdamW β 0.9/0.98, ε 1e-9 as
+# in the run's AdamConfig).
 TRAIN_EPOCHS = 7
 TRAIN_LR = 1e-3
 TRAIN_WARMUP = 1000

@@ -821,7 +821,7 @@ static void save_prepare(void *ctx)
     write_whole(c->path, c->f->bytes, c->f->size);
 }
 
-/* One checkpoint as train.c writes it: open for writing, one transaction, close. */
+/* One checkpoint as checkpoint.c writes it: open for writing, one transaction, close. */
 static int save_op(void *ctx, char *err, size_t errlen)
 {
     SaveCtx *c = ctx;

@@ -46,7 +46,6 @@
 #include "nn/net.h"
 #include "testutil.h"
 #include "train/backprop.h"
-#include "train/optim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1273,11 +1272,6 @@ static void test_grad_backprop_accumulates(void **state)
     free(twice), free(once);
     model_case_close(&c);
 }
-
-/* ---------------------------------------------------------------------------------------
- * AdamW
- */
-
 
 int main(void)
 {

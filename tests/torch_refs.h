@@ -7,6 +7,12 @@
 #ifndef TOYTRANS_TESTS_TORCH_REFS_H
 #define TOYTRANS_TESTS_TORCH_REFS_H
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
 #include "base/status.h"
 #include "fixtures/transformer_ref.h"
 #include "model/model.h"

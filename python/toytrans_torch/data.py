@@ -1,5 +1,5 @@
 """Batches, name augmentation and the learning-rate schedule as toytrans's trainer makes
-them (src/train/train.c): the same grouping and padding, so PyTorch trains on the batches
+them (src/train/data.c): the same grouping and padding, so PyTorch trains on the batches
 toytrans would."""
 import math
 import random
@@ -50,7 +50,7 @@ def lr_factor(step, total, warmup):
 def name_map(vocabs, src_ids, tgt_ids):
     """For each source id, the target id of the same word capitalised ("anna" -> "Anna"),
     or -1: a word written alike in both languages, and in the target of every pair whose
-    source has it, is taken for a name ("see" / "See", the lake, is not; src/train/train.c)."""
+    source has it, is taken for a name ("see" / "See", the lake, is not; src/train/data.c)."""
     index = {t: i for i, t in enumerate(vocabs.tgt)}
     out = []
     for i, w in enumerate(vocabs.src):

@@ -57,6 +57,10 @@ void tt_errf(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-size_t tt_verrf(char *err, size_t errlen, const char *fmt, va_list ap);
+size_t tt_verrf(char *err, size_t errlen, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 0)))
+#endif
+    ;
 
 #endif

@@ -816,7 +816,7 @@ int cli_write_file(const char *cmd, const char *path, CliWriteFn write, const vo
 }
 
 /* ---------------------------------------------------------------------------------------
- * The decoding flags (cli.h): one table of their ranges and help, one parser.
+ * The decoding flags (cli_decode.h): one table of their ranges and help, one parser.
  */
 
 #include <assert.h>
@@ -859,7 +859,7 @@ static size_t decode_flag_index(int code)
     size_t i = 0;
     while (i < N_DECODE_FLAGS && DECODE_FLAGS[i].code != code)
         i++;
-    assert(i < N_DECODE_FLAGS); /* only the codes of cli.h reach here */
+    assert(i < N_DECODE_FLAGS); /* only the codes of cli_decode.h reach here */
     return i;
 }
 

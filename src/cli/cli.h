@@ -3,8 +3,8 @@
  * checked parsing of option values.
  *
  * The folder cli/ is the command line: a file per command, this header for what they all
- * share and cli_decode.h for what the translating ones share. Nothing includes it.
- * docs/design.md lists the folders and their modules.
+ * share and cli_decode.h for what the translating ones share. Nothing outside cli/
+ * includes it. docs/design.md lists the folders and their modules.
  *
  * Conventions for every command: `--help` prints usage to stdout and exits 0; a bad
  * command line prints one line naming the problem plus a hint to stderr and exits

@@ -40,7 +40,7 @@ typedef struct {
     const char *test_path;
     const char *ref_paths[EVAL_MAX_REF_FILES];
     int n_ref_files;
-    TranslatorOptions to; /* --beam and --max-len (cli.h's decoding flags) */
+    TranslatorOptions to; /* --beam and --max-len (cli_decode.h's decoding flags) */
     int skip_bad;
     int json;          /* --json: one JSON object instead of the text report */
     const char *hyp_out; /* --hyp-out: where the translations go, or NULL */

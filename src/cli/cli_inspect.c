@@ -31,7 +31,7 @@
 
 typedef struct {
     const char *model_path;
-    TranslatorOptions to; /* --prefix (cli.h's decoding flags); greedy */
+    TranslatorOptions to; /* --prefix (cli_decode.h's decoding flags); greedy */
     long layer;      /* INSPECT_LAST, INSPECT_ALL or 0..layers-1 (checked against the model) */
     long head;       /* TRANSLATION_HEAD_MEAN or 0..H-1 (checked against the model) */
     int self, encoder;

@@ -36,7 +36,7 @@
 
 typedef struct {
     const char *model_path;
-    TranslatorOptions to;  /* the decoding flags (cli.h), --alternatives, --keep-unk,
+    TranslatorOptions to;  /* the decoding flags (cli_decode.h), --alternatives, --keep-unk,
                               --max-length-crop, --coverage-min; to.decode.n_best: --n-best
                               N, N lines per input in Marian's n-best format, 0 off */
     int json, scores;

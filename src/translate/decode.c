@@ -62,7 +62,7 @@ static int log_softmax_checked(double *out, const float *logits, int V)
     return TT_OK;
 }
 
-/* Whether a decoder may choose id: with words_only, never <pad> or <s>, which are only
+/* Whether the search may choose id: with words_only, never <pad> or <s>, which are only
  * ever inputs. */
 static int may_choose(const Search *d, int id)
 {
@@ -308,7 +308,7 @@ static int rows_reserve(Search *d, int rows)
     return TT_OK;
 }
 
-static int decoder_init_with(Search *d, const Model *m, int beam, const Search *owner)
+static int decode_init_with(Search *d, const Model *m, int beam, const Search *owner)
 {
     memset(d, 0, sizeof *d);
     if (beam < 1 || beam > DECODE_MAX_BEAM)
@@ -336,12 +336,12 @@ static int decoder_init_with(Search *d, const Model *m, int beam, const Search *
 
 int decode_init(Search *d, const Model *m, int beam)
 {
-    return decoder_init_with(d, m, beam, NULL);
+    return decode_init_with(d, m, beam, NULL);
 }
 
 int decode_init_sharing(Search *d, const Search *from)
 {
-    return decoder_init_with(d, from->model, from->beam, from);
+    return decode_init_with(d, from->model, from->beam, from);
 }
 
 int decode_pack(Search *d)
@@ -354,7 +354,7 @@ int decode_pack(Search *d)
 
 /* Points the encoder and the step at the packed weights decode_pack made, d's own or its
  * owner's (NULL before: the weights as stored). At the start of every call that runs
- * the network, so that a decoder sharing another's sees the copy made since its init. */
+ * the network, so that a search sharing another's sees the copy made since its init. */
 static void use_packed(Search *d)
 {
     d->enc.params_packed = d->state.params_packed =
@@ -416,7 +416,7 @@ static int beam_reserve(Search *d, int sents, int B, int N)
 
 /* Room for n sentences of up to S source positions and outputs of up to n_out tokens,
  * decoded with beam width B (1..d->beam) in groups of `group` sentences. */
-static int decoder_reserve_batch(Search *d, int n, int B, int group, int S, int n_out)
+static int decode_reserve_batch(Search *d, int n, int B, int group, int S, int n_out)
 {
     const int hyps = B * group, rows = n > hyps ? n : hyps;
     const int slots = n > 2 * hyps ? n : 2 * hyps;
@@ -513,7 +513,7 @@ static int decode_record(Search *d, const RecordJob *jobs, int n, int greedy)
             if (t < j->n_forced) {
                 chosen = j->forced[t];
             } else if (!may_choose(d, chosen)) {
-                /* The first maximum is one a word-only decoder may not choose: the first
+                /* The first maximum is one a word-only search may not choose: the first
                  * maximum of the rest. */
                 chosen = -1;
                 for (int v = 0; v < V; v++)
@@ -792,7 +792,7 @@ int decode_batch(Search *d, Translation *const *out, const int *const *src, cons
     /* Beam search takes the sentences in groups of at most DECODE_BEAM_ROWS hypotheses. */
     const int group = beam == 1 ? 1 : n < DECODE_BEAM_ROWS / beam ? n : DECODE_BEAM_ROWS / beam;
     use_packed(d);
-    int rc = decoder_reserve_batch(d, n, beam, group, S_max, need);
+    int rc = decode_reserve_batch(d, n, beam, group, S_max, need);
     RecordJob *jobs = d->jobs; /* the reservation may have moved them, filled */
     for (int i = 0; rc == TT_OK && i < n; i++)
         rc = translation_reserve(out[i], m, need);
@@ -859,7 +859,7 @@ static int score_jobs(Search *d, const int *const *target, const int *n_target, 
 /* The scoring jobs in d->jobs against the sentences the encoder holds. */
 static int score_encoded(Search *d, const int *const *target, int n, int need, double *sum)
 {
-    int rc = decoder_reserve_batch(d, n, 1, 1, d->enc.S, need);
+    int rc = decode_reserve_batch(d, n, 1, 1, d->enc.S, need);
     if (rc == TT_OK)
         rc = decode_record(d, d->jobs, n, 0);
     for (int i = 0; rc == TT_OK && i < n; i++)

@@ -680,7 +680,7 @@ int translator_run(Translator *tr, const char *text, size_t len, TranslatorResul
              * for a run of the same text after translator_ahead_rewind. */
             tr->cur = &a->t;
         } else {
-            /* The threads of a decode in the background may be using this decoder. */
+            /* The threads of a decode in the background may be using this search. */
             ahead_wait(tr);
             rc = count_decoded(tr, 1);
             if (rc == TT_OK)
@@ -737,7 +737,7 @@ int translator_set_batch(Translator *tr, int batch, Pool *pool)
         return TT_ENOMEM;
     }
     tr->n_ahead_cap = n;
-    tr->threads = threads; /* ahead_free frees every decoder of more: a zeroed one too */
+    tr->threads = threads; /* ahead_free frees every search of more: a zeroed one too */
     for (int i = 0; i < threads - 1; i++) {
         rc = decode_init_sharing(&tr->more[i], &tr->dec);
         if (rc == TT_OK)
@@ -762,10 +762,10 @@ int translator_ahead_capacity(const Translator *tr)
 
 
 /* Thread task's share: the next batch of the sorted entries not yet taken, the longest
- * first, until none is left, with its own decoder and scratch (taken one at a time, the
+ * first, until none is left, with its own search and scratch (taken one at a time, the
  * threads finish together: with every thread's batches fixed in advance, one of two
- * threads was left alone with the last batches). Which decoder takes a batch depends on
- * timing, unlike pool.h's tasks; a sentence's numbers depend on no decoder's state (its
+ * threads was left alone with the last batches). Which search takes a batch depends on
+ * timing, unlike pool.h's tasks; a sentence's numbers depend on no search's state (its
  * buffers' sizes and the encoder's chunks included). A batch that fails is left to
  * translator_run, its targets scored NAN. */
 static void ahead_task(void *ctx, int task)
