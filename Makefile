@@ -66,6 +66,7 @@ PATH_DEFS = -DTOYTRANS_SRCDIR='"$(CURDIR)"'
 LIB_SRC = \
     src/base/status.c \
     src/base/mem.c \
+    src/base/layout.c \
     src/base/outfile.c \
     src/base/kernel.c \
     src/base/rng.c \
@@ -129,6 +130,7 @@ CLI_SRC = \
     src/cli/cli_inspect.c
 TESTS = \
     test_mem \
+    test_layout \
     test_kernel \
     test_rng \
     test_pool \
