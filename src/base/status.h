@@ -2,9 +2,10 @@
  * status.h — the one result-code convention of toytrans.
  *
  * The folder base/ is the ground floor and knows nothing of translation: result codes
- * (here), allocation, random numbers, checksums, threads, the numerical kernels, files
- * written whole, JSON, XML, bounded line reading and "did you mean". It includes no
- * other folder. docs/design.md lists the folders and their modules.
+ * (here), allocation, buffers from a table, random numbers, checksums, threads, the
+ * numerical kernels, files written whole, JSON, XML, bounded line reading and "did you
+ * mean". It includes no other folder. docs/design.md lists the folders and their
+ * modules.
  *
  * Every library function that can fail returns an int: TT_OK (0) on success or one of
  * the negative codes below. Callers that want a sentence for a person call

@@ -8,6 +8,7 @@
 #include "nn/net.h"
 
 #include "base/kernel.h"
+#include "base/layout.h"
 #include "base/status.h"
 #include "model/config.h"
 #include "nn/attention.h"
@@ -135,15 +136,6 @@ void net_acts_free(NetActs *a)
     memset(a, 0, sizeof *a);
 }
 
-/* A cache line, in floats. */
-#define SLOT_ALIGN_FLOATS 16
-
-/* size floats rounded up to whole cache lines. */
-static size_t slot_floats(size_t size)
-{
-    return (size + SLOT_ALIGN_FLOATS - 1) / SLOT_ALIGN_FLOATS * SLOT_ALIGN_FLOATS;
-}
-
 int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
 {
     memset(a, 0, sizeof *a);
@@ -153,40 +145,32 @@ int net_acts_init(NetActs *a, const Model *m, int B, int S, int T, int dropout)
         return TT_EINVAL;
     const int n = net_acts_layout(a, m, B, S, T, dropout, NULL, 0);
     NetActSpec *specs = malloc(sizeof *specs * (size_t)n);
-    if (!specs)
+    LayoutRow *rows = malloc(sizeof *rows * (size_t)n);
+    if (!specs || !rows) {
+        free(rows);
+        free(specs);
         return TT_ENOMEM;
-    net_acts_layout(a, m, B, S, T, dropout, specs, n);
-    /* Every slot starts on a cache line of its own, so that tasks writing neighbouring
-     * columns of one row (the heads of a sentence) never share a line across slots or
-     * within one: a head's columns are D/H floats, a multiple of SLOT_ALIGN_FLOATS for
-     * the shapes that matter (and merely slower otherwise). */
-    size_t total = 0;
-    for (int i = 0; i < n; i++)
-        total += slot_floats(specs[i].rows * specs[i].cols);
-    /* Zeroed: padding rows that no layer writes hold zeros, not stale bits. calloc, not
-     * a memset: a large block comes as fresh zero pages from the system, touched only
-     * where a pass writes (zeroing it all was a tenth of translating 600 lines). */
-    const size_t align = SLOT_ALIGN_FLOATS * sizeof(float);
-    a->block_mem = calloc(1, (total ? total : SLOT_ALIGN_FLOATS) * sizeof(float) + align);
-    if (a->block_mem) {
-        const size_t past = (size_t)((uintptr_t)a->block_mem % align);
-        /* calloc's alignment is a multiple of a float's: the gap is whole floats. */
-        a->block = (float *)a->block_mem + (past ? (align - past) / sizeof(float) : 0);
     }
+    net_acts_layout(a, m, B, S, T, dropout, specs, n);
+    for (int i = 0; i < n; i++)
+        rows[i] = (LayoutRow){.f = specs[i].slot, .count = specs[i].rows * specs[i].cols};
+    /* One block (base/layout.h): every slot starts on a cache line of its own, so that
+     * tasks writing neighbouring columns of one row (the heads of a sentence) never share
+     * a line across slots or within one: a head's columns are D/H floats, a multiple of
+     * a line for the shapes that matter (and merely slower otherwise). Zeroed: padding
+     * rows that no layer writes hold zeros, not stale bits; by calloc, since zeroing the
+     * block by hand was a tenth of translating 600 lines. */
+    int rc = layout_alloc(&a->block_mem, rows, n);
+    free(rows);
+    free(specs);
     a->lse = malloc(sizeof(double) * (size_t)B * (T ? T : 1));
     a->loss = malloc(sizeof(double) * (size_t)B);
-    if (!a->block_mem || !a->lse || !a->loss) {
-        free(specs);
+    if (rc == TT_OK && (!a->lse || !a->loss))
+        rc = TT_ENOMEM;
+    if (rc != TT_OK) {
         net_acts_free(a);
-        return TT_ENOMEM;
+        return rc;
     }
-    size_t off = 0;
-    for (int i = 0; i < n; i++) {
-        const size_t size = specs[i].rows * specs[i].cols;
-        *specs[i].slot = size ? a->block + off : NULL;
-        off += slot_floats(size);
-    }
-    free(specs);
     a->B = B;
     a->S = S;
     a->T = T;

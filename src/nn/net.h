@@ -26,8 +26,9 @@
  * all the batch's rows in order — so the results do not depend on the thread count.
  *
  * Activations: every tensor a layer keeps for its backward pass, and the backward
- * scratch, are views into one block allocated from one table (net_acts_layout), like
- * the parameters (model.h).
+ * scratch, are views into one block allocated from one table (net_acts_layout, through
+ * base/layout.h, as translation's encoder and decoder cache allocate theirs), like the
+ * parameters (model.h).
  */
 #ifndef TOYTRANS_NET_H
 #define TOYTRANS_NET_H
@@ -127,8 +128,8 @@ typedef struct {
     NetScratch s;
     double *lse;        /* (B·T) log-sum-exp of each logits row, kept by the loss */
     double *loss;       /* (B) each sentence's summed loss */
-    float *block;       /* the float tensors, in block_mem at a cache line's boundary */
-    void *block_mem;    /* their one allocation (owned) */
+    void *block_mem;    /* the one allocation of the float tensors above, each at a
+                           cache line (base/layout.h; owned) */
 } NetActs;
 
 /* One row of the activation table: a tensor's name, its shape and where its view goes. */

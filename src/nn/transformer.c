@@ -11,6 +11,7 @@
  */
 #include "nn/transformer.h"
 
+#include "base/layout.h"
 #include "base/status.h"
 
 #include <assert.h>
@@ -36,11 +37,7 @@ void transformer_encoder_free(Encoder *e)
     if (!e)
         return;
     net_acts_free(&e->acts);
-    free(e->pad_ids);
-    free(e->block);
-    free(e->whole);
-    free(e->scratch);
-    free(e->len);
+    free(e->mem);
     memset(e, 0, sizeof *e);
 }
 
@@ -88,27 +85,28 @@ static int encoder_reserve(Encoder *e, int B, int S)
     const int per_chunk = ENCODER_CHUNK_POSITIONS / S;
     Encoder g = {.model = m, .cap_B = B, .cap_S = S, .params_packed = e->params_packed,
                  .chunk = per_chunk < 1 ? 1 : per_chunk < B ? per_chunk : B};
-    g.len = malloc(sizeof(int) * (size_t)B);
-    g.pad_ids = malloc(sizeof(int) * BS);
-    g.block = malloc(sizeof(float) * (L ? 2 * L * BS * D : 1));
-    if (g.chunk < B) {
-        /* The whole batch's attention weights per layer, bounded as NetActs bounds its. */
-        if ((long long)B * S * S > CONFIG_MAX_ATTENTION_FLOATS / (long long)H) {
-            transformer_encoder_free(&g);
-            return TT_EINVAL;
-        }
-        g.whole = malloc(sizeof(float) * (BS * D + Le * BS * H * (size_t)S));
-        g.scratch = malloc(sizeof(float) * (size_t)g.chunk * S * D);
-    }
-    int rc = net_acts_init(&g.acts, m, g.chunk, S, 0, 0);
-    if (rc != TT_OK || !g.len || !g.pad_ids || !g.block ||
-        (g.chunk < B && (!g.whole || !g.scratch))) {
-        transformer_encoder_free(&g);
-        return rc != TT_OK ? rc : TT_ENOMEM;
-    }
+    const int chunked = g.chunk < B;
+    /* The whole batch's attention weights per layer, bounded as NetActs bounds its. */
+    if (chunked && (long long)B * S * S > CONFIG_MAX_ATTENTION_FLOATS / (long long)H)
+        return TT_EINVAL;
+    /* The buffers, one table: whole and scratch only for a batch taken in chunks. */
+    LayoutRow bufs[4 + 2 * CONFIG_MAX_LAYERS] = {
+        {.i = &g.len, .count = (size_t)B},
+        {.i = &g.pad_ids, .count = BS},
+        {.f = &g.whole, .count = chunked ? BS * D + Le * BS * H * (size_t)S : 0},
+        {.f = &g.scratch, .count = chunked ? (size_t)g.chunk * S * D : 0},
+    };
+    int n = 4;
     for (size_t l = 0; l < L; l++) {
-        g.cross_k[l] = g.block + 2 * l * BS * D;
-        g.cross_v[l] = g.block + (2 * l + 1) * BS * D;
+        bufs[n++] = (LayoutRow){.f = &g.cross_k[l], .count = BS * D};
+        bufs[n++] = (LayoutRow){.f = &g.cross_v[l], .count = BS * D};
+    }
+    int rc = layout_alloc(&g.mem, bufs, n);
+    if (rc == TT_OK)
+        rc = net_acts_init(&g.acts, m, g.chunk, S, 0, 0);
+    if (rc != TT_OK) {
+        transformer_encoder_free(&g);
+        return rc;
     }
     transformer_encoder_free(e);
     *e = g;
@@ -250,13 +248,7 @@ void transformer_state_free(DecoderState *d)
     if (!d)
         return;
     net_acts_free(&d->acts);
-    free(d->step_len);
-    free(d->cross_len);
-    free(d->self_len);
-    free(d->cross_att);
-    free(d->self_att);
-    free(d->v);
-    free(d->k);
+    free(d->mem);
     memset(d, 0, sizeof *d);
 }
 
@@ -277,19 +269,22 @@ int transformer_state_reserve(DecoderState *d, int rows, int slots, int cap, int
     const size_t L = (size_t)c->n_decoder_layers, D = (size_t)c->d_model, H = (size_t)c->n_heads;
     DecoderState g = {.model = m, .rows = rows, .slots = slots, .cap = cap, .S = S,
                       .params_packed = d->params_packed};
-    const size_t kv = L * (size_t)slots * cap * D;
-    g.k = malloc(sizeof(float) * kv);
-    g.v = malloc(sizeof(float) * kv);
-    g.self_att = calloc(L * rows * H * cap, sizeof(float));
-    g.cross_att = calloc(L * rows * H * S, sizeof(float));
-    g.self_len = malloc(sizeof(int) * (size_t)rows);
-    g.cross_len = malloc(sizeof(int) * (size_t)rows);
-    g.step_len = malloc(sizeof(int) * (size_t)rows);
-    int rc = net_acts_init(&g.acts, m, rows, 0, 1, 0);
-    if (rc != TT_OK || !g.k || !g.v || !g.self_att || !g.cross_att || !g.self_len ||
-        !g.cross_len || !g.step_len) {
+    const size_t kv = L * (size_t)slots * cap * D, R = (size_t)rows;
+    const LayoutRow bufs[] = {
+        {.f = &g.k, .count = kv},
+        {.f = &g.v, .count = kv},
+        {.f = &g.self_att, .count = L * R * H * (size_t)cap},
+        {.f = &g.cross_att, .count = L * R * H * (size_t)S},
+        {.i = &g.self_len, .count = R},
+        {.i = &g.cross_len, .count = R},
+        {.i = &g.step_len, .count = R},
+    };
+    int rc = layout_alloc(&g.mem, bufs, (int)(sizeof bufs / sizeof bufs[0]));
+    if (rc == TT_OK)
+        rc = net_acts_init(&g.acts, m, rows, 0, 1, 0);
+    if (rc != TT_OK) {
         transformer_state_free(&g);
-        return rc != TT_OK ? rc : TT_ENOMEM;
+        return rc;
     }
     for (int b = 0; b < rows; b++)
         g.step_len[b] = 1;

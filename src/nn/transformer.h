@@ -40,17 +40,16 @@ typedef struct {
     float *cross_k[CONFIG_MAX_LAYERS], *cross_v[CONFIG_MAX_LAYERS];
                      /* (B·S, D) the memory projected by decoder layer l's cross-attention
                         W_key and W_value, once per sentence: len[i] rows at i·S */
-    float *block;    /* the one allocation of cross_k and cross_v (owned) */
-    int *pad_ids;    /* (cap_B·cap_S) a chunk's ids, each padded to the chunk's longest
-                        (owned) */
+    int *pad_ids;    /* (cap_B·cap_S) a chunk's ids, each padded to the chunk's longest */
     NetActs acts;    /* the encoder's layers for a chunk of the batch (net.h): at most
                         ENCODER_CHUNK_POSITIONS / cap_S sentences, at least one */
     int chunk;       /* sentences acts holds */
     float *whole;    /* (cap_B·cap_S·D + L·cap_B·H·cap_S²) memory and att of a batch
-                        taken in several chunks; allocated when chunk < cap_B, else NULL
-                        (owned) */
+                        taken in several chunks; when chunk < cap_B, else NULL */
     float *scratch;  /* (chunk·cap_S·D) a chunk's memory projected, before its rows move
-                        to cross_k or cross_v, or NULL with whole (owned) */
+                        to cross_k or cross_v, or NULL with whole */
+    void *mem;       /* the one allocation of len, pad_ids, cross_k, cross_v, whole and
+                        scratch (base/layout.h; owned) */
     const float *params_packed; /* the model's weights packed (model_params_packed), or
                               NULL; not owned */
 } Encoder;
@@ -103,6 +102,7 @@ typedef struct {
     float *cross_att; /* (L_dec, rows, H, S) */
     int *self_len, *cross_len; /* (rows) scratch for NetDecCache */
     int *step_len;   /* (rows) ones: each row's one position */
+    void *mem;       /* the one allocation of k to step_len (base/layout.h; owned) */
     int S_step;      /* the last step's source positions: its cross weights' row length */
     NetActs acts;    /* the step's activations: rows × 1 position, the decoder alone */
     const float *params_packed; /* as Encoder's */
